@@ -1,0 +1,61 @@
+// Raw options (environment, CLI flags, test overrides) become one resolved, frozen config here,
+// which is then passed down. Nothing else reads process.env.
+
+import { secureToken } from './domain/rng.js';
+
+export interface SandboxConfig {
+  host: string;
+  port: number;
+  anonMcpPort: number;
+  /** Bearer token for /sandbox/v1 and the console. */
+  adminToken: string;
+  /** True when the admin token was generated (so start-up prints it). */
+  adminTokenGenerated: boolean;
+  seed: number;
+  /** Number of active jobs in the generated corpus. */
+  corpusSize: number;
+  /** Seed demo tenants and keys from fixtures/. */
+  seedDemo: boolean;
+  /** Validate every response against the contract (on in tests); a mismatch becomes a 500 with details. */
+  selfCheck: boolean;
+  /** Lift all rate limits (benchmarks), reported as such. */
+  noRateLimits: boolean;
+  /** Planted bugs switched on at start (see src/sandbox/faults.ts). */
+  bugs: string[];
+  /** Public base URL used in links the sandbox returns (defaults to http://host:port). */
+  publicUrl: string;
+  /** Log one line per request to stdout. */
+  log: boolean;
+}
+
+export type ConfigInput = Partial<SandboxConfig>;
+
+function num(v: string | undefined, fallback: number): number {
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`expected a number, got '${v}'`);
+  return n;
+}
+
+export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = {}): Readonly<SandboxConfig> {
+  const host = input.host ?? env.HOST ?? '127.0.0.1';
+  const port = input.port ?? num(env.PORT, 8787);
+  const envToken = input.adminToken ?? env.SANDBOX_ADMIN_TOKEN;
+  const adminToken = envToken || `sat_${secureToken(32)}`;
+  const cfg: SandboxConfig = {
+    host,
+    port,
+    anonMcpPort: input.anonMcpPort ?? num(env.ANON_MCP_PORT, 8788),
+    adminToken,
+    adminTokenGenerated: !envToken,
+    seed: input.seed ?? num(env.SANDBOX_SEED, 20261122),
+    corpusSize: input.corpusSize ?? num(env.SANDBOX_CORPUS_SIZE, 2000),
+    seedDemo: input.seedDemo ?? env.SANDBOX_DEMO !== '0',
+    selfCheck: input.selfCheck ?? env.SANDBOX_SELF_CHECK === '1',
+    noRateLimits: input.noRateLimits ?? env.SANDBOX_NO_RATE_LIMITS === '1',
+    bugs: input.bugs ?? (env.SANDBOX_BUGS ? env.SANDBOX_BUGS.split(',').map((s) => s.trim()).filter(Boolean) : []),
+    publicUrl: input.publicUrl ?? env.SANDBOX_PUBLIC_URL ?? `http://${host}:${port}`,
+    log: input.log ?? env.SANDBOX_LOG === '1',
+  };
+  return Object.freeze(cfg);
+}

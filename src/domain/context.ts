@@ -1,0 +1,28 @@
+// What every domain service is built from: config, the sandbox clock, the seeded generator, ids,
+// tenants, fault switches and the shared rate limiters. Services never import each other's state
+// except through the Core they are handed.
+
+import type { SandboxConfig } from '../config.js';
+import type { Faults } from '../sandbox/faults.js';
+import type { Clock } from './clock.js';
+import type { FixedWindowLimiter } from './ratelimit.js';
+import type { IdFactory, Rng } from './rng.js';
+import type { TenantService } from './tenants.js';
+
+export interface CoreContext {
+  readonly config: Readonly<SandboxConfig>;
+  readonly clock: Clock;
+  readonly rng: Rng;
+  readonly ids: IdFactory;
+  readonly tenants: TenantService;
+  readonly faults: Faults;
+  /** Per-minute window per API key, shared by the jobs REST API and the keyed MCP server. */
+  readonly perMinute: FixedWindowLimiter;
+  /** Per-UTC-day windows: anonymous MCP per client IP, talent_search per key. */
+  readonly perDay: FixedWindowLimiter;
+}
+
+/** Every stateful service can be emptied by POST /sandbox/v1/reset. */
+export interface Resettable {
+  reset(): void;
+}

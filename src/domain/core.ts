@@ -1,0 +1,62 @@
+// The composition root of the domain: builds every service from one config. Adapters (HTTP, MCP,
+// control API, console) receive the Core and call into it; the Core knows nothing of them.
+
+import { resolveConfig, type ConfigInput, type SandboxConfig } from '../config.js';
+import { Faults } from '../sandbox/faults.js';
+import { Clock } from './clock.js';
+import type { CoreContext } from './context.js';
+import { createEmployer } from './employer/index.js';
+import { createJobs } from './jobs/index.js';
+import { FixedWindowLimiter } from './ratelimit.js';
+import { IdFactory, Rng } from './rng.js';
+import { createScreening } from './screening/index.js';
+import { seedDemo, type DemoSeed } from './seed.js';
+import { TenantService } from './tenants.js';
+import { createWebhooks } from '../webhooks/index.js';
+
+export async function createCore(input: ConfigInput | Readonly<SandboxConfig> = {}) {
+  const config = 'adminTokenGenerated' in input ? (input as Readonly<SandboxConfig>) : resolveConfig(input);
+  const clock = new Clock();
+  const rng = new Rng(config.seed);
+  const ids = new IdFactory(rng.fork('ids'));
+  const ctx: CoreContext = {
+    config,
+    clock,
+    rng,
+    ids,
+    tenants: new TenantService(ids, () => clock.now()),
+    faults: new Faults(rng.fork('faults'), () => clock.iso(), config.bugs),
+    perMinute: FixedWindowLimiter.perMinute(),
+    perDay: FixedWindowLimiter.perUtcDay(),
+  };
+  const webhooks = createWebhooks(ctx);
+  const screening = createScreening(ctx, webhooks);
+  const jobs = await createJobs(ctx);
+  const employer = createEmployer(ctx, jobs);
+
+  const core = {
+    ...ctx,
+    webhooks,
+    screening,
+    jobs,
+    employer,
+    demo: null as DemoSeed | null,
+    /** Empties every store, resets the clock offset's timers and re-seeds the demo data. */
+    reset() {
+      clock.clear();
+      ctx.tenants.clear();
+      ctx.faults.reset();
+      ctx.perMinute.reset();
+      ctx.perDay.reset();
+      webhooks.reset();
+      screening.reset();
+      jobs.reset();
+      employer.reset();
+      core.demo = config.seedDemo ? seedDemo(core) : null;
+    },
+  };
+  core.demo = config.seedDemo ? seedDemo(core) : null;
+  return core;
+}
+
+export type Core = Awaited<ReturnType<typeof createCore>>;

@@ -1,0 +1,57 @@
+// One error type for the whole domain. Adapters map it to the wire in one place each:
+// src/http/envelope.ts (HTTP error envelope) and src/mcp/errors.ts (MCP tool errors).
+
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  rate_limited: 429,
+  internal: 500,
+  service_disabled: 503,
+  // MCP-only: draft_application could not ground its claims in the saved resume.
+  ungrounded: 422,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface Upsell {
+  upgradeUrl: string;
+  freeScreenCap?: number;
+}
+
+export interface ErrorDetails {
+  /** Present on payment_required: the next step the caller can take. */
+  upsell?: Upsell;
+  /** Seconds until a rate-limited caller may retry (Retry-After). */
+  retryAfter?: number;
+  /** The request field or parameter the error is about, when there is one. */
+  field?: string;
+}
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const invalid = (message: string, field?: string) =>
+  new DomainError('invalid_request', message, field ? { field } : {});
+export const notFound = (message: string) => new DomainError('not_found', message);
+export const forbidden = (message: string) => new DomainError('forbidden', message);
+export const unauthorized = (message: string) => new DomainError('unauthorized', message);
+export const paymentRequired = (message: string, upsell: Upsell) =>
+  new DomainError('payment_required', message, { upsell });
+export const rateLimited = (message: string, retryAfter: number) =>
+  new DomainError('rate_limited', message, { retryAfter });

@@ -1,0 +1,75 @@
+// Fixed-window rate limits on the sandbox clock. One limiter instance counts per (bucket) per window:
+// the jobs API and the keyed MCP server share one per-minute window per API key; the anonymous MCP
+// server uses a per-day window per client IP; talent_search a per-day window per key.
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the current window resets (>= 1). */
+  resetSeconds: number;
+  /** Epoch ms at which the window resets. */
+  resetAt: number;
+}
+
+interface Window {
+  start: number;
+  count: number;
+}
+
+export class FixedWindowLimiter {
+  private windows = new Map<string, Window>();
+
+  /** windowStart(now) gives the start of the window containing now; windowEnd the start of the next. */
+  constructor(
+    private readonly windowStart: (now: number) => number,
+    private readonly windowEnd: (start: number) => number,
+  ) {}
+
+  static perMinute(): FixedWindowLimiter {
+    return new FixedWindowLimiter(
+      (now) => now - (now % 60_000),
+      (start) => start + 60_000,
+    );
+  }
+
+  static perUtcDay(): FixedWindowLimiter {
+    return new FixedWindowLimiter(
+      (now) => now - (now % 86_400_000),
+      (start) => start + 86_400_000,
+    );
+  }
+
+  /** Counts one call against `bucket` (only when allowed) and says whether it may proceed. */
+  hit(bucket: string, limit: number, now: number): RateDecision {
+    return this.decide(bucket, limit, now, true);
+  }
+
+  /** Reads the state of `bucket` without counting a call. */
+  peek(bucket: string, limit: number, now: number): RateDecision {
+    return this.decide(bucket, limit, now, false);
+  }
+
+  reset(): void {
+    this.windows.clear();
+  }
+
+  private decide(bucket: string, limit: number, now: number, count: boolean): RateDecision {
+    const start = this.windowStart(now);
+    let w = this.windows.get(bucket);
+    if (!w || w.start !== start) {
+      w = { start, count: 0 };
+      this.windows.set(bucket, w);
+    }
+    const allowed = w.count < limit;
+    if (allowed && count) w.count++;
+    const resetAt = this.windowEnd(start);
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - w.count),
+      resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+      resetAt,
+    };
+  }
+}

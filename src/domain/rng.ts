@@ -1,0 +1,68 @@
+// One seeded generator for everything random in the sandbox (corpus, ids, demo keys), so a seed
+// reproduces a run. Secrets handed to callers at run time (API keys created later) use crypto.
+
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+export class Rng {
+  private state: number;
+
+  constructor(seed: number) {
+    this.state = seed >>> 0 || 0x9e3779b9;
+  }
+
+  /** Uniform float in [0, 1) (mulberry32). */
+  next(): number {
+    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)];
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+
+  /** A fresh generator derived from this one and a label, so sub-systems do not disturb each other. */
+  fork(label: string): Rng {
+    let h = this.state ^ 0x811c9dc5;
+    for (let i = 0; i < label.length; i++) h = Math.imul(h ^ label.charCodeAt(i), 16777619);
+    return new Rng(h >>> 0);
+  }
+
+  token(length: number): string {
+    let s = '';
+    for (let i = 0; i < length; i++) s += ALPHABET[Math.floor(this.next() * ALPHABET.length)];
+    return s;
+  }
+}
+
+/** Cryptographically random token from the same alphabet, for secrets created at run time. */
+export function secureToken(length: number): string {
+  const bytes = randomBytes(length);
+  let s = '';
+  for (let i = 0; i < length; i++) s += ALPHABET[bytes[i] % ALPHABET.length];
+  return s;
+}
+
+/** Monotonic, sortable ids: prefix + zero-padded counter + random suffix. */
+export class IdFactory {
+  private counters = new Map<string, number>();
+
+  constructor(private readonly rng: Rng) {}
+
+  next(prefix: string): string {
+    const n = (this.counters.get(prefix) ?? 0) + 1;
+    this.counters.set(prefix, n);
+    return `${prefix}_${n.toString(36).padStart(6, '0')}${this.rng.token(6)}`;
+  }
+}

@@ -1,0 +1,149 @@
+// Tenants (accounts) and their API keys. A tenant has one plan tier across both APIs, two credit
+// wallets (screening and jobs apply), webhook settings and a disabled flag. Keys are shown once at
+// creation and stored only as a SHA-256 hash; each key carries its own scopes.
+
+import { createHash } from 'node:crypto';
+import { DomainError, forbidden, notFound, unauthorized } from './errors.js';
+import { IdFactory, secureToken } from './rng.js';
+import { type PlanTier, jobsLimitsOf, limits } from './plans.js';
+import { Wallet } from './wallet.js';
+
+export const SCOPES = ['screening', 'jobs', 'apply', 'market', 'mcp', 'employer'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const KEY_PREFIX = 'rjk_live_';
+export const KEY_PATTERN = /^rjk_live_[0-9a-z]{32}$/;
+
+export interface Tenant {
+  id: string;
+  name: string;
+  planTier: PlanTier;
+  disabled: boolean;
+  webhookUrl: string | null;
+  webhookSecret: string;
+  screeningWallet: Wallet;
+  applyWallet: Wallet;
+  createdAt: number;
+}
+
+export interface ApiKey {
+  id: string;
+  tenantId: string;
+  hash: string;
+  /** First characters of the key, safe to show again (e.g. rjk_live_ab12…). */
+  hint: string;
+  scopes: Scope[];
+  createdAt: number;
+}
+
+/** Who is calling: resolved from a bearer key on every request. */
+export interface Principal {
+  tenant: Tenant;
+  key: ApiKey;
+}
+
+export interface CreateTenantInput {
+  planTier: PlanTier;
+  name?: string;
+  scopes?: Scope[];
+  webhookUrl?: string | null;
+  webhookSecret?: string;
+  /** Fixed key material for deterministic demo fixtures; random otherwise. */
+  apiKey?: string;
+}
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+export class TenantService {
+  private tenants = new Map<string, Tenant>();
+  private keysByHash = new Map<string, ApiKey>();
+
+  constructor(
+    private readonly ids: IdFactory,
+    private readonly now: () => number,
+  ) {}
+
+  create(input: CreateTenantInput): { tenant: Tenant; apiKey: string; key: ApiKey } {
+    const now = this.now();
+    const tenant: Tenant = {
+      id: this.ids.next('ten'),
+      name: input.name ?? `${input.planTier} tenant`,
+      planTier: input.planTier,
+      disabled: false,
+      webhookUrl: input.webhookUrl ?? null,
+      webhookSecret: input.webhookSecret ?? `whsec_${secureToken(32)}`,
+      screeningWallet: new Wallet(0, false, now),
+      applyWallet: new Wallet(0, false, now),
+      createdAt: now,
+    };
+    this.applyPlan(tenant, input.planTier);
+    this.tenants.set(tenant.id, tenant);
+    const { apiKey, key } = this.issueKey(tenant.id, input.scopes ?? [...SCOPES], input.apiKey);
+    return { tenant, apiKey, key };
+  }
+
+  issueKey(tenantId: string, scopes: Scope[], fixed?: string): { apiKey: string; key: ApiKey } {
+    this.get(tenantId);
+    const apiKey = fixed ?? `${KEY_PREFIX}${secureToken(32)}`;
+    const key: ApiKey = {
+      id: this.ids.next('key'),
+      tenantId,
+      hash: hashKey(apiKey),
+      hint: `${apiKey.slice(0, KEY_PREFIX.length + 4)}…`,
+      scopes: [...new Set(scopes)],
+      createdAt: this.now(),
+    };
+    this.keysByHash.set(key.hash, key);
+    return { apiKey, key };
+  }
+
+  /** Sets the tier and re-plans both wallets (full refill at the new caps). */
+  applyPlan(tenant: Tenant, tier: PlanTier): void {
+    const now = this.now();
+    const scr = limits.policy.screening[tier];
+    tenant.planTier = tier;
+    tenant.screeningWallet.replan(scr.creditsCap, scr.resets === 'monthly', now);
+    const jobs = jobsLimitsOf(tier);
+    tenant.applyWallet.replan(jobs.applyCreditsPerMonth, jobs.applyCreditsPerMonth > 0, now);
+  }
+
+  get(tenantId: string): Tenant {
+    const t = this.tenants.get(tenantId);
+    if (!t) throw notFound(`tenant ${tenantId} does not exist`);
+    return t;
+  }
+
+  list(): Tenant[] {
+    return [...this.tenants.values()];
+  }
+
+  keysOf(tenantId: string): ApiKey[] {
+    return [...this.keysByHash.values()].filter((k) => k.tenantId === tenantId);
+  }
+
+  /**
+   * Resolves a bearer key. Unknown or malformed: 401. Known key of a disabled tenant, or a key
+   * without the required scope: 403.
+   */
+  authenticate(apiKey: string | undefined, scope?: Scope): Principal {
+    if (!apiKey) throw unauthorized('missing bearer API key: send Authorization: Bearer <API_KEY>');
+    const key = this.keysByHash.get(hashKey(apiKey));
+    if (!key) throw unauthorized('the API key is not valid');
+    const tenant = this.get(key.tenantId);
+    if (tenant.disabled) throw forbidden(`tenant ${tenant.id} is disabled`);
+    if (scope && !key.scopes.includes(scope)) {
+      throw forbidden(`this API key lacks the '${scope}' scope`);
+    }
+    return { tenant, key };
+  }
+
+  /** For adapters that must check a scope after resolving the principal. */
+  requireScope(p: Principal, scope: Scope): void {
+    if (!p.key.scopes.includes(scope)) throw new DomainError('forbidden', `this API key lacks the '${scope}' scope`);
+  }
+
+  clear(): void {
+    this.tenants.clear();
+    this.keysByHash.clear();
+  }
+}

@@ -1,0 +1,62 @@
+// Starts the sandbox: builds the core from one config, serves the main app and the anonymous MCP
+// server, and returns handles so tests and the CLI can stop it.
+
+import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { resolveConfig, type ConfigInput } from './config.js';
+import { createCore, type Core } from './domain/core.js';
+import { createAnonApp, createApp } from './http/app.js';
+
+export interface RunningSandbox {
+  core: Core;
+  baseUrl: string;
+  anonMcpUrl: string;
+  adminToken: string;
+  close(): Promise<void>;
+}
+
+function listen(fetch: (req: Request, ...rest: any[]) => Response | Promise<Response>, host: string, port: number): Promise<ServerType> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, hostname: host, port }, () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+export async function startSandbox(input: ConfigInput = {}, env: NodeJS.ProcessEnv = {}): Promise<RunningSandbox> {
+  const pre = resolveConfig(input, env);
+  const main = await listenApp(pre, input, env);
+  return main;
+}
+
+async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInput, env: NodeJS.ProcessEnv): Promise<RunningSandbox> {
+  // Listen first (port 0 picks a free port), then fix the public URL to the real address.
+  const holder: { app?: ReturnType<typeof createApp>; anon?: ReturnType<typeof createAnonApp> } = {};
+  const notReady = () => new Response('starting', { status: 503 });
+  const server = await listen((req, ...rest) => (holder.app ? holder.app.fetch(req, ...rest) : notReady()), pre.host, pre.port);
+  const anonServer = await listen((req, ...rest) => (holder.anon ? holder.anon.fetch(req, ...rest) : notReady()), pre.host, pre.anonMcpPort);
+  const port = (server.address() as AddressInfo).port;
+  const anonPort = (anonServer.address() as AddressInfo).port;
+  const hostForUrl = pre.host.includes(':') ? `[${pre.host}]` : pre.host;
+  const config = resolveConfig(
+    { ...input, adminToken: pre.adminToken, port, anonMcpPort: anonPort, publicUrl: input.publicUrl ?? env.SANDBOX_PUBLIC_URL ?? `http://${hostForUrl}:${port}` },
+    env,
+  );
+  const core = await createCore({ ...config, adminTokenGenerated: pre.adminTokenGenerated });
+  holder.app = createApp(core);
+  holder.anon = createAnonApp(core);
+  const closeServer = (s: ServerType) =>
+    new Promise<void>((resolve) => {
+      (s as any).closeAllConnections?.();
+      s.close(() => resolve());
+    });
+  return {
+    core,
+    baseUrl: config.publicUrl,
+    anonMcpUrl: `http://${hostForUrl}:${anonPort}/mcp`,
+    adminToken: config.adminToken,
+    async close() {
+      core.clock.clear();
+      await Promise.all([closeServer(server), closeServer(anonServer)]);
+    },
+  };
+}

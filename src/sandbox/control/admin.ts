@@ -1,0 +1,56 @@
+// Shared pieces of the control API: admin bearer auth and small body readers with clear 400s.
+
+import { timingSafeEqual } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
+import { invalid, unauthorized } from '../../domain/errors.js';
+import { bearerToken } from '../../http/auth.js';
+import { readJsonBody } from '../../http/body.js';
+import type { AppEnv } from '../../http/types.js';
+
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = bearerToken(c.req.header('authorization'));
+  const expected = Buffer.from(c.var.core.config.adminToken);
+  const given = Buffer.from(token ?? '');
+  if (!token || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw unauthorized('the control API needs Authorization: Bearer <SANDBOX_ADMIN_TOKEN>');
+  }
+  await next();
+};
+
+/** Reads a JSON object body; an empty body reads as {} when `optional`. */
+export async function readObject(c: Context, optional = false): Promise<Record<string, unknown>> {
+  if (optional && (c.req.header('content-length') === '0' || !c.req.header('content-type'))) return {};
+  const body = await readJsonBody(c);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('request body must be a JSON object', 'body');
+  return body as Record<string, unknown>;
+}
+
+/** Refuses properties other than `allowed`, naming the first unknown one. */
+export function onlyKeys(body: Record<string, unknown>, allowed: readonly string[]): void {
+  for (const k of Object.keys(body)) {
+    if (!allowed.includes(k)) throw invalid(`unknown property '${k}'; allowed: ${allowed.join(', ')}`, k);
+  }
+}
+
+export function optString(body: Record<string, unknown>, key: string, max = 2000): string | undefined {
+  const v = body[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v.length > max) throw invalid(`${key} must be a string of at most ${max} characters`, key);
+  return v;
+}
+
+export function optInt(body: Record<string, unknown>, key: string, min: number, max: number): number | undefined {
+  const v = body[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    throw invalid(`${key} must be an integer from ${min} to ${max}`, key);
+  }
+  return v;
+}
+
+export function optBool(body: Record<string, unknown>, key: string): boolean | undefined {
+  const v = body[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'boolean') throw invalid(`${key} must be true or false`, key);
+  return v;
+}

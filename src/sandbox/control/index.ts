@@ -1,0 +1,24 @@
+// The sandbox control API under /sandbox/v1, for what a human does in production: tenants and keys,
+// review decisions, the clock, webhook deliveries, fault switches, outboxes and reset.
+
+import { Hono } from 'hono';
+import type { AppEnv } from '../../http/types.js';
+import { requireAdmin } from './admin.js';
+import { applicationsRoutes } from './applications.js';
+import { outboxRoutes } from './outbox.js';
+import { reviewsRoutes } from './reviews.js';
+import { systemRoutes } from './system.js';
+import { tenantRoutes } from './tenants.js';
+import { webhooksRoutes } from './webhooks.js';
+
+export function controlRoutes() {
+  const r = new Hono<AppEnv>();
+  r.use('*', requireAdmin);
+  r.route('/tenants', tenantRoutes());
+  r.route('/reviews', reviewsRoutes());
+  r.route('/webhooks', webhooksRoutes());
+  r.route('/applications', applicationsRoutes());
+  r.route('/outbox', outboxRoutes());
+  r.route('/', systemRoutes());
+  return r;
+}

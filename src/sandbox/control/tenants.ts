@@ -1,0 +1,125 @@
+// Control API: tenants and keys. POST creates a tenant and shows its key once; PATCH changes tier,
+// webhook settings, credit balances and the disabled flag.
+
+import { Hono } from 'hono';
+import { invalid } from '../../domain/errors.js';
+import { isPlanTier, jobsLimitsOf, type PlanTier } from '../../domain/plans.js';
+import { SCOPES, type Scope, type Tenant } from '../../domain/tenants.js';
+import type { AppEnv } from '../../http/types.js';
+import { onlyKeys, optBool, optInt, optString, readObject } from './admin.js';
+
+function parseTier(v: unknown): PlanTier {
+  if (!isPlanTier(v)) throw invalid(`planTier must be one of free, starter, pro, scale`, 'planTier');
+  return v;
+}
+
+function parseScopes(v: unknown): Scope[] | undefined {
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || v.some((s) => !(SCOPES as readonly string[]).includes(s))) {
+    throw invalid(`scopes must be an array of: ${SCOPES.join(', ')}`, 'scopes');
+  }
+  return v as Scope[];
+}
+
+function parseWebhookUrl(v: unknown): string | null | undefined {
+  if (v === undefined || v === null) return v as null | undefined;
+  if (typeof v !== 'string') throw invalid('webhookUrl must be an http(s) URL or null', 'webhookUrl');
+  try {
+    const u = new URL(v);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+  } catch {
+    throw invalid('webhookUrl must be an absolute http(s) URL', 'webhookUrl');
+  }
+  return v;
+}
+
+export function tenantView(t: Tenant, now: number) {
+  t.screeningWallet.refresh(now);
+  t.applyWallet.refresh(now);
+  return {
+    tenantId: t.id,
+    name: t.name,
+    planTier: t.planTier,
+    disabled: t.disabled,
+    webhookUrl: t.webhookUrl,
+    webhookSecret: t.webhookSecret,
+    screeningCredits: {
+      remaining: t.screeningWallet.remaining,
+      cap: t.screeningWallet.cap,
+      resetAt: t.screeningWallet.resetAt === null ? null : new Date(t.screeningWallet.resetAt).toISOString(),
+    },
+    applyCredits: {
+      remaining: t.applyWallet.remaining,
+      perMonth: jobsLimitsOf(t.planTier).applyCreditsPerMonth,
+      resetAt: t.applyWallet.resetAt === null ? null : new Date(t.applyWallet.resetAt).toISOString(),
+    },
+    createdAt: new Date(t.createdAt).toISOString(),
+  };
+}
+
+export function tenantRoutes() {
+  const r = new Hono<AppEnv>();
+
+  r.post('/', async (c) => {
+    const body = await readObject(c);
+    onlyKeys(body, ['planTier', 'name', 'scopes', 'webhookUrl', 'webhookSecret']);
+    const { tenants, clock } = c.var.core;
+    const webhookSecret = optString(body, 'webhookSecret', 500);
+    if (webhookSecret !== undefined && webhookSecret.length < 8) throw invalid('webhookSecret must be at least 8 characters', 'webhookSecret');
+    const { tenant, apiKey, key } = tenants.create({
+      planTier: parseTier(body.planTier),
+      name: optString(body, 'name', 200),
+      scopes: parseScopes(body.scopes),
+      webhookUrl: parseWebhookUrl(body.webhookUrl),
+      webhookSecret,
+    });
+    return c.json({ ...tenantView(tenant, clock.now()), apiKey, keyId: key.id, scopes: key.scopes }, 201);
+  });
+
+  r.get('/', (c) => {
+    const { tenants, clock } = c.var.core;
+    return c.json({ tenants: tenants.list().map((t) => tenantView(t, clock.now())) });
+  });
+
+  r.get('/:tenantId', (c) => {
+    const { tenants, clock } = c.var.core;
+    const t = tenants.get(c.req.param('tenantId'));
+    const keys = tenants.keysOf(t.id).map((k) => ({ keyId: k.id, hint: k.hint, scopes: k.scopes, createdAt: new Date(k.createdAt).toISOString() }));
+    return c.json({ ...tenantView(t, clock.now()), keys });
+  });
+
+  r.patch('/:tenantId', async (c) => {
+    const { tenants, clock } = c.var.core;
+    const t = tenants.get(c.req.param('tenantId'));
+    const body = await readObject(c);
+    onlyKeys(body, ['planTier', 'name', 'webhookUrl', 'webhookSecret', 'disabled', 'screeningCredits', 'applyCredits']);
+    // validate everything before changing anything
+    const tier = body.planTier === undefined ? undefined : parseTier(body.planTier);
+    const webhookUrl = parseWebhookUrl(body.webhookUrl);
+    const webhookSecret = optString(body, 'webhookSecret', 500);
+    if (webhookSecret !== undefined && webhookSecret.length < 8) throw invalid('webhookSecret must be at least 8 characters', 'webhookSecret');
+    const disabled = optBool(body, 'disabled');
+    const name = optString(body, 'name', 200);
+    const screeningCredits = optInt(body, 'screeningCredits', 0, 1_000_000);
+    const applyCredits = optInt(body, 'applyCredits', 0, 1_000_000);
+    if (tier !== undefined && tier !== t.planTier) tenants.applyPlan(t, tier);
+    if (webhookUrl !== undefined) t.webhookUrl = webhookUrl;
+    if (webhookSecret !== undefined) t.webhookSecret = webhookSecret;
+    if (disabled !== undefined) t.disabled = disabled;
+    if (name !== undefined) t.name = name;
+    if (screeningCredits !== undefined) t.screeningWallet.remaining = screeningCredits;
+    if (applyCredits !== undefined) t.applyWallet.remaining = applyCredits;
+    return c.json(tenantView(t, clock.now()));
+  });
+
+  r.post('/:tenantId/keys', async (c) => {
+    const { tenants } = c.var.core;
+    const t = tenants.get(c.req.param('tenantId'));
+    const body = await readObject(c, true);
+    onlyKeys(body, ['scopes']);
+    const { apiKey, key } = tenants.issueKey(t.id, parseScopes(body.scopes) ?? [...SCOPES]);
+    return c.json({ tenantId: t.id, keyId: key.id, apiKey, scopes: key.scopes }, 201);
+  });
+
+  return r;
+}

@@ -1,0 +1,170 @@
+// Two kinds of switches, all off by default:
+// - chaos rules, for integrators exercising their retry logic: make the next N calls (or a share of
+//   calls) of an endpoint answer 429, 503 or 500, add latency, or fail webhook deliveries;
+// - planted bugs, each breaking one rule of the specification on purpose, so that a test can prove
+//   the conformance harness catches it (see README "Planted bugs").
+
+import { invalid } from '../domain/errors.js';
+import type { Rng } from '../domain/rng.js';
+
+export const BUGS = {
+  charge_twice_on_replay: 'an idempotent replay charges a second screening credit',
+  replay_returns_201: 'an idempotent replay answers 201 instead of 200',
+  drop_ratelimit_remaining: 'jobs responses omit the X-RateLimit-Remaining header',
+  wrong_webhook_secret: 'webhook deliveries are signed with a wrong secret',
+  leak_audit_rows: "the audit export includes another tenant's rows",
+  crash_on_empty_musthaves: 'a submit with an empty mustHaves list answers 500',
+  skip_ledger_row: 'the scoring transition writes no ledger row',
+  sponsored_on_paid: 'paid-tier search results include sponsored listings',
+  no_retry_after: '429 responses omit the Retry-After header',
+  since_on_every_page: 'the audit `since` filter is re-applied on cursor pages (rows are skipped)',
+  anon_exposes_apply: 'the anonymous MCP server also lists apply_to_job',
+  usage_other_tenant: "usage reports another tenant's wallet",
+} as const;
+
+export type BugName = keyof typeof BUGS;
+
+export const isBugName = (v: string): v is BugName => Object.hasOwn(BUGS, v);
+
+export type ChaosMode = 'status' | 'latency' | 'webhook_failure';
+
+export interface ChaosRuleInput {
+  /** Path prefix the rule matches, e.g. /api/v1/jobs or /api/screening/v1/screen; '*' for every API path. */
+  path?: string;
+  /** HTTP method to match; any when omitted. */
+  method?: string;
+  mode: ChaosMode;
+  /** For mode 'status': 429, 500 or 503. For 'webhook_failure': the status the receiver is reported to answer. */
+  status?: 429 | 500 | 503;
+  /** For mode 'latency': milliseconds added before the answer. */
+  latencyMs?: number;
+  /** Apply to the next N matching calls, then expire. */
+  count?: number;
+  /** Apply to this share (0..1) of matching calls; default 1. */
+  ratio?: number;
+}
+
+export interface ChaosRule extends Required<Pick<ChaosRuleInput, 'mode'>> {
+  id: string;
+  path: string;
+  method: string | null;
+  status: 429 | 500 | 503 | null;
+  latencyMs: number;
+  remaining: number | null;
+  ratio: number;
+  hits: number;
+  createdAt: string;
+}
+
+export class Faults {
+  private bugs = new Set<BugName>();
+  private rules: ChaosRule[] = [];
+  private seq = 0;
+
+  constructor(
+    private readonly rng: Rng,
+    private readonly nowIso: () => string,
+    initialBugs: readonly string[] = [],
+  ) {
+    for (const b of initialBugs) this.enableBug(b);
+  }
+
+  bug(name: BugName): boolean {
+    return this.bugs.has(name);
+  }
+
+  enableBug(name: string): void {
+    if (!isBugName(name)) throw invalid(`unknown bug '${name}'; known: ${Object.keys(BUGS).join(', ')}`, 'bug');
+    this.bugs.add(name);
+  }
+
+  disableBug(name: string): void {
+    this.bugs.delete(name as BugName);
+  }
+
+  activeBugs(): BugName[] {
+    return [...this.bugs];
+  }
+
+  addRule(input: ChaosRuleInput): ChaosRule {
+    const modes: ChaosMode[] = ['status', 'latency', 'webhook_failure'];
+    if (!modes.includes(input.mode)) throw invalid(`mode must be one of ${modes.join(', ')}`, 'mode');
+    if (input.mode === 'status' && ![429, 500, 503].includes(input.status as number)) {
+      throw invalid('status must be 429, 500 or 503 for mode "status"', 'status');
+    }
+    if (input.mode === 'latency' && !(Number.isInteger(input.latencyMs) && input.latencyMs! >= 0 && input.latencyMs! <= 30_000)) {
+      throw invalid('latencyMs must be an integer from 0 to 30000 for mode "latency"', 'latencyMs');
+    }
+    if (input.count !== undefined && !(Number.isInteger(input.count) && input.count >= 1)) {
+      throw invalid('count must be a positive integer', 'count');
+    }
+    if (input.ratio !== undefined && !(typeof input.ratio === 'number' && input.ratio > 0 && input.ratio <= 1)) {
+      throw invalid('ratio must be a number in (0, 1]', 'ratio');
+    }
+    const rule: ChaosRule = {
+      id: `flt_${++this.seq}`,
+      path: input.path ?? '*',
+      method: input.method ? input.method.toUpperCase() : null,
+      mode: input.mode,
+      status: input.mode === 'latency' ? null : (input.status ?? (input.mode === 'webhook_failure' ? 500 : null)),
+      latencyMs: input.latencyMs ?? 0,
+      remaining: input.count ?? null,
+      ratio: input.ratio ?? 1,
+      hits: 0,
+      createdAt: this.nowIso(),
+    };
+    this.rules.push(rule);
+    return rule;
+  }
+
+  listRules(): ChaosRule[] {
+    return this.rules.map((r) => ({ ...r }));
+  }
+
+  removeRule(id: string): boolean {
+    const before = this.rules.length;
+    this.rules = this.rules.filter((r) => r.id !== id);
+    return this.rules.length < before;
+  }
+
+  clearRules(): void {
+    this.rules = [];
+  }
+
+  /** The rules that fire for this call (consuming counts); webhook rules are taken by takeWebhookFailure. */
+  take(method: string, path: string): ChaosRule[] {
+    const fired: ChaosRule[] = [];
+    for (const r of this.rules) {
+      if (r.mode === 'webhook_failure') continue;
+      if (r.method && r.method !== method.toUpperCase()) continue;
+      if (r.path !== '*' && !path.startsWith(r.path)) continue;
+      if (this.fire(r)) fired.push({ ...r });
+    }
+    this.rules = this.rules.filter((r) => r.remaining !== 0);
+    return fired;
+  }
+
+  /** The status a webhook delivery attempt should be reported failing with, or null. */
+  takeWebhookFailure(): number | null {
+    for (const r of this.rules) {
+      if (r.mode !== 'webhook_failure') continue;
+      if (this.fire(r)) {
+        this.rules = this.rules.filter((x) => x.remaining !== 0);
+        return r.status ?? 500;
+      }
+    }
+    return null;
+  }
+
+  reset(): void {
+    this.rules = [];
+  }
+
+  private fire(r: ChaosRule): boolean {
+    if (r.remaining === 0) return false;
+    if (r.ratio < 1 && this.rng.next() >= r.ratio) return false;
+    r.hits++;
+    if (r.remaining !== null) r.remaining--;
+    return true;
+  }
+}
