@@ -9,6 +9,7 @@ import { chaos } from './chaos.js';
 import { toErrorResponse } from './envelope.js';
 import { jobsRoutes } from './jobs.js';
 import { screeningRoutes } from './screening.js';
+import { selfCheck } from './selfcheck.js';
 import type { AppEnv } from './types.js';
 
 export function createApp(core: Core): Hono<AppEnv> {
@@ -26,6 +27,7 @@ export function createApp(core: Core): Hono<AppEnv> {
       console.log(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - t0).toFixed(1)}ms`);
     });
   }
+  if (core.config.selfCheck) app.use('/api/*', selfCheck);
   app.use('/api/*', chaos);
   app.route('/api/screening/v1', screeningRoutes());
   app.route('/api/v1', jobsRoutes());
