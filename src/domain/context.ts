@@ -3,6 +3,7 @@
 // except through the Core they are handed.
 
 import type { SandboxConfig } from '../config.js';
+import type { Contracts } from '../contract/index.js';
 import type { Faults } from '../sandbox/faults.js';
 import type { Clock } from './clock.js';
 import type { FixedWindowLimiter } from './ratelimit.js';
@@ -11,6 +12,8 @@ import type { TenantService } from './tenants.js';
 
 export interface CoreContext {
   readonly config: Readonly<SandboxConfig>;
+  /** The compiled contracts (loaded once). */
+  readonly contracts: Contracts;
   readonly clock: Clock;
   readonly rng: Rng;
   readonly ids: IdFactory;

@@ -2,6 +2,7 @@
 // control API, console) receive the Core and call into it; the Core knows nothing of them.
 
 import { resolveConfig, type ConfigInput, type SandboxConfig } from '../config.js';
+import { loadContracts } from '../contract/index.js';
 import { Faults } from '../sandbox/faults.js';
 import { Clock } from './clock.js';
 import type { CoreContext } from './context.js';
@@ -21,6 +22,7 @@ export async function createCore(input: ConfigInput | Readonly<SandboxConfig> = 
   const ids = new IdFactory(rng.fork('ids'));
   const ctx: CoreContext = {
     config,
+    contracts: await loadContracts(),
     clock,
     rng,
     ids,
