@@ -4,8 +4,10 @@ import { Hono } from 'hono';
 import type { Core } from '../domain/core.js';
 import { notFound } from '../domain/errors.js';
 import { createAnonApp, mountKeyedMcp } from '../mcp/mount.js';
+import { consoleRoutes } from '../sandbox/console/index.js';
 import { controlRoutes } from '../sandbox/control/index.js';
 import { chaos } from './chaos.js';
+import { docsRoutes } from './docs.js';
 import { toErrorResponse } from './envelope.js';
 import { jobsRoutes } from './jobs.js';
 import { screeningRoutes } from './screening.js';
@@ -33,6 +35,8 @@ export function createApp(core: Core): Hono<AppEnv> {
   app.route('/api/v1', jobsRoutes());
   mountKeyedMcp(app);
   app.route('/sandbox/v1', controlRoutes());
+  app.route('/console', consoleRoutes());
+  app.route('/docs', docsRoutes());
   app.get('/', (c) => c.redirect('/console'));
   return app;
 }

@@ -1,0 +1,75 @@
+// The console is a view over the control API: every read and action goes in-process through the
+// same /sandbox/v1 routes, error handler and validation an HTTP caller gets, with the admin token.
+
+import { Hono } from 'hono';
+import type { Core } from '../../domain/core.js';
+import { notFound } from '../../domain/errors.js';
+import { toErrorResponse } from '../../http/envelope.js';
+import type { AppEnv } from '../../http/types.js';
+import { controlRoutes } from '../control/index.js';
+
+export type ControlResult<T = any> =
+  | { ok: true; status: number; data: T }
+  | { ok: false; status: number; code: string; message: string };
+
+export interface ControlClient {
+  get<T = any>(path: string, query?: Record<string, string | undefined>): Promise<ControlResult<T>>;
+  send<T = any>(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<ControlResult<T>>;
+}
+
+const apps = new WeakMap<Core, Hono<AppEnv>>();
+
+function controlApp(core: Core): Hono<AppEnv> {
+  let app = apps.get(core);
+  if (!app) {
+    app = new Hono<AppEnv>();
+    app.onError((err, c) => toErrorResponse(c, err));
+    app.notFound((c) => toErrorResponse(c, notFound(`the control API has no route for ${c.req.method} ${c.req.path}`)));
+    app.use('*', async (c, next) => {
+      c.set('core', core);
+      await next();
+    });
+    app.route('/sandbox/v1', controlRoutes());
+    apps.set(core, app);
+  }
+  return app;
+}
+
+async function toResult(res: Response): Promise<ControlResult> {
+  const text = await res.text();
+  let data: any = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (res.ok) return { ok: true, status: res.status, data };
+  const err = data?.error;
+  return {
+    ok: false,
+    status: res.status,
+    code: typeof err?.code === 'string' ? err.code : 'internal',
+    message: typeof err?.message === 'string' ? err.message : `the control API answered ${res.status}`,
+  };
+}
+
+export function controlClient(core: Core): ControlClient {
+  const app = controlApp(core);
+  const auth = { authorization: `Bearer ${core.config.adminToken}` };
+  return {
+    async get(path, query) {
+      const qs = new URLSearchParams();
+      for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') qs.set(k, v);
+      const q = qs.toString();
+      return toResult(await app.request(`/sandbox/v1${path}${q ? `?${q}` : ''}`, { headers: auth }));
+    },
+    async send(method, path, body) {
+      const init: RequestInit = { method, headers: { ...auth } };
+      if (body !== undefined) {
+        init.headers = { ...auth, 'content-type': 'application/json' };
+        init.body = JSON.stringify(body);
+      }
+      return toResult(await app.request(`/sandbox/v1${path}`, init));
+    },
+  };
+}

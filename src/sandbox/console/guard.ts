@@ -1,0 +1,61 @@
+// Request guards of the console: security headers, same-origin POSTs, the session requirement and
+// the per-session CSRF token on every form post.
+
+import type { MiddlewareHandler } from 'hono';
+import { controlClient } from './control.js';
+import { field, readForm } from './forms.js';
+import { html } from './html.js';
+import { documentShell } from './layout.js';
+import { loginPage, safeNext } from './login.js';
+import { readCookie, sameSecret, type SessionStore } from './session.js';
+import type { ConsoleEnv } from './types.js';
+
+export const securityHeaders: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  await next();
+  c.res.headers.set(
+    'content-security-policy',
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
+  );
+  c.res.headers.set('x-content-type-options', 'nosniff');
+  c.res.headers.set('referrer-policy', 'same-origin');
+  c.res.headers.set('x-frame-options', 'DENY');
+  if (!c.req.path.startsWith('/console/assets/')) c.res.headers.set('cache-control', 'no-store');
+};
+
+const forbiddenPage = (message: string) =>
+  documentShell('Refused', html`<main id="main" class="login"><h1>Request refused</h1><div class="flash error" role="alert">${message}</div>
+  <p><a href="/console">Back to the console</a></p></main>`).value;
+
+/** Browsers send Origin on form posts; one from another site is refused before anything else. */
+export const sameOrigin: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+    const origin = c.req.header('origin');
+    const host = c.req.header('host');
+    if (origin && origin !== 'null' && host && new URL(origin).host !== host) {
+      return c.html(forbiddenPage('This form was posted from another site.'), 403);
+    }
+  }
+  await next();
+};
+
+export function requireSession(sessions: SessionStore): MiddlewareHandler<ConsoleEnv> {
+  return async (c, next) => {
+    const session = sessions.get(readCookie(c.req.header('cookie')));
+    if (!session) {
+      const url = new URL(c.req.url);
+      if (c.req.method === 'GET' || c.req.method === 'HEAD') {
+        return c.redirect(`/console/login?next=${encodeURIComponent(safeNext(url.pathname + url.search))}`, 303);
+      }
+      return loginPage(c, '/console/tenants', 'Your console session has ended; sign in again.', 401);
+    }
+    if (c.req.method === 'POST') {
+      const token = field(await readForm(c), '_csrf');
+      if (!token || !sameSecret(token, session.csrf)) {
+        return c.html(forbiddenPage('The form is missing its security token or is from an older session. Reload the page and try again.'), 403);
+      }
+    }
+    c.set('session', session);
+    c.set('ctl', controlClient(c.var.core));
+    await next();
+  };
+}

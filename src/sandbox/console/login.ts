@@ -1,0 +1,75 @@
+// Sign-in and sign-out. The admin token is checked once; the browser then holds only an opaque
+// session id in a browser-session cookie.
+
+import type { Context, Hono } from 'hono';
+import { html } from './html.js';
+import { documentShell } from './layout.js';
+import { clearedCookie, readCookie, sameSecret, sessionCookie, type SessionStore } from './session.js';
+import type { ConsoleEnv } from './types.js';
+import { field, readForm } from './forms.js';
+
+/** Only console paths (after resolving dot segments) are accepted as the place to return to. */
+export function safeNext(next: string | undefined): string {
+  const fallback = '/console/tenants';
+  if (!next || !next.startsWith('/') || next.includes('\\')) return fallback;
+  const base = 'http://console.invalid';
+  let u: URL;
+  try {
+    u = new URL(next, base);
+  } catch {
+    return fallback;
+  }
+  return u.origin === base && /^\/console(\/|$)/.test(u.pathname) ? u.pathname + u.search : fallback;
+}
+
+export const isSecure = (c: Context) => new URL(c.req.url).protocol === 'https:';
+
+function loginPage(c: Context, next: string, error: string | null, status: 200 | 401 | 403): Response {
+  const body = html`<main id="main" class="login">
+  <h1>Sandbox console</h1>
+  <p class="lead">Sign in with the sandbox admin token (<code>SANDBOX_ADMIN_TOKEN</code>; printed at start-up when generated).</p>
+  ${error ? html`<div class="flash error" role="alert">${error}</div>` : ''}
+  <form method="post" action="/console/login" class="stack">
+    <input type="hidden" name="next" value="${next}">
+    <!-- lets password managers file the token under a name; not read by the server -->
+    <input type="text" name="username" value="sandbox-admin" autocomplete="username" class="sr-only" tabindex="-1" aria-hidden="true">
+    <label for="token">Admin token</label>
+    <input id="token" name="token" type="password" autocomplete="current-password" required autofocus spellcheck="false">
+    <button type="submit" class="primary">Sign in</button>
+  </form>
+  <p class="muted">Interactive API reference: <a href="/docs">/docs</a></p>
+</main>`;
+  return c.html(documentShell('Sign in', body).value, status);
+}
+
+export function loginRoutes(r: Hono<ConsoleEnv>, sessions: SessionStore): void {
+  r.get('/login', (c) => {
+    if (sessions.get(readCookie(c.req.header('cookie')))) return c.redirect(safeNext(c.req.query('next')), 303);
+    return loginPage(c, safeNext(c.req.query('next')), null, 200);
+  });
+
+  r.post('/login', async (c) => {
+    const form = await readForm(c);
+    const next = safeNext(field(form, 'next'));
+    const token = field(form, 'token');
+    if (!token || !sameSecret(token, c.var.core.config.adminToken)) {
+      return loginPage(c, next, 'That is not the admin token of this sandbox.', 401);
+    }
+    // a fresh id on every sign-in, so an id planted before sign-in is worthless
+    const old = readCookie(c.req.header('cookie'));
+    if (old) sessions.destroy(old);
+    const s = sessions.create();
+    c.header('set-cookie', sessionCookie(s.id, isSecure(c)));
+    return c.redirect(next, 303);
+  });
+}
+
+export function logoutRoute(r: Hono<ConsoleEnv>, sessions: SessionStore): void {
+  r.post('/logout', (c) => {
+    sessions.destroy(c.var.session.id);
+    c.header('set-cookie', clearedCookie(isSecure(c)));
+    return c.redirect('/console/login', 303);
+  });
+}
+
+export { loginPage };
