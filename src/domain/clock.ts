@@ -1,6 +1,8 @@
 // The sandbox clock: real time plus an offset that tests and the control API move forward.
 // Nothing in the sandbox reads Date.now() directly. Timers are scheduled on sandbox time, so
 // advancing the clock fires every timer that has come due at once (webhook retries, expiry).
+// Timers live in a binary heap with lazy cancellation: a million pending expiries stay cheap to
+// schedule and cancel.
 
 export type TimerFn = () => void;
 
@@ -8,13 +10,18 @@ interface Timer {
   at: number;
   seq: number;
   fn: TimerFn;
+  cancelled: boolean;
 }
+
+const before = (a: Timer, b: Timer) => a.at < b.at || (a.at === b.at && a.seq < b.seq);
 
 export class Clock {
   private offsetMs = 0;
-  private timers: Timer[] = [];
+  private heap: Timer[] = [];
+  private live = 0;
   private seq = 0;
   private handle: NodeJS.Timeout | null = null;
+  private armedFor = Infinity;
   private readonly listeners = new Set<(now: number) => void>();
 
   constructor(private readonly realNow: () => number = () => Date.now()) {}
@@ -44,35 +51,38 @@ export class Clock {
     return () => this.listeners.delete(listener);
   }
 
-  /** Runs fn when the sandbox clock reaches `at` (ms), by real waiting or by advance(). */
+  /** Runs fn when the sandbox clock reaches `at` (ms), by real waiting or by advance(). Returns a canceller. */
   schedule(at: number, fn: TimerFn): () => void {
-    const timer: Timer = { at, seq: this.seq++, fn };
-    // keep sorted by (at, seq); timers are few compared with requests, insertion is cheap
-    let i = this.timers.length;
-    while (i > 0 && (this.timers[i - 1].at > at || (this.timers[i - 1].at === at && this.timers[i - 1].seq > timer.seq))) i--;
-    this.timers.splice(i, 0, timer);
-    this.arm();
+    const timer: Timer = { at, seq: this.seq++, fn, cancelled: false };
+    this.push(timer);
+    this.live++;
+    if (at < this.armedFor) this.arm();
     return () => {
-      const idx = this.timers.indexOf(timer);
-      if (idx >= 0) this.timers.splice(idx, 1);
-      this.arm();
+      if (timer.cancelled) return;
+      timer.cancelled = true;
+      this.live--;
     };
   }
 
   pendingTimers(): number {
-    return this.timers.length;
+    return this.live;
   }
 
   /** Drops every timer (reset, shutdown). */
   clear(): void {
-    this.timers = [];
+    for (const t of this.heap) t.cancelled = true;
+    this.heap = [];
+    this.live = 0;
     this.arm();
   }
 
   private fireDue(): void {
     const now = this.now();
-    while (this.timers.length > 0 && this.timers[0].at <= now) {
-      const t = this.timers.shift()!;
+    while (this.heap.length > 0 && this.heap[0].at <= now) {
+      const t = this.pop()!;
+      if (t.cancelled) continue;
+      t.cancelled = true;
+      this.live--;
       try {
         t.fn();
       } catch (err) {
@@ -83,11 +93,47 @@ export class Clock {
   }
 
   private arm(): void {
+    while (this.heap.length > 0 && this.heap[0].cancelled) this.pop();
     if (this.handle) clearTimeout(this.handle);
     this.handle = null;
-    if (this.timers.length === 0) return;
-    const delay = Math.max(0, Math.min(this.timers[0].at - this.now(), 2 ** 31 - 1));
+    this.armedFor = Infinity;
+    if (this.heap.length === 0) return;
+    this.armedFor = this.heap[0].at;
+    const delay = Math.max(0, Math.min(this.heap[0].at - this.now(), 2 ** 31 - 1));
     this.handle = setTimeout(() => this.fireDue(), delay);
     this.handle.unref();
+  }
+
+  private push(t: Timer): void {
+    const h = this.heap;
+    h.push(t);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!before(h[i], h[p])) break;
+      [h[i], h[p]] = [h[p], h[i]];
+      i = p;
+    }
+  }
+
+  private pop(): Timer | undefined {
+    const h = this.heap;
+    const top = h[0];
+    const last = h.pop();
+    if (h.length > 0 && last) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && before(h[l], h[m])) m = l;
+        if (r < h.length && before(h[r], h[m])) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m], h[i]];
+        i = m;
+      }
+    }
+    return top;
   }
 }
