@@ -1,8 +1,55 @@
-// REST adapter for /api/screening/v1. (Skeleton; filled in by the screening work.)
+// REST adapter for /api/screening/v1: authenticates, validates against the contract, calls the
+// screening domain and shapes the answer. Screening endpoints are not rate-limited (policy).
 
 import { Hono } from 'hono';
+import { invalid } from '../domain/errors.js';
+import { requireKey } from './auth.js';
+import { readJsonBody } from './body.js';
 import type { AppEnv } from './types.js';
 
+/** Query values arrive as strings from a permissive parser and as numbers from the contract's. */
+function integerParam(v: unknown, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n)) throw invalid(`${name} must be an integer`, name);
+  return n;
+}
+
+function stringParam(v: unknown, name: string): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw invalid(`${name} must be given once, as a string`, name);
+  return v;
+}
+
 export function screeningRoutes() {
-  return new Hono<AppEnv>();
+  const r = new Hono<AppEnv>();
+  r.use('*', requireKey('screening'));
+
+  r.post('/screen', async (c) => {
+    const body = await readJsonBody(c);
+    const { contracts, screening, faults } = c.var.core;
+    contracts.operation('submitScreen').checkBody(body);
+    const out = screening.submit(c.var.principal.tenant, body);
+    if (!out.replayed) return c.json({ requestId: out.requestId, state: out.state }, 201);
+    c.header('Idempotent-Replayed', 'true');
+    // planted bug: a replay answered as if it were new
+    return c.json({ requestId: out.requestId, state: out.state }, faults.bug('replay_returns_201') ? 201 : 200);
+  });
+
+  // The specification documents no parameters and no 400 for usage: query parameters are ignored
+  // (a key in the query string is still refused by requireKey).
+  r.get('/usage', (c) => c.json(c.var.core.screening.usage(c.var.principal.tenant)));
+
+  r.get('/audit', (c) => {
+    const { contracts, screening } = c.var.core;
+    const q = contracts.operation('getAudit').parseQuery(new URL(c.req.url).searchParams);
+    const page = screening.audit(c.var.principal.tenant.id, {
+      since: stringParam(q.since, 'since'),
+      cursor: stringParam(q.cursor, 'cursor'),
+      limit: integerParam(q.limit, 'limit'),
+    });
+    return c.json(page);
+  });
+
+  return r;
 }

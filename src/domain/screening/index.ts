@@ -1,13 +1,47 @@
 // Screening domain: submissions, idempotency, the pipeline, review decisions and the audit ledger.
-// (Skeleton; filled in by the screening work.)
+// It knows nothing of HTTP; the REST adapter and the control API call the functions returned here.
 
 import type { CoreContext } from '../context.js';
+import type { Tenant } from '../tenants.js';
 import type { WebhookService } from '../../webhooks/index.js';
+import { type AuditQuery, auditPage } from './audit.js';
+import { CursorCodec } from './cursor.js';
+import { Ledger } from './ledger.js';
+import { Pipeline } from './pipeline.js';
+import { type RequestFilter, RequestStore } from './requests.js';
+import { loadResumes } from './resumes.js';
+import { type DecisionInput, decide } from './review.js';
+import { submit } from './submit.js';
+import { usageOf } from './usage.js';
 
-export function createScreening(_ctx: CoreContext, _webhooks: WebhookService) {
+export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
+  const ledger = new Ledger();
+  const requests = new RequestStore();
+  const cursors = new CursorCodec();
+  const resumes = loadResumes();
+  const pipeline = new Pipeline(ctx, ledger, requests, webhooks, resumes);
+
   return {
-    reset() {},
+    /** The stores, for the control API, benchmarks and tests that seed at scale. */
+    ledger,
+    requests,
+    resumes,
+    submit: (tenant: Tenant, body: unknown) => submit(ctx, requests, pipeline, tenant, body),
+    usage: (tenant: Tenant) => usageOf(ctx, tenant),
+    audit: (tenantId: string, query: AuditQuery) => auditPage(ctx, ledger, cursors, tenantId, query),
+    decide: (requestId: string, input: DecisionInput) => decide(ctx, requests, pipeline, requestId, input),
+    get: (requestId: string) => requests.get(requestId),
+    list: (filter?: RequestFilter) => requests.list(filter),
+    reset() {
+      for (const r of requests.list()) r.cancelExpiry?.();
+      requests.reset();
+      ledger.reset();
+    },
   };
 }
 
 export type ScreeningService = ReturnType<typeof createScreening>;
+export type { AuditQuery, AuditPage } from './audit.js';
+export type { AuditEvent } from './ledger.js';
+export type { DecisionInput } from './review.js';
+export * from './types.js';

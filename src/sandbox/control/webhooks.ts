@@ -1,8 +1,31 @@
-// Control API: webhook deliveries and redelivery (screening work). (Skeleton.)
+// Control API: webhook deliveries (exact bodies, signatures, every attempt) and redelivery.
 
 import { Hono } from 'hono';
+import { notFound } from '../../domain/errors.js';
 import type { AppEnv } from '../../http/types.js';
+import { deliveryView } from '../../webhooks/index.js';
+import { onlyKeys } from './admin.js';
 
 export function webhooksRoutes() {
-  return new Hono<AppEnv>();
+  const r = new Hono<AppEnv>();
+
+  r.get('/deliveries', (c) => {
+    const query = c.req.query();
+    onlyKeys(query, ['tenantId', 'requestId']);
+    const deliveries = c.var.core.webhooks.list({ tenantId: query.tenantId || undefined, requestId: query.requestId || undefined });
+    return c.json({ deliveries: deliveries.map(deliveryView) });
+  });
+
+  r.get('/deliveries/:id', (c) => {
+    const d = c.var.core.webhooks.get(c.req.param('id'));
+    if (!d) throw notFound(`no webhook delivery ${c.req.param('id')}`);
+    return c.json(deliveryView(d));
+  });
+
+  r.post('/deliveries/:id/redeliver', (c) => {
+    const d = c.var.core.webhooks.redeliver(c.req.param('id'));
+    return c.json({ delivery: deliveryView(d) }, 202);
+  });
+
+  return r;
 }

@@ -1,0 +1,47 @@
+// The store of screening requests: by id, and by (tenant, idempotency key). Lookup and insert are
+// synchronous, so the idempotency check-and-insert cannot interleave with another request.
+
+import type { ScreeningRequest, ScreeningState } from './types.js';
+
+export interface RequestFilter {
+  tenantId?: string;
+  state?: ScreeningState;
+}
+
+export class RequestStore {
+  private byId = new Map<string, ScreeningRequest>();
+  private byKey = new Map<string, Map<string, ScreeningRequest>>();
+
+  get(id: string): ScreeningRequest | undefined {
+    return this.byId.get(id);
+  }
+
+  findByKey(tenantId: string, idempotencyKey: string): ScreeningRequest | undefined {
+    return this.byKey.get(tenantId)?.get(idempotencyKey);
+  }
+
+  insert(req: ScreeningRequest): void {
+    let keys = this.byKey.get(req.tenantId);
+    if (!keys) this.byKey.set(req.tenantId, (keys = new Map()));
+    if (keys.has(req.idempotencyKey)) throw new Error(`idempotency key ${req.idempotencyKey} already stored`);
+    keys.set(req.idempotencyKey, req);
+    this.byId.set(req.id, req);
+  }
+
+  /** Requests in creation order, optionally filtered. */
+  list(filter: RequestFilter = {}): ScreeningRequest[] {
+    const source = filter.tenantId ? (this.byKey.get(filter.tenantId)?.values() ?? []) : this.byId.values();
+    const out: ScreeningRequest[] = [];
+    for (const r of source) if (!filter.state || r.state === filter.state) out.push(r);
+    return out;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  reset(): void {
+    this.byId.clear();
+    this.byKey.clear();
+  }
+}

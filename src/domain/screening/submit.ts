@@ -1,0 +1,52 @@
+// Submitting a candidate. The idempotency lookup, the charge and the insert run in one synchronous
+// step, so concurrent submits with the same key cannot both create a request or both be charged.
+
+import type { CoreContext } from '../context.js';
+import { limits } from '../plans.js';
+import type { Tenant } from '../tenants.js';
+import type { Pipeline } from './pipeline.js';
+import type { RequestStore } from './requests.js';
+import { parseSubmission } from './submission.js';
+import type { ScreeningRequest, ScreeningState } from './types.js';
+import { walletExhausted } from './usage.js';
+
+export interface SubmitOutcome {
+  requestId: string;
+  /** The state when the answer was computed. */
+  state: ScreeningState;
+  /** True when the idempotency key was already used by this tenant. */
+  replayed: boolean;
+}
+
+export function submit(ctx: CoreContext, requests: RequestStore, pipeline: Pipeline, tenant: Tenant, body: unknown): SubmitOutcome {
+  const submission = parseSubmission(body);
+  if (submission.jobSpec.mustHaves.length === 0 && ctx.faults.bug('crash_on_empty_musthaves')) {
+    // planted bug: an unguarded read of the first must-have
+    throw new TypeError("Cannot read properties of undefined (reading 'toLowerCase')");
+  }
+  const now = ctx.clock.now();
+  const existing = requests.findByKey(tenant.id, submission.idempotencyKey);
+  if (existing) {
+    if (ctx.faults.bug('charge_twice_on_replay')) tenant.screeningWallet.tryCharge(limits.spec.creditsPerScreen, now);
+    return { requestId: existing.id, state: existing.state, replayed: true };
+  }
+  if (!tenant.screeningWallet.tryCharge(limits.spec.creditsPerScreen, now)) throw walletExhausted(ctx, tenant);
+  const req: ScreeningRequest = {
+    id: ctx.ids.next('scr'),
+    tenantId: tenant.id,
+    idempotencyKey: submission.idempotencyKey,
+    state: 'received',
+    submission,
+    createdAt: now,
+    score: null,
+    decision: null,
+    edits: null,
+    queuedForReviewAt: null,
+    rows: [],
+    cancelExpiry: null,
+  };
+  requests.insert(req);
+  pipeline.intake(req);
+  pipeline.schedule(req);
+  return { requestId: req.id, state: req.state, replayed: false };
+}

@@ -1,0 +1,55 @@
+// The caller's screening wallet as the usage endpoint reports it, and the 402 a submit gets when
+// the wallet is empty (always with a next step: the upgrade URL, and the free cap on the free tier).
+
+import type { CoreContext } from '../context.js';
+import { type DomainError, paymentRequired } from '../errors.js';
+import { limits, type PlanTier } from '../plans.js';
+import type { Tenant } from '../tenants.js';
+
+export interface ScreeningUsage {
+  tenantId: string;
+  planTier: PlanTier;
+  creditsRemaining: number;
+  creditsCap: number;
+  usagePercent: number;
+  nearLimit: boolean;
+  resetAt: string | null;
+  freeScreenCap?: number;
+}
+
+const freeCap = () => limits.policy.screening.free.creditsCap;
+
+export function usageOf(ctx: CoreContext, tenant: Tenant): ScreeningUsage {
+  let source = tenant;
+  if (ctx.faults.bug('usage_other_tenant')) source = ctx.tenants.list().find((t) => t.id !== tenant.id) ?? tenant;
+  const now = ctx.clock.now();
+  const w = source.screeningWallet;
+  w.refresh(now);
+  const usage: ScreeningUsage = {
+    tenantId: tenant.id,
+    planTier: tenant.planTier,
+    creditsRemaining: w.remaining,
+    creditsCap: w.cap,
+    usagePercent: w.usageRatio(),
+    nearLimit: w.cap > 0 && w.used >= limits.spec.nearLimitRatio * w.cap,
+    resetAt: w.resetAt === null ? null : ctx.clock.iso(w.resetAt),
+  };
+  if (tenant.planTier === 'free') usage.freeScreenCap = freeCap();
+  return usage;
+}
+
+export function walletExhausted(ctx: CoreContext, tenant: Tenant): DomainError {
+  const { upgradeUrl } = limits.policy;
+  const w = tenant.screeningWallet;
+  if (tenant.planTier === 'free') {
+    return paymentRequired(
+      `the free tier's screen cap of ${freeCap()} screens is used up; upgrade to a paid plan at ${upgradeUrl} to screen more candidates`,
+      { upgradeUrl, freeScreenCap: freeCap() },
+    );
+  }
+  const reset = w.resetAt === null ? '' : `; they refill on ${ctx.clock.iso(w.resetAt)}`;
+  return paymentRequired(
+    `the ${tenant.planTier} plan's ${w.cap} screening credits for this month are used up${reset}; upgrade at ${upgradeUrl} for a larger monthly cap`,
+    { upgradeUrl },
+  );
+}

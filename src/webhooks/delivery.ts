@@ -1,0 +1,97 @@
+// A webhook delivery: one event for one request, its attempts, and where it stands. Deliveries are
+// kept by id, by tenant and by request, so the control API and console can list them either way.
+
+export type WebhookEvent = 'screening.scored' | 'screening.review_decided';
+export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'exhausted';
+
+export interface Attempt {
+  attempt: number;
+  /** Sandbox-clock time the attempt started (ISO). */
+  at: string;
+  statusCode: number | null;
+  error: string | null;
+  /** Real time the receiver took to answer. */
+  durationMs: number;
+}
+
+export interface Delivery {
+  id: string;
+  tenantId: string;
+  requestId: string;
+  event: WebhookEvent;
+  result: object;
+  /** The URL of the latest attempt (or the tenant's URL when none was made yet). */
+  url: string | null;
+  /** The exact raw body of the latest attempt. */
+  body: string;
+  /** The signature header value of the latest attempt. */
+  signature: string;
+  status: DeliveryStatus;
+  attempts: Attempt[];
+  /** Failed attempts so far: the index into the retry schedule. */
+  failures: number;
+  nextAttemptAt: number | null;
+  createdAt: number;
+  inFlight: boolean;
+  cancelRetry: (() => void) | null;
+}
+
+export function deliveryView(d: Delivery) {
+  return {
+    id: d.id,
+    tenantId: d.tenantId,
+    requestId: d.requestId,
+    event: d.event,
+    url: d.url,
+    body: d.body,
+    signature: d.signature,
+    status: d.status,
+    attempts: d.attempts.map((a) => ({ ...a })),
+    nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString(),
+    createdAt: new Date(d.createdAt).toISOString(),
+  };
+}
+
+export type DeliveryView = ReturnType<typeof deliveryView>;
+
+export class DeliveryStore {
+  private byId = new Map<string, Delivery>();
+  private byTenant = new Map<string, Delivery[]>();
+  private byRequest = new Map<string, Delivery[]>();
+
+  add(d: Delivery): void {
+    this.byId.set(d.id, d);
+    push(this.byTenant, d.tenantId, d);
+    push(this.byRequest, d.requestId, d);
+  }
+
+  get(id: string): Delivery | undefined {
+    return this.byId.get(id);
+  }
+
+  /** In creation order; both filters may be combined. */
+  list(filter: { tenantId?: string; requestId?: string } = {}): Delivery[] {
+    const base = filter.requestId
+      ? (this.byRequest.get(filter.requestId) ?? [])
+      : filter.tenantId
+        ? (this.byTenant.get(filter.tenantId) ?? [])
+        : [...this.byId.values()];
+    return filter.tenantId && filter.requestId ? base.filter((d) => d.tenantId === filter.tenantId) : [...base];
+  }
+
+  all(): IterableIterator<Delivery> {
+    return this.byId.values();
+  }
+
+  clear(): void {
+    this.byId.clear();
+    this.byTenant.clear();
+    this.byRequest.clear();
+  }
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
