@@ -85,3 +85,15 @@ describe('control API: tenants, keys, clock, faults', () => {
     expect(demo.tenants.some((t) => !t.scopes.includes('screening'))).toBe(true);
   });
 });
+
+describe('chaos faults on the jobs API', () => {
+  it('still carry the X-RateLimit headers', async () => {
+    const base = sb.get().baseUrl;
+    const admin = client(base, ADMIN_TOKEN);
+    await admin('POST', '/sandbox/v1/faults', { path: '/api/v1/jobs', mode: 'status', status: 429, count: 1 });
+    const res = await client(base, sb.get().core.demo!.tenants[2].apiKey)('GET', '/api/v1/jobs');
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('1');
+    for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(res.headers.get(h), h).toMatch(/^\d+$/);
+  });
+});

@@ -9,7 +9,7 @@ import { controlRoutes } from '../sandbox/control/index.js';
 import { chaos } from './chaos.js';
 import { docsRoutes } from './docs.js';
 import { toErrorResponse } from './envelope.js';
-import { jobsRoutes } from './jobs.js';
+import { jobsRoutes, rateHeaders } from './jobs.js';
 import { screeningRoutes } from './screening.js';
 import { selfCheck } from './selfcheck.js';
 import type { AppEnv } from './types.js';
@@ -30,6 +30,7 @@ export function createApp(core: Core): Hono<AppEnv> {
     });
   }
   if (core.config.selfCheck) app.use('/api/*', selfCheck);
+  app.use('/api/v1/*', rateHeaders);
   app.use('/api/*', chaos);
   app.route('/api/screening/v1', screeningRoutes());
   app.route('/api/v1', jobsRoutes());

@@ -1,10 +1,101 @@
-// Jobs domain: corpus, search index, apply, market data. (Skeleton; filled in by the jobs work.)
+// The jobs domain: a deterministic corpus, its search index, apply with credits, /me, market data and
+// the per-key rate limit. REST (src/http/jobs.ts) and the MCP tools call the same functions, so an
+// apply over either spends the same wallet and a call over either counts against the same window.
 
 import type { CoreContext } from '../context.js';
+import { notFound } from '../errors.js';
+import { limits, type JobsTier } from '../plans.js';
+import type { Principal } from '../tenants.js';
+import { ApplyDesk } from './apply.js';
+import { CORPUS_EPOCH_MS, generateCorpus } from './corpus.js';
+import { Describer } from './description.js';
+import { Market } from './market.js';
+import { meOf } from './me.js';
+import { parseLocale, parseSearchParams, parseSkillsLimit, type RawParams } from './params.js';
+import { createRate } from './rate.js';
+import { SearchIndex } from './search-index.js';
+import { JobSearch } from './search.js';
+import type { Application, ApplyResult, Channel, JobRecord, JobView, Me, SearchResponse, StoredJob } from './types.js';
+import { toJobView } from './view.js';
+import { vocabulary } from './vocab.js';
 
-export async function createJobs(_ctx: CoreContext) {
+export { RateLimitExceeded, type RateDecision } from './rate.js';
+export type * from './types.js';
+
+export async function createJobs(ctx: CoreContext) {
+  const t0 = performance.now();
+  const vocab = vocabulary();
+  const corpus = generateCorpus(vocab, ctx.config.seed, ctx.config.corpusSize, 1 / limits.policy.sponsoredEvery);
+  const t1 = performance.now();
+  const describer = new Describer(vocab);
+  const index = SearchIndex.build(corpus.active, (job, fn) => describer.visitTerms(job, fn));
+  const t2 = performance.now();
+  const market = new Market(vocab.families, corpus.active, new Date(CORPUS_EPOCH_MS).toISOString());
+  const finder = new JobSearch(corpus.active, index, ctx.faults);
+  const desk = new ApplyDesk(ctx, corpus.byId);
+  const rate = createRate(ctx);
+  const stats = Object.freeze({
+    activeJobs: corpus.active.length,
+    inactiveJobs: corpus.all.length - corpus.active.length,
+    terms: index.termCount,
+    generateMs: Math.round(t1 - t0),
+    indexMs: Math.round(t2 - t1),
+    marketMs: Math.round(performance.now() - t2),
+  });
+
+  const activeJob = (id: string): StoredJob => {
+    const job = corpus.byId.get(id);
+    if (!job || !job.active) throw notFound(`job '${id}' does not exist or is no longer active`);
+    return job;
+  };
+
   return {
-    reset() {},
+    stats,
+    /** Searches active jobs for a jobs tier; params as in GET /api/v1/jobs (strings or typed values). */
+    search(tier: JobsTier, params: RawParams = {}): SearchResponse {
+      return finder.search(tier, params);
+    },
+    /** How many active jobs match the search filters (limit and offset are ignored). */
+    count(params: RawParams = {}): number {
+      return finder.match(parseSearchParams({ ...params, limit: undefined, offset: undefined })).length;
+    },
+    /** One active job as the public Job (never sponsored); not_found when unknown or inactive. */
+    get(id: string): JobView {
+      return toJobView(activeJob(id), false);
+    },
+    /** The internal record of any job, active or not (description, skills, contact…), or undefined. */
+    record(id: string): JobRecord | undefined {
+      const job = corpus.byId.get(id);
+      if (!job) return undefined;
+      const { descParts: _parts, ...rest } = job;
+      return { ...rest, skills: [...job.skills], description: describer.render(job) };
+    },
+    apply(principal: Principal, jobId: string, body: unknown, channel: Channel): ApplyResult {
+      return desk.apply(principal, jobId, body, channel);
+    },
+    me(principal: Principal): Me {
+      return meOf(principal, ctx.clock.now());
+    },
+    takeRate: rate.takeRate,
+    countAnonymous: rate.countAnonymous,
+    tierOf: rate.tierOf,
+    market: {
+      salary: () => market.salary(),
+      roles: (locale?: unknown) => market.roles(parseLocale({ locale })),
+      role: (slug: string, locale?: unknown) => market.role(slug, parseLocale({ locale })),
+      skills: (limit?: unknown) => market.skills(parseSkillsLimit({ limit })),
+    },
+    /** The curation queue of submitted applications, optionally for one tenant. */
+    applications(tenantId?: string): Application[] {
+      return desk.list(tenantId);
+    },
+    application(applicationId: string): Application | undefined {
+      return desk.get(applicationId);
+    },
+    /** Empties the applications; the corpus is static and is kept. */
+    reset(): void {
+      desk.reset();
+    },
   };
 }
 

@@ -1,0 +1,71 @@
+// Applying to a job (REST POST /jobs/{id}/apply and the MCP apply_to_job tool share this, and so the
+// same wallet). Checks run in a fixed order: body, job exists and is active, tier, credit; nothing is
+// charged or recorded unless every check passes.
+
+import type { CoreContext } from '../context.js';
+import { notFound, paymentRequired } from '../errors.js';
+import { jobsLimitsOf, jobsTierOf, limits } from '../plans.js';
+import type { Principal } from '../tenants.js';
+import { parseApplyBody } from './params.js';
+import type { Application, ApplyResult, Channel, StoredJob } from './types.js';
+
+export class ApplyDesk {
+  private queue: Application[] = [];
+
+  constructor(
+    private readonly ctx: Pick<CoreContext, 'clock' | 'ids'>,
+    private readonly byId: ReadonlyMap<string, StoredJob>,
+  ) {}
+
+  apply(principal: Principal, jobId: string, body: unknown, channel: Channel): ApplyResult {
+    const input = parseApplyBody(body);
+    const job = this.byId.get(jobId);
+    if (!job || !job.active) throw notFound(`job '${jobId}' does not exist or is no longer active`);
+    const { tenant } = principal;
+    const tier = jobsTierOf(tenant.planTier);
+    const upsell = { upgradeUrl: limits.policy.upgradeUrl };
+    if (!jobsLimitsOf(tenant.planTier).applyEnabled) {
+      throw paymentRequired(`applying needs a paid tier (starter or pro); the ${tier} tier can search and read jobs but not apply`, upsell);
+    }
+    const now = this.ctx.clock.now();
+    const wallet = tenant.applyWallet;
+    if (!wallet.tryCharge(limits.spec.creditsPerApply, now)) {
+      const refill = wallet.resetAt === null ? 'they do not refill' : `they refill on ${new Date(wallet.resetAt).toISOString()}`;
+      throw paymentRequired(`no apply credits left (each apply spends ${limits.spec.creditsPerApply}); ${refill}`, upsell);
+    }
+    if (!job.employerContact) {
+      return { status: 'external', applyUrl: job.applyUrl, jobId: job.id, creditsRemaining: wallet.remaining };
+    }
+    const application: Application = {
+      applicationId: this.ctx.ids.next('app'),
+      tenantId: tenant.id,
+      jobId: job.id,
+      jobTitle: job.title,
+      company: job.company,
+      candidate_name: input.candidate_name,
+      candidate_email: input.candidate_email,
+      message: input.message,
+      resume_url: input.resume_url ?? null,
+      locale: input.locale ?? null,
+      status: 'queued',
+      channel,
+      createdAt: new Date(now).toISOString(),
+    };
+    this.queue.push(application);
+    return { status: 'submitted', applicationId: application.applicationId, jobId: job.id, creditsRemaining: wallet.remaining };
+  }
+
+  /** The curation queue, oldest first, optionally for one tenant. */
+  list(tenantId?: string): Application[] {
+    return this.queue.filter((a) => tenantId === undefined || a.tenantId === tenantId).map((a) => ({ ...a }));
+  }
+
+  get(applicationId: string): Application | undefined {
+    const a = this.queue.find((x) => x.applicationId === applicationId);
+    return a && { ...a };
+  }
+
+  reset(): void {
+    this.queue = [];
+  }
+}

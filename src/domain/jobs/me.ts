@@ -1,0 +1,29 @@
+// GET /me and the get_me tool: the caller's jobs tier, scopes, apply-credit balance and limits.
+
+import { jobsLimitsOf, jobsTierOf, limits } from '../plans.js';
+import type { Principal } from '../tenants.js';
+import type { Me } from './types.js';
+
+export function meOf(principal: Principal, now: number): Me {
+  const { tenant, key } = principal;
+  const tier = jobsTierOf(tenant.planTier);
+  const tierLimits = jobsLimitsOf(tenant.planTier);
+  tenant.applyWallet.refresh(now);
+  return {
+    tier,
+    scopes: [...key.scopes],
+    applyCredits: {
+      remaining: tenant.applyWallet.remaining,
+      perMonth: tierLimits.applyCreditsPerMonth,
+      resetAt: tenant.applyWallet.resetAt === null ? null : new Date(tenant.applyWallet.resetAt).toISOString(),
+    },
+    limits: {
+      rateLimitPerMinute: tierLimits.rateLimitPerMinute,
+      maxPages: tierLimits.maxPages,
+      applyEnabled: tierLimits.applyEnabled,
+      adFree: tierLimits.adFree,
+      talentSearchPerDay: limits.spec.talentSearchPerDay,
+      draftApplicationPerMonth: limits.policy.draftApplicationPerMonth[tier],
+    },
+  };
+}

@@ -1,0 +1,140 @@
+// Rate limits of /api/v1 over real HTTP on the sandbox clock: the X-RateLimit-* headers on every
+// response, 429 with Retry-After past the tier's limit, recovery in the next window, per-key windows,
+// and the lifted-limits mode.
+
+import { describe, expect, it } from 'vitest';
+import { limits } from '../src/domain/plans.js';
+import { admin, applyBody, balances, jobsApi, nextMinute, startOfWindow, tenantKey, type Res } from './support/jobs.js';
+import { useSandbox } from './support/sandbox.js';
+
+const rate = (res: Res) => ({
+  limit: Number(res.headers.get('x-ratelimit-limit')),
+  remaining: Number(res.headers.get('x-ratelimit-remaining')),
+  reset: Number(res.headers.get('x-ratelimit-reset')),
+});
+
+function expectHeaders(res: Res) {
+  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+    expect(res.headers.get(h), `${h} on ${res.status}`).toMatch(/^\d+$/);
+  }
+  const { reset } = rate(res);
+  expect(reset).toBeGreaterThanOrEqual(1);
+  expect(reset).toBeLessThanOrEqual(60);
+}
+
+describe('rate limits', () => {
+  const sb = useSandbox();
+
+  it('sends the headers on every response, the remaining count falling by one per call across endpoints', async () => {
+    await startOfWindow(sb.get());
+    const t = await tenantKey(sb.get(), 'starter');
+    const calls: Array<[string, string, string, unknown?]> = [
+      ['getMe', 'GET', '/api/v1/me'],
+      ['searchJobs', 'GET', '/api/v1/jobs?q=engineer'],
+      ['searchJobs', 'GET', '/api/v1/jobs?limit=500'],
+      ['getJob', 'GET', '/api/v1/jobs/job_unknown'],
+      ['searchJobs', 'GET', '/api/v1/jobs?offset=10000'],
+      ['applyToJob', 'POST', '/api/v1/jobs/job_unknown/apply', applyBody()],
+      ['getSalaryBenchmarks', 'GET', '/api/v1/market/salary'],
+      ['listRoles', 'GET', '/api/v1/market/roles'],
+      ['getRoleReport', 'GET', '/api/v1/market/roles/nope'],
+      ['listSkills', 'GET', '/api/v1/market/skills'],
+    ];
+    const statuses: number[] = [];
+    let previousReset = 61;
+    for (const [i, [op, method, path, body]] of calls.entries()) {
+      const res = await t.api(op, method, path, body);
+      statuses.push(res.status);
+      expectHeaders(res);
+      expect(rate(res)).toMatchObject({ limit: limits.spec.jobs.starter.rateLimitPerMinute, remaining: limits.spec.jobs.starter.rateLimitPerMinute - 1 - i });
+      expect(rate(res).reset).toBeLessThanOrEqual(previousReset);
+      previousReset = rate(res).reset;
+    }
+    expect(new Set(statuses)).toEqual(new Set([200, 400, 402, 404]));
+  });
+
+  it('answers 429 with Retry-After past the limit, without doing the work, and recovers in the next window', async () => {
+    await startOfWindow(sb.get());
+    const t = await tenantKey(sb.get(), 'free');
+    const limit = limits.spec.jobs.free.rateLimitPerMinute;
+    for (let i = 0; i < limit; i++) expect((await t.api('listSkills', 'GET', '/api/v1/market/skills?limit=1')).status).toBe(200);
+    const limited = await t.api('searchJobs', 'GET', '/api/v1/jobs');
+    expect(limited.status).toBe(429);
+    expect(limited.json.error.code).toBe('rate_limited');
+    expectHeaders(limited);
+    expect(rate(limited)).toMatchObject({ limit, remaining: 0 });
+    expect(limited.headers.get('retry-after')).toBe(limited.headers.get('x-ratelimit-reset'));
+    // a refused call does no work: not even validation runs, and nothing is charged
+    await admin(sb.get())('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { planTier: 'free', applyCredits: 3 });
+    expect((await t.api('searchJobs', 'GET', '/api/v1/jobs?limit=0')).status).toBe(429);
+    expect((await t.api('applyToJob', 'POST', '/api/v1/jobs/job_x/apply', applyBody())).status).toBe(429);
+    expect((await balances(sb.get(), t.tenantId)).apply).toBe(3);
+
+    await nextMinute(sb.get());
+    const again = await t.api('searchJobs', 'GET', '/api/v1/jobs');
+    expect(again.status).toBe(200);
+    expect(rate(again)).toMatchObject({ limit, remaining: limit - 1 });
+  });
+
+  it('keeps one window per key, sized by the tier (a scale account gets pro limits)', async () => {
+    await startOfWindow(sb.get());
+    const t = await tenantKey(sb.get(), 'free');
+    const limit = limits.spec.jobs.free.rateLimitPerMinute;
+    for (let i = 0; i < limit; i++) await t.api('getMe', 'GET', '/api/v1/me');
+    expect((await t.api('getMe', 'GET', '/api/v1/me')).status).toBe(429);
+    const second = await admin(sb.get())('POST', `/sandbox/v1/tenants/${t.tenantId}/keys`, { scopes: ['jobs'] });
+    const other = await jobsApi(sb.get(), second.json.apiKey)('getMe', 'GET', '/api/v1/me');
+    expect(other.status).toBe(200);
+    expect(rate(other).remaining).toBe(limit - 1);
+    const scale = await tenantKey(sb.get(), 'scale');
+    expect(rate(await scale.api('getMe', 'GET', '/api/v1/me')).limit).toBe(limits.spec.jobs.pro.rateLimitPerMinute);
+  });
+
+  it('follows a tier change at once', async () => {
+    await startOfWindow(sb.get());
+    const t = await tenantKey(sb.get(), 'free');
+    expect(rate(await t.api('getMe', 'GET', '/api/v1/me')).limit).toBe(limits.spec.jobs.free.rateLimitPerMinute);
+    await admin(sb.get())('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { planTier: 'pro' });
+    const res = await t.api('getMe', 'GET', '/api/v1/me');
+    expect(rate(res)).toMatchObject({ limit: limits.spec.jobs.pro.rateLimitPerMinute, remaining: limits.spec.jobs.pro.rateLimitPerMinute - 2 });
+  });
+
+  it('sends the headers on 401 and 403 too, from a per-client window, and never turns them into 429', async () => {
+    await startOfWindow(sb.get());
+    const anonymous = jobsApi(sb.get());
+    const wrongKey = jobsApi(sb.get(), `rjk_live_${'0'.repeat(32)}`);
+    const { apiKey } = await tenantKey(sb.get(), 'pro');
+    const noScope = await tenantKey(sb.get(), 'pro', ['screening']);
+    let last: Res | undefined;
+    for (let i = 0; i < limits.spec.jobs.free.rateLimitPerMinute + 5; i++) {
+      last = await (i % 2 ? anonymous : wrongKey)('searchJobs', 'GET', '/api/v1/jobs');
+      expect(last.status).toBe(401);
+      expectHeaders(last);
+    }
+    expect(rate(last!)).toMatchObject({ limit: limits.spec.jobs.free.rateLimitPerMinute, remaining: 0 });
+    const inQuery = await anonymous('getMe', 'GET', `/api/v1/me?key=${apiKey}`);
+    expect(inQuery.status).toBe(401);
+    expectHeaders(inQuery);
+    const forbidden = await noScope.api('getMe', 'GET', '/api/v1/me');
+    expect(forbidden.status).toBe(403);
+    expectHeaders(forbidden);
+    // a keyed caller is not affected by the anonymous window
+    expect((await jobsApi(sb.get(), apiKey)('getMe', 'GET', '/api/v1/me')).status).toBe(200);
+  });
+});
+
+describe('rate limits lifted (--no-rate-limits)', () => {
+  const sb = useSandbox({ noRateLimits: true });
+
+  it('never answers 429 but still sends the headers with the tier limit', async () => {
+    await startOfWindow(sb.get());
+    const t = await tenantKey(sb.get(), 'free');
+    const limit = limits.spec.jobs.free.rateLimitPerMinute;
+    for (let i = 0; i < limit + 10; i++) {
+      const res = await t.api('getMe', 'GET', '/api/v1/me');
+      expect(res.status).toBe(200);
+      expectHeaders(res);
+      expect(rate(res).limit).toBe(limit);
+    }
+  });
+});
