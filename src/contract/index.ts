@@ -1,6 +1,15 @@
-// The one contract loader used by everything. (Interface skeleton; implemented by the contracts work.)
-// It parses and dereferences contracts/*.openapi.yaml once (swagger-parser), compiles every schema
-// once (ajv + ajv-formats), loads the MCP tool schemas from contracts/mcp/, and exposes validators.
+// The one contract loader used by everything. It parses and dereferences contracts/*.openapi.yaml once
+// (swagger-parser), compiles every schema once (ajv, strict, with formats),
+// loads the MCP tool schemas from contracts/mcp/, and exposes validators. loadContracts() is memoized.
+
+import { createAjv } from './ajv.js';
+import { API_NAMES, CONTRACTS_DIR, loadDocument, schemaBase } from './load.js';
+import { loadMcpTools } from './mcp.js';
+import { formatErrors } from './messages.js';
+import { compileOperation } from './operation.js';
+import { Router } from './router.js';
+
+export { isPolicy, specView } from './policy.js';
 
 export type ApiName = 'screening' | 'jobs';
 export type McpServerName = 'keyed' | 'anon';
@@ -39,29 +48,105 @@ export interface Contracts {
   operation(operationId: string): OperationContract;
   /** Finds the operation serving a concrete method and path, e.g. GET /api/v1/jobs/abc. */
   match(method: string, path: string): { op: OperationContract; params: Record<string, string> } | null;
-  /** Validates a value against a named component schema (e.g. 'ScoreResultV1'); returns problems. */
+  /**
+   * Validates a value against a named component schema (e.g. 'ScoreResultV1', or 'jobs:ErrorEnvelope' to
+   * pick one document where both define the name); returns problems.
+   */
   validate(schemaName: string, value: unknown): string[];
   mcpTools: Record<McpServerName, Record<string, McpToolContract>>;
+  /** Validates MCP tool arguments against the tool's inputSchema; returns problems naming the argument. */
+  checkToolInput(server: McpServerName, tool: string, args: unknown): string[];
+  /** Validates a tool's structuredContent against its outputSchema (no problems when it declares none). */
+  checkToolOutput(server: McpServerName, tool: string, structured: unknown): string[];
+  /** Every REST operation and webhook of both documents. */
+  operations: readonly OperationContract[];
+  /**
+   * Compiles every validator now instead of on first use (validators are otherwise compiled lazily, once);
+   * throws when a schema does not compile. Used by the contract tests and before benchmarks.
+   */
+  precompile(): void;
 }
 
-// Permissive placeholder until the real loader lands: validates nothing.
-export async function loadContracts(): Promise<Contracts> {
-  const op = (operationId: string): OperationContract => ({
-    api: 'jobs',
-    operationId,
-    method: 'GET',
-    path: '',
-    parseQuery: (p) => Object.fromEntries(p),
-    parsePath: (p) => ({ ...p }),
-    checkBody: () => {},
-    checkResponse: () => [],
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+async function build(): Promise<Contracts> {
+  const ajv = createAjv();
+  const router = new Router();
+  const ops = new Map<string, OperationContract>();
+  const schemas = new Map<string, string>();
+  const precompilers: (() => void)[] = [];
+  const documents = {} as Record<ApiName, Record<string, any>>;
+  const dereferenced = {} as Record<ApiName, Record<string, any>>;
+
+  for (const api of API_NAMES) {
+    const doc = await loadDocument(api);
+    documents[api] = doc.bundled;
+    dereferenced[api] = doc.dereferenced;
+    const compiled = doc.compileView;
+    const base = schemaBase(api);
+    ajv.addSchema({ $id: base, $defs: compiled.components?.schemas ?? {} });
+    const add = (path: string, item: Record<string, any>, routed: boolean) => {
+      for (const method of HTTP_METHODS) {
+        const op = item[method];
+        if (!op) continue;
+        if (ops.has(op.operationId)) throw new Error(`operationId ${op.operationId} is defined twice`);
+        const { contract, precompile } = compileOperation(ajv, api, method, path, item, op);
+        precompilers.push(precompile);
+        ops.set(op.operationId, contract);
+        if (routed) router.add(contract);
+      }
+    };
+    for (const [path, item] of Object.entries<Record<string, any>>(compiled.paths ?? {})) add(path, item, true);
+    // Webhooks are operations the service performs, not routes it serves: compiled but never matched.
+    for (const [name, item] of Object.entries<Record<string, any>>(compiled.webhooks ?? {})) add(name, item, false);
+    // Component schemas compile on first use (operations already compiled the ones they reference).
+    for (const name of Object.keys(compiled.components?.schemas ?? {})) {
+      const ref = `${base}#/$defs/${name}`;
+      schemas.set(`${api}:${name}`, ref);
+      if (!schemas.has(name)) schemas.set(name, ref);
+    }
+  }
+
+  const mcp = loadMcpTools(`${CONTRACTS_DIR}mcp`, (ref) => {
+    const m = /^(screening|jobs)\.openapi\.yaml#\/components\/schemas\/([\w.-]+)$/.exec(ref);
+    return m ? ajv.getSchema(`${schemaBase(m[1] as ApiName)}#/$defs/${m[2]}`) : undefined;
   });
+  const operations = Object.freeze([...ops.values()]);
+
   return {
-    documents: { screening: {}, jobs: {} },
-    dereferenced: { screening: {}, jobs: {} },
-    operation: op,
-    match: () => null,
-    validate: () => [],
-    mcpTools: { keyed: {}, anon: {} },
+    documents,
+    dereferenced,
+    operations,
+    operation(operationId) {
+      const op = ops.get(operationId);
+      if (!op) throw new Error(`unknown operationId '${operationId}'; known: ${[...ops.keys()].join(', ')}`);
+      return op;
+    },
+    match: (method, path) => router.match(method, path),
+    validate(schemaName, value) {
+      const ref = schemas.get(schemaName);
+      const v = ref ? ajv.getSchema(ref) : undefined;
+      if (!v) throw new Error(`unknown schema '${schemaName}'; known: ${[...schemas.keys()].filter((k) => !k.includes(':')).join(', ')}`);
+      return v(value) ? [] : formatErrors(v.errors, '', 'value');
+    },
+    precompile() {
+      for (const p of precompilers) p();
+      for (const ref of new Set(schemas.values())) if (!ajv.getSchema(ref)) throw new Error(`${ref} did not compile`);
+      mcp.precompile();
+    },
+    mcpTools: mcp.tools,
+    checkToolInput: mcp.checkInput,
+    checkToolOutput: mcp.checkOutput,
   };
+}
+
+let loaded: Promise<Contracts> | undefined;
+
+/** Loads and compiles every contract once per process. */
+export function loadContracts(): Promise<Contracts> {
+  loaded ??= build().catch((e) => {
+    loaded = undefined;
+    throw e;
+  });
+  return loaded;
 }

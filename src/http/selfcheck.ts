@@ -1,9 +1,53 @@
-// Test-mode self-check: validates every API response against the contract. (Skeleton; implemented by
-// the contracts work.)
+// Self-check mode (config.selfCheck, on in tests): every /api/* JSON response is validated against the
+// contract (status, body, documented headers). A response that breaks it is replaced by a 500 `internal`
+// envelope listing the problems, and logged, so contract drift fails loudly where it happens.
 
 import type { MiddlewareHandler } from 'hono';
+import type { Contracts } from '../contract/index.js';
 import type { AppEnv } from './types.js';
 
-export const selfCheck: MiddlewareHandler<AppEnv> = async (_c, next) => {
+// Chaos rules (src/sandbox/faults.ts) deliberately answer statuses an endpoint does not document.
+const CHAOS_STATUSES = new Set([429, 500, 503]);
+const CHAOS_MARK = 'injected fault ';
+
+/** Problems of one response, or [] when it conforms (or is not the contract's business). */
+export function responseProblems(contracts: Contracts, method: string, path: string, status: number, body: unknown, headers: Headers): string[] {
+  const hit = contracts.match(method, path);
+  if (!hit) return [];
+  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
+  if (CHAOS_STATUSES.has(status) && typeof message === 'string' && message.startsWith(CHAOS_MARK)) {
+    return contracts.validate(`${hit.op.api}:ErrorEnvelope`, body).map((p) => `body: ${p}`);
+  }
+  return hit.op.checkResponse(status, body, headers);
+}
+
+export const selfCheck: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
+  const path = c.req.path;
+  if (c.req.method === 'HEAD' || path === '/api/mcp' || path.startsWith('/api/mcp/')) return;
+  const res = c.res;
+  if (!/\bjson\b/i.test(res.headers.get('content-type') ?? '')) return;
+  const contracts = c.var.core.contracts;
+  if (!contracts.match(c.req.method, path)) return;
+
+  const text = await res.clone().text();
+  let body: unknown;
+  let problems: string[];
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+    problems = responseProblems(contracts, c.req.method, path, res.status, body, res.headers);
+  } catch (e) {
+    problems = [`body is not valid JSON: ${(e as Error).message}`];
+  }
+  if (problems.length === 0) return;
+
+  const opId = contracts.match(c.req.method, path)?.op.operationId;
+  const message = `self-check: ${c.req.method} ${path} answered ${res.status}, which breaks the contract of ${opId}: ${problems.join('; ')}`;
+  console.error(`[self-check] ${message}\n[self-check] body: ${text.slice(0, 2000)}`);
+  // Clearing first stops Hono from copying the broken response's headers onto the replacement.
+  c.res = undefined;
+  c.res = new Response(JSON.stringify({ error: { code: 'internal', message } }), {
+    status: 500,
+    headers: { 'content-type': 'application/json; charset=UTF-8' },
+  });
 };

@@ -1,0 +1,133 @@
+// One operation of an OpenAPI document, compiled once: its parameters, its request body validator and, per
+// documented status, its response body validator and required headers.
+
+import { invalid } from '../domain/errors.js';
+import { lazyValidator, type Ajv, type ValidateFunction } from './ajv.js';
+import type { ApiName, OperationContract } from './index.js';
+import { formatErrors } from './messages.js';
+import { ParamSet } from './params.js';
+
+interface HeaderSpec {
+  name: string;
+  required: boolean;
+  integer: boolean;
+  validate: (() => ValidateFunction) | null;
+}
+
+interface ResponseSpec {
+  status: string;
+  body: (() => ValidateFunction) | null;
+  headers: HeaderSpec[];
+}
+
+const MAX_BODY_MESSAGES = 5;
+
+function jsonSchemaOf(content: Record<string, any> | undefined): Record<string, any> | null {
+  if (!content) return null;
+  const media = content['application/json'] ?? Object.entries(content).find(([t]) => /json/i.test(t))?.[1];
+  return media?.schema ?? null;
+}
+
+export function compileOperation(
+  ajv: Ajv,
+  api: ApiName,
+  method: string,
+  path: string,
+  pathItem: Record<string, any>,
+  op: Record<string, any>,
+): { contract: OperationContract; precompile: () => void } {
+  // Operation-level parameters override path-level ones of the same name and location.
+  const byKey = new Map<string, Record<string, any>>();
+  for (const p of [...(pathItem.parameters ?? []), ...(op.parameters ?? [])]) byKey.set(`${p.in}:${p.name}`, p);
+  const params = [...byKey.values()];
+  const query = new ParamSet(ajv, params, 'query');
+  const pathParams = new ParamSet(ajv, params, 'path');
+
+  const bodySchema = jsonSchemaOf(op.requestBody?.content);
+  const bodyRequired = Boolean(op.requestBody?.required);
+  const bodyValidator = bodySchema ? lazyValidator(ajv, bodySchema) : null;
+
+  const responses = new Map<string, ResponseSpec>();
+  for (const [status, res] of Object.entries<Record<string, any>>(op.responses ?? {})) {
+    const schema = jsonSchemaOf(res.content);
+    const headers: HeaderSpec[] = Object.entries<Record<string, any>>(res.headers ?? {}).map(([name, h]) => ({
+      name,
+      required: Boolean(h.required),
+      integer: h.schema?.type === 'integer',
+      validate: h.schema ? lazyValidator(ajv, h.schema) : null,
+    }));
+    responses.set(status.toUpperCase(), { status, body: schema ? lazyValidator(ajv, schema) : null, headers });
+  }
+  const documented = [...responses.keys()].join(', ');
+
+  const findResponse = (status: number): ResponseSpec | undefined =>
+    responses.get(String(status)) ?? responses.get(`${String(status)[0]}XX`) ?? responses.get('DEFAULT');
+
+  const operationId = String(op.operationId);
+  const precompile = () => {
+    query.precompile();
+    pathParams.precompile();
+    bodyValidator?.();
+    for (const r of responses.values()) {
+      r.body?.();
+      for (const h of r.headers) h.validate?.();
+    }
+  };
+  const contract: OperationContract = {
+    api,
+    operationId,
+    method: method.toUpperCase(),
+    path,
+    parseQuery: (p) => query.parseQuery(p),
+    parsePath: (p) => pathParams.parsePath(p),
+    checkBody(body) {
+      if (!bodyValidator) return;
+      const checkBodyFn = bodyValidator();
+      if (body === undefined) {
+        if (bodyRequired) throw invalid('request body is required', 'body');
+        return;
+      }
+      if (!checkBodyFn(body)) {
+        const msgs = formatErrors(checkBodyFn.errors, '', 'body');
+        const more = msgs.length > MAX_BODY_MESSAGES ? ` (and ${msgs.length - MAX_BODY_MESSAGES} more)` : '';
+        const first = checkBodyFn.errors?.[0];
+        const field = first ? firstField(first.instancePath, first.params as Record<string, any>) : 'body';
+        throw invalid(msgs.slice(0, MAX_BODY_MESSAGES).join('; ') + more, field);
+      }
+    },
+    checkResponse(status, body, headers) {
+      const spec = findResponse(status);
+      if (!spec) return [`status ${status} is not documented for ${operationId} (documented: ${documented})`];
+      const problems: string[] = [];
+      const validateBody = spec.body?.();
+      if (validateBody && !validateBody(body)) {
+        for (const m of formatErrors(validateBody.errors, 'body', 'body')) problems.push(m);
+      }
+      if (headers) {
+        for (const h of spec.headers) {
+          const value = headers.get(h.name);
+          if (value === null) {
+            if (h.required) problems.push(`header ${h.name} is missing`);
+            continue;
+          }
+          if (!h.validate) continue;
+          let parsed: unknown = value;
+          if (h.integer) parsed = /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+          const validateHeader = h.validate();
+          if (!validateHeader(parsed)) {
+            for (const m of formatErrors(validateHeader.errors, `header ${h.name}`, `header ${h.name}`)) problems.push(`${m} (got '${value}')`);
+          }
+        }
+      }
+      return problems;
+    },
+  };
+  return { contract, precompile };
+}
+
+/** The dotted path of the field an error is about, for DomainError details.field. */
+function firstField(instancePath: string, params: Record<string, any>): string {
+  const base = instancePath.split('/').slice(1).join('.');
+  const leaf = params.missingProperty ?? params.additionalProperty ?? params.tag;
+  return [base, leaf].filter(Boolean).join('.') || 'body';
+}
