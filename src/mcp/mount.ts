@@ -1,12 +1,17 @@
-// Mounts the keyed MCP server (/api/mcp) and the discovery documents on the main app, and builds the
-// anonymous server's app. (Skeleton; filled in by the MCP work.)
+// Mounts the keyed MCP server (/api/mcp), the discovery documents and the employer tools' sandbox
+// pages on the main app, and builds the anonymous server's app (served on its own port by main.ts).
 
-import { Hono } from 'hono';
-import type { Core } from '../domain/core.js';
+import type { Hono } from 'hono';
+import { discoveryRoutes } from '../http/discovery.js';
 import type { AppEnv } from '../http/types.js';
+import { createAnonApp } from './anon.js';
+import { employerPages } from './employerPages.js';
+import { keyedMcpRoutes } from './keyed.js';
 
-export function mountKeyedMcp(_app: Hono<AppEnv>): void {}
-
-export function createAnonApp(_core: Core): Hono {
-  return new Hono();
+export function mountKeyedMcp(app: Hono<AppEnv>): void {
+  app.route('/api/mcp', keyedMcpRoutes());
+  app.route('/', discoveryRoutes());
+  app.route('/', employerPages());
 }
+
+export { createAnonApp };

@@ -1,11 +1,110 @@
-// Employer tools and draft_application over fixture pools. (Skeleton; filled in by the MCP work.)
+// The employer tools (candidate pool, match_candidates, talent_search, post_job, hire with its scam
+// check and outbox) and the seeker's draft_application with its grounding check and monthly quota.
+// Everything is in memory, generated from the seed, and emptied by reset().
 
 import type { CoreContext } from '../context.js';
+import { notFound, rateLimited } from '../errors.js';
 import type { JobsService } from '../jobs/index.js';
+import { jobsTierOf, limits } from '../plans.js';
+import type { Principal } from '../tenants.js';
+import { generatePool } from './candidatePool.js';
+import { curatedList } from './curatedList.js';
+import { draftApplication, type DraftInput } from './drafting.js';
+import { DraftQuota } from './draftQuota.js';
+import { hire, type HireArgs } from './hire.js';
+import { criteriaFrom, matchCandidates, type EmployerSearchArgs } from './matchCandidates.js';
+import { Outbox } from './outbox.js';
+import { postJob, type PostJobArgs } from './postJob.js';
+import { orderView, Postings } from './postings.js';
+import { resumeOf } from './seekerResumes.js';
+import { talentSearch } from './talentSearch.js';
 
-export function createEmployer(_ctx: CoreContext, _jobs: JobsService) {
+/** Reply-to addresses route employer replies to the seeker; the sandbox only mints them. */
+export const REPLY_DOMAIN = 'replies.remote-jobs.example';
+
+export function createEmployer(ctx: CoreContext, jobs: JobsService) {
+  const pool = generatePool(ctx.config.seed);
+  const rng = ctx.rng.fork('employer');
+  const outbox = new Outbox(ctx);
+  const postings = new Postings(ctx);
+  const quota = new DraftQuota();
+  const replyTokens = new Map<string, string>();
+
+  /** Paid tiers get a reply-to address, stable per tenant and job. */
+  const replyTo = (principal: Principal, jobId: string): string | null => {
+    if (jobsTierOf(principal.tenant.planTier) === 'free') return null;
+    const k = `${principal.tenant.id}:${jobId}`;
+    let token = replyTokens.get(k);
+    if (!token) replyTokens.set(k, (token = rng.token(20)));
+    return `reply+${token}@${REPLY_DOMAIN}`;
+  };
+
   return {
-    reset() {},
+    /** The whole pool, personal data included: for tests and fixtures only, never for output. */
+    pool: () => pool,
+    outbox,
+    postings,
+
+    matchCandidates: (args: EmployerSearchArgs & { limit?: number }) => matchCandidates(pool, args),
+
+    /** 50 calls a day per key (limits.spec.talentSearchPerDay); a call with bad arguments is not counted. */
+    talentSearch(principal: Principal, args: EmployerSearchArgs) {
+      criteriaFrom(args);
+      const now = ctx.clock.now();
+      const perDay = limits.spec.talentSearchPerDay;
+      const d = ctx.perDay.hit(`talent:${principal.key.id}`, perDay, now);
+      if (!d.allowed && !ctx.config.noRateLimits) {
+        throw rateLimited(`talent_search is limited to ${perDay} calls a day per key; the limit resets at ${new Date(d.resetAt).toISOString()}`, d.resetSeconds);
+      }
+      const result = talentSearch(pool, args, limits.spec.talentSearchMaxCards);
+      return { ...result, usage: { callsToday: perDay - d.remaining, limitPerDay: perDay, resetAt: new Date(d.resetAt).toISOString() } };
+    },
+
+    postJob(principal: Principal, args: PostJobArgs) {
+      const order = postJob(postings, principal, args);
+      const next =
+        order.status === 'pending_payment'
+          ? `Open checkoutUrl to pay ${order.amount.toLocaleString('en-US')} IDR; the listing goes live once paid.`
+          : order.status === 'manual_review'
+            ? 'The order waits for manual review; no payment is taken until it is approved.'
+            : `The scam check rejected the posting (${order.scamCheck.rules.map((r) => r.id).join(', ')}); it will not be published.`;
+      return { ...orderView(order), next };
+    },
+
+    hire: (principal: Principal, args: HireArgs) => hire(pool, postings, outbox, principal, args),
+
+    draftApplication(principal: Principal, jobId: string, input: DraftInput) {
+      const record = jobs.record(jobId);
+      if (!record || !record.active) throw notFound(`job '${jobId}' does not exist or is no longer active`);
+      const now = ctx.clock.now();
+      quota.assertAvailable(principal.tenant, now);
+      const job = { id: record.id, title: record.title, company: record.company, applyUrl: record.applyUrl, skills: record.skills, description: record.description };
+      const draft = draftApplication(resumeOf(principal.tenant), job, input);
+      const used = quota.consume(principal.tenant, now);
+      return {
+        jobId: job.id,
+        jobTitle: job.title,
+        company: job.company,
+        apply_url: job.applyUrl,
+        replyTo: replyTo(principal, job.id),
+        submitted: false as const,
+        tone: input.tone ?? 'professional',
+        ...draft,
+        quota: used,
+        next: 'Review the draft with the seeker, then open apply_url to apply on the source site. Use apply_to_job only if the seeker wants the service to submit for them.',
+      };
+    },
+
+    draftQuota: (principal: Principal) => quota.state(principal.tenant, ctx.clock.now()),
+
+    curatedList,
+
+    reset() {
+      outbox.clear();
+      postings.clear();
+      quota.clear();
+      replyTokens.clear();
+    },
   };
 }
 

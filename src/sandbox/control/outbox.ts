@@ -1,8 +1,17 @@
-// Control API: the hire outbox (MCP work). (Skeleton.)
+// Control API: the sandbox outbox, the e-mails the employer tools would have sent (hire shortlists,
+// free-listing notices). GET /sandbox/v1/outbox[?to=address].
 
 import { Hono } from 'hono';
+import { invalid } from '../../domain/errors.js';
 import type { AppEnv } from '../../http/types.js';
 
 export function outboxRoutes() {
-  return new Hono<AppEnv>();
+  const r = new Hono<AppEnv>();
+  r.get('/', (c) => {
+    for (const name of Object.keys(c.req.query())) {
+      if (name !== 'to') throw invalid(`unknown query parameter '${name}'; allowed: to`, name);
+    }
+    return c.json({ messages: c.var.core.employer.outbox.list(c.req.query('to')) });
+  });
+  return r;
 }

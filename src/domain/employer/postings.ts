@@ -1,0 +1,156 @@
+// Job-post orders (post_job) and free listings (hire with publish_if_no_match), with the sandbox
+// checkout that turns a pending order live.
+
+import type { CoreContext } from '../context.js';
+import { invalid, notFound } from '../errors.js';
+import type { ScamCheckResult } from './scamCheck.js';
+
+export type OrderTier = 'pilot' | 'standard' | 'featured';
+export type PostingStatus = 'pending_payment' | 'manual_review' | 'live' | 'rejected';
+
+/** Listing prices in IDR (sandbox policy; the pilot tier is free and always reviewed by hand). */
+export const ORDER_PRICES_IDR: Record<OrderTier, number> = { pilot: 0, standard: 750_000, featured: 1_950_000 };
+/** A checkout link stays valid this long. */
+export const CHECKOUT_TTL_MS = 24 * 3600 * 1000;
+
+export interface Listing {
+  title: string;
+  company: string;
+  description: string;
+  applyUrl: string | null;
+  hostedApplyForm: boolean;
+  contactEmail: string | null;
+  location: string | null;
+  remoteType: string | null;
+  jobType: string | null;
+  pay: { min?: number; max?: number; currency?: 'IDR' | 'USD'; period?: string } | null;
+}
+
+export interface Order {
+  orderId: string;
+  tenantId: string;
+  status: PostingStatus;
+  tier: OrderTier;
+  amount: number;
+  currency: 'IDR';
+  checkoutUrl: string | null;
+  expiresAt: number | null;
+  listing: Listing;
+  scamCheck: ScamCheckResult;
+  createdAt: number;
+  paidAt: number | null;
+}
+
+export interface FreeListing {
+  listingId: string;
+  tenantId: string;
+  status: Exclude<PostingStatus, 'pending_payment'>;
+  listing: Listing;
+  scamCheck: ScamCheckResult;
+  createdAt: number;
+}
+
+export class Postings {
+  private orders = new Map<string, Order>();
+  private listings = new Map<string, FreeListing>();
+
+  constructor(private readonly ctx: Pick<CoreContext, 'ids' | 'clock' | 'config'>) {}
+
+  createOrder(tenantId: string, tier: OrderTier, listing: Listing, scamCheck: ScamCheckResult): Order {
+    const now = this.ctx.clock.now();
+    const orderId = this.ctx.ids.next('ord');
+    const status: PostingStatus = tier === 'pilot' ? 'manual_review' : scamCheck.verdict === 'live' ? 'pending_payment' : scamCheck.verdict;
+    const payable = status === 'pending_payment';
+    const order: Order = {
+      orderId,
+      tenantId,
+      status,
+      tier,
+      amount: ORDER_PRICES_IDR[tier],
+      currency: 'IDR',
+      checkoutUrl: payable ? `${this.ctx.config.publicUrl}/checkout/${orderId}` : null,
+      expiresAt: payable ? now + CHECKOUT_TTL_MS : null,
+      listing,
+      scamCheck,
+      createdAt: now,
+      paidAt: null,
+    };
+    this.orders.set(orderId, order);
+    return order;
+  }
+
+  order(orderId: string): Order {
+    const o = this.orders.get(orderId);
+    if (!o) throw notFound(`order ${orderId} does not exist`);
+    return o;
+  }
+
+  /** The sandbox checkout's "pay" button: a pending, unexpired order goes live. */
+  pay(orderId: string): Order {
+    const o = this.order(orderId);
+    if (o.status !== 'pending_payment') throw invalid(`order ${orderId} is ${o.status}, not pending_payment`, 'orderId');
+    if (o.expiresAt !== null && this.ctx.clock.now() > o.expiresAt) throw invalid(`the checkout link of order ${orderId} expired`, 'orderId');
+    o.status = 'live';
+    o.paidAt = this.ctx.clock.now();
+    return o;
+  }
+
+  createListing(tenantId: string, listing: Listing, scamCheck: ScamCheckResult): FreeListing {
+    const l: FreeListing = {
+      listingId: this.ctx.ids.next('lst'),
+      tenantId,
+      status: scamCheck.verdict,
+      listing,
+      scamCheck,
+      createdAt: this.ctx.clock.now(),
+    };
+    this.listings.set(l.listingId, l);
+    return l;
+  }
+
+  listing(listingId: string): FreeListing {
+    const l = this.listings.get(listingId);
+    if (!l) throw notFound(`listing ${listingId} does not exist`);
+    return l;
+  }
+
+  listingUrl(listingId: string): string {
+    return `${this.ctx.config.publicUrl}/listings/${listingId}`;
+  }
+
+  clear(): void {
+    this.orders.clear();
+    this.listings.clear();
+  }
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** An order as post_job and the checkout page show it. */
+export function orderView(o: Order) {
+  return {
+    orderId: o.orderId,
+    status: o.status,
+    tier: o.tier,
+    amount: o.amount,
+    currency: o.currency,
+    checkoutUrl: o.checkoutUrl,
+    expiresAt: iso(o.expiresAt),
+    listing: { title: o.listing.title, company: o.listing.company, applyUrl: o.listing.applyUrl, hostedApplyForm: o.listing.hostedApplyForm, contactEmail: o.listing.contactEmail },
+    scamCheck: { passed: o.scamCheck.passed, score: o.scamCheck.score, rules: o.scamCheck.rules },
+    createdAt: iso(o.createdAt)!,
+  };
+}
+
+/** A free listing as hire and the listing page show it. */
+export function listingView(l: FreeListing, url: string) {
+  return {
+    listingId: l.listingId,
+    status: l.status,
+    title: l.listing.title,
+    company: l.listing.company,
+    url: l.status === 'live' ? url : null,
+    applicantsForwardedTo: l.listing.contactEmail ?? '',
+    scamCheck: { passed: l.scamCheck.passed, score: l.scamCheck.score, rules: l.scamCheck.rules },
+  };
+}

@@ -1,0 +1,70 @@
+// The anonymous MCP server's app (its own port): POST /mcp for JSON-RPC, GET /mcp for its discovery
+// document. No key; 500 tools/call per UTC day per client IP; a call past it is a tool error
+// rate_limited (HTTP 200, like every other tool error) with retryAfter.
+
+import { Hono } from 'hono';
+import type { Core } from '../domain/core.js';
+import { forbidden, notFound, rateLimited } from '../domain/errors.js';
+import { limits } from '../domain/plans.js';
+import type { RateDecision } from '../domain/ratelimit.js';
+import { toErrorResponse } from '../http/envelope.js';
+import { anonCard } from './card.js';
+import { clientIp, methodNotAllowed, rebindingProblem, setRateHeaders, wantsEventStream } from './httpBits.js';
+import { ANON_INFO, ANON_INSTRUCTIONS } from './instructions.js';
+import { anonListed } from './listing.js';
+import { buildServer, type ServerSpec } from './server.js';
+import type { ToolCall } from './tool.js';
+import { HANDLERS } from './tools/index.js';
+import { serveMcp } from './transport.js';
+
+export function createAnonApp(core: Core): Hono {
+  const app = new Hono();
+  const limit = limits.spec.anonMcpCallsPerDayPerIp;
+  const bucket = (ip: string) => `anon:${ip}`;
+  app.onError((err, c) => toErrorResponse(c, err));
+  app.notFound((c) => toErrorResponse(c, notFound(`no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp`)));
+
+  app.use('/mcp', async (c, next) => {
+    const problem = rebindingProblem(c, core.config);
+    if (problem) throw forbidden(problem);
+    await next();
+  });
+
+  app.get('/', (c) => c.redirect('/mcp'));
+  app.get('/.well-known/mcp.json', (c) => c.json(anonCard(core, new URL('/mcp', c.req.url).toString())));
+
+  app.get('/mcp', (c) => {
+    const ip = clientIp(c);
+    const res = wantsEventStream(c)
+      ? methodNotAllowed('GET, POST', 'this server is stateless and opens no SSE stream; send JSON-RPC with POST')
+      : c.json(anonCard(core, new URL('/mcp', c.req.url).toString()));
+    setRateHeaders(res.headers, core.perDay.peek(bucket(ip), limit, core.clock.now()));
+    return res;
+  });
+
+  app.post('/mcp', async (c) => {
+    const ip = clientIp(c);
+    let last: RateDecision | null = null;
+    const spec: ServerSpec = {
+      server: 'anon',
+      info: ANON_INFO,
+      instructions: ANON_INSTRUCTIONS,
+      handlers: HANDLERS.anon,
+      listed: () => anonListed(core),
+      beforeCall: () => {
+        const d = core.perDay.hit(bucket(ip), limit, core.clock.now());
+        last = d;
+        if (!d.allowed && !core.config.noRateLimits) {
+          throw rateLimited(`the anonymous server allows ${limit} tool calls per day per client IP; the limit resets at ${new Date(d.resetAt).toISOString()} (00:00 UTC)`, d.resetSeconds);
+        }
+      },
+    };
+    const call: ToolCall = { core, server: 'anon', principal: null, clientIp: ip };
+    const res = await serveMcp(c.req.raw, buildServer(spec, call));
+    setRateHeaders(res.headers, last ?? core.perDay.peek(bucket(ip), limit, core.clock.now()));
+    return res;
+  });
+
+  app.all('/mcp', () => methodNotAllowed('GET, POST', 'the anonymous server answers JSON-RPC over POST and its discovery document over GET'));
+  return app;
+}

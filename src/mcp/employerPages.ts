@@ -1,0 +1,18 @@
+// The sandbox's stand-ins for the pages post_job and hire link to: the checkout of an order (GET shows
+// it, POST .../pay completes it and the listing goes live) and a free listing's public page.
+
+import { Hono } from 'hono';
+import { listingView, orderView } from '../domain/employer/postings.js';
+import type { AppEnv } from '../http/types.js';
+
+export function employerPages() {
+  const r = new Hono<AppEnv>();
+  r.get('/checkout/:orderId', (c) => c.json({ order: orderView(c.var.core.employer.postings.order(c.req.param('orderId'))) }));
+  r.post('/checkout/:orderId/pay', (c) => c.json({ order: orderView(c.var.core.employer.postings.pay(c.req.param('orderId'))) }));
+  r.get('/listings/:listingId', (c) => {
+    const { postings } = c.var.core.employer;
+    const id = c.req.param('listingId');
+    return c.json({ listing: listingView(postings.listing(id), postings.listingUrl(id)) });
+  });
+  return r;
+}

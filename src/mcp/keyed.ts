@@ -1,0 +1,87 @@
+// The keyed MCP endpoint, POST /api/mcp: a bearer key with the `mcp` scope on every request (401 with
+// WWW-Authenticate without one), each tools/call counted against the key's per-minute window shared
+// with the REST API, and X-RateLimit-* headers on every answer.
+
+import { Hono, type Context } from 'hono';
+import { DomainError, forbidden, unauthorized } from '../domain/errors.js';
+import { RateLimitExceeded } from '../domain/jobs/index.js';
+import { jobsLimitsOf } from '../domain/plans.js';
+import type { RateDecision } from '../domain/ratelimit.js';
+import type { Principal } from '../domain/tenants.js';
+import { bearerToken, queryCarriesKey } from '../http/auth.js';
+import { toErrorResponse } from '../http/envelope.js';
+import type { AppEnv } from '../http/types.js';
+import { clientIp, methodNotAllowed, rebindingProblem, setRateHeaders } from './httpBits.js';
+import { KEYED_INFO, KEYED_INSTRUCTIONS } from './instructions.js';
+import { keyedListed } from './listing.js';
+import { buildServer, type ServerSpec } from './server.js';
+import type { ToolCall } from './tool.js';
+import { HANDLERS } from './tools/index.js';
+import { serveMcp } from './transport.js';
+
+function authenticate(c: Context<AppEnv>): Principal {
+  if (queryCarriesKey(new URL(c.req.url))) {
+    throw unauthorized('API keys must never be sent in a query string; use the Authorization: Bearer header');
+  }
+  const header = c.req.header('authorization');
+  const token = bearerToken(header);
+  if (header && !token) throw unauthorized('malformed Authorization header: expected "Bearer <API_KEY>"');
+  return c.var.core.tenants.authenticate(token, 'mcp');
+}
+
+function challenge(c: Context<AppEnv>, err: DomainError): Response {
+  const res = toErrorResponse(c, err);
+  // RFC 6750: no error code when no credentials were sent at all
+  const sent = c.req.header('authorization') !== undefined;
+  const detail = sent ? `, error="invalid_token", error_description="${err.message.replace(/"/g, "'")}"` : '';
+  res.headers.set('WWW-Authenticate', `Bearer realm="remote-jobs"${detail}`);
+  return res;
+}
+
+export function keyedMcpRoutes() {
+  const r = new Hono<AppEnv>();
+  r.all('/', async (c) => {
+    const core = c.var.core;
+    let principal: Principal;
+    try {
+      const rebinding = rebindingProblem(c, core.config);
+      if (rebinding) throw forbidden(rebinding);
+      principal = authenticate(c);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      // like the REST API: a call without a usable key still gets headers, from a per-IP window
+      const res = err.code === 'unauthorized' ? challenge(c, err) : toErrorResponse(c, err);
+      setRateHeaders(res.headers, core.jobs.countAnonymous(clientIp(c)));
+      return res;
+    }
+    c.set('principal', principal);
+    const peek = () => core.perMinute.peek(principal.key.id, jobsLimitsOf(principal.tenant.planTier).rateLimitPerMinute, core.clock.now());
+    if (c.req.method !== 'POST') {
+      const res = methodNotAllowed('POST', 'this server is stateless and answers JSON-RPC over POST only (no SSE stream, no session to delete)');
+      setRateHeaders(res.headers, peek());
+      return res;
+    }
+    let last: RateDecision | null = null;
+    const spec: ServerSpec = {
+      server: 'keyed',
+      info: KEYED_INFO,
+      instructions: KEYED_INSTRUCTIONS,
+      handlers: HANDLERS.keyed,
+      listed: () => keyedListed(core),
+      beforeCall: () => {
+        try {
+          last = core.jobs.takeRate(principal);
+        } catch (err) {
+          if (err instanceof RateLimitExceeded) last = err.decision;
+          throw err;
+        }
+      },
+    };
+    const call: ToolCall = { core, server: 'keyed', principal, clientIp: clientIp(c) };
+    const authInfo = { token: 'redacted', clientId: principal.tenant.id, scopes: [...principal.key.scopes], extra: { keyId: principal.key.id } };
+    const res = await serveMcp(c.req.raw, buildServer(spec, call), authInfo);
+    setRateHeaders(res.headers, last ?? peek());
+    return res;
+  });
+  return r;
+}
