@@ -1,0 +1,107 @@
+// One load measurement with autocannon: a warm-up run whose figures are discarded, then a timed run
+// whose latencies are recorded per response at sub-millisecond resolution (autocannon's own histogram
+// keeps whole milliseconds). The server under test runs in another process.
+
+import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
+import { summarize } from './stats.js';
+
+export interface LoadSpec {
+  /** Origin, e.g. http://127.0.0.1:4010 */
+  origin: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  /** Called once per request to build a fresh body (e.g. a new idempotency key). */
+  body?: () => string;
+}
+
+export interface LoadOptions {
+  connections: number;
+  durationS: number;
+  warmupS: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  durationS: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  statuses: Record<string, number>;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  bytesPerSec: number;
+  /** Mean response size, headers included. */
+  bytesPerResponse: number;
+}
+
+function run(spec: LoadSpec, connections: number, durationS: number, onLatency?: (ms: number, status: number) => void): Promise<AutocannonResult> {
+  const headers = { ...(spec.body ? { 'content-type': 'application/json' } : {}), ...spec.headers };
+  const req: AutocannonRequest = { method: spec.method, path: spec.path, headers };
+  if (spec.body) {
+    const makeBody = spec.body;
+    req.body = makeBody();
+    req.setupRequest = (r) => ({ ...r, body: makeBody() });
+  }
+  return new Promise((resolve, reject) => {
+    // autocannon stops itself after `duration`; the guard only covers a wedged run
+    const guard = setTimeout(() => instance.stop(), (durationS + 15) * 1000);
+    const instance = autocannon(
+      { url: spec.origin, connections, duration: durationS, timeout: 10, requests: [req] },
+      (err, result) => {
+        clearTimeout(guard);
+        if (err) reject(err);
+        else resolve(result);
+      },
+    );
+    if (onLatency) instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => onLatency(ms, status));
+  });
+}
+
+export async function measure(spec: LoadSpec, opts: LoadOptions): Promise<LoadResult> {
+  if (opts.warmupS > 0) await run(spec, opts.connections, opts.warmupS);
+  let latencies = new Float64Array(1 << 16);
+  let n = 0;
+  const result = await run(spec, opts.connections, opts.durationS, (ms) => {
+    if (n === latencies.length) {
+      const bigger = new Float64Array(latencies.length * 2);
+      bigger.set(latencies);
+      latencies = bigger;
+    }
+    latencies[n++] = ms;
+  });
+  const s = summarize(latencies.subarray(0, n));
+  const statuses: Record<string, number> = {};
+  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = count;
+  const durationS = result.duration || opts.durationS;
+  return {
+    requests: n,
+    durationS,
+    rps: n / durationS,
+    p50Ms: s.p50,
+    p99Ms: s.p99,
+    meanMs: s.mean,
+    statuses,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    bytesPerSec: result.throughput.total / durationS,
+    bytesPerResponse: n ? result.throughput.total / n : 0,
+  };
+}
+
+/** Why a measurement cannot stand as a figure (too many failures), or null when it is sound. */
+export function unsound(r: LoadResult): string | null {
+  if (r.requests === 0) return `no responses (${r.errors} connection errors, ${r.timeouts} timeouts)`;
+  const bad = r.non2xx + r.errors + r.timeouts;
+  if (bad / (r.requests + r.errors + r.timeouts) > 0.01) {
+    const codes = Object.entries(r.statuses)
+      .filter(([c]) => !c.startsWith('2'))
+      .map(([c, k]) => `${k}× ${c}`)
+      .join(', ');
+    return `${bad} of ${r.requests} responses failed (${codes || 'no status'}${r.errors ? `, ${r.errors} errors` : ''}${r.timeouts ? `, ${r.timeouts} timeouts` : ''})`;
+  }
+  return null;
+}

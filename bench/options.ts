@@ -1,0 +1,85 @@
+// Command-line options of `npm run bench`, resolved once into a frozen BenchOptions.
+
+import { join } from 'node:path';
+import { ROOT } from './lib/sandbox.js';
+import type { BenchOptions } from './lib/section.js';
+
+export const SECTION_IDS = ['http', 'scaling', 'webhooks', 'harness'] as const;
+
+export const USAGE = `usage: npm run bench -- [--quick] [--only ${SECTION_IDS.join(',')}] [--duration S] [--warmup S] [--connections N] [--out DIR]
+  --quick        short runs and small sizes while developing (figures not comparable with the targets)
+  --only LIST    run only these sections (comma-separated)
+  --duration S   seconds per timed load run (default 10; 1 with --quick)
+  --warmup S     seconds of warm-up before each load run (default 2; 0.5 with --quick)
+  --connections N  concurrent connections (default 50)
+  --out DIR      where bench.md and bench.json go (default reports/)`;
+
+export function defaultOptions(quick = false): BenchOptions {
+  return quick
+    ? {
+        durationS: 1,
+        warmupS: 0.5,
+        connections: 50,
+        quick: true,
+        outDir: join(ROOT, 'reports'),
+        sections: [...SECTION_IDS],
+        searchCorpora: [2_000, 20_000],
+        auditRows: [1_000, 10_000, 100_000],
+        memoryRows: 100_000,
+        auditSamples: 50,
+        webhookDecisions: 20,
+        webhookBurst: 100,
+      }
+    : {
+        durationS: 10,
+        warmupS: 2,
+        connections: 50,
+        quick: false,
+        outDir: join(ROOT, 'reports'),
+        sections: [...SECTION_IDS],
+        searchCorpora: [2_000, 20_000, 100_000],
+        auditRows: [1_000, 100_000, 1_000_000],
+        memoryRows: 1_000_000,
+        auditSamples: 200,
+        webhookDecisions: 200,
+        webhookBurst: 1_000,
+      };
+}
+
+export function parseOptions(argv: string[]): Readonly<BenchOptions> {
+  const opts = defaultOptions(argv.includes('--quick'));
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    const positive = () => {
+      const n = Number(val());
+      if (!Number.isFinite(n) || n <= 0) throw new Error(`${a} needs a positive number`);
+      return n;
+    };
+    switch (a) {
+      case '--quick': break;
+      case '--duration': opts.durationS = positive(); break;
+      case '--warmup': opts.warmupS = Number(val()); if (!(opts.warmupS >= 0)) throw new Error('--warmup needs a number ≥ 0'); break;
+      case '--connections': opts.connections = Math.round(positive()); break;
+      case '--out': opts.outDir = val(); break;
+      case '--only': {
+        const ids = val().split(',').map((s) => s.trim()).filter(Boolean);
+        const unknown = ids.filter((s) => !(SECTION_IDS as readonly string[]).includes(s));
+        if (unknown.length) throw new Error(`unknown section ${unknown.join(', ')}; known: ${SECTION_IDS.join(', ')}`);
+        opts.sections = ids;
+        break;
+      }
+      case '--help':
+      case '-h':
+        console.log(USAGE);
+        process.exit(0);
+      default:
+        throw new Error(`unknown option ${a}\n${USAGE}`);
+    }
+  }
+  return Object.freeze(opts);
+}

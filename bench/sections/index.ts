@@ -1,0 +1,9 @@
+// The benchmark sections, in the order they run.
+
+import type { Section } from '../lib/section.js';
+import { harnessSection } from './harness.js';
+import { scalingSection } from './scaling.js';
+import { throughputSection } from './throughput.js';
+import { webhooksSection } from './webhooks.js';
+
+export const SECTIONS: Section[] = [throughputSection, scalingSection, webhooksSection, harnessSection];

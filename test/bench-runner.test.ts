@@ -1,0 +1,127 @@
+// Smoke test of the benchmark runner at tiny durations: the load helper measures what it claims,
+// a failing or overrunning section becomes "not measured" and leaves no child process behind, and
+// a short end-to-end run writes both reports.
+
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { liveChildren } from '../bench/lib/children.js';
+import { atLeast, figure } from '../bench/lib/figures.js';
+import { measure, unsound, type LoadResult } from '../bench/lib/load.js';
+import { renderMarkdown, type BenchReport } from '../bench/lib/report.js';
+import type { Section } from '../bench/lib/section.js';
+import { defaultOptions } from '../bench/options.js';
+import { runBench, runSection } from '../bench/runner.js';
+import { SECTIONS } from '../bench/sections/index.js';
+
+const out = mkdtempSync(join(tmpdir(), 'bench-test-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+const opts = { ...defaultOptions(true), outDir: out };
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('load measurement', () => {
+  it('sends a fresh body per request and counts every response', async () => {
+    const keys: string[] = [];
+    const server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        keys.push(JSON.parse(raw).key);
+        res.writeHead(keys.length % 2 ? 201 : 200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      let n = 0;
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await measure({ origin, method: 'POST', path: '/x', body: () => JSON.stringify({ key: `k${n++}` }) }, { connections: 4, durationS: 0.5, warmupS: 0 });
+      expect(r.requests).toBeGreaterThan(10);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(keys.length).toBeGreaterThanOrEqual(r.requests);
+      expect(r.rps).toBeCloseTo(r.requests / r.durationS, 5);
+      expect(r.p50Ms).toBeGreaterThan(0);
+      expect(r.p99Ms).toBeGreaterThanOrEqual(r.p50Ms);
+      expect(unsound(r)).toBeNull();
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('refuses a measurement in which more than 1% of answers failed', () => {
+    const base: LoadResult = { requests: 1000, durationS: 1, rps: 1000, p50Ms: 1, p99Ms: 2, meanMs: 1, statuses: { '200': 980, '404': 20 }, non2xx: 20, errors: 0, timeouts: 0, bytesPerSec: 0, bytesPerResponse: 0 };
+    expect(unsound(base)).toMatch(/20 of 1000 .*20× 404/);
+    expect(unsound({ ...base, statuses: { '200': 995, '404': 5 }, non2xx: 5 })).toBeNull();
+  });
+});
+
+describe('sections', () => {
+  it('reports a failing section as not measured and stops the children it started', async () => {
+    let pid = 0;
+    const failing: Section = {
+      id: 'failing',
+      title: 'Failing',
+      budgetS: () => 30,
+      async run(ctx) {
+        pid = ctx.group.spawn('sleeper', 'sleep', ['30']).proc.pid!;
+        throw new Error('the endpoint answered 404');
+      },
+    };
+    const r = await runSection(failing, opts, () => {});
+    expect(r.notMeasured).toBe('the endpoint answered 404');
+    expect(pid).toBeGreaterThan(0);
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('bounds a section by its budget', async () => {
+    const slow: Section = { id: 'slow', title: 'Slow', budgetS: () => 0.2, run: () => new Promise(() => {}) };
+    const r = await runSection(slow, opts, () => {});
+    expect(r.notMeasured).toMatch(/did not finish within/);
+  });
+
+  it('judges figures against their targets and lists every miss', () => {
+    const pass = figure('a', 'Search vs Prism', 3.5, '×', atLeast(3, '≥ 3×'));
+    const miss = figure('b', 'Audit vs Prism', 2.1, '×', atLeast(3, '≥ 3×'));
+    expect([pass.verdict, miss.verdict]).toEqual(['PASS', 'MISS']);
+    const report: BenchReport = {
+      generatedAt: '2026-01-01T00:00:00.000Z',
+      wallTimeS: 1,
+      machine: { cpuModel: 'cpu', cores: 2, memoryGiB: 4, node: 'v20', platform: 'linux', loadAverage: [0, 0, 0] },
+      options: opts,
+      sections: [{ id: 'x', title: 'X', figures: [pass, miss], tables: [], notes: [], durationS: 1 }],
+    };
+    const md = renderMarkdown(report);
+    expect(md).toMatch(/Missed targets \(1\):\*\* Audit vs Prism \(2\.10×, target ≥ 3×\)/);
+    expect(md).toContain('| Search vs Prism | 3.50× | ≥ 3× | **PASS** |');
+  });
+});
+
+describe('end to end', () => {
+  it('runs the HTTP section at tiny durations, writes both reports and leaves no process behind', async () => {
+    const { report, files } = await runBench({ ...opts, durationS: 0.3, warmupS: 0, sections: ['http'] }, SECTIONS);
+    expect(existsSync(files.md) && existsSync(files.json)).toBe(true);
+    const json = JSON.parse(readFileSync(files.json, 'utf8')) as BenchReport;
+    const http = json.sections.find((s) => s.id === 'http')!;
+    expect(http.notMeasured).toBeUndefined();
+    expect(http.figures.map((f) => f.id)).toContain('http.search.vsPrism');
+    // every endpoint is tried on all three servers; Prism needs nothing from the sandbox, so it measures
+    const rows = http.tables[0].rows;
+    expect(rows).toHaveLength(12);
+    const prismRps = rows.filter((r) => r[1] === 'prism').map((r) => Number(String(r[2]).replace(/,/g, '')));
+    expect(prismRps.every((v) => v > 0)).toBe(true);
+    expect(report.machine.cores).toBeGreaterThan(0);
+    expect(readFileSync(files.md, 'utf8')).toContain('## HTTP throughput and latency');
+    expect(liveChildren()).toEqual([]);
+  }, 180_000);
+});
