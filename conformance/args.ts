@@ -1,0 +1,77 @@
+// Command-line flags → raw options (validated here only for shape; meaning is resolved in config.ts).
+
+import { parseArgs } from 'node:util';
+import type { RawOptions } from './config.js';
+
+export const USAGE = `Usage: npm run conformance -- --target <base URL> [options]
+
+  --target <url>            base URL of the deployment (screening, jobs, keyed MCP, control API)
+  --target-screening <url>  base URL for /api/screening/v1 only (e.g. a validating proxy)
+  --target-jobs <url>       base URL for /api/v1 only
+  --anon-mcp <url>          the anonymous MCP server's endpoint (default: from /.well-known/mcp.json)
+  --profile <file>          JSON or YAML profile: keys per tier, admin token, capabilities, webhook receiver
+  --admin-token <token>     shortcut for a profile with only a sandbox admin token
+  --seed <n>                seed for every generator (reproduces a run)
+  --runs <n>                generated cases per property (default 20)
+  --only <id prefix>        only checks covering matching requirement ids or check ids (repeatable)
+  --report-dir <dir>        where junit.xml, report.json and report.html go (default reports/conformance)
+  --no-reports              write no report files
+  --replay <path-or-id>     replay a saved counterexample file, or <check>/<property>@<path> with --seed
+  --regressions-dir <dir>   saved counterexamples (default fixtures/regressions)
+  --no-save-regressions     do not save new counterexamples
+  --validating-proxy        the target validates requests itself (skip negative-input checks)
+  --timeout <ms>            per-request timeout (default 15000)
+  --quiet                   no progress output
+  --help`;
+
+export function parseCli(argv: string[]): RawOptions & { help?: boolean } {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      target: { type: 'string' },
+      'target-screening': { type: 'string' },
+      'target-jobs': { type: 'string' },
+      'anon-mcp': { type: 'string' },
+      profile: { type: 'string' },
+      'admin-token': { type: 'string' },
+      seed: { type: 'string' },
+      runs: { type: 'string' },
+      only: { type: 'string', multiple: true },
+      'report-dir': { type: 'string' },
+      'no-reports': { type: 'boolean' },
+      replay: { type: 'string' },
+      'regressions-dir': { type: 'string' },
+      'no-save-regressions': { type: 'boolean' },
+      'validating-proxy': { type: 'boolean' },
+      timeout: { type: 'string' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const int = (v: string | undefined, flag: string) => {
+    if (v === undefined) return undefined;
+    if (!/^-?\d+$/.test(v)) throw new Error(`${flag} must be an integer, got '${v}'`);
+    return Number(v);
+  };
+  return {
+    help: values.help,
+    target: values.target,
+    targetScreening: values['target-screening'],
+    targetJobs: values['target-jobs'],
+    anonMcp: values['anon-mcp'],
+    profile: values.profile,
+    adminToken: values['admin-token'],
+    seed: int(values.seed, '--seed'),
+    runs: int(values.runs, '--runs'),
+    only: values.only?.flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean),
+    reportDir: values['no-reports'] ? null : values['report-dir'],
+    replay: values.replay,
+    regressionsDir: values['regressions-dir'],
+    saveRegressions: values['no-save-regressions'] ? false : undefined,
+    capabilities: values['validating-proxy'] ? { validatingProxy: true } : undefined,
+    requestTimeoutMs: int(values.timeout, '--timeout'),
+    progress: values.quiet ? false : undefined,
+  };
+}

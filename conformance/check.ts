@@ -1,0 +1,81 @@
+// The shape every conformance check has, and what a check receives to run. A check is registered in
+// checks/index.ts, names the requirement ids it verifies, says what it needs from the target, and
+// returns failures (typed values with evidence); it never prints.
+
+import type { HarnessConfig } from './config.js';
+import type { HarnessContract } from './contract.js';
+import type { Failure, FailureList } from './failure.js';
+import type { PropertySpec } from './property.js';
+import type { ControlClient } from './target/control.js';
+import type { Target } from './target/target.js';
+import type { Tenants } from './target/tenants.js';
+import type { WebhookReceiver } from './target/webhook-receiver.js';
+import type { ContractValidator } from './validation.js';
+
+/** What a check may need beyond the public APIs. */
+export type Capability =
+  /** Tenants provisioned per check through the control API. */
+  | 'freshTenants'
+  /** Balances set through the control API. */
+  | 'creditControl'
+  /** The sandbox clock can be advanced. */
+  | 'clock'
+  /** Review decisions can be made through the control API. */
+  | 'reviewDecisions'
+  /** The target can post webhooks to the harness's receiver. */
+  | 'webhooks'
+  /** A valid key lacking a scope is available. */
+  | 'noScopeKey'
+  /** The anonymous MCP server's URL is known. */
+  | 'anonMcp'
+  /** Deliberately invalid requests reach the service (not refused by a validating proxy in front). */
+  | 'negativeInput';
+
+export type Capabilities = Readonly<Record<Capability, boolean>>;
+
+export interface Check {
+  /** Stable id, e.g. screening.idempotency.replay. */
+  id: string;
+  title: string;
+  /** Requirement ids (contracts/requirements.yaml) this check verifies. */
+  requirements: readonly string[];
+  appliesTo: {
+    surface: 'screening' | 'jobs' | 'mcp' | 'anon-mcp' | 'site';
+    needs?: readonly Capability[];
+  };
+  /** Runs after the other checks (it spends a shared budget such as a rate-limit window or the clock). */
+  late?: boolean;
+  run(ctx: CheckContext): Promise<Failure[] | void>;
+}
+
+export interface CheckContext {
+  readonly config: HarnessConfig;
+  readonly contract: HarnessContract;
+  readonly validator: ContractValidator;
+  readonly target: Target;
+  readonly tenants: Tenants;
+  /** The control API client, when the profile has an admin token. */
+  readonly control: ControlClient | null;
+  readonly receiver: WebhookReceiver | null;
+  readonly capabilities: Capabilities;
+  readonly check: Check;
+  /** Failures found so far (checks may also return theirs). */
+  readonly failures: FailureList;
+  /** Runs a fast-check property; its failures are added to `failures`. */
+  property<T>(spec: PropertySpec<T>): Promise<void>;
+  /** The run's number of cases, scaled (at least 1). */
+  runs(scale?: number): number;
+  /** Skips the rest of the check unless the capability is available. */
+  need(cap: Capability): void;
+}
+
+export const CAPABILITY_REASONS: Record<Capability, string> = {
+  freshTenants: 'needs fresh tenants (an admin token for the control API)',
+  creditControl: 'needs the control API to set credit balances',
+  clock: 'needs the clock capability (advance the target clock)',
+  reviewDecisions: 'needs the reviewDecisions capability (decide reviews through the control API)',
+  webhooks: 'needs a webhook receiver the target can reach and an admin token to point a tenant at it',
+  noScopeKey: 'needs a key without the scope (provisioned, or keys.noScreeningScope / noJobsScope / noMcpScope in the profile)',
+  anonMcp: 'needs the anonymous MCP server URL (--anon-mcp)',
+  negativeInput: 'the target refuses invalid requests itself (validating proxy), so the service never sees them',
+};

@@ -1,0 +1,137 @@
+// Applying: a paid key applying with a valid body (derived from ApplyRequest) gets a submitted
+// application or an external URL and spends exactly one credit; an invalid body is refused with 400 and
+// spends nothing; the free tier is refused (any non-2xx; 402 is policy) and spends nothing.
+
+import fc from 'fast-check';
+import type { Check, CheckContext } from '../check.js';
+import { bodyGenerators } from '../arbitraries/requests.js';
+import { violation } from '../failure.js';
+import { jsonOf, type Exchange } from '../target/http.js';
+import type { TenantHandle } from '../target/tenants.js';
+import { expectCode, expectStatus, jobsApi, policyOnce } from './support.js';
+
+/** A few active job ids, from a plain search. */
+export async function someJobs(ctx: CheckContext, key: string, n = 10): Promise<string[]> {
+  const ex = await jobsApi(ctx).search(key, { limit: Math.min(50, n) });
+  expectStatus(ex, 200, 'JOB-SEARCH-1', 'a plain search for jobs to apply to');
+  const ids = (jsonOf(ex)?.jobs ?? []).map((j: any) => j.id).filter((id: unknown) => typeof id === 'string');
+  if (ids.length === 0) throw violation('JOB-SEARCH-1', 'a plain search returned no jobs at all', ex);
+  return ids;
+}
+
+/** The apply-credit balance as /me reports it (null when /me has no such field: the shape is policy). */
+export async function applyCredits(ctx: CheckContext, key: string): Promise<{ remaining: number | null; exchange: Exchange }> {
+  const ex = await jobsApi(ctx).me(key);
+  expectStatus(ex, 200, 'JOB-ME-1', 'GET /me');
+  const r = jsonOf(ex)?.applyCredits?.remaining;
+  return { remaining: Number.isInteger(r) ? r : null, exchange: ex };
+}
+
+async function paidTenant(ctx: CheckContext): Promise<TenantHandle> {
+  const t = await ctx.tenants.get('starter');
+  if (t.fresh && ctx.capabilities.creditControl) await ctx.tenants.patch(t, { applyCredits: 100_000 });
+  return t;
+}
+
+const validApply: Check = {
+  id: 'jobs.apply.paid',
+  title: 'A paid key applying with a valid body gets a submitted application or an external URL and spends exactly one credit',
+  requirements: ['JOB-APPLY-2', 'JOB-APPLY-5', 'JOB-APPLY-3', 'JOB-APPLY-4', 'POL-APPLY-1', 'POL-APPLY-4', 'POL-CREDIT-3'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    const t = await paidTenant(ctx);
+    const gen = bodyGenerators(ctx.contract, ctx.validator, 'applyToJob');
+    const ids = await someJobs(ctx, t.apiKey, 20);
+    const api = jobsApi(ctx);
+    const policy = policyOnce(ctx);
+    const screeningBefore = t.fresh ? await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey }) : undefined;
+    await ctx.property({
+      name: 'valid applications',
+      arbitrary: fc.record({ body: gen.valid, job: fc.nat({ max: ids.length - 1 }) }),
+      examples: gen.examples.map((body, i) => ({ body, job: i })),
+      runs: ctx.runs(0.5),
+      predicate: async ({ body, job }) => {
+        const before = await applyCredits(ctx, t.apiKey);
+        const ex = await api.apply(t.apiKey, ids[job], body);
+        const status = ex.response?.status ?? 0;
+        if (status < 200 || status > 299) expectStatus(ex, 200, status === 400 ? 'JOB-APPLY-3' : 'JOB-APPLY-2', 'a valid application by a starter key');
+        if (status !== 200) policy('POL-APPLY-4', `a successful apply answered ${status}, not 200`, ex);
+        const res = jsonOf(ex);
+        const submitted = typeof res?.applicationId === 'string';
+        const external = typeof res?.applyUrl === 'string' && /^https?:\/\//.test(res.applyUrl);
+        if (!submitted && !external) throw violation('JOB-APPLY-5', 'the apply result has neither an applicationId nor an external applyUrl', ex);
+        if (res.status !== (submitted ? 'submitted' : 'external') || res.jobId !== ids[job] || !Number.isInteger(res.creditsRemaining)) policy('POL-APPLY-1', `the apply result is not {status, ${submitted ? 'applicationId' : 'applyUrl'}, jobId, creditsRemaining}: ${JSON.stringify(res)}`, ex);
+        const after = await applyCredits(ctx, t.apiKey);
+        if (before.remaining === null || after.remaining === null) return;
+        if (before.remaining - after.remaining !== 1) throw violation('JOB-APPLY-2', `an application changed the apply credits ${before.remaining} → ${after.remaining}, not by exactly one`, before.exchange, ex, after.exchange);
+      },
+    });
+    if (screeningBefore) {
+      const screeningAfter = await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey });
+      if (jsonOf(screeningBefore)?.creditsRemaining !== jsonOf(screeningAfter)?.creditsRemaining) ctx.failures.add('POL-CREDIT-3', 'applying changed the screening wallet', screeningBefore, screeningAfter);
+    }
+  },
+};
+
+const invalidApply: Check = {
+  id: 'jobs.apply.invalid',
+  title: 'An application body with one defect (a missing field, a wrong type, a message of 79 or 3001 characters…) is refused with 400 and spends nothing',
+  requirements: ['JOB-APPLY-3', 'JOB-APPLY-4', 'POL-APPLY-3'],
+  appliesTo: { surface: 'jobs', needs: ['negativeInput'] },
+  async run(ctx) {
+    const t = await paidTenant(ctx);
+    const gen = bodyGenerators(ctx.contract, ctx.validator, 'applyToJob');
+    const [id] = await someJobs(ctx, t.apiKey, 1);
+    const api = jobsApi(ctx);
+    await ctx.property({
+      name: 'invalid applications',
+      arbitrary: gen.invalid(false),
+      predicate: async (m) => {
+        const before = await applyCredits(ctx, t.apiKey);
+        const ex = await api.apply(t.apiKey, id, m.value);
+        const req = m.field === 'message' && (m.kind === 'too-short' || m.kind === 'too-long') ? 'JOB-APPLY-4' : 'JOB-APPLY-3';
+        expectStatus(ex, 400, req, `an application where ${m.description}`);
+        expectCode(ex, 'invalid_request', req, `an application where ${m.description}`);
+        const after = await applyCredits(ctx, t.apiKey);
+        if (before.remaining !== after.remaining) throw violation('JOB-APPLY-4', `a refused application changed the apply credits ${before.remaining} → ${after.remaining}`, ex, after.exchange);
+      },
+    });
+    const policy = policyOnce(ctx);
+    await ctx.property({
+      name: 'policy-invalid applications',
+      arbitrary: gen.invalid(true),
+      runs: ctx.runs(0.5),
+      predicate: async (m) => {
+        const ex = await api.apply(t.apiKey, id, m.value, { policyProbe: true });
+        if (ex.response?.status !== 400) policy('POL-APPLY-3', `an application where ${m.description} answered ${ex.response?.status ?? ex.error}, not 400`, ex);
+      },
+    });
+  },
+};
+
+const freeApply: Check = {
+  id: 'jobs.apply.free-tier',
+  title: 'A free-tier key cannot apply: the apply is refused and spends nothing (policy: 402 payment_required with an upsell)',
+  requirements: ['JOB-APPLY-1', 'POL-APPLY-2'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('free');
+    const gen = bodyGenerators(ctx.contract, ctx.validator, 'applyToJob');
+    const [id] = await someJobs(ctx, t.apiKey, 1);
+    const before = await applyCredits(ctx, t.apiKey);
+    const ex = await jobsApi(ctx).apply(t.apiKey, id, gen.examples[1], { policyProbe: true });
+    const s = ex.response?.status ?? 0;
+    if (s >= 200 && s < 300) throw violation('JOB-APPLY-1', `a free-tier apply answered ${s}: applying needs a paid tier`, ex);
+    if (s < 400 || s >= 500) throw violation('JOB-APPLY-1', `a free-tier apply answered ${s || ex.error}, not a refusal (4xx)`, ex);
+    const after = await applyCredits(ctx, t.apiKey);
+    if (before.remaining !== after.remaining) throw violation('JOB-APPLY-1', `a refused free-tier apply changed the apply credits ${before.remaining} → ${after.remaining}`, ex, after.exchange);
+    // policy: an exhausted paid wallet gets 402 with an upsell
+    if (!ctx.capabilities.creditControl) return;
+    const p = await ctx.tenants.fresh('starter');
+    await ctx.tenants.patch(p, { applyCredits: 0 });
+    const empty = await jobsApi(ctx).apply(p.apiKey, id, gen.examples[1], { policyProbe: true });
+    if (empty.response?.status !== 402 || typeof jsonOf(empty)?.error?.upsell?.upgradeUrl !== 'string') ctx.failures.add('POL-APPLY-2', `an apply with no credits left answered ${empty.response?.status}, not 402 with an upsell`, empty);
+  },
+};
+
+export const applyChecks = [validApply, invalidApply, freeApply];

@@ -1,0 +1,118 @@
+// Market data: open on every tier, read-only and free of charge; every listed role slug has a report,
+// an unknown one is 404; skills come most-mentioned first within `limit` (1..100); locale is id or en.
+
+import fc from 'fast-check';
+import type { Check } from '../check.js';
+import { arbitraryFor } from '../arbitraries/schema.js';
+import { violation } from '../failure.js';
+import { jsonOf } from '../target/http.js';
+import { applyCredits } from './jobs-apply.js';
+import { expectCode, expectStatus, JOBS, jobsApi } from './support.js';
+
+const ENDPOINTS = ['/market/salary', '/market/roles', '/market/skills', '/market/roles?locale=id'];
+
+const everyTier: Check = {
+  id: 'jobs.market.every-tier',
+  title: 'The market endpoints answer on every tier, free included, and spend no apply or screening credits',
+  requirements: ['JOB-MKT-1', 'JOB-MKT-6', 'JOB-MKT-7', 'JOB-SEARCH-9'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    const api = jobsApi(ctx);
+    for (const tier of ['free', 'starter', 'pro'] as const) {
+      await ctx.failures.step(async () => {
+        const t = await ctx.tenants.get(tier);
+        const before = await applyCredits(ctx, t.apiKey);
+        const usageBefore = await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey });
+        for (const p of ENDPOINTS) {
+          const [path, query] = p.split('?');
+          const ex = await api.call({ path: `${JOBS}${path}`, key: t.apiKey, query: query ?? '' });
+          expectStatus(ex, 200, path === '/market/salary' ? 'JOB-MKT-1' : 'JOB-MKT-7', `GET ${p} on the ${tier} tier`);
+        }
+        const search = await api.search(t.apiKey, { limit: 5 });
+        expectStatus(search, 200, 'JOB-SEARCH-1', `a search on the ${tier} tier`);
+        const after = await applyCredits(ctx, t.apiKey);
+        if (before.remaining !== after.remaining) throw violation('JOB-MKT-6', `reading market data (and searching) changed the apply credits ${before.remaining} → ${after.remaining}`, after.exchange);
+        const usageAfter = await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey });
+        if (usageBefore.response?.status === 200 && jsonOf(usageBefore)?.creditsRemaining !== jsonOf(usageAfter)?.creditsRemaining) throw violation('JOB-MKT-6', 'reading market data changed the screening credits', usageBefore, usageAfter);
+      });
+    }
+  },
+};
+
+const roles: Check = {
+  id: 'jobs.market.roles',
+  title: 'Every role slug GET /market/roles lists has a report at /market/roles/{role}; an unknown slug is 404; locale accepts only id and en',
+  requirements: ['JOB-MKT-2', 'JOB-MKT-3', 'JOB-MKT-5'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('free');
+    const api = jobsApi(ctx);
+    for (const locale of ['en', 'id']) {
+      const list = await api.call({ path: `${JOBS}/market/roles`, key: t.apiKey, query: { locale } });
+      expectStatus(list, 200, 'JOB-MKT-2', `GET /market/roles?locale=${locale}`);
+      const slugs: string[] = (jsonOf(list)?.roles ?? []).map((r: any) => r?.slug).filter((s: unknown) => typeof s === 'string');
+      if (slugs.length === 0) throw violation('JOB-MKT-2', 'GET /market/roles lists no role with a slug', list);
+      for (const slug of slugs) {
+        const r = await api.call({ path: `${JOBS}/market/roles/${encodeURIComponent(slug)}`, key: t.apiKey, query: { locale } });
+        expectStatus(r, 200, 'JOB-MKT-2', `GET /market/roles/${slug} for a listed slug`);
+      }
+    }
+    // unknown slugs that are still well-formed for the contract (policy may refuse malformed ones with 400)
+    const slugSchema = ctx.contract.operation('getRoleReport').pathParams.find((p) => p.name === 'role')?.schema ?? { type: 'string' };
+    await ctx.property({
+      name: 'unknown slugs',
+      arbitrary: arbitraryFor({ ...slugSchema, maxLength: 40 }).map((s) => `zz-${String(s)}`),
+      runs: ctx.runs(0.25),
+      predicate: async (slug) => {
+        const ex = await api.call({ path: `${JOBS}/market/roles/${slug}`, key: t.apiKey });
+        expectStatus(ex, 404, 'JOB-MKT-3', `GET /market/roles/${slug}`);
+        expectCode(ex, 'not_found', 'JOB-MKT-3', `GET /market/roles/${slug}`);
+      },
+    });
+    if (!ctx.capabilities.negativeInput) return;
+    for (const path of ['/market/roles', '/market/roles/backend-engineering', '/jobs']) {
+      for (const locale of ['fr', 'EN', '']) {
+        await ctx.failures.step(async () => {
+          const ex = await api.call({ path: `${JOBS}${path}`, key: t.apiKey, query: { locale } });
+          expectStatus(ex, 400, path === '/jobs' ? 'JOB-SEARCH-4' : 'JOB-MKT-5', `GET ${path}?locale=${locale}`);
+        });
+      }
+    }
+  },
+};
+
+const skills: Check = {
+  id: 'jobs.market.skills',
+  title: 'GET /market/skills returns at most `limit` (1..100, default 25) skills, most mentioned first; other limits are refused with 400',
+  requirements: ['JOB-MKT-4'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('starter');
+    const api = jobsApi(ctx);
+    await ctx.property({
+      name: 'limits',
+      arbitrary: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }),
+      examples: [undefined, 1, 100],
+      runs: ctx.runs(0.5),
+      predicate: async (limit) => {
+        const ex = await api.call({ path: `${JOBS}/market/skills`, key: t.apiKey, query: { limit } });
+        expectStatus(ex, 200, 'JOB-MKT-4', `GET /market/skills?limit=${limit ?? '(default)'}`);
+        const list: any[] = jsonOf(ex)?.skills;
+        if (!Array.isArray(list)) throw violation('JOB-MKT-4', 'GET /market/skills answered no skills array', ex);
+        if (list.length > (limit ?? 25)) throw violation('JOB-MKT-4', `limit ${limit ?? '(default 25)'} returned ${list.length} skills`, ex);
+        for (let i = 1; i < list.length; i++) {
+          if (typeof list[i]?.mentions === 'number' && list[i].mentions > list[i - 1].mentions) throw violation('JOB-MKT-4', `skills are not most-mentioned first: ${list[i - 1].skill} (${list[i - 1].mentions}) before ${list[i].skill} (${list[i].mentions})`, ex);
+        }
+      },
+    });
+    if (!ctx.capabilities.negativeInput) return;
+    for (const bad of ['0', '101', '-5', '2.5', 'ten']) {
+      await ctx.failures.step(async () => {
+        const ex = await api.call({ path: `${JOBS}/market/skills`, key: t.apiKey, query: { limit: bad } });
+        expectStatus(ex, 400, 'JOB-MKT-4', `GET /market/skills?limit=${bad}`);
+      });
+    }
+  },
+};
+
+export const marketChecks = [everyTier, roles, skills];

@@ -1,0 +1,89 @@
+// Rate limits of the jobs API: each tier's limit as X-RateLimit-Limit reports it, X-RateLimit-Remaining
+// falling by one per call within a window, 429 `rate_limited` with Retry-After past the limit, and
+// recovery once the window has passed (advancing the target clock 60 s when it can, else waiting for
+// the reset when that is short). Runs late: it spends a whole window of a fresh key.
+
+import type { Check } from '../check.js';
+import { violation } from '../failure.js';
+import { headerOf, type Exchange } from '../target/http.js';
+import { expectStatus, jobsApi, sleep } from './support.js';
+
+const LIMITS = { free: 60, starter: 120, pro: 300 } as const;
+
+const int = (ex: Exchange, name: string): number | null => {
+  const v = headerOf(ex, name);
+  return v !== undefined && /^\d+$/.test(v.trim()) ? Number(v) : null;
+};
+
+const perTier: Check = {
+  id: 'jobs.rate.tier-limits',
+  title: 'X-RateLimit-Limit reports 60 (free), 120 (starter) and 300 (pro) calls per minute',
+  requirements: ['JOB-RATE-2'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    for (const tier of ['free', 'starter', 'pro'] as const) {
+      await ctx.failures.step(async () => {
+        const t = await ctx.tenants.get(tier);
+        const ex = await jobsApi(ctx).me(t.apiKey);
+        const limit = int(ex, 'x-ratelimit-limit');
+        if (limit !== LIMITS[tier]) throw violation('JOB-RATE-2', `a ${tier} key's X-RateLimit-Limit is ${headerOf(ex, 'x-ratelimit-limit') ?? '(missing)'}, not ${LIMITS[tier]}`, ex);
+      });
+    }
+  },
+};
+
+const window: Check = {
+  id: 'jobs.rate.window',
+  title: 'Within a window X-RateLimit-Remaining falls by one per call; past the limit the answer is 429 with Retry-After; after the window calls succeed again',
+  requirements: ['JOB-RATE-3', 'JOB-RATE-4', 'POL-RATE-1'],
+  appliesTo: { surface: 'jobs', needs: ['freshTenants'] },
+  late: true,
+  async run(ctx) {
+    const t = await ctx.tenants.fresh('free');
+    const api = jobsApi(ctx);
+    let prev: Exchange | null = null;
+    let refused: Exchange | null = null;
+    let restarts = 0;
+    for (let i = 0; i < LIMITS.free * 2 + 5 && !refused; i++) {
+      const ex = await api.me(t.apiKey);
+      const status = ex.response?.status;
+      if (status === 429) {
+        refused = ex;
+        break;
+      }
+      expectStatus(ex, 200, 'JOB-RATE-4', `call ${i + 1} of a fresh free key`);
+      const rem = int(ex, 'x-ratelimit-remaining');
+      if (rem === null) throw violation('JOB-RATE-4', `X-RateLimit-Remaining is ${headerOf(ex, 'x-ratelimit-remaining') ?? 'missing'} on call ${i + 1}`, ex);
+      if (prev) {
+        const before = int(prev, 'x-ratelimit-remaining')!;
+        if (rem > before && restarts === 0) {
+          restarts++; // the fixed window rolled over between two calls: count again from here
+        } else if (rem !== before - 1) {
+          throw violation('JOB-RATE-4', `X-RateLimit-Remaining went ${before} → ${rem} between two consecutive calls (expected ${before - 1})`, prev, ex);
+        }
+      }
+      prev = ex;
+    }
+    if (!refused) throw violation('JOB-RATE-3', `${LIMITS.free * 2 + 5} calls of a free key (limit ${LIMITS.free} per minute) were never refused with 429`, prev ?? undefined);
+    if (prev && int(prev, 'x-ratelimit-remaining') !== 0) throw violation('JOB-RATE-4', `the call before the 429 reported X-RateLimit-Remaining ${headerOf(prev, 'x-ratelimit-remaining')}, not 0`, prev, refused);
+    const retryAfter = headerOf(refused, 'retry-after');
+    if (retryAfter === undefined) throw violation('JOB-RATE-3', 'the 429 carries no Retry-After header', refused);
+    if ((refused.response?.json as any)?.error?.code !== 'rate_limited') throw violation('JOB-RATE-3', `the 429 carries code ${JSON.stringify((refused.response?.json as any)?.error?.code)}, not rate_limited`, refused);
+    const seconds = /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : null;
+    const reset = int(refused, 'x-ratelimit-reset');
+    if (seconds === null || seconds > 60 || reset === null || reset > 60) ctx.failures.add('POL-RATE-1', `Retry-After '${retryAfter}' and X-RateLimit-Reset '${headerOf(refused, 'x-ratelimit-reset')}' are not integer seconds within the one-minute window`, refused);
+    // recovery
+    if (ctx.capabilities.clock && ctx.control) await ctx.control.advanceClock(61);
+    else if (seconds !== null && seconds <= 65) await sleep((seconds + 1) * 1000);
+    else {
+      ctx.failures.add('POL-RATE-1', 'recovery after the window was not checked: no clock capability and Retry-After is not a short integer');
+      return;
+    }
+    const again = await api.me(t.apiKey);
+    expectStatus(again, 200, 'JOB-RATE-3', 'a call after the window has passed');
+    const rem = int(again, 'x-ratelimit-remaining');
+    if (rem !== LIMITS.free - 1) ctx.failures.add('POL-RATE-1', `the first call of a new window reports X-RateLimit-Remaining ${rem}, not ${LIMITS.free - 1}`, again);
+  },
+};
+
+export const rateChecks = [perTier, window];

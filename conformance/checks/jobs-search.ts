@@ -1,0 +1,154 @@
+// Job search and single jobs: valid parameter combinations (derived from the contract) answer 200 with
+// at most `limit` jobs honouring the filters and the caller's tier; out-of-bounds values are refused
+// with 400; paging ends with hasMore false and never repeats; every listed job can be fetched by id with
+// the same fields; an unknown id is 404.
+
+import fc from 'fast-check';
+import type { Check } from '../check.js';
+import { queryGenerators } from '../arbitraries/requests.js';
+import { violation } from '../failure.js';
+import { jsonOf } from '../target/http.js';
+import { expectCode, expectStatus, jobsApi, policyOnce } from './support.js';
+
+/** Page caps of the jobs tiers (specification, section 8). */
+export const MAX_PAGES = { free: 5, starter: 20, pro: 50 } as const;
+
+const validSearch: Check = {
+  id: 'jobs.search.valid',
+  title: 'Valid search parameters answer 200 with at most `limit` jobs, each honouring remote_type and job_type, and the caller’s tier',
+  requirements: ['JOB-SEARCH-1', 'JOB-SEARCH-2', 'JOB-SEARCH-3', 'JOB-SEARCH-5', 'JOB-TIER-1', 'POL-SEARCH-1'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('pro');
+    const api = jobsApi(ctx);
+    const q = queryGenerators(ctx.contract, 'searchJobs');
+    const policy = policyOnce(ctx);
+    await ctx.property({
+      name: 'valid queries',
+      // keep offset inside the pro tier's page cap so the page is always served
+      arbitrary: q.valid({ offset: fc.nat({ max: 200 }), q: fc.oneof(fc.constantFrom('engineer', 'data', 'remote', 'senior developer', 'designer'), fc.string({ maxLength: 12 })) }),
+      examples: [{}, { limit: '50', offset: '0' }, { limit: '1' }],
+      predicate: async (query) => {
+        const limit = query.limit === undefined ? 20 : Number(query.limit);
+        const offset = query.offset === undefined ? 0 : Number(query.offset);
+        // stay inside the pro tier's page cap, so the page is always served
+        if (Math.floor(offset / limit) >= MAX_PAGES.pro) query = { ...query, offset: String(offset % (MAX_PAGES.pro * limit)) };
+        const ex = await api.search(t.apiKey, query);
+        expectStatus(ex, 200, 'JOB-SEARCH-1', `GET /jobs?${new URLSearchParams(query)}`);
+        const body = jsonOf(ex);
+        if (!Array.isArray(body?.jobs)) throw violation('JOB-SEARCH-1', 'the search response has no jobs array', ex);
+        if (body.jobs.length > limit) throw violation('JOB-SEARCH-3', `a page of limit ${limit} holds ${body.jobs.length} jobs`, ex);
+        if (body.tier !== 'pro') throw violation('JOB-TIER-1', `a pro key's search reports tier '${body.tier}'`, ex);
+        for (const job of body.jobs) {
+          const shape = ctx.validator.schema('jobs:Job', job).must[0];
+          if (shape) throw violation('JOB-SEARCH-2', `job ${job?.id}: ${shape.message}`, ex);
+          if (query.remote_type && job.remoteType !== query.remote_type) throw violation('JOB-SEARCH-5', `remote_type=${query.remote_type} returned job ${job.id} with remoteType '${job.remoteType}'`, ex);
+          if (query.job_type && job.jobType !== query.job_type) throw violation('JOB-SEARCH-5', `job_type=${query.job_type} returned job ${job.id} with jobType '${job.jobType}'`, ex);
+        }
+        const off = Number(query.offset ?? 0);
+        if (body.page !== Math.floor(off / limit)) policy('POL-SEARCH-1', `offset ${off} with limit ${limit} reports page ${body.page}, not ${Math.floor(off / limit)}`, ex);
+      },
+    });
+  },
+};
+
+const invalidSearch: Check = {
+  id: 'jobs.search.invalid',
+  title: 'Search parameters outside their bounds or enums (limit 0 or 51, bad remote_type, job_type, opportunity_type, locale, non-integer offset) are refused with 400',
+  requirements: ['JOB-SEARCH-3', 'JOB-SEARCH-4', 'POL-ERR-2'],
+  appliesTo: { surface: 'jobs', needs: ['negativeInput'] },
+  async run(ctx) {
+    const t = await ctx.tenants.get('pro');
+    const api = jobsApi(ctx);
+    const q = queryGenerators(ctx.contract, 'searchJobs');
+    const small = { offset: fc.nat({ max: 40 }), limit: fc.integer({ min: 1, max: 50 }) };
+    await ctx.property({
+      name: 'invalid queries',
+      arbitrary: q.invalid(false, small),
+      predicate: async (m) => {
+        const ex = await api.search(t.apiKey, m.query);
+        const req = m.param === 'limit' ? 'JOB-SEARCH-3' : 'JOB-SEARCH-4';
+        expectStatus(ex, 400, req, `GET /jobs with ${m.description}`);
+        expectCode(ex, 'invalid_request', req, `GET /jobs with ${m.description}`);
+      },
+    });
+    for (const [what, query] of [
+      ['an unknown parameter', { unexpected_param: '1' }],
+      ['a negative offset', { offset: '-1' }],
+      ['limit written as 1e1', { limit: '1e1' }],
+      ['a repeated limit', 'limit=5&limit=6'],
+    ] as const) {
+      const ex = await api.search(t.apiKey, query, { policyProbe: true });
+      if (ex.response?.status !== 400) ctx.failures.add('POL-ERR-2', `GET /jobs with ${what} answered ${ex.response?.status ?? ex.error}, not 400`, ex);
+    }
+  },
+};
+
+const paging: Check = {
+  id: 'jobs.search.paging',
+  title: 'Paging a narrow search never repeats a job and ends on a page with hasMore false; every listed job is active and fetchable by id with the same fields',
+  requirements: ['JOB-SEARCH-6', 'JOB-SEARCH-8', 'JOB-GET-1', 'JOB-SEARCH-7'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('starter');
+    const api = jobsApi(ctx);
+    const filters = [
+      { job_type: 'freelance', remote_type: 'regional', opportunity_type: 'volunteer' },
+      { job_type: 'part-time', remote_type: 'timezone-based' },
+    ];
+    for (const f of filters) {
+      await ctx.failures.step(async () => {
+        const seen = new Map<string, any>();
+        const limit = 7;
+        for (let page = 0; page < MAX_PAGES.starter; page++) {
+          const ex = await api.search(t.apiKey, { ...f, limit, offset: page * limit });
+          expectStatus(ex, 200, 'JOB-SEARCH-1', `page ${page} of a filtered search`);
+          const body = jsonOf(ex);
+          for (const j of body.jobs) {
+            if (seen.has(j.id)) throw violation('JOB-SEARCH-8', `job ${j.id} appears again on page ${page} of the same search`, ex);
+            if (j.sponsored === true) throw violation('JOB-SEARCH-7', `a starter-tier search returned sponsored job ${j.id}`, ex);
+            seen.set(j.id, j);
+          }
+          if (body.hasMore === true && body.jobs.length < limit) throw violation('JOB-SEARCH-8', `page ${page} holds ${body.jobs.length} of ${limit} jobs yet says hasMore`, ex);
+          if (body.hasMore === false) {
+            const next = await api.search(t.apiKey, { ...f, limit, offset: (page + 1) * limit });
+            if (next.response?.status === 200 && jsonOf(next)?.jobs?.length > 0) throw violation('JOB-SEARCH-8', `page ${page} says hasMore false but page ${page + 1} holds ${jsonOf(next).jobs.length} jobs`, ex, next);
+            break;
+          }
+          if (body.jobs.length === 0) throw violation('JOB-SEARCH-8', `page ${page} is empty but says hasMore true`, ex);
+        }
+        for (const job of [...seen.values()].slice(0, 5)) {
+          const one = await api.get(t.apiKey, job.id);
+          expectStatus(one, 200, 'JOB-SEARCH-6', `GET /jobs/${job.id} for a job the search listed`);
+          const got = jsonOf(one);
+          for (const k of Object.keys(job)) {
+            if (k !== 'sponsored' && JSON.stringify(got?.[k]) !== JSON.stringify(job[k])) throw violation('JOB-GET-1', `GET /jobs/${job.id} reports ${k} ${JSON.stringify(got?.[k])}, the search ${JSON.stringify(job[k])}`, one);
+          }
+        }
+      });
+    }
+  },
+};
+
+const unknownJob: Check = {
+  id: 'jobs.get.unknown',
+  title: 'GET /jobs/{id} for an id that is not an active job is refused with 404 `not_found`',
+  requirements: ['JOB-GET-2'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('pro');
+    const api = jobsApi(ctx);
+    await ctx.property({
+      name: 'unknown ids',
+      arbitrary: fc.stringMatching(/^[a-zA-Z0-9_-]{1,40}$/).map((s) => `zz-unknown-${s}`),
+      runs: ctx.runs(0.5),
+      predicate: async (id) => {
+        const ex = await api.get(t.apiKey, id);
+        expectStatus(ex, 404, 'JOB-GET-2', `GET /jobs/${id}`);
+        expectCode(ex, 'not_found', 'JOB-GET-2', `GET /jobs/${id}`);
+      },
+    });
+  },
+};
+
+export const searchChecks = [validSearch, invalidSearch, paging, unknownJob];

@@ -1,0 +1,110 @@
+// What the tiers change: paid tiers are ad-free (never `sponsored: true`), free pages carry promoted
+// listings (policy), each tier's page cap holds, and /me reports the tier table's limits.
+
+import type { Check } from '../check.js';
+import { violation } from '../failure.js';
+import { jsonOf } from '../target/http.js';
+import { MAX_PAGES } from './jobs-search.js';
+import { expectStatus, jobsApi } from './support.js';
+
+/** The tier table of the jobs document (section 8). */
+const TABLE = {
+  free: { rateLimitPerMinute: 60, maxPages: 5, applyEnabled: false, applyCreditsPerMonth: 0 },
+  starter: { rateLimitPerMinute: 120, maxPages: 20, applyEnabled: true, applyCreditsPerMonth: 100 },
+  pro: { rateLimitPerMinute: 300, maxPages: 50, applyEnabled: true, applyCreditsPerMonth: 500 },
+} as const;
+
+const QUERIES = [{}, { q: 'engineer' }, { remote_type: 'worldwide' }, { job_type: 'contract', limit: 50 }];
+
+const sponsored: Check = {
+  id: 'jobs.tier.ad-free',
+  title: 'Paid tiers never see `sponsored: true`; free-tier pages carry promoted listings (policy: about one in ten)',
+  requirements: ['JOB-SEARCH-7', 'POL-SEARCH-1'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    const api = jobsApi(ctx);
+    for (const tier of ['starter', 'pro', 'scale'] as const) {
+      await ctx.failures.step(async () => {
+        const t = await ctx.tenants.get(tier);
+        for (const query of QUERIES) {
+          for (const offset of [0, 50]) {
+            const ex = await api.search(t.apiKey, { limit: 50, ...query, offset });
+            expectStatus(ex, 200, 'JOB-SEARCH-1', `a ${tier} search`);
+            const ad = (jsonOf(ex)?.jobs ?? []).find((j: any) => j.sponsored === true);
+            if (ad) throw violation('JOB-SEARCH-7', `a ${tier}-tier search returned sponsored job ${ad.id}: paid tiers are ad-free`, ex);
+          }
+        }
+      });
+    }
+    const free = await ctx.tenants.get('free');
+    const ex = await api.search(free.apiKey, { limit: 50 });
+    const jobs: any[] = jsonOf(ex)?.jobs ?? [];
+    const ads = jobs.filter((j) => j.sponsored === true).length;
+    if (ex.response?.status === 200 && jobs.length >= 20 && (ads === 0 || ads > jobs.length / 4)) {
+      ctx.failures.add('POL-SEARCH-1', `a free-tier page of ${jobs.length} jobs carries ${ads} promoted listings, not about one in ten`, ex);
+    }
+  },
+};
+
+const pageCap: Check = {
+  id: 'jobs.tier.page-cap',
+  title: "Each tier's search is capped (free 5, starter 20, pro 50 pages): the last allowed page is served, the next never returns jobs (policy: 402)",
+  requirements: ['JOB-TIER-2', 'POL-TIER-1'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    const api = jobsApi(ctx);
+    for (const tier of ['free', 'starter', 'pro'] as const) {
+      await ctx.failures.step(async () => {
+        const t = await ctx.tenants.get(tier);
+        const limit = 1;
+        const cap = MAX_PAGES[tier];
+        const lastAllowed = await api.search(t.apiKey, { limit, offset: (cap - 1) * limit });
+        expectStatus(lastAllowed, 200, 'JOB-TIER-2', `page ${cap - 1} (the last of ${cap}) for the ${tier} tier`);
+        const beyond = await api.search(t.apiKey, { limit, offset: cap * limit }, { policyProbe: true });
+        const jobs = jsonOf(beyond)?.jobs;
+        if (beyond.response?.status === 200 && Array.isArray(jobs) && jobs.length > 0) throw violation('JOB-TIER-2', `page ${cap} of a ${tier} search returned ${jobs.length} job(s): the tier is capped at ${cap} pages`, beyond);
+        if (beyond.response?.status !== 402 || jsonOf(beyond)?.error?.code !== 'payment_required') {
+          ctx.failures.add('POL-TIER-1', `page ${cap} of a ${tier} search answered ${beyond.response?.status}, not 402 payment_required`, beyond);
+        } else if (!String(jsonOf(beyond).error.message).includes(String(cap))) {
+          ctx.failures.add('POL-TIER-1', `the page-cap 402 message does not name the cap (${cap})`, beyond);
+        }
+      });
+    }
+  },
+};
+
+const me: Check = {
+  id: 'jobs.me',
+  title: "GET /me reports the key's tier, scopes, apply credits and the tier table's limits, on every tier",
+  requirements: ['JOB-ME-1', 'JOB-ME-2', 'JOB-TIER-3', 'POL-ME-1', 'POL-TIER-2'],
+  appliesTo: { surface: 'jobs' },
+  async run(ctx) {
+    const api = jobsApi(ctx);
+    for (const tier of ['free', 'starter', 'pro', 'scale'] as const) {
+      await ctx.failures.step(async () => {
+        const t = await ctx.tenants.get(tier);
+        const ex = await api.me(t.apiKey);
+        expectStatus(ex, 200, 'JOB-ME-1', `GET /me for a ${tier} key`);
+        const b = jsonOf(ex);
+        const jobsTier = tier === 'scale' ? 'pro' : tier;
+        if (tier === 'scale') {
+          if (b?.tier !== 'pro') ctx.failures.add('POL-TIER-2', `a scale account reads tier '${b?.tier}' on the jobs API, not pro`, ex);
+          return;
+        }
+        if (b?.tier !== jobsTier) throw violation('JOB-ME-1', `GET /me for a ${tier} key reports tier '${b?.tier}'`, ex);
+        if (!Array.isArray(b.scopes)) throw violation('JOB-ME-1', 'GET /me reports no list of scopes', ex);
+        const limits = b.limits;
+        const credits = b.applyCredits;
+        if (typeof limits !== 'object' || limits === null || typeof credits !== 'object' || credits === null) return; // shape is policy (POL-ME-1), reported by the monitor
+        const want = TABLE[jobsTier];
+        for (const k of ['rateLimitPerMinute', 'maxPages', 'applyEnabled'] as const) {
+          if (k in limits && limits[k] !== want[k]) throw violation('JOB-ME-2', `/me reports ${k} ${JSON.stringify(limits[k])} for ${tier}; the tier table says ${want[k]}`, ex);
+        }
+        if ('perMonth' in credits && credits.perMonth !== want.applyCreditsPerMonth) throw violation('JOB-TIER-3', `/me reports ${credits.perMonth} apply credits a month for ${tier}; the tier table says ${want.applyCreditsPerMonth}`, ex);
+        if (t.fresh && 'remaining' in credits && credits.remaining !== want.applyCreditsPerMonth) throw violation('JOB-TIER-3', `a fresh ${tier} account has ${credits.remaining} apply credits; the tier table says ${want.applyCreditsPerMonth} a month`, ex);
+      });
+    }
+  },
+};
+
+export const tierChecks = [sponsored, pageCap, me];

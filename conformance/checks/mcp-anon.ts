@@ -1,0 +1,175 @@
+// The anonymous MCP server and the discovery documents: no key needed, exactly search_jobs, get_job and
+// get_curated_list (with `query` and `job_id`), none of the keyed server's other tools; GET /mcp, the
+// keyed server's /.well-known/mcp.json and /llms.txt, and /api/openapi.json are served.
+
+import type { Check } from '../check.js';
+import { skip, violation } from '../failure.js';
+import { jsonOf, send } from '../target/http.js';
+import { someJobs } from './jobs-apply.js';
+import { KEYED_TOOLS } from './mcp-keyed.js';
+import { connect, failed, findList, toolPayload } from './mcp-support.js';
+
+const ANON_TOOLS = ['get_curated_list', 'get_job', 'search_jobs'];
+
+const anonServer: Check = {
+  id: 'mcp.anon.server',
+  title: 'The anonymous server needs no key, lists exactly search_jobs, get_job and get_curated_list (query / job_id), and has none of the keyed-only tools',
+  requirements: ['MCP-ANON-1', 'MCP-ANON-2', 'MCP-ANON-3', 'MCP-ANON-6'],
+  appliesTo: { surface: 'anon-mcp', needs: ['anonMcp'] },
+  async run(ctx) {
+    const url = ctx.target.anonMcpUrl!;
+    const s = await connect(url, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
+    try {
+      const { tools, exchange } = await s.listTools();
+      const names = tools.map((t) => t.name).sort();
+      const extra = names.filter((n) => !ANON_TOOLS.includes(n));
+      if (extra.length) throw violation('MCP-ANON-2', `the anonymous server lists ${extra.join(', ')}; it offers only ${ANON_TOOLS.join(', ')}`, exchange);
+      const missing = ANON_TOOLS.filter((n) => !names.includes(n));
+      if (missing.length) throw violation('MCP-ANON-2', `the anonymous server lacks ${missing.join(', ')}`, exchange);
+      const props = (name: string) => Object.keys(tools.find((x) => x.name === name)?.inputSchema?.properties ?? {});
+      if (!props('search_jobs').includes('query') || props('search_jobs').includes('q')) throw violation('MCP-ANON-3', `anonymous search_jobs takes [${props('search_jobs').join(', ')}]: the argument is 'query', not 'q'`, exchange);
+      if (!props('get_job').includes('job_id') || props('get_job').includes('id')) throw violation('MCP-ANON-3', `anonymous get_job takes [${props('get_job').join(', ')}]: the argument is 'job_id', not 'id'`, exchange);
+      await ctx.failures.step(async () => {
+        const r = await s.callTool('search_jobs', { query: 'data', limit: 3 });
+        if (failed(r)) throw violation('MCP-ANON-1', `anonymous search_jobs failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
+        const jobs = findList(toolPayload(r.result), ['id', 'title']);
+        if (jobs?.length) {
+          const g = await s.callTool('get_job', { job_id: jobs[0].id });
+          if (failed(g)) throw violation('MCP-ANON-3', `anonymous get_job {job_id} failed for a listed job: ${JSON.stringify(toolPayload(g.result) ?? g.rpcError)}`, g.exchange);
+        }
+      });
+      await ctx.failures.step(async () => {
+        const r = await s.callTool('get_curated_list', {});
+        if (failed(r)) throw violation('MCP-ANON-6', 'get_curated_list failed', r.exchange);
+        if (!findList(toolPayload(r.result), [])) throw violation('MCP-ANON-6', 'get_curated_list returned no list of platforms', r.exchange);
+      });
+      for (const tool of KEYED_TOOLS.filter((n) => !ANON_TOOLS.includes(n))) {
+        const r = await s.callTool(tool, {});
+        if (!failed(r)) throw violation('MCP-ANON-2', `the keyed-only tool ${tool} answered on the anonymous server`, r.exchange);
+      }
+    } finally {
+      await s.close();
+    }
+  },
+};
+
+const discovery: Check = {
+  id: 'mcp.discovery',
+  title: 'Discovery documents are served: /.well-known/mcp.json, /llms.txt, /api/openapi.json, and GET /mcp on the anonymous server',
+  requirements: ['MCP-DISC-1', 'MCP-DISC-2', 'MCP-DISC-3', 'JOB-VER-2', 'POL-MCP-4'],
+  appliesTo: { surface: 'site' },
+  async run(ctx) {
+    const site = ctx.target.bases.site;
+    const get = (url: string, accept = 'application/json') => send({ method: 'GET', url, headers: { accept } }, ctx.config.requestTimeoutMs);
+    await ctx.failures.step(async () => {
+      const ex = await get(`${site}/.well-known/mcp.json`);
+      if (ex.response?.status !== 200 || typeof jsonOf(ex) !== 'object') throw violation('MCP-DISC-1', `/.well-known/mcp.json answered ${ex.response?.status ?? ex.error}${ex.response?.status === 200 ? ' without a JSON document' : ''}`, ex);
+      const d = jsonOf(ex);
+      const missing = ['serverInfo', 'transport', 'authentication', 'tools'].filter((k) => !(k in d));
+      if (missing.length) ctx.failures.add('POL-MCP-4', `/.well-known/mcp.json lacks ${missing.join(', ')}`, ex);
+    });
+    await ctx.failures.step(async () => {
+      const ex = await get(`${site}/llms.txt`, 'text/plain');
+      const text = ex.response?.body ?? '';
+      if (ex.response?.status !== 200 || text.trim() === '') throw violation('MCP-DISC-2', `/llms.txt answered ${ex.response?.status ?? ex.error}${ex.response?.status === 200 ? ' with an empty body' : ''}`, ex);
+      if (!/^# \S/m.test(text) || !/^> \S/m.test(text)) ctx.failures.add('POL-MCP-4', '/llms.txt lacks the llmstxt.org H1 title or blockquote summary', ex);
+    });
+    await ctx.failures.step(async () => {
+      const ex = await get(`${site}/api/openapi.json`);
+      const d = jsonOf(ex);
+      if (ex.response?.status !== 200 || typeof d?.openapi !== 'string' || typeof d?.paths !== 'object') throw violation('JOB-VER-2', `/api/openapi.json answered ${ex.response?.status ?? ex.error}${ex.response?.status === 200 ? ' but not an OpenAPI document' : ''}`, ex);
+    });
+    if (!ctx.target.anonMcpUrl) return;
+    await ctx.failures.step(async () => {
+      const ex = await get(ctx.target.anonMcpUrl!);
+      if (ex.response?.status !== 200 || jsonOf(ex) === undefined) throw violation('MCP-DISC-3', `GET ${new URL(ctx.target.anonMcpUrl!).pathname} on the anonymous server answered ${ex.response?.status ?? ex.error}${ex.response?.status === 200 ? ' without a JSON document' : ''}`, ex);
+    });
+  },
+};
+
+const versioning: Check = {
+  id: 'api.versioning',
+  title: 'The screening API answers under /api/screening/v1 and the jobs API under /api/v1',
+  requirements: ['SCR-VER-1', 'JOB-VER-1'],
+  appliesTo: { surface: 'site' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('pro');
+    const u = await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey });
+    if (u.response?.status !== 200) throw violation('SCR-VER-1', `GET /api/screening/v1/usage answered ${u.response?.status ?? u.error}`, u);
+    const [id] = await someJobs(ctx, t.apiKey, 1);
+    if (!id) throw violation('JOB-VER-1', 'GET /api/v1/jobs returned no jobs');
+  },
+};
+
+const dailyLimit: Check = {
+  id: 'mcp.anon.daily-limit',
+  title: 'The anonymous server allows 500 calls per client IP a day and refuses the next (checked on a fresh day of the target clock)',
+  requirements: ['MCP-ANON-5', 'POL-MCP-3'],
+  appliesTo: { surface: 'anon-mcp', needs: ['anonMcp', 'clock'] },
+  late: true,
+  async run(ctx) {
+    const control = ctx.control!;
+    const toNextDay = async () => {
+      const now = await control.now();
+      const next = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1);
+      await control.advanceClock(Math.ceil((next - now) / 1000) + 1);
+    };
+    await toNextDay();
+    const s = await connect(ctx.target.anonMcpUrl!, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
+    try {
+      let ok = 0;
+      let refusal: Awaited<ReturnType<typeof s.callTool>> | null = null;
+      for (let i = 0; i < 520 && !refusal; i++) {
+        const r = await s.callTool('get_curated_list', {});
+        if (failed(r)) refusal = r;
+        else ok++;
+      }
+      // the connection's own initialize and tools/list may count as calls too
+      if (!refusal) throw violation('MCP-ANON-5', `520 calls from one IP on one day were all answered; the limit is 500`);
+      if (ok < 497 || ok > 500) throw violation('MCP-ANON-5', `the anonymous server refused a call after ${ok} answered tool calls on a fresh day; the limit is 500 calls`, refusal.exchange);
+      await toNextDay();
+      const r = await s.callTool('get_curated_list', {});
+      if (failed(r)) ctx.failures.add('POL-MCP-3', 'calls are still refused after the target clock moved past 00:00 UTC', r.exchange);
+    } finally {
+      await s.close();
+    }
+  },
+};
+
+const methods: Check = {
+  id: 'api.methods',
+  title: 'A known path called with a method it does not serve answers 404 in the error envelope; the keyed MCP endpoint answers GET with 405 and Allow: POST',
+  requirements: ['POL-ERR-3'],
+  appliesTo: { surface: 'site' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('pro');
+    for (const [surface, path] of [['jobs', '/api/v1/jobs'], ['screening', '/api/screening/v1/usage']] as const) {
+      const ex = await ctx.target.call(surface, { method: 'DELETE', path, key: t.apiKey, policyProbe: true });
+      if (ex.response?.status !== 404 || jsonOf(ex)?.error?.code !== 'not_found') ctx.failures.add('POL-ERR-3', `DELETE ${path} answered ${ex.response?.status} ${jsonOf(ex)?.error?.code ?? ''}, not 404 not_found`, ex);
+    }
+    const get = await send({ method: 'GET', url: ctx.target.mcpUrl, headers: { authorization: `Bearer ${t.apiKey}`, accept: 'application/json' } }, ctx.config.requestTimeoutMs);
+    if (get.response?.status !== 405 || !/POST/.test(get.response.headers.allow ?? '')) ctx.failures.add('POL-ERR-3', `GET on the keyed MCP endpoint answered ${get.response?.status} (Allow: ${get.response?.headers.allow ?? 'none'}), not 405 with Allow: POST`, get);
+  },
+};
+
+const screeningDescription: Check = {
+  id: 'screening.description-version',
+  title: 'The screening API description, where the deployment links one (llms.txt), has version 1.0.0',
+  requirements: ['SCR-VER-2'],
+  appliesTo: { surface: 'site' },
+  async run(ctx) {
+    const site = ctx.target.bases.site;
+    const llms = await send({ method: 'GET', url: `${site}/llms.txt`, headers: { accept: 'text/plain' } }, ctx.config.requestTimeoutMs);
+    const links = [...(llms.response?.body ?? '').matchAll(/\]\((\S+?\.json)\)/g)].map((m) => new URL(m[1], site).toString());
+    for (const url of links) {
+      const ex = await send({ method: 'GET', url, headers: { accept: 'application/json' } }, ctx.config.requestTimeoutMs);
+      const doc = jsonOf(ex);
+      if (!doc?.openapi || !Object.keys(doc.paths ?? {}).some((p) => p.startsWith('/api/screening/v1'))) continue;
+      if (doc.info?.version !== '1.0.0') throw violation('SCR-VER-2', `the screening API description at ${url} has version ${JSON.stringify(doc.info?.version)}, not 1.0.0`, ex);
+      return;
+    }
+    throw skip('the deployment links no screening API description (OpenAPI JSON) from /llms.txt');
+  },
+};
+
+export const anonAndDiscoveryChecks = [anonServer, discovery, versioning, methods, screeningDescription, dailyLimit];

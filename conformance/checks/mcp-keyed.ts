@@ -1,0 +1,163 @@
+// The keyed MCP server: initialize (protocol 2025-06-18, server 1.0.0, instructions), a bearer key on
+// every call, the tool list and argument names, and seeker tools that share the REST API's feed,
+// tiers and apply wallet.
+
+import type { Check } from '../check.js';
+import { violation } from '../failure.js';
+import { jsonOf } from '../target/http.js';
+import { initializeParams, rawRpc } from '../target/mcp.js';
+import { applyCredits, someJobs } from './jobs-apply.js';
+import { connect, failed, findList, toolPayload } from './mcp-support.js';
+import { expectStatus, jobsApi, JOBS } from './support.js';
+
+export const KEYED_TOOLS = ['search_jobs', 'get_job', 'get_skill_demand', 'draft_application', 'apply_to_job', 'get_me', 'match_candidates', 'talent_search', 'post_job', 'hire'];
+
+const initialize: Check = {
+  id: 'mcp.keyed.initialize',
+  title: 'The keyed server initializes over Streamable HTTP with protocol 2025-06-18, server version 1.0.0 and instructions, and refuses calls without a valid key (401)',
+  requirements: ['MCP-KEYED-1', 'MCP-KEYED-2', 'MCP-KEYED-3', 'MCP-KEYED-4', 'POL-MCP-2'],
+  appliesTo: { surface: 'mcp' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('pro');
+    const url = ctx.target.mcpUrl;
+    const init = await rawRpc(url, 'initialize', initializeParams('2025-06-18'), { key: t.apiKey });
+    expectStatus(init.exchange, 200, 'MCP-KEYED-1', 'initialize over Streamable HTTP');
+    const result = init.message?.result;
+    if (!result) throw violation('MCP-KEYED-1', `initialize answered no JSON-RPC result: ${JSON.stringify(init.message?.error ?? init.exchange.response?.body.slice(0, 200))}`, init.exchange);
+    if (result.protocolVersion !== '2025-06-18') throw violation('MCP-KEYED-4', `initialize reports protocol version ${JSON.stringify(result.protocolVersion)}, not 2025-06-18`, init.exchange);
+    if (result.serverInfo?.version !== '1.0.0') throw violation('MCP-KEYED-4', `initialize reports server version ${JSON.stringify(result.serverInfo?.version)}, not 1.0.0`, init.exchange);
+    if (typeof result.instructions !== 'string' || result.instructions.trim() === '') throw violation('MCP-KEYED-3', 'initialize advertises no usage instructions', init.exchange);
+    const latest = await rawRpc(url, 'initialize', initializeParams('2025-11-25'), { key: t.apiKey });
+    if (latest.message?.result?.protocolVersion !== '2025-06-18') ctx.failures.add('POL-MCP-2', `a client asking for 2025-11-25 is answered ${JSON.stringify(latest.message?.result?.protocolVersion)}, not 2025-06-18`, latest.exchange);
+    for (const [what, opts] of [
+      ['without a key', {}],
+      ['with an unknown key', { key: 'rjk_live_00000000000000000000000000000000' }],
+      ['with a malformed Authorization header', { authorization: 'Basic Zm9vOmJhcg==' }],
+    ] as const) {
+      for (const method of ['initialize', 'tools/list']) {
+        await ctx.failures.step(async () => {
+          const r = await rawRpc(url, method, method === 'initialize' ? initializeParams('2025-06-18') : {}, { ...opts, protocolVersion: '2025-06-18' });
+          expectStatus(r.exchange, 401, 'MCP-KEYED-2', `${method} ${what}`);
+        });
+      }
+    }
+    const s = await connect(url, t.apiKey, 'MCP-KEYED-1', 'a pro key');
+    await s.close();
+  },
+};
+
+const tools: Check = {
+  id: 'mcp.keyed.tools',
+  title: 'The keyed server lists the ten tools; search_jobs takes q, the REST filters, limit and offset; get_job takes id',
+  requirements: ['POL-MCP-1', 'MCP-TOOL-1'],
+  appliesTo: { surface: 'mcp' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('pro');
+    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
+    try {
+      const { tools: list, exchange } = await s.listTools();
+      const names = list.map((x) => x.name).sort();
+      if (names.join() !== [...KEYED_TOOLS].sort().join()) ctx.failures.add('POL-MCP-1', `the keyed server lists [${names.join(', ')}], not the ten tools of the descriptor`, exchange);
+      const props = (name: string) => Object.keys(list.find((x) => x.name === name)?.inputSchema?.properties ?? {});
+      const search = props('search_jobs');
+      const missing = ['q', 'remote_type', 'job_type', 'opportunity_type', 'location', 'limit', 'offset'].filter((p) => !search.includes(p));
+      if (missing.length) throw violation('MCP-TOOL-1', `search_jobs takes no ${missing.join(', ')} (arguments: ${search.join(', ') || 'none'})`, exchange);
+      if (search.includes('query')) throw violation('MCP-TOOL-1', "search_jobs on the keyed server takes 'query'; the keyed argument name is 'q'", exchange);
+      if (!props('get_job').includes('id')) throw violation('MCP-TOOL-1', `get_job takes no 'id' (arguments: ${props('get_job').join(', ')})`, exchange);
+    } finally {
+      await s.close();
+    }
+  },
+};
+
+const seeker: Check = {
+  id: 'mcp.keyed.seeker-tools',
+  title: "Seeker tools share REST's feed, tiers and apply wallet: search and get_job return the REST jobs, get_skill_demand the skills endpoint, get_me the tier, apply_to_job spends the same credits",
+  requirements: ['MCP-TOOL-1', 'MCP-TOOL-2', 'MCP-TOOL-3', 'MCP-TOOL-6', 'MCP-TOOL-7', 'MCP-KEYED-5', 'POL-MCP-7', 'POL-MCP-12'],
+  appliesTo: { surface: 'mcp' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('starter');
+    const [jobId] = await someJobs(ctx, t.apiKey, 1);
+    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a starter key');
+    try {
+      await ctx.failures.step(async () => {
+        const r = await s.callTool('search_jobs', { q: 'engineer', limit: 5 });
+        if (failed(r)) throw violation('MCP-TOOL-2', `search_jobs failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
+        const jobs = findList(toolPayload(r.result), ['id', 'title']);
+        if (!jobs) throw violation('MCP-TOOL-2', 'search_jobs returned no list of jobs', r.exchange);
+        const noUrl = jobs.find((j) => !Object.keys(j).some((k) => /apply_?url/i.test(k)));
+        if (noUrl) throw violation('MCP-TOOL-2', `search_jobs returned job ${noUrl.id} without an apply URL`, r.exchange);
+      });
+      await ctx.failures.step(async () => {
+        const rest = await jobsApi(ctx).get(t.apiKey, jobId);
+        const r = await s.callTool('get_job', { id: jobId });
+        if (failed(r)) throw violation('MCP-TOOL-2', `get_job ${jobId} failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
+        const p = toolPayload(r.result);
+        const job = p?.id === jobId ? p : findList(p, ['id', 'title'])?.find((j) => j.id === jobId) ?? p?.job;
+        if (job?.id !== jobId || job?.title !== jsonOf(rest)?.title) throw violation('MCP-KEYED-5', `get_job ${jobId} over MCP does not return the job REST returns (${jsonOf(rest)?.title})`, rest, r.exchange);
+      });
+      await ctx.failures.step(async () => {
+        const rest = await ctx.target.call('jobs', { path: `${JOBS}/market/skills`, key: t.apiKey, query: { limit: 10 } });
+        const r = await s.callTool('get_skill_demand', { limit: 10 });
+        if (failed(r)) throw violation('MCP-TOOL-3', 'get_skill_demand failed', r.exchange);
+        const mcpSkills = findList(toolPayload(r.result), ['skill'])?.map((x) => x.skill);
+        const restSkills = (jsonOf(rest)?.skills ?? []).map((x: any) => x.skill);
+        if (JSON.stringify(mcpSkills) !== JSON.stringify(restSkills)) throw violation('MCP-TOOL-3', `get_skill_demand returned [${mcpSkills?.slice(0, 5).join(', ')}…], GET /market/skills [${restSkills.slice(0, 5).join(', ')}…]`, rest, r.exchange);
+      });
+      await ctx.failures.step(async () => {
+        const r = await s.callTool('get_me', {});
+        if (failed(r)) throw violation('MCP-TOOL-7', 'get_me failed', r.exchange);
+        const p = toolPayload(r.result);
+        if (p?.tier !== 'starter') throw violation('MCP-TOOL-7', `get_me reports tier ${JSON.stringify(p?.tier)} for a starter key`, r.exchange);
+      });
+      await ctx.failures.step(async () => {
+        const r = await s.callTool('search_jobs', { q: 'engineer', limit: 0 });
+        const err = toolPayload(r.result)?.error;
+        if (!failed(r)) throw violation('MCP-TOOL-1', 'search_jobs with limit 0 succeeded; limit is 1 to 50 as in REST', r.exchange);
+        if (err?.code !== 'invalid_request' || !String(err?.message ?? '').includes('limit')) ctx.failures.add('POL-MCP-12', `search_jobs with limit 0 answered ${JSON.stringify(err ?? r.rpcError)}, not invalid_request naming limit`, r.exchange);
+      });
+      await ctx.failures.step(async () => {
+        const r = await s.callTool('no_such_tool_zz', {});
+        if (!failed(r)) ctx.failures.add('POL-MCP-7', 'a call to an unknown tool succeeded', r.exchange);
+      });
+      await ctx.failures.step(async () => {
+        const before = await applyCredits(ctx, t.apiKey);
+        const r = await s.callTool('apply_to_job', {
+          id: jobId,
+          candidate_name: 'Conformance Applicant',
+          candidate_email: 'applicant@example.com',
+          message: 'I would like to apply for this role over MCP; I have the experience the listing asks for and can start soon.',
+        });
+        if (failed(r)) throw violation('MCP-TOOL-6', `apply_to_job by a starter key failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
+        const after = await applyCredits(ctx, t.apiKey);
+        if (before.remaining !== null && after.remaining !== null && before.remaining - after.remaining !== 1) {
+          throw violation('MCP-KEYED-5', `an apply over MCP changed the REST apply credits ${before.remaining} → ${after.remaining}, not by one: REST and MCP must share the wallet`, before.exchange, r.exchange, after.exchange);
+        }
+      });
+    } finally {
+      await s.close();
+    }
+    const free = await ctx.tenants.get('free');
+    const f = await connect(ctx.target.mcpUrl, free.apiKey, 'MCP-KEYED-1', 'a free key');
+    try {
+      const r = await f.callTool('apply_to_job', { id: jobId, candidate_name: 'A', candidate_email: 'a@example.com', message: 'x'.repeat(100) });
+      if (!failed(r)) throw violation('MCP-TOOL-6', 'apply_to_job by a free-tier key succeeded: it is paid-tier only', r.exchange);
+    } finally {
+      await f.close();
+    }
+  },
+};
+
+const scope: Check = {
+  id: 'mcp.keyed.scope',
+  title: 'A key without the mcp scope is refused with 403',
+  requirements: ['POL-AUTH-1'],
+  appliesTo: { surface: 'mcp', needs: ['noScopeKey'] },
+  async run(ctx) {
+    const t = await ctx.tenants.withoutScope('mcp');
+    const r = await rawRpc(ctx.target.mcpUrl, 'initialize', initializeParams('2025-06-18'), { key: t.apiKey, protocolVersion: '2025-06-18' });
+    if (r.exchange.response?.status !== 403) ctx.failures.add('POL-AUTH-1', `initialize with a key lacking the mcp scope answered ${r.exchange.response?.status ?? r.exchange.error}, not 403`, r.exchange);
+  },
+};
+
+export const keyedMcpChecks = [initialize, tools, seeker, scope];

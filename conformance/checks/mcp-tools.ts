@@ -1,0 +1,194 @@
+// The keyed server's drafting and employer tools, through the behaviour the document names: drafts
+// return an apply URL and submit nothing; match_candidates and talent_search need a query, skills or
+// roles, score 0–100, cap talent cards at 10 and never return personal data; post_job needs an
+// apply_url unless the form is hosted and answers an IDR checkout order.
+
+import type { Check } from '../check.js';
+import { violation } from '../failure.js';
+import { someJobs, applyCredits } from './jobs-apply.js';
+import { connect, failed, findList, toolPayload } from './mcp-support.js';
+
+/** Keys that would carry personal data an anonymized result must never hold. */
+const PERSONAL = /^(name|full_?name|first_?name|last_?name|email|e_?mail|phone|contact|cv|cv_?text|resume|salary|salary_?expectation)$/i;
+
+function personalKeys(v: unknown, path = ''): string[] {
+  if (Array.isArray(v)) return v.flatMap((x, i) => personalKeys(x, `${path}[${i}]`));
+  if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => [...(PERSONAL.test(k) ? [`${path}.${k}`] : []), ...personalKeys(x, `${path}.${k}`)]);
+  return [];
+}
+
+const inRange = (x: unknown) => typeof x === 'number' && x >= 0 && x <= 100;
+
+const drafting: Check = {
+  id: 'mcp.tools.draft',
+  title: 'draft_application returns an apply_url and a draft, submits nothing and spends no apply credit',
+  requirements: ['MCP-TOOL-4'],
+  appliesTo: { surface: 'mcp' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('starter');
+    const [jobId] = await someJobs(ctx, t.apiKey, 1);
+    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a starter key');
+    try {
+      const before = await applyCredits(ctx, t.apiKey);
+      const r = await s.callTool('draft_application', { id: jobId });
+      if (failed(r)) throw violation('MCP-TOOL-4', `draft_application failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
+      const p = toolPayload(r.result);
+      if (typeof p?.apply_url !== 'string') throw violation('MCP-TOOL-4', 'draft_application returned no apply_url', r.exchange);
+      if (p?.submitted === true) throw violation('MCP-TOOL-4', 'draft_application says it submitted the application; drafts submit nothing', r.exchange);
+      const after = await applyCredits(ctx, t.apiKey);
+      if (before.remaining !== after.remaining) throw violation('MCP-TOOL-4', `draft_application changed the apply credits ${before.remaining} → ${after.remaining}`, r.exchange, after.exchange);
+    } finally {
+      await s.close();
+    }
+  },
+};
+
+const employer: Check = {
+  id: 'mcp.tools.employer',
+  title: 'Employer tools: a query, skills or roles is required; scores are 0–100; talent cards are at most 10; no personal data; post_job needs apply_url unless the form is hosted',
+  requirements: ['MCP-TOOL-8', 'MCP-TOOL-9', 'MCP-TOOL-11'],
+  appliesTo: { surface: 'mcp' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('pro');
+    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
+    try {
+      for (const [tool, req] of [['match_candidates', 'MCP-TOOL-8'], ['talent_search', 'MCP-TOOL-9']] as const) {
+        await ctx.failures.step(async () => {
+          const none = await s.callTool(tool, {});
+          if (!failed(none)) throw violation(req, `${tool} without query, skills or roles succeeded`, none.exchange);
+          const r = await s.callTool(tool, { query: 'backend engineer with TypeScript and PostgreSQL', skills: ['TypeScript'] });
+          if (failed(r)) throw violation(req, `${tool} with a query failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
+          const p = toolPayload(r.result);
+          const leak = personalKeys(p);
+          if (leak.length) throw violation(req, `${tool} returned personal data fields: ${leak.slice(0, 5).join(', ')}`, r.exchange);
+          const list = (tool === 'talent_search' ? p?.cards : p?.candidates) ?? findList(p, []) ?? [];
+          if (tool === 'talent_search') {
+            if (!Array.isArray(p?.cards) || p.cards.length > 10) throw violation(req, `talent_search returned ${Array.isArray(p?.cards) ? p.cards.length : 'no'} cards (at most 10)`, r.exchange);
+            if (typeof p?.matchCount !== 'number') throw violation(req, 'talent_search returned no match count', r.exchange);
+            const bad = list.find((c: any) => !inRange(c?.fit) || !['exact', 'close', 'broader'].includes(c?.tier));
+            if (bad) throw violation(req, `a talent card has fit ${JSON.stringify(bad?.fit)} / tier ${JSON.stringify(bad?.tier)}: fit is 0–100 and tier exact, close or broader`, r.exchange);
+          } else {
+            const bad = list.find((c: any) => !inRange(c?.relevance ?? c?.score));
+            if (bad) throw violation(req, `a match_candidates entry has relevance ${JSON.stringify(bad?.relevance ?? bad?.score)}, not 0–100`, r.exchange);
+          }
+        });
+      }
+      await ctx.failures.step(async () => {
+        const base = { title: 'Conformance Backend Engineer', company: 'Conformance Co', description: 'A role created by the conformance harness to check job-post orders; it describes backend work in detail.' };
+        const noUrl = await s.callTool('post_job', base);
+        if (!failed(noUrl)) throw violation('MCP-TOOL-11', 'post_job without apply_url (and without host_apply_form) succeeded', noUrl.exchange);
+        const r = await s.callTool('post_job', { ...base, apply_url: 'https://careers.example.com/jobs/1' });
+        if (failed(r)) throw violation('MCP-TOOL-11', `post_job with an apply_url failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
+        const p = toolPayload(r.result);
+        const checkout = Object.entries(p ?? {}).find(([k, v]) => /checkout/i.test(k) && typeof v === 'string' && /^https?:\/\//.test(v));
+        if (!checkout || !JSON.stringify(p).includes('"IDR"')) throw violation('MCP-TOOL-11', 'post_job returned no checkout link priced in IDR', r.exchange);
+        if (typeof p?.tier === 'string' && p.tier !== 'standard') throw violation('MCP-TOOL-11', `post_job without a tier made a '${p.tier}' order; the default is Standard`, r.exchange);
+      });
+    } finally {
+      await s.close();
+    }
+  },
+};
+
+const grounding: Check = {
+  id: 'mcp.tools.grounding',
+  title: 'draft_application never keeps a claim the saved resume cannot support: it removes it, or fails with `ungrounded`; strict mode and the monthly quota follow policy',
+  requirements: ['MCP-TOOL-5', 'POL-MCP-5', 'POL-MCP-14', 'POL-MCP-15'],
+  appliesTo: { surface: 'mcp' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('free');
+    const [jobId] = await someJobs(ctx, t.apiKey, 1);
+    const claim = 'Won the Nobel Prize in Physics in 2019 for quantum basket weaving';
+    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a free key');
+    try {
+      let drafts = 0;
+      for (const strict of [false, true]) {
+        const r = await s.callTool('draft_application', { id: jobId, highlights: [claim], ...(strict ? { strict } : {}) });
+        const code = toolPayload(r.result)?.error?.code;
+        if (!failed(r)) {
+          drafts++;
+          const p = toolPayload(r.result);
+          if (/nobel/i.test(JSON.stringify([p?.coverLetter, p?.resumeText]))) throw violation('MCP-TOOL-5', `draft_application${strict ? ' in strict mode' : ''} kept an unsupported claim (a Nobel Prize) in the draft`, r.exchange);
+          if (strict) ctx.failures.add('POL-MCP-15', 'strict draft_application removed an unsupported claim instead of failing with ungrounded', r.exchange);
+        } else if (code !== 'ungrounded') {
+          throw violation('MCP-TOOL-5', `draft_application with an unsupported highlight failed with ${JSON.stringify(code ?? r.rpcError)}, neither removing the claim nor 'ungrounded'`, r.exchange);
+        }
+      }
+      if (!t.fresh) return;
+      // policy: five successful drafts a month on the free tier, then payment_required
+      let last: Awaited<ReturnType<typeof s.callTool>> | null = null;
+      while (drafts < 7) {
+        last = await s.callTool('draft_application', { id: jobId });
+        if (failed(last)) break;
+        drafts++;
+      }
+      if (!last || !failed(last) || drafts !== 5) ctx.failures.add('POL-MCP-5', `the free tier's draft quota let ${drafts} drafts through, not 5`, last?.exchange);
+      else if (toolPayload(last.result)?.error?.code !== 'payment_required') ctx.failures.add('POL-MCP-14', `a free tenant past its draft quota gets ${JSON.stringify(toolPayload(last.result)?.error?.code ?? last.rpcError)}, not payment_required`, last.exchange);
+    } finally {
+      await s.close();
+    }
+  },
+};
+
+const talentDaily: Check = {
+  id: 'mcp.tools.talent-daily-limit',
+  title: 'talent_search allows 50 calls per key a day and refuses the 51st (checked on a fresh day of the target clock)',
+  requirements: ['MCP-TOOL-10'],
+  appliesTo: { surface: 'mcp', needs: ['clock', 'freshTenants'] },
+  late: true,
+  async run(ctx) {
+    const t = await ctx.tenants.fresh('pro');
+    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
+    try {
+      for (let i = 1; i <= 51; i++) {
+        const r = await s.callTool('talent_search', { skills: ['TypeScript'] });
+        if (i <= 50 && failed(r)) throw violation('MCP-TOOL-10', `talent_search call ${i} of a fresh key was refused; 50 a day are allowed`, r.exchange);
+        if (i === 51 && !failed(r)) throw violation('MCP-TOOL-10', 'the 51st talent_search call of the day succeeded; the limit is 50 per key', r.exchange);
+      }
+    } finally {
+      await s.close();
+    }
+  },
+};
+
+const hire: Check = {
+  id: 'mcp.tools.hire',
+  title: 'hire answers a strong-match shortlist (at least 3 anonymized candidates scored 0–100, emailed to contact_email) or says there is no strong match; with publish_if_no_match it posts the role',
+  requirements: ['MCP-TOOL-12', 'MCP-TOOL-13', 'POL-MCP-6'],
+  appliesTo: { surface: 'mcp' },
+  async run(ctx) {
+    const t = await ctx.tenants.get('pro');
+    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
+    const base = { company: 'Conformance Co', contact_email: 'hiring@conformance.example.com' };
+    try {
+      for (const brief of ['Senior backend engineer with TypeScript, Node.js and PostgreSQL, remote from Jakarta', 'Underwater basket weaving instructor fluent in Klingon']) {
+        await ctx.failures.step(async () => {
+          const r = await s.callTool('hire', { ...base, brief });
+          if (failed(r)) throw violation('MCP-TOOL-12', `hire failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
+          const p = toolPayload(r.result);
+          const leak = personalKeys(p);
+          if (leak.length) throw violation('MCP-TOOL-12', `hire returned personal data fields: ${leak.slice(0, 5).join(', ')}`, r.exchange);
+          if (p?.strongMatch === true) {
+            const list = p.shortlist;
+            if (!Array.isArray(list) || list.length < 3) throw violation('MCP-TOOL-12', `a strong match returned ${Array.isArray(list) ? list.length : 'no'} shortlisted candidates; it needs at least 3`, r.exchange);
+            const bad = list.find((c: any) => !inRange(c?.score) || typeof c?.id !== 'string');
+            if (bad) throw violation('MCP-TOOL-12', `a shortlisted candidate has id ${JSON.stringify(bad?.id)} and score ${JSON.stringify(bad?.score)}: an opaque id and a 0–100 score are required`, r.exchange);
+            if (!JSON.stringify(p).includes(base.contact_email)) throw violation('MCP-TOOL-12', 'a strong-match result does not say the shortlist was emailed to contact_email', r.exchange);
+            if (list.some((c: any) => c.score < 75)) ctx.failures.add('POL-MCP-6', 'a strong-match shortlist holds a candidate scored below 75', r.exchange);
+          } else if (p?.strongMatch !== false || typeof p?.message !== 'string') {
+            throw violation('MCP-TOOL-12', 'hire neither returned a shortlist nor said there is no strong match', r.exchange);
+          } else {
+            const pub = await s.callTool('hire', { ...base, brief, publish_if_no_match: true });
+            if (failed(pub)) throw violation('MCP-TOOL-13', `hire with publish_if_no_match failed: ${JSON.stringify(toolPayload(pub.result) ?? pub.rpcError)}`, pub.exchange);
+            const pp = toolPayload(pub.result);
+            if (pp?.strongMatch === false && (pp?.listing === undefined || pp?.listing === null)) throw violation('MCP-TOOL-13', 'hire with publish_if_no_match and no strong match posted no listing', pub.exchange);
+          }
+        });
+      }
+    } finally {
+      await s.close();
+    }
+  },
+};
+
+export const toolChecks = [drafting, grounding, employer, hire, talentDaily];

@@ -1,0 +1,87 @@
+// The ledger of one request through its life: an intake row, a scoring row, a wait in human review
+// (never delivered straight from the model), the reviewer's decision as its own row naming the
+// reviewer; rows that chain state to state; a replay reporting the request's current state.
+
+import type { Check, CheckContext } from '../check.js';
+import { violation } from '../failure.js';
+import { jsonOf } from '../target/http.js';
+import type { TenantHandle } from '../target/tenants.js';
+import { assertLedger, ledgerProblems, settledLedger, type AuditRow } from './ledger.js';
+import { roomyTenant } from './screening-submit.js';
+import { expectStatus, poll, screening, sleep, STATES, uniqueKey } from './support.js';
+
+export const REVIEWER = { reviewerId: 'conformance-reviewer', reviewerRole: 'qa' };
+const REVIEW_STATES = ['pending_review', 'approved', 'rejected', 'edited', 'delivered', 'expired'];
+
+/** Submits a structured candidate and returns its requestId and the submit exchange. */
+export async function submitOne(ctx: CheckContext, t: TenantHandle) {
+  const body = uniqueKey({
+    idempotencyKey: 'lifecycle',
+    candidate: { kind: 'structured', fullName: 'Conformance Candidate', skills: ['TypeScript', 'PostgreSQL'], summary: 'Backend engineer, five years of TypeScript.', experienceYears: 5 },
+    jobSpec: { title: 'Backend Engineer', mustHaves: ['TypeScript'], niceToHaves: ['Kubernetes'] },
+  });
+  // the fixed body must be valid for the contract this target is judged by
+  if (ctx.validator.schema('SubmitRequest', body).must.length) throw new Error('the lifecycle body is not a valid SubmitRequest');
+  const ex = await screening(ctx).submit(t.apiKey, body);
+  expectStatus(ex, 201, 'SCR-SUBMIT-1', 'submitting a structured candidate');
+  return { requestId: jsonOf(ex).requestId as string, body, exchange: ex };
+}
+
+export const rowsOf = (rows: AuditRow[], requestId: string) => rows.filter((r) => r.requestId === requestId);
+
+/** Waits until the request's rows reach one of `states` (or stop changing); returns the settled walk. */
+export async function untilState(ctx: CheckContext, t: TenantHandle, requestId: string, states: string[], timeoutMs = 8000) {
+  return settledLedger(ctx, t.apiKey, (rows) => rowsOf(rows, requestId).some((r) => states.includes(r.toState)), timeoutMs);
+}
+
+const lifecycle: Check = {
+  id: 'screening.ledger.lifecycle',
+  title: 'A request is scored, waits in human review and is decided by a reviewer; each transition is its own chained ledger row',
+  requirements: ['SCR-LEDGER-1', 'SCR-LEDGER-2', 'SCR-LEDGER-3', 'SCR-LEDGER-5', 'SCR-STATE-1', 'SCR-STATE-2', 'SCR-REVIEW-1', 'SCR-REVIEW-2', 'SCR-IDEMP-1', 'POL-STATE-1', 'POL-HOOK-3'],
+  appliesTo: { surface: 'screening' },
+  async run(ctx) {
+    const t = await roomyTenant(ctx);
+    const { requestId, body, exchange } = await submitOne(ctx, t);
+    let walk = await untilState(ctx, t, requestId, REVIEW_STATES);
+    let mine = rowsOf(walk.rows, requestId);
+    const evidence = () => walk.pages[walk.pages.length - 1];
+    if (mine.length === 0) throw violation('SCR-LEDGER-1', `the ledger has no row for the accepted request ${requestId}`, exchange, evidence());
+    for (const p of ledgerProblems(walk.rows, true)) ctx.failures.add(p.requirement, p.why, evidence());
+    for (const r of mine) if (!(STATES as readonly string[]).includes(r.toState)) throw violation('SCR-STATE-1', `row ${r.id} moves to '${r.toState}', which is not a documented state`, evidence());
+    if (mine[0].actor !== 'system') throw violation('SCR-LEDGER-3', `the intake row's actor is '${mine[0].actor}', not system`, evidence());
+    const last = mine[mine.length - 1];
+    if (last.toState === 'failed') throw violation('SCR-REVIEW-1', `a valid structured candidate ended in 'failed' before review`, evidence());
+    if (!mine.some((r) => r.toState === 'pending_review')) throw violation('SCR-REVIEW-1', `${requestId} never entered human review (rows: ${mine.map((r) => r.toState).join(' → ')})`, evidence());
+    const scoredAt = mine.findIndex((r) => r.toState === 'scored');
+    if (scoredAt < 0) ctx.failures.add('SCR-LEDGER-1', `${requestId} reached review with no scoring row (rows: ${mine.map((r) => `${r.fromState ?? 'null'}→${r.toState}`).join(', ')})`, evidence());
+    if (mine.some((r) => ['approved', 'rejected', 'edited', 'delivered'].includes(r.toState))) {
+      throw violation('SCR-STATE-2', `${requestId} moved past review without a human decision (rows: ${mine.map((r) => r.toState).join(' → ')})`, evidence());
+    }
+    const expectedPath = ['received', 'parsed', 'scored', 'pending_review'];
+    if (mine.map((r) => r.toState).join() !== expectedPath.join()) ctx.failures.add('POL-STATE-1', `the rows before review are ${mine.map((r) => r.toState).join(' → ')}, not ${expectedPath.join(' → ')}`, evidence());
+    // a replay reports the current state
+    const replay = await screening(ctx).submit(t.apiKey, body);
+    expectStatus(replay, 200, 'SCR-IDEMP-1', 'a replay of a request waiting in review');
+    if (jsonOf(replay)?.state !== 'pending_review') throw violation('SCR-IDEMP-1', `a replay reports state '${jsonOf(replay)?.state}' for a request whose ledger says pending_review`, replay, evidence());
+    // nothing is delivered while nobody decides
+    await sleep(300);
+    walk = await untilState(ctx, t, requestId, ['approved', 'rejected', 'edited', 'delivered'], 0);
+    mine = rowsOf(walk.rows, requestId);
+    if (mine[mine.length - 1].toState !== 'pending_review') throw violation('SCR-REVIEW-1', `without a decision ${requestId} moved on to '${mine[mine.length - 1].toState}'`, evidence());
+
+    if (!ctx.capabilities.reviewDecisions || !ctx.control) return;
+    const review = await poll(async () => (await ctx.control!.reviews(t.tenantId!)).find((r) => r.requestId === requestId), 5000);
+    if (!review) throw violation('SCR-REVIEW-1', `${requestId} is in pending_review but not in the review queue`, evidence());
+    await ctx.control.decide(requestId, { decision: 'approved', ...REVIEWER, note: 'conformance check' });
+    walk = await untilState(ctx, t, requestId, ['delivered', 'failed'], 5000);
+    mine = rowsOf(walk.rows, requestId);
+    assertLedger(walk.rows, true, evidence());
+    const decision = mine.find((r) => r.toState === 'approved');
+    if (!decision) throw violation('SCR-LEDGER-1', `after a reviewer approved ${requestId} the ledger has no decision row (rows: ${mine.map((r) => r.toState).join(' → ')})`, evidence());
+    if (decision.actor !== `reviewer:${REVIEWER.reviewerId}`) throw violation('SCR-LEDGER-3', `the decision row's actor is '${decision.actor}', not 'reviewer:${REVIEWER.reviewerId}'`, evidence());
+    if (decision.fromState !== 'pending_review') throw violation('SCR-REVIEW-2', `the decision row moves from '${decision.fromState}', not from pending_review`, evidence());
+    if (!mine.some((r) => r.toState === 'delivered')) ctx.failures.add('POL-HOOK-3', `a decided request of a tenant without a webhookUrl did not reach delivered (rows: ${mine.map((r) => r.toState).join(' → ')})`, evidence());
+  },
+};
+
+export const ledgerChecks = [lifecycle];

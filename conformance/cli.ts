@@ -1,0 +1,29 @@
+// `npm run conformance -- --target <url> …`: parses flags, runs the suite, exits 0 only when every
+// `must` requirement that ran passed (policy items never change the exit code).
+
+import { parseCli, USAGE } from './args.js';
+import { runConformance } from './index.js';
+
+async function main(): Promise<number> {
+  let raw;
+  try {
+    raw = parseCli(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (raw.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  try {
+    const result = await runConformance(raw);
+    if (raw.reportDir !== null) process.stderr.write(`reports: ${raw.reportDir ?? 'reports/conformance'}/{junit.xml,report.json,report.html}\n`);
+    return result.ok ? 0 : 1;
+  } catch (e) {
+    process.stderr.write(`conformance: ${(e as Error).stack ?? e}\n`);
+    return 2;
+  }
+}
+
+main().then((code) => process.exit(code));

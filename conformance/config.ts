@@ -1,0 +1,172 @@
+// Raw options (CLI flags, a profile file, programmatic overrides) become one resolved, frozen harness
+// config here; everything downstream receives it and nothing reads flags or files on its own.
+
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+
+export const KEY_SLOTS = ['free', 'starter', 'pro', 'scale', 'noScreeningScope', 'noJobsScope', 'noMcpScope'] as const;
+export type KeySlot = (typeof KEY_SLOTS)[number];
+
+/** What the target offers beyond the public APIs (null: decide by probing). */
+export interface CapabilityFlags {
+  reviewDecisions: boolean | null;
+  clock: boolean | null;
+  /** The target validates requests itself before the service sees them (e.g. a Prism proxy): negative-input checks are skipped. */
+  validatingProxy: boolean;
+}
+
+/** The profile file: what the target offers (JSON or YAML). */
+export interface Profile {
+  target?: string;
+  targets?: Partial<Record<'screening' | 'jobs' | 'control' | 'mcp' | 'anonMcp', string>>;
+  adminToken?: string;
+  keys?: Partial<Record<KeySlot, string>>;
+  capabilities?: Partial<CapabilityFlags>;
+  webhookReceiverUrl?: string;
+  /** host:port the receiver listens on when webhookReceiverUrl is set (default 0.0.0.0 and the URL's port). */
+  webhookListen?: string;
+}
+
+export interface RawOptions extends Omit<Profile, 'capabilities'> {
+  profile?: string;
+  anonMcp?: string;
+  targetJobs?: string;
+  targetScreening?: string;
+  capabilities?: Partial<CapabilityFlags>;
+  seed?: number;
+  runs?: number;
+  only?: string[];
+  reportDir?: string | null;
+  replay?: string;
+  regressionsDir?: string;
+  saveRegressions?: boolean;
+  requestTimeoutMs?: number;
+  progress?: boolean;
+  /** Root of the project holding contracts/ (defaults to the harness's own checkout). */
+  root?: string;
+  /** The requirements catalogue (default <root>/contracts/requirements.yaml). */
+  requirementsFile?: string;
+}
+
+export interface HarnessConfig {
+  target: string;
+  /** Base URLs (origins) per surface; request paths are the full contract paths (/api/v1/jobs…). */
+  bases: { screening: string; jobs: string; control: string; site: string };
+  mcpUrl: string;
+  anonMcpUrl: string | null;
+  profileFile: string | null;
+  adminToken: string | null;
+  keys: Readonly<Partial<Record<KeySlot, string>>>;
+  capabilities: Readonly<CapabilityFlags>;
+  webhookReceiverUrl: string | null;
+  webhookListen: { host: string; port: number } | null;
+  seed: number;
+  seedGiven: boolean;
+  runs: number;
+  only: readonly string[];
+  reportDir: string | null;
+  replay: string | null;
+  regressionsDir: string;
+  saveRegressions: boolean;
+  requestTimeoutMs: number;
+  progress: boolean;
+  root: string;
+  requirementsFile: string;
+}
+
+const HARNESS_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export function loadProfile(file: string): Profile {
+  const text = readFileSync(file, 'utf8');
+  const data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text);
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error(`profile ${file}: expected an object`);
+  const known = ['target', 'targets', 'adminToken', 'keys', 'capabilities', 'webhookReceiverUrl', 'webhookListen'];
+  for (const k of Object.keys(data)) if (!known.includes(k)) throw new Error(`profile ${file}: unknown field '${k}' (known: ${known.join(', ')})`);
+  for (const k of Object.keys(data.keys ?? {})) {
+    if (!(KEY_SLOTS as readonly string[]).includes(k)) throw new Error(`profile ${file}: unknown key slot '${k}' (known: ${KEY_SLOTS.join(', ')})`);
+  }
+  return data as Profile;
+}
+
+function url(value: string, what: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new Error(`${what} must be an absolute http(s) URL, got '${value}'`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`${what} must be an http(s) URL, got '${value}'`);
+  return value.replace(/\/+$/, '');
+}
+
+function hostPort(value: string, fallbackPort: number): { host: string; port: number } {
+  const m = /^(.*?)(?::(\d+))?$/.exec(value)!;
+  return { host: m[1] || '0.0.0.0', port: m[2] ? Number(m[2]) : fallbackPort };
+}
+
+export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
+  const profile: Profile = raw.profile ? loadProfile(raw.profile) : {};
+  const targetRaw = raw.target ?? profile.target;
+  if (!targetRaw) throw new Error('--target <base URL> is required (or `target` in the profile)');
+  const target = url(targetRaw, '--target');
+  const t = { ...profile.targets };
+  const screening = url(raw.targetScreening ?? t.screening ?? target, 'screening target');
+  const jobs = url(raw.targetJobs ?? t.jobs ?? target, 'jobs target');
+  const control = url(t.control ?? target, 'control target');
+  const anon = raw.anonMcp ?? t.anonMcp;
+  const caps = { ...profile.capabilities, ...raw.capabilities };
+  const seedGiven = raw.seed !== undefined;
+  const seed = seedGiven ? raw.seed! : (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
+  if (!Number.isInteger(seed)) throw new Error('--seed must be an integer');
+  const runs = raw.runs ?? 20;
+  if (!Number.isInteger(runs) || runs < 1 || runs > 10_000) throw new Error('--runs must be an integer from 1 to 10000');
+  const receiverUrl = raw.webhookReceiverUrl ?? profile.webhookReceiverUrl;
+  const receiver = receiverUrl ? url(receiverUrl, 'webhookReceiverUrl') : null;
+  const listen = raw.webhookListen ?? profile.webhookListen;
+  const root = path.resolve(raw.root ?? HARNESS_ROOT);
+  const cfg: HarnessConfig = {
+    target,
+    bases: { screening, jobs, control, site: target },
+    mcpUrl: url(t.mcp ?? `${target}/api/mcp`, 'keyed MCP URL'),
+    anonMcpUrl: anon ? url(anon, '--anon-mcp') : null,
+    profileFile: raw.profile ?? null,
+    adminToken: raw.adminToken ?? profile.adminToken ?? null,
+    keys: Object.freeze({ ...profile.keys, ...raw.keys }),
+    capabilities: Object.freeze({
+      reviewDecisions: caps.reviewDecisions ?? null,
+      clock: caps.clock ?? null,
+      validatingProxy: caps.validatingProxy ?? false,
+    }),
+    webhookReceiverUrl: receiver,
+    webhookListen: receiver ? hostPort(listen ?? '', Number(new URL(receiver).port) || 8899) : listen ? hostPort(listen, 0) : null,
+    seed,
+    seedGiven,
+    runs,
+    only: Object.freeze([...(raw.only ?? [])]),
+    reportDir: raw.reportDir === undefined ? path.resolve('reports/conformance') : raw.reportDir && path.resolve(raw.reportDir),
+    replay: raw.replay ?? null,
+    regressionsDir: path.resolve(root, raw.regressionsDir ?? 'fixtures/regressions'),
+    saveRegressions: raw.saveRegressions ?? true,
+    requestTimeoutMs: raw.requestTimeoutMs ?? 15_000,
+    progress: raw.progress ?? true,
+    root,
+    requirementsFile: path.resolve(raw.requirementsFile ?? path.join(root, 'contracts/requirements.yaml')),
+  };
+  if (!existsSync(cfg.requirementsFile)) throw new Error(`requirements catalogue not found at ${cfg.requirementsFile}`);
+  return Object.freeze(cfg);
+}
+
+const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The command line that reproduces this run's target selection (secrets replaced by an env reference). */
+export function baseCommand(cfg: HarnessConfig): string {
+  const parts = ['npm', 'run', 'conformance', '--', '--target', shellQuote(cfg.target)];
+  if (cfg.profileFile) parts.push('--profile', shellQuote(path.relative(process.cwd(), cfg.profileFile) || cfg.profileFile));
+  if (cfg.bases.screening !== cfg.target) parts.push('--target-screening', shellQuote(cfg.bases.screening));
+  if (cfg.bases.jobs !== cfg.target) parts.push('--target-jobs', shellQuote(cfg.bases.jobs));
+  if (cfg.anonMcpUrl) parts.push('--anon-mcp', shellQuote(cfg.anonMcpUrl));
+  if (cfg.adminToken && !cfg.profileFile) parts.push('--admin-token', '"$SANDBOX_ADMIN_TOKEN"');
+  return parts.join(' ');
+}

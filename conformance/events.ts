@@ -1,0 +1,88 @@
+// What a run reports while it goes and when it ends. The runner emits these events; reporters (console
+// progress, JUnit, JSON, HTML) consume them. Nothing else in the harness writes output.
+
+import type { Capabilities } from './check.js';
+import type { Failure } from './failure.js';
+import type { Level } from './requirements.js';
+
+export type CheckStatus = 'pass' | 'fail' | 'skip' | 'error';
+
+export interface CheckResult {
+  id: string;
+  title: string;
+  requirements: readonly string[];
+  status: CheckStatus;
+  failures: Failure[];
+  skipReason?: string;
+  error?: string;
+  durationMs: number;
+}
+
+export type RequirementStatus = 'pass' | 'fail' | 'skip' | 'error' | 'not-covered' | 'not-observable' | 'not-run';
+
+export interface RequirementResult {
+  id: string;
+  level: Level;
+  text: string;
+  source?: string;
+  decision?: string;
+  status: RequirementStatus;
+  /** Checks that verify it. */
+  checks: string[];
+  failures: Failure[];
+  /** Why it was skipped (or errored), from its checks. */
+  reasons: string[];
+}
+
+export interface Tally {
+  pass: number;
+  fail: number;
+  skip: number;
+  error: number;
+  notCovered: number;
+  notObservable: number;
+  notRun: number;
+}
+
+export interface RunResult {
+  /** True when every `must` requirement that ran passed. */
+  ok: boolean;
+  target: string;
+  seed: number;
+  runs: number;
+  only: readonly string[];
+  startedAt: string;
+  durationMs: number;
+  capabilities: Capabilities;
+  notes: string[];
+  checks: CheckResult[];
+  requirements: RequirementResult[];
+  counts: { must: Tally; policy: Tally };
+  /** Requirement ids named by checks but absent from the catalogue. */
+  unknownRequirementIds: string[];
+  regressions: { file: string; check: string; property: string; passed: boolean }[];
+  /** The command line that reproduces this run (secrets as env references). */
+  command: string;
+}
+
+export type HarnessEvent =
+  | { type: 'run-start'; target: string; seed: number; runs: number; checks: number; requirements: number }
+  | { type: 'capabilities'; capabilities: Capabilities; notes: string[] }
+  | { type: 'check-start'; id: string; title: string; index: number; total: number }
+  | { type: 'check-end'; result: CheckResult; index: number; total: number }
+  | { type: 'regression'; file: string; check: string; property: string; passed: boolean }
+  | { type: 'run-end'; result: RunResult };
+
+export type Reporter = (event: HarnessEvent) => void | Promise<void>;
+
+export class EventBus {
+  private readonly reporters: Reporter[] = [];
+
+  add(r: Reporter): void {
+    this.reporters.push(r);
+  }
+
+  async emit(e: HarnessEvent): Promise<void> {
+    for (const r of this.reporters) await r(e);
+  }
+}

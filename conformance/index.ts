@@ -1,0 +1,28 @@
+// The harness's programmatic entry point: resolve a config once, run, get the result object.
+// The CLI (cli.ts) is a thin wrapper around this.
+
+import type { RawOptions } from './config.js';
+import { resolveHarnessConfig } from './config.js';
+import type { Reporter, RunResult } from './events.js';
+import { consoleReporter } from './reporters/console.js';
+import { fileReporter } from './reporters/files.js';
+import { runConformance as run, type RunOptions } from './runner.js';
+
+export { resolveHarnessConfig } from './config.js';
+export type { HarnessConfig, RawOptions, Profile } from './config.js';
+export type { RunResult, RequirementResult, CheckResult, HarnessEvent, Reporter } from './events.js';
+export { verifySignature, signatureFor } from './target/webhook-verify.js';
+export type { ExchangeObserver } from './target/target.js';
+export type { Exchange } from './target/http.js';
+
+/**
+ * Runs the conformance suite. Accepts raw options (resolved here) or an already resolved config.
+ * Progress goes to stderr when `progress` is on; report files are written when `reportDir` is set.
+ */
+export async function runConformance(options: RawOptions | ReturnType<typeof resolveHarnessConfig>, extra: RunOptions = {}): Promise<RunResult> {
+  const cfg = 'bases' in options ? options : resolveHarnessConfig(options);
+  const reporters: Reporter[] = [...(extra.reporters ?? [])];
+  if (cfg.progress) reporters.push(consoleReporter());
+  if (cfg.reportDir) reporters.push(fileReporter(cfg.reportDir));
+  return run(cfg, { ...extra, reporters });
+}

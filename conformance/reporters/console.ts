@@ -1,0 +1,59 @@
+// Progress on stderr while a run goes (one line per check; rewritten in place on a terminal) and a
+// summary at the end. Output goes to the stream it is given, never to stdout, so --json pipelines stay clean.
+
+import type { HarnessEvent, Reporter, RunResult } from '../events.js';
+
+const MARK = { pass: 'ok  ', fail: 'FAIL', skip: 'skip', error: 'ERR ' } as const;
+
+export function consoleReporter(out: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr): Reporter {
+  const tty = Boolean(out.isTTY);
+  let started = 0;
+  return (e: HarnessEvent) => {
+    switch (e.type) {
+      case 'run-start':
+        started = Date.now();
+        out.write(`conformance: ${e.target} — ${e.checks} checks, ${e.requirements} requirements, seed ${e.seed}, ${e.runs} runs per property\n`);
+        break;
+      case 'capabilities': {
+        const on = Object.entries(e.capabilities).filter(([, v]) => v).map(([k]) => k);
+        const off = Object.entries(e.capabilities).filter(([, v]) => !v).map(([k]) => k);
+        out.write(`capabilities: ${on.join(', ') || 'none'}${off.length ? ` (without: ${off.join(', ')})` : ''}\n`);
+        for (const n of e.notes) out.write(`  note: ${n}\n`);
+        break;
+      }
+      case 'check-start':
+        if (tty) out.write(`\r\x1b[K[${e.index + 1}/${e.total}] ${e.id} …`);
+        break;
+      case 'check-end': {
+        const r = e.result;
+        const why = r.status === 'skip' ? ` — ${r.skipReason}` : r.status === 'error' ? ` — ${r.error}` : r.status === 'fail' ? ` — ${r.failures.length} failure(s): ${[...new Set(r.failures.map((f) => f.requirement))].join(', ')}` : '';
+        out.write(`${tty ? '\r\x1b[K' : ''}[${e.index + 1}/${e.total}] ${MARK[r.status]} ${r.id} (${(r.durationMs / 1000).toFixed(1)} s)${why}\n`);
+        break;
+      }
+      case 'regression':
+        if (!e.passed) out.write(`  saved counterexample still fails: ${e.file}\n`);
+        break;
+      case 'run-end':
+        out.write(summary(e.result, Date.now() - started));
+        break;
+    }
+  };
+}
+
+export function summary(r: RunResult, ms = r.durationMs): string {
+  const m = r.counts.must;
+  const p = r.counts.policy;
+  const lines = [
+    '',
+    `must:   ${m.pass} pass, ${m.fail} fail, ${m.error} error, ${m.skip} skipped, ${m.notCovered} not covered, ${m.notObservable} not observable, ${m.notRun} not run`,
+    `policy: ${p.pass} pass, ${p.fail} deviate, ${p.error} error, ${p.skip} skipped, ${p.notCovered} not covered, ${p.notRun} not run (policy never fails a run)`,
+  ];
+  for (const req of r.requirements.filter((x) => x.status === 'fail' || x.status === 'error')) {
+    lines.push(`  ${req.level === 'must' ? 'FAIL' : 'dev.'} ${req.id}: ${req.failures[0]?.why ?? req.reasons[0] ?? ''}`);
+    const replay = req.failures.find((f) => f.replay)?.replay;
+    if (replay) lines.push(`       replay: ${replay}`);
+  }
+  if (r.unknownRequirementIds.length) lines.push(`requirement ids not in the catalogue: ${r.unknownRequirementIds.join(', ')}`);
+  lines.push(`${r.ok ? 'PASS' : 'FAIL'}: every must requirement that ran ${r.ok ? 'passed' : 'did not pass'} (${(ms / 1000).toFixed(1)} s, seed ${r.seed})`, '');
+  return lines.join('\n');
+}

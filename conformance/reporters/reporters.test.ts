@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import type { RunResult } from '../events.js';
+import { summary } from './console.js';
+import { htmlReport } from './html.js';
+import { junitReport } from './junit.js';
+
+const tally = { pass: 0, fail: 0, skip: 0, error: 0, notCovered: 0, notObservable: 0, notRun: 0 };
+const run: RunResult = {
+  ok: false,
+  target: 'http://127.0.0.1:1',
+  seed: 42,
+  runs: 5,
+  only: [],
+  startedAt: '2026-11-22T00:00:00.000Z',
+  durationMs: 1234,
+  capabilities: { freshTenants: true, creditControl: true, clock: false, reviewDecisions: false, webhooks: false, noScopeKey: false, anonMcp: false, negativeInput: true },
+  notes: [],
+  checks: [],
+  requirements: [
+    {
+      id: 'SCR-IDEMP-3',
+      level: 'must',
+      text: 'A replay charges no credit',
+      status: 'fail',
+      checks: ['screening.idempotency.replay'],
+      reasons: [],
+      failures: [
+        {
+          requirement: 'SCR-IDEMP-3',
+          check: 'screening.idempotency.replay',
+          why: 'a replay changed creditsRemaining 5 → 4 <&>',
+          evidence: [{ request: { method: 'POST', url: 'http://127.0.0.1:1/api/screening/v1/screen', headers: {}, body: '{"a":1}' }, response: { status: 200, headers: {}, body: '{}', json: {} }, durationMs: 3 }],
+          counterexample: { property: 'screening.idempotency.replay/replays', value: { replays: 1 }, seed: 9, path: '0:1' },
+          replay: 'npm run conformance -- --target http://127.0.0.1:1 --only SCR-IDEMP-3 --seed 42 --replay screening.idempotency.replay/replays@0:1',
+        },
+      ],
+    },
+    { id: 'SCR-AUDIT-2', level: 'must', text: 'limit 1..500', status: 'pass', checks: ['a'], reasons: [], failures: [] },
+    { id: 'SCR-HOOK-1', level: 'must', text: 'scored delivery', status: 'skip', checks: ['w'], reasons: ['w: needs a webhook receiver'], failures: [] },
+    { id: 'SCR-VER-2', level: 'must', text: 'version', status: 'not-covered', checks: [], reasons: [], failures: [] },
+    { id: 'POL-IDEMP-2', level: 'policy', text: 'header', status: 'fail', checks: ['r'], reasons: [], failures: [{ requirement: 'POL-IDEMP-2', check: 'r', why: 'no header', evidence: [] }] },
+  ],
+  counts: { must: { ...tally, pass: 1, fail: 1, skip: 1, notCovered: 1 }, policy: { ...tally, fail: 1 } },
+  unknownRequirementIds: [],
+  regressions: [],
+  command: 'npm run conformance -- --target http://127.0.0.1:1',
+};
+
+describe('reporters', () => {
+  it('JUnit: one testcase per requirement; must failures fail, policy deviations and skips do not', () => {
+    const xml = junitReport(run);
+    expect(xml.match(/<testcase /g)).toHaveLength(5);
+    expect(xml).toContain('<testsuite name="must" tests="4" failures="1" errors="0" skipped="2"');
+    expect(xml).toContain('<testsuite name="policy" tests="1" failures="0"');
+    expect(xml).toContain('<failure message="a replay changed creditsRemaining 5 → 4 &lt;&amp;&gt;"');
+    expect(xml).toContain('--replay screening.idempotency.replay/replays@0:1');
+    expect(xml).toContain('<skipped message="w: needs a webhook receiver"/>');
+    expect(xml).toContain('<skipped message="not covered by any check"/>');
+    expect(xml).toContain('policy deviation (does not fail the run): no header');
+    expect(xml).not.toMatch(/<[^>]*<&>/);
+  });
+
+  it('HTML: every requirement in the table, failures with counterexample, exchange and replay command, escaped', () => {
+    const html = htmlReport(run);
+    for (const r of run.requirements) expect(html).toContain(`<code>${r.id}</code>`);
+    expect(html).toContain('&lt;&amp;&gt;');
+    expect(html).toContain('--replay screening.idempotency.replay/replays@0:1');
+    expect(html).toContain('&quot;replays&quot;: 1');
+    expect(html).toContain('POST http://127.0.0.1:1/api/screening/v1/screen');
+    expect(html).toContain('deviates');
+    expect(html).toContain('verdict ko">FAIL');
+  });
+
+  it('the summary lists failing requirements with their replay command', () => {
+    const s = summary(run);
+    expect(s).toContain('FAIL SCR-IDEMP-3');
+    expect(s).toContain('replay: npm run conformance');
+    expect(s).toContain('dev. POL-IDEMP-2');
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import type { Check } from './check.js';
+import { resolveHarnessConfig } from './config.js';
+import type { CheckResult } from './events.js';
+import { parseReplay, propertySeed } from './property.js';
+import type { Catalogue, Requirement } from './requirements.js';
+import { aggregate, selectChecks } from './runner.js';
+
+const req = (id: string, level: 'must' | 'policy' = 'must', observable = true): Requirement => ({ id, level, text: id, observable });
+const catalogue = (rs: Requirement[]): Catalogue => ({ file: 'x', all: rs, byId: new Map(rs.map((r) => [r.id, r])) });
+const check = (id: string, requirements: string[], late = false): Check => ({ id, title: id, requirements, appliesTo: { surface: 'screening' }, late, run: async () => {} });
+const result = (c: Check, status: CheckResult['status'], failing: string[] = []): CheckResult => ({
+  id: c.id,
+  title: c.title,
+  requirements: c.requirements,
+  status,
+  failures: failing.map((requirement) => ({ requirement, check: c.id, why: 'broken', evidence: [] })),
+  ...(status === 'skip' ? { skipReason: 'needs the clock' } : {}),
+  ...(status === 'error' ? { error: 'boom' } : {}),
+  durationMs: 1,
+});
+
+describe('aggregate', () => {
+  it('gives every catalogue id one status from the checks that cover it', () => {
+    const a = check('a', ['R-1', 'R-2']);
+    const b = check('b', ['R-2', 'R-3']);
+    const s = check('s', ['R-4']);
+    const e = check('e', ['R-6']);
+    const cat = catalogue([req('R-1'), req('R-2'), req('R-3'), req('R-4'), req('R-5'), req('R-6'), req('R-7', 'must', false), req('P-1', 'policy')]);
+    const rs = aggregate(cat, [a, b, s, e], [result(a, 'fail', ['R-1']), result(b, 'pass'), result(s, 'skip'), result(e, 'error')], []);
+    const by = Object.fromEntries(rs.map((r) => [r.id, r.status]));
+    expect(by).toEqual({ 'R-1': 'fail', 'R-2': 'pass', 'R-3': 'pass', 'R-4': 'skip', 'R-5': 'not-covered', 'R-6': 'error', 'R-7': 'not-observable', 'P-1': 'not-covered' });
+    expect(rs.find((r) => r.id === 'R-4')!.reasons[0]).toContain('needs the clock');
+  });
+
+  it('a failure found by another check (the response monitor) still fails the requirement', () => {
+    const a = check('a', ['R-1']);
+    const rs = aggregate(catalogue([req('R-1'), req('R-2')]), [a], [result(a, 'fail', ['R-2'])], []);
+    expect(rs.find((r) => r.id === 'R-2')!.status).toBe('fail');
+    expect(rs.find((r) => r.id === 'R-1')!.status).toBe('pass');
+  });
+
+  it('marks covered requirements outside --only as not run', () => {
+    const a = check('a', ['R-1']);
+    const rs = aggregate(catalogue([req('R-1')]), [a], [], ['X-']);
+    expect(rs[0].status).toBe('not-run');
+    expect(rs[0].reasons).toContain('not selected by --only');
+  });
+});
+
+describe('selectChecks', () => {
+  const cfg = (only: string[]) => resolveHarnessConfig({ target: 'http://127.0.0.1:1', only, seed: 1 });
+  const checks = [check('late.one', ['R-9'], true), check('scr.a', ['SCR-IDEMP-1']), check('scr.b', ['SCR-AUDIT-2'])];
+
+  it('selects by requirement or check id prefix and runs late checks last', () => {
+    expect(selectChecks(checks, cfg([]), null).map((c) => c.id)).toEqual(['scr.a', 'scr.b', 'late.one']);
+    expect(selectChecks(checks, cfg(['SCR-IDEMP']), null).map((c) => c.id)).toEqual(['scr.a']);
+    expect(selectChecks(checks, cfg(['scr.b']), null).map((c) => c.id)).toEqual(['scr.b']);
+  });
+
+  it('a replay runs only the named check', () => {
+    expect(selectChecks(checks, cfg([]), { kind: 'path', check: 'scr.b', property: 'p', path: '1:2' }).map((c) => c.id)).toEqual(['scr.b']);
+    expect(() => selectChecks(checks, cfg([]), { kind: 'path', check: 'nope', property: 'p', path: '1' })).toThrow(/not registered/);
+  });
+});
+
+describe('replay ids and seeds', () => {
+  it('parses <check>/<property>@<path>', () => {
+    expect(parseReplay('screening.idempotency.replay/replays@3:0:1')).toEqual({ check: 'screening.idempotency.replay', property: 'replays', path: '3:0:1' });
+    expect(parseReplay('fixtures/regressions/x.json')).toBeNull();
+  });
+
+  it('derives a stable seed per property, different between properties', () => {
+    expect(propertySeed(42, 'a', 'p')).toBe(propertySeed(42, 'a', 'p'));
+    expect(propertySeed(42, 'a', 'p')).not.toBe(propertySeed(42, 'a', 'q'));
+    expect(propertySeed(42, 'a', 'p')).not.toBe(propertySeed(43, 'a', 'p'));
+  });
+});
