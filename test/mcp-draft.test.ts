@@ -2,10 +2,10 @@
 // check (unsupported claims removed or the call fails ungrounded), reply-to addresses and the monthly
 // quota per tier.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SKILLS } from '../src/domain/employer/vocabulary.js';
+import { SKILLS, termPattern } from '../src/domain/employer/vocabulary.js';
 import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
 import { call, connectMcp, type Connected } from './support/mcp.js';
 
@@ -121,6 +121,95 @@ describe('draft_application', () => {
   it('answers not_found for an unknown or inactive job, using no quota', async () => {
     const r = await call(pro.client, 'draft_application', { id: 'job_nope' });
     expect(r.data.error.code).toBe('not_found');
+  });
+});
+
+// Every saved seeker resume, reached the way a caller reaches it: through the key that owns it.
+const SEEKERS = new URL('../fixtures/resumes-seekers/', import.meta.url);
+const seekerResumes: any[] = readdirSync(SEEKERS)
+  .filter((f) => /^rsm_.*\.json$/.test(f))
+  .map((f) => JSON.parse(readFileSync(new URL(f, SEEKERS), 'utf8')));
+const asSentence = (s: string) => `${s[0].toUpperCase()}${s.slice(1)}${/[.!?]$/.test(s) ? '' : '.'}`;
+
+/** Claims one resume cannot back, each dressed in that resume's own years, titles, school and highlights. */
+function inventedFor(r: any): { text: string; marker: string }[] {
+  const text = JSON.stringify(r);
+  const [year] = text.match(/\b20\d\d\b/)!;
+  const numbers = new Set(text.match(/\d+/g));
+  const counted = r.experience.flatMap((e: any) => e.highlights).find((h: string) => /\d/.test(h));
+  let fresh = 707;
+  while (numbers.has(String(fresh))) fresh++;
+  const unheld = SKILLS.find((s) => s.length > 3 && !termPattern(s).test(text))!;
+  return [
+    { text: `Won the Nobel Prize in Physics in ${year} for quantum basket weaving`, marker: 'Nobel' },
+    { text: `${r.experience[0].highlights[0]} at Netflix`, marker: 'Netflix' },
+    { text: `Hold a PhD in ${r.education[0].degree.replace(/^\S+\s+in\s+/, '')} from ${r.education[0].school}`, marker: 'PhD' },
+    { text: counted.replace(/\d+/, String(fresh)), marker: String(fresh) },
+    { text: `${r.experience[0].highlights[0]} using ${unheld}`, marker: unheld },
+  ];
+}
+
+describe('grounding across every saved resume', () => {
+  const owners: { resume: any; mcp: Connected }[] = [];
+  let variedJobs: { id: string; title: string; company: string }[] = [];
+
+  beforeAll(async () => {
+    for (const q of ['designer', 'support', 'data', 'marketing', 'frontend']) variedJobs.push(...(await call(pro.client, 'search_jobs', { q, limit: 3 })).data.jobs);
+    variedJobs = [...jobs, ...variedJobs];
+    // resumes are handed out by tenant id; new tenants are made until every saved resume has an owner
+    const byName = new Map(seekerResumes.map((r) => [r.name, r]));
+    for (let i = 0; i < 120 && owners.length < seekerResumes.length; i++) {
+      const mcp = await connectMcp(url(), (await createTenant(sb.get().baseUrl, { planTier: 'pro' })).apiKey);
+      const letter: string = (await call(mcp.client, 'draft_application', { id: jobs[0].id })).data.coverLetter;
+      const resume = byName.get(letter.trim().split('\n').pop()!);
+      if (resume && !owners.some((o) => o.resume.id === resume.id)) owners.push({ resume, mcp });
+      else await mcp.close();
+    }
+  });
+  afterAll(async () => {
+    await Promise.all(owners.map((o) => o.mcp.close()));
+  });
+
+  it('reaches every saved resume', () => {
+    expect(owners.map((o) => o.resume.id).sort()).toEqual(seekerResumes.map((r) => r.id).sort());
+  });
+
+  it('fails ungrounded on an invented award alone, even one dated with a year from the resume', async () => {
+    for (const { resume, mcp } of owners) {
+      const r = await call(mcp.client, 'draft_application', { id: jobs[0].id, highlights: [inventedFor(resume)[0].text] });
+      expect(r.data.error?.code, resume.id).toBe('ungrounded');
+    }
+  });
+
+  it('removes every invented claim and keeps every backed one, whichever resume the key owns (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: seekerResumes.length - 1 }),
+        fc.nat(),
+        fc.nat(),
+        fc.constantFrom('professional', 'friendly', 'concise'),
+        fc.array(fc.nat({ max: 4 }), { minLength: 1, maxLength: 3 }),
+        async (who, jobPick, backedPick, tone, picks) => {
+          const { resume, mcp } = owners[who];
+          const job = variedJobs[jobPick % variedJobs.length];
+          const invented = [...new Set(picks)].map((i) => inventedFor(resume)[i]);
+          const backedHighlights = resume.experience.flatMap((e: any) => e.highlights);
+          const kept = backedHighlights[backedPick % backedHighlights.length];
+          const r = await call(mcp.client, 'draft_application', { id: job.id, tone, highlights: [...invented.map((c) => c.text), kept] });
+          expect(r.isError, JSON.stringify(r.data.error)).toBe(false);
+          const out = `${r.data.coverLetter}\n${r.data.resumeText}`.split(job.title).join(' ').split(job.company).join(' ');
+          for (const c of invented) {
+            expect(out, `${resume.id}: ${c.text}`).not.toContain(asSentence(c.text).slice(0, -1));
+            expect(termPattern(c.marker).test(out), `${resume.id}: ${c.marker} left in the draft`).toBe(false);
+            expect(r.data.removedClaims).toContainEqual(expect.objectContaining({ claim: asSentence(c.text), source: 'highlight' }));
+          }
+          expect(r.data.coverLetter).toContain(`- ${asSentence(kept)}`);
+          expect(r.data.removedClaims.filter((c: any) => c.source !== 'highlight')).toEqual([]);
+          expect(r.data.claims.removed).toBe(invented.length);
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 });
 
