@@ -1,6 +1,7 @@
 // Applying: a paid key applying with a valid body (derived from ApplyRequest) gets a submitted
 // application or an external URL and spends exactly one credit; an invalid body is refused with 400 and
-// spends nothing; the free tier is refused (any non-2xx; 402 is policy) and spends nothing.
+// spends nothing; the free tier is refused (any 4xx) and spends nothing — which code it gets is left open
+// by the specification, so 402 with an upsell is reported at policy level only.
 
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../check.js';
@@ -112,7 +113,7 @@ const invalidApply: Check = {
 const freeApply: Check = {
   id: 'jobs.apply.free-tier',
   title: 'A free-tier key cannot apply: the apply is refused and spends nothing (policy: 402 payment_required with an upsell)',
-  requirements: ['JOB-APPLY-1', 'POL-APPLY-2'],
+  requirements: ['JOB-APPLY-1', 'POL-APPLY-6', 'POL-APPLY-2'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
     const t = await ctx.tenants.get('free');
@@ -123,6 +124,12 @@ const freeApply: Check = {
     const s = ex.response?.status ?? 0;
     if (s >= 200 && s < 300) throw violation('JOB-APPLY-1', `a free-tier apply answered ${s}: applying needs a paid tier`, ex);
     if (s < 400 || s >= 500) throw violation('JOB-APPLY-1', `a free-tier apply answered ${s || ex.error}, not a refusal (4xx)`, ex);
+    const refusal = jsonOf(ex)?.error;
+    const upsell = typeof refusal?.upsell?.upgradeUrl === 'string';
+    if (s !== 402 || refusal?.code !== 'payment_required' || !upsell) {
+      const got = `${s}${refusal?.code ? ` ${refusal.code}` : ''}${upsell ? '' : ' without upsell.upgradeUrl'}`;
+      ctx.failures.add('POL-APPLY-6', `a free-tier apply answered ${got}, not 402 payment_required with an upsell`, ex);
+    }
     const after = await applyCredits(ctx, t.apiKey);
     if (before.remaining !== after.remaining) throw violation('JOB-APPLY-1', `a refused free-tier apply changed the apply credits ${before.remaining} → ${after.remaining}`, ex, after.exchange);
     // policy: an exhausted paid wallet gets 402 with an upsell

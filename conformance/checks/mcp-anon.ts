@@ -160,7 +160,8 @@ const screeningDescription: Check = {
   async run(ctx) {
     const site = ctx.target.bases.site;
     const llms = await send({ method: 'GET', url: `${site}/llms.txt`, headers: { accept: 'text/plain' } }, ctx.config.requestTimeoutMs);
-    const links = [...(llms.response?.body ?? '').matchAll(/\]\((\S+?\.json)\)/g)].map((m) => new URL(m[1], site).toString());
+    // the specification does not say where the description is served: without a link to one, the item is skipped, never failed
+    const links = [...(llms.response?.body ?? '').matchAll(/\]\((\S+?\.json)\)/g)].flatMap((m) => (URL.canParse(m[1], site) ? [new URL(m[1], site).toString()] : []));
     for (const url of links) {
       const ex = await send({ method: 'GET', url, headers: { accept: 'application/json' } }, ctx.config.requestTimeoutMs);
       const doc = jsonOf(ex);
