@@ -2,7 +2,7 @@
 // wallets (screening and jobs apply), webhook settings and a disabled flag. Keys are shown once at
 // creation and stored only as a SHA-256 hash; each key carries its own scopes.
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { DomainError, forbidden, notFound, unauthorized } from './errors.js';
 import { IdFactory, secureToken } from './rng.js';
 import { type PlanTier, jobsLimitsOf, limits } from './plans.js';
@@ -52,7 +52,8 @@ export interface CreateTenantInput {
   apiKey?: string;
 }
 
-export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+// one-shot digest: no Hash object per call (every keyed request hashes its key)
+export const hashKey = (key: string) => hash('sha256', key, 'hex');
 
 export class TenantService {
   private tenants = new Map<string, Tenant>();

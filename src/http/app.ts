@@ -1,6 +1,10 @@
 // The main HTTP app: one error handler, the chaos middleware on API paths, and every adapter mounted.
 
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import type { Result, Router } from 'hono/router';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { SmartRouter } from 'hono/router/smart-router';
+import { TrieRouter } from 'hono/router/trie-router';
 import type { Core } from '../domain/core.js';
 import { notFound } from '../domain/errors.js';
 import { createAnonApp, mountKeyedMcp } from '../mcp/mount.js';
@@ -9,15 +13,40 @@ import { controlRoutes } from '../sandbox/control/index.js';
 import { chaos } from './chaos.js';
 import { docsRoutes } from './docs.js';
 import { toErrorResponse } from './envelope.js';
-import { jobsRoutes, rateHeaders } from './jobs.js';
+import { jobsRoutes, rateHeaders, rateHeadersOnError } from './jobs.js';
 import { screeningRoutes } from './screening.js';
 import { selfCheck } from './selfcheck.js';
 import type { AppEnv } from './types.js';
 
+const isConsolePath = (path: string) => path === '/console' || path.startsWith('/console/');
+
+/**
+ * Hono's default router choice, made apart for the console's pages: their patterns need the TrieRouter,
+ * which would otherwise route every API call too, at several times the cost of the RegExpRouter.
+ * Console routes can only match console paths, so the console side holds every route and the rest
+ * every other one: each request is matched against all the routes that could match it.
+ */
+class ConsoleApartRouter<T> implements Router<T> {
+  readonly name = 'ConsoleApartRouter';
+  private readonly console = new TrieRouter<T>();
+  private readonly rest = new SmartRouter<T>({ routers: [new RegExpRouter(), new TrieRouter()] });
+
+  add(method: string, path: string, handler: T): void {
+    this.console.add(method, path, handler);
+    if (!isConsolePath(path)) this.rest.add(method, path, handler);
+  }
+
+  match(method: string, path: string): Result<T> {
+    return isConsolePath(path) ? this.console.match(method, path) : this.rest.match(method, path);
+  }
+}
+
 export function createApp(core: Core): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.onError((err, c) => toErrorResponse(c, err));
-  app.notFound((c) => toErrorResponse(c, notFound(`no route for ${c.req.method} ${c.req.path}`)));
+  const app = new Hono<AppEnv>({ router: new ConsoleApartRouter() });
+  // /api/v1 answers carry the X-RateLimit-* headers, errors included: they go on before the envelope is built.
+  const answerError = (c: Context<AppEnv>, err: unknown) => toErrorResponse(c, err, (status) => rateHeadersOnError(c, status));
+  app.onError((err, c) => answerError(c, err));
+  app.notFound((c) => answerError(c, notFound(`no route for ${c.req.method} ${c.req.path}`)));
   app.use('*', async (c, next) => {
     c.set('core', core);
     await next();

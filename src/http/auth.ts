@@ -1,19 +1,49 @@
 // Bearer authentication for the keyed APIs. A key in the query string is refused outright
 // (the specification forbids it), before the header is even looked at.
 
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { unauthorized } from '../domain/errors.js';
-import type { Scope } from '../domain/tenants.js';
+import type { Principal, Scope } from '../domain/tenants.js';
 import type { AppEnv } from './types.js';
 
 const KEYISH_PARAMS = new Set(['api_key', 'apikey', 'key', 'token', 'access_token', 'auth', 'authorization']);
+const LIVE = /_live_/;
 
-/** True when the URL's query carries something that looks like an API key. */
-export function queryCarriesKey(url: URL): boolean {
-  for (const [name, value] of url.searchParams) {
-    if (KEYISH_PARAMS.has(name.toLowerCase()) || /_live_/.test(value)) return true;
+/** True when the URL's query (or the query itself) carries something that looks like an API key. */
+export function queryCarriesKey(url: URL | URLSearchParams): boolean {
+  for (const [name, value] of url instanceof URL ? url.searchParams : url) {
+    if (KEYISH_PARAMS.has(name.toLowerCase()) || LIVE.test(value)) return true;
   }
   return false;
+}
+
+/**
+ * The query parameters of a request URL, as `new URL(url).searchParams` gives them, without parsing
+ * the rest of the URL (request URLs are already serialized, so the first '?' starts the query).
+ */
+export function searchParamsOf(url: string): URLSearchParams {
+  const q = url.indexOf('?');
+  if (q < 0) return new URLSearchParams();
+  const hash = url.indexOf('#', q);
+  return new URLSearchParams(hash < 0 ? url.slice(q + 1) : url.slice(q + 1, hash));
+}
+
+// Headers.get() semantics on Node's raw header list: repeated fields joined with ", ", each value trimmed
+// of HTTP whitespace. Reading the one field this way spares building a whole Headers object per call.
+const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/** The request's Authorization header, exactly as c.req.header('authorization') would give it. */
+function authorizationOf(c: Context<AppEnv>): string | undefined {
+  const raw = (c.env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders;
+  if (!raw) return c.req.header('authorization');
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    const v = raw[i + 1].replace(HTTP_WHITESPACE, '');
+    value = value === undefined ? v : `${value}, ${v}`;
+  }
+  return value;
 }
 
 export function bearerToken(header: string | undefined): string | undefined {
@@ -22,16 +52,22 @@ export function bearerToken(header: string | undefined): string | undefined {
   return m ? m[1] : undefined;
 }
 
+/** Resolves the caller from `Authorization: Bearer`, requiring `scope` (401/403 as DomainErrors). */
+export function authenticate(c: Context<AppEnv>, scope: Scope): Principal {
+  const url = c.req.url;
+  if (url.includes('?') && queryCarriesKey(searchParamsOf(url))) {
+    throw unauthorized('API keys must never be sent in a query string; use the Authorization: Bearer header');
+  }
+  const header = authorizationOf(c);
+  const token = bearerToken(header);
+  if (header && !token) throw unauthorized('malformed Authorization header: expected "Bearer <API_KEY>"');
+  return c.get('core').tenants.authenticate(token, scope);
+}
+
 /** Resolves the caller from `Authorization: Bearer`, requiring `scope`; sets c.var.principal. */
 export function requireKey(scope: Scope): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (queryCarriesKey(new URL(c.req.url))) {
-      throw unauthorized('API keys must never be sent in a query string; use the Authorization: Bearer header');
-    }
-    const header = c.req.header('authorization');
-    const token = bearerToken(header);
-    if (header && !token) throw unauthorized('malformed Authorization header: expected "Bearer <API_KEY>"');
-    c.set('principal', c.var.core.tenants.authenticate(token, scope));
+    c.set('principal', authenticate(c, scope));
     await next();
   };
 }

@@ -8,7 +8,7 @@ import type { AppEnv } from './types.js';
 const CODE_OF = { 429: 'rate_limited', 500: 'internal', 503: 'service_disabled' } as const;
 
 export const chaos: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const fired = c.var.core.faults.take(c.req.method, c.req.path);
+  const fired = c.get('core').faults.take(c.req.method, c.req.path);
   for (const r of fired) {
     if (r.mode === 'latency' && r.latencyMs > 0) await new Promise((res) => setTimeout(res, r.latencyMs));
   }

@@ -14,8 +14,11 @@ export function envelopeOf(err: DomainError): ErrorEnvelope {
   return body;
 }
 
-/** Maps anything thrown by a route to the envelope; unknown errors are 500 `internal` (and logged). */
-export function toErrorResponse(c: Context, err: unknown): Response {
+/**
+ * Maps anything thrown by a route to the envelope; unknown errors are 500 `internal` (and logged).
+ * `beforeBuild` may still set headers on the context once the status is known.
+ */
+export function toErrorResponse(c: Context, err: unknown, beforeBuild?: (status: number) => void): Response {
   let de: DomainError;
   if (err instanceof DomainError) de = err;
   else if (err instanceof HTTPException && err.status < 500) {
@@ -25,5 +28,6 @@ export function toErrorResponse(c: Context, err: unknown): Response {
     de = new DomainError('internal', 'internal error');
   }
   if (de.details.retryAfter !== undefined) c.header('Retry-After', String(de.details.retryAfter));
+  beforeBuild?.(de.status);
   return c.json(envelopeOf(de), de.status as 400);
 }

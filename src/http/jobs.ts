@@ -7,100 +7,128 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { RateLimitExceeded, type RateDecision } from '../domain/jobs/index.js';
 import { onlyParams } from '../domain/jobs/params.js';
 import type { Scope } from '../domain/tenants.js';
-import { requireKey } from './auth.js';
+import { authenticate, searchParamsOf } from './auth.js';
 import { readJsonBody } from './body.js';
 import type { AppEnv } from './types.js';
 
 type Ctx = Context<AppEnv>;
 
-const decisions = new WeakMap<Ctx, RateDecision>();
+// The headers go on before the answer is built (set on the context, they are part of the response
+// from the start): for the caller's window as soon as it is counted, otherwise when the error answer
+// is built. Per /api/v1 call: false until they are set, then true.
+const rateHeadersSet = new WeakMap<Ctx, boolean>();
+
+// A fresh object per answer: the server may add to the header object a response is built with.
+const jsonType = () => ({ 'content-type': 'application/json' });
 
 function clientIp(c: Ctx): string {
   const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
   return env?.incoming?.socket?.remoteAddress ?? 'unknown';
 }
 
+function setRateHeaders(c: Ctx, d: RateDecision): void {
+  c.header('X-RateLimit-Limit', String(d.limit));
+  if (!c.get('core').faults.bug('drop_ratelimit_remaining')) c.header('X-RateLimit-Remaining', String(d.remaining));
+  c.header('X-RateLimit-Reset', String(d.resetSeconds));
+  rateHeadersSet.set(c, true);
+}
+
 /** Mounted on /api/v1/* ahead of the chaos middleware, so injected faults carry the headers too. */
 export const rateHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
-  await next();
-  const { jobs, faults } = c.var.core;
-  const d = decisions.get(c) ?? jobs.countAnonymous(clientIp(c));
-  c.header('X-RateLimit-Limit', String(d.limit));
-  if (!faults.bug('drop_ratelimit_remaining')) c.header('X-RateLimit-Remaining', String(d.remaining));
-  c.header('X-RateLimit-Reset', String(d.resetSeconds));
-  if (c.res.status === 429 && faults.bug('no_retry_after')) c.header('Retry-After', undefined);
-};
-
-/** Counts the call against the key's per-minute window (after authentication, before validation). */
-const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
-  try {
-    decisions.set(c, c.var.core.jobs.takeRate(c.var.principal));
-  } catch (err) {
-    if (err instanceof RateLimitExceeded) decisions.set(c, err.decision);
-    throw err;
-  }
+  rateHeadersSet.set(c, false);
   await next();
 };
 
-const guard = (scope: Scope) => [requireKey(scope), rateLimit] as const;
+/**
+ * Called while an error answer is built, before it is: an /api/v1 call that never reached its key's
+ * window (no usable key, no route, an injected fault) counts against its client IP's window instead.
+ */
+export function rateHeadersOnError(c: Ctx, status: number): void {
+  const set = rateHeadersSet.get(c);
+  if (set === undefined) return;
+  if (!set) setRateHeaders(c, c.get('core').jobs.countAnonymous(clientIp(c)));
+  if (status === 429 && c.get('core').faults.bug('no_retry_after')) c.header('Retry-After', undefined);
+}
+
+/**
+ * Authenticates the key for `scope`, then counts the call against the key's per-minute window (before
+ * validation), in one step.
+ */
+const guard =
+  (scope: Scope): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const principal = authenticate(c, scope);
+    c.set('principal', principal);
+    let decision: RateDecision;
+    try {
+      decision = c.get('core').jobs.takeRate(principal);
+    } catch (err) {
+      if (err instanceof RateLimitExceeded) setRateHeaders(c, err.decision);
+      throw err;
+    }
+    setRateHeaders(c, decision);
+    await next();
+  };
 
 /** Query parameters through the contract, then the domain's own check of which ones exist. */
 function query(c: Ctx, operationId: string, allowed: readonly string[]): Record<string, unknown> {
-  const parsed = c.var.core.contracts.operation(operationId).parseQuery(new URL(c.req.url).searchParams);
+  const parsed = c.get('core').contracts.operation(operationId).parseQuery(searchParamsOf(c.req.url));
   onlyParams(parsed, allowed);
   return parsed;
 }
 
 function pathParam(c: Ctx, operationId: string, name: string): string {
-  const parsed = c.var.core.contracts.operation(operationId).parsePath({ [name]: c.req.param(name) ?? '' });
+  const parsed = c.get('core').contracts.operation(operationId).parsePath({ [name]: c.req.param(name) ?? '' });
   return String(parsed[name]);
 }
 
 export function jobsRoutes() {
   const r = new Hono<AppEnv>();
 
-  r.get('/jobs', ...guard('jobs'), (c) => {
-    const { jobs } = c.var.core;
-    const params = c.var.core.contracts.operation('searchJobs').parseQuery(new URL(c.req.url).searchParams);
-    return c.json(jobs.search(jobs.tierOf(c.var.principal), params));
+  // The two hot reads answer with bytes the jobs domain builds from cached per-job JSON, byte for byte
+  // what c.json() would send.
+  r.get('/jobs', guard('jobs'), (c) => {
+    const { jobs, contracts } = c.get('core');
+    const params = contracts.operation('searchJobs').parseQuery(searchParamsOf(c.req.url));
+    return c.body(jobs.searchBody(jobs.tierOf(c.get('principal')), params), 200, jsonType());
   });
 
-  r.get('/jobs/:id', ...guard('jobs'), (c) => {
+  r.get('/jobs/:id', guard('jobs'), (c) => {
     query(c, 'getJob', []);
-    return c.json(c.var.core.jobs.get(pathParam(c, 'getJob', 'id')));
+    return c.body(c.get('core').jobs.getBody(pathParam(c, 'getJob', 'id')), 200, jsonType());
   });
 
-  r.post('/jobs/:id/apply', ...guard('apply'), async (c) => {
+  r.post('/jobs/:id/apply', guard('apply'), async (c) => {
     query(c, 'applyToJob', []);
     const id = pathParam(c, 'applyToJob', 'id');
     const body = await readJsonBody(c);
-    c.var.core.contracts.operation('applyToJob').checkBody(body);
-    return c.json(c.var.core.jobs.apply(c.var.principal, id, body, 'rest'));
+    c.get('core').contracts.operation('applyToJob').checkBody(body);
+    return c.json(c.get('core').jobs.apply(c.get('principal'), id, body, 'rest'));
   });
 
-  r.get('/me', ...guard('jobs'), (c) => {
+  r.get('/me', guard('jobs'), (c) => {
     query(c, 'getMe', []);
-    return c.json(c.var.core.jobs.me(c.var.principal));
+    return c.json(c.get('core').jobs.me(c.get('principal')));
   });
 
-  r.get('/market/salary', ...guard('market'), (c) => {
+  r.get('/market/salary', guard('market'), (c) => {
     query(c, 'getSalaryBenchmarks', []);
-    return c.json(c.var.core.jobs.market.salary());
+    return c.json(c.get('core').jobs.market.salary());
   });
 
-  r.get('/market/roles', ...guard('market'), (c) => {
+  r.get('/market/roles', guard('market'), (c) => {
     const { locale } = query(c, 'listRoles', ['locale']);
-    return c.json(c.var.core.jobs.market.roles(locale));
+    return c.json(c.get('core').jobs.market.roles(locale));
   });
 
-  r.get('/market/roles/:role', ...guard('market'), (c) => {
+  r.get('/market/roles/:role', guard('market'), (c) => {
     const { locale } = query(c, 'getRoleReport', ['locale']);
-    return c.json(c.var.core.jobs.market.role(pathParam(c, 'getRoleReport', 'role'), locale));
+    return c.json(c.get('core').jobs.market.role(pathParam(c, 'getRoleReport', 'role'), locale));
   });
 
-  r.get('/market/skills', ...guard('market'), (c) => {
+  r.get('/market/skills', guard('market'), (c) => {
     const { limit } = query(c, 'listSkills', ['limit']);
-    return c.json(c.var.core.jobs.market.skills(limit));
+    return c.json(c.get('core').jobs.market.skills(limit));
   });
 
   return r;

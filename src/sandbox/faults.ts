@@ -56,6 +56,9 @@ export interface ChaosRule extends Required<Pick<ChaosRuleInput, 'mode'>> {
   createdAt: string;
 }
 
+// Every API call asks; with no rules (the usual case) the answer is this one shared empty list.
+const NONE_FIRED: readonly ChaosRule[] = Object.freeze([]);
+
 export class Faults {
   private bugs = new Set<BugName>();
   private rules: ChaosRule[] = [];
@@ -132,7 +135,8 @@ export class Faults {
   }
 
   /** The rules that fire for this call (consuming counts); webhook rules are taken by takeWebhookFailure. */
-  take(method: string, path: string): ChaosRule[] {
+  take(method: string, path: string): readonly ChaosRule[] {
+    if (this.rules.length === 0) return NONE_FIRED;
     const fired: ChaosRule[] = [];
     for (const r of this.rules) {
       if (r.mode === 'webhook_failure') continue;

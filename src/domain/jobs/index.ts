@@ -16,7 +16,7 @@ import { createRate } from './rate.js';
 import { SearchIndex } from './search-index.js';
 import { JobSearch } from './search.js';
 import type { Application, ApplyResult, Channel, JobRecord, JobView, Me, SearchResponse, StoredJob } from './types.js';
-import { toJobView } from './view.js';
+import { jobViewBytes, toJobView } from './view.js';
 import { vocabulary } from './vocab.js';
 
 export { RateLimitExceeded, type RateDecision } from './rate.js';
@@ -55,6 +55,10 @@ export async function createJobs(ctx: CoreContext) {
     search(tier: JobsTier, params: RawParams = {}): SearchResponse {
       return finder.search(tier, params);
     },
+    /** The same answer as search(), serialized: the UTF-8 bytes of JSON.stringify(search(tier, params)). */
+    searchBody(tier: JobsTier, params: RawParams = {}): Buffer<ArrayBuffer> {
+      return finder.searchBody(tier, params);
+    },
     /** How many active jobs match the search filters (limit and offset are ignored). */
     count(params: RawParams = {}): number {
       return finder.match(parseSearchParams({ ...params, limit: undefined, offset: undefined })).length;
@@ -62,6 +66,10 @@ export async function createJobs(ctx: CoreContext) {
     /** One active job as the public Job (never sponsored); not_found when unknown or inactive. */
     get(id: string): JobView {
       return toJobView(activeJob(id), false);
+    },
+    /** The same answer as get(), serialized: the UTF-8 bytes of JSON.stringify(get(id)). */
+    getBody(id: string): Buffer<ArrayBuffer> {
+      return jobViewBytes(activeJob(id), false);
     },
     /** The internal record of any job, active or not (description, skills, contact…), or undefined. */
     record(id: string): JobRecord | undefined {

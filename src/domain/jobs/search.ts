@@ -10,7 +10,9 @@ import { parseSearchParams, type RawParams } from './params.js';
 import type { SearchIndex } from './search-index.js';
 import { tokenize } from './text.js';
 import type { SearchParams, SearchResponse, StoredJob } from './types.js';
-import { toJobView } from './view.js';
+import { jobViewHead, jobViewTail, toJobView } from './view.js';
+
+const COMMA = ','.charCodeAt(0);
 
 interface Slot {
   doc: number;
@@ -26,6 +28,35 @@ export class JobSearch {
   ) {}
 
   search(tier: JobsTier, raw: RawParams = {}): SearchResponse {
+    const { slots, page, hasMore } = this.page(tier, raw);
+    return {
+      tier,
+      jobs: slots.map((s) => toJobView(this.active[s.doc], s.sponsored)),
+      page,
+      hasMore,
+    };
+  }
+
+  /** The UTF-8 bytes of JSON.stringify(this.search(tier, raw)), built from each job's cached bytes. */
+  searchBody(tier: JobsTier, raw: RawParams = {}): Buffer<ArrayBuffer> {
+    const { slots, page, hasMore } = this.page(tier, raw);
+    const start = `{"tier":${JSON.stringify(tier)},"jobs":[`;
+    const end = `],"page":${JSON.stringify(page)},"hasMore":${hasMore}}`;
+    const heads = slots.map((s) => jobViewHead(this.active[s.doc]));
+    let length = Buffer.byteLength(start) + Buffer.byteLength(end) + Math.max(0, slots.length - 1);
+    for (let k = 0; k < slots.length; k++) length += heads[k].length + jobViewTail(slots[k].sponsored).length;
+    const out = Buffer.allocUnsafe(length);
+    let offset = out.write(start, 0);
+    for (let k = 0; k < slots.length; k++) {
+      if (k > 0) out[offset++] = COMMA;
+      offset += heads[k].copy(out, offset);
+      offset += jobViewTail(slots[k].sponsored).copy(out, offset);
+    }
+    out.write(end, offset);
+    return out;
+  }
+
+  private page(tier: JobsTier, raw: RawParams): { slots: Slot[]; page: number; hasMore: boolean } {
     const params = parseSearchParams(raw);
     const { limit, offset } = params;
     const page = Math.floor(offset / limit);
@@ -39,12 +70,7 @@ export class JobSearch {
     }
     const matches = this.match(params);
     const slots = tier === 'free' ? this.freeSlots(matches, offset, limit) : this.paidSlots(matches, offset, limit);
-    return {
-      tier,
-      jobs: slots.map((s) => toJobView(this.active[s.doc], s.sponsored)),
-      page,
-      hasMore: offset + limit < matches.length,
-    };
+    return { slots, page, hasMore: offset + limit < matches.length };
   }
 
   /** Every matching document in result order (exposed for counting and benchmarks). */
@@ -60,7 +86,12 @@ export class JobSearch {
 
   private paidSlots(matches: Int32Array, offset: number, limit: number): Slot[] {
     const leak = this.faults.bug('sponsored_on_paid');
-    return Array.from(matches.subarray(offset, offset + limit), (doc) => ({ doc, sponsored: leak && this.active[doc].promoted }));
+    const out: Slot[] = [];
+    for (let k = offset, stop = Math.min(matches.length, offset + limit); k < stop; k++) {
+      const doc = matches[k];
+      out.push({ doc, sponsored: leak && this.active[doc].promoted });
+    }
+    return out;
   }
 
   private freeSlots(matches: Int32Array, offset: number, limit: number): Slot[] {
