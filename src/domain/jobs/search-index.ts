@@ -153,14 +153,29 @@ export class SearchIndex {
 
   /** Every matching document, in result order. The returned array must not be modified. */
   match(filter: IndexFilter): Int32Array {
+    const cursor = this.cursor(filter);
+    // a lone posting list already is the answer, in order: hand it out rather than a copy
+    if (cursor.plain) return cursor.driver;
+    const out = new Int32Array(cursor.driver.length);
+    let found = 0;
+    for (let doc = cursor.next(); doc >= 0; doc = cursor.next()) out[found++] = doc;
+    return out.subarray(0, found);
+  }
+
+  /**
+   * The matching documents one at a time, in result order, for readers that need only the head of the
+   * list (a page and whether more follow): nothing is copied, the shortest list drives and the others
+   * are only checked.
+   */
+  cursor(filter: IndexFilter): MatchCursor {
     const candidates: Int32Array[] = [];
     const termLists: Int32Array[] = [];
-    for (const term of new Set(filter.terms)) {
+    for (const term of filter.terms.length > 1 ? new Set(filter.terms) : filter.terms) {
       const list = this.postings.get(term);
-      if (!list) return EMPTY;
+      if (!list) return MatchCursor.over(EMPTY);
       termLists.push(list);
+      candidates.push(list);
     }
-    candidates.push(...termLists);
     const remote = filter.remoteType === undefined ? -1 : REMOTE_TYPES.indexOf(filter.remoteType);
     const jobType = filter.jobType === undefined ? -1 : JOB_TYPES.indexOf(filter.jobType);
     const opportunity = filter.opportunityType === undefined ? -1 : OPPORTUNITY_TYPES.indexOf(filter.opportunityType);
@@ -168,32 +183,65 @@ export class SearchIndex {
     if (jobType >= 0) candidates.push(this.lists.jobType[jobType]);
     if (opportunity >= 0) candidates.push(this.lists.opportunity[opportunity]);
     let locationOk: Uint8Array | null = null;
+    let hits = 0;
     if (filter.location !== undefined) {
       const needle = fold(filter.location);
-      locationOk = new Uint8Array(this.foldedLocations.length);
-      let hits = 0;
-      this.foldedLocations.forEach((loc, code) => {
-        if (loc.includes(needle)) {
-          locationOk![code] = 1;
-          hits++;
-          candidates.push(this.lists.location[code]);
-        }
-      });
-      if (hits === 0) return EMPTY;
+      for (let code = 0; code < this.foldedLocations.length; code++) {
+        if (!this.foldedLocations[code].includes(needle)) continue;
+        locationOk ??= new Uint8Array(this.foldedLocations.length);
+        locationOk[code] = 1;
+        hits++;
+        candidates.push(this.lists.location[code]);
+      }
+      if (hits === 0) return MatchCursor.over(EMPTY);
       // several matching locations are a union, so they only work as a check, not as a driver
       if (hits > 1) candidates.splice(candidates.length - hits, hits);
     }
-    if (candidates.length === 0 && !locationOk) return this.everything;
+    if (candidates.length === 0 && !locationOk) return MatchCursor.over(this.everything);
 
     let driver = this.everything;
     for (const list of candidates) if (list.length < driver.length) driver = list;
+    // a single list (one term, or one filter, or one matching location) is the answer as it stands:
+    // it is the driver, or as long as the whole corpus, so every check would pass
+    if (candidates.length === 1 && hits <= 1) return MatchCursor.over(driver);
     const termChecks = termLists.filter((l) => l !== driver);
-    const cursors = new Int32Array(termChecks.length);
+    return new MatchCursor(driver, termChecks, this.codes, remote, jobType, opportunity, locationOk);
+  }
+}
+
+/** A walk over the documents of one filter; `next()` gives the next match or -1 once there is none. */
+export class MatchCursor {
+  private k = 0;
+  private done = false;
+  private readonly cursors: Int32Array;
+  /** True when the driver list is the whole answer and nothing needs checking. */
+  readonly plain: boolean;
+
+  constructor(
+    readonly driver: Int32Array,
+    private readonly termChecks: Int32Array[],
+    private readonly codes: { remote: Uint8Array; jobType: Uint8Array; opportunity: Uint8Array; location: Uint16Array },
+    private readonly remote: number,
+    private readonly jobType: number,
+    private readonly opportunity: number,
+    private readonly locationOk: Uint8Array | null,
+  ) {
+    this.cursors = termChecks.length === 0 ? EMPTY : new Int32Array(termChecks.length);
+    this.plain = termChecks.length === 0 && remote < 0 && jobType < 0 && opportunity < 0 && !locationOk;
+  }
+
+  static over(list: Int32Array): MatchCursor {
+    return new MatchCursor(list, [], NO_CODES, -1, -1, -1, null);
+  }
+
+  next(): number {
+    const driver = this.driver;
+    if (this.plain) return this.k < driver.length ? driver[this.k++] : -1;
+    if (this.done) return -1;
     const { remote: rc, jobType: jc, opportunity: oc, location: lc } = this.codes;
-    const out = new Int32Array(driver.length);
-    let found = 0;
-    next: for (let k = 0; k < driver.length; k++) {
-      const doc = driver[k];
+    const { remote, jobType, opportunity, locationOk, termChecks, cursors } = this;
+    next: while (this.k < driver.length) {
+      const doc = driver[this.k++];
       if (remote >= 0 && rc[doc] !== remote) continue;
       if (jobType >= 0 && jc[doc] !== jobType) continue;
       if (opportunity >= 0 && oc[doc] !== opportunity) continue;
@@ -204,8 +252,23 @@ export class SearchIndex {
         if (p >= list.length) break next;
         if (list[p] !== doc) continue next;
       }
-      out[found++] = doc;
+      return doc;
     }
-    return out.subarray(0, found);
+    this.done = true;
+    return -1;
+  }
+
+  /** Passes over up to `n` matches; returns how many there were. */
+  skip(n: number): number {
+    if (this.plain) {
+      const skipped = Math.min(n, this.driver.length - this.k);
+      this.k += skipped;
+      return skipped;
+    }
+    let skipped = 0;
+    while (skipped < n && this.next() >= 0) skipped++;
+    return skipped;
   }
 }
+
+const NO_CODES = { remote: new Uint8Array(0), jobType: new Uint8Array(0), opportunity: new Uint8Array(0), location: new Uint16Array(0) };

@@ -7,7 +7,7 @@ import type { CoreContext } from '../context.js';
 import { paymentRequired } from '../errors.js';
 import { limits, type JobsTier } from '../plans.js';
 import { parseSearchParams, type RawParams } from './params.js';
-import type { SearchIndex } from './search-index.js';
+import type { IndexFilter, MatchCursor, SearchIndex } from './search-index.js';
 import { tokenize } from './text.js';
 import type { SearchParams, SearchResponse, StoredJob } from './types.js';
 import { jobViewHead, jobViewTail, toJobView } from './view.js';
@@ -68,42 +68,53 @@ export class JobSearch {
         { upgradeUrl: limits.policy.upgradeUrl },
       );
     }
-    const matches = this.match(params);
-    const slots = tier === 'free' ? this.freeSlots(matches, offset, limit) : this.paidSlots(matches, offset, limit);
-    return { slots, page, hasMore: offset + limit < matches.length };
+    const cursor = this.index.cursor(this.filterOf(params));
+    const needed = offset + limit;
+    const { slots, seen } = tier === 'free' ? this.freeSlots(cursor, offset, limit) : this.paidSlots(cursor, offset, limit);
+    // more follow when the matches outnumber the slots up to this page's end; one more match settles it
+    return { slots, page, hasMore: seen > needed || (seen === needed && cursor.next() >= 0) };
   }
 
   /** Every matching document in result order (exposed for counting and benchmarks). */
   match(params: Omit<SearchParams, 'limit' | 'offset'>): Int32Array {
-    return this.index.match({
+    return this.index.match(this.filterOf(params));
+  }
+
+  private filterOf(params: Omit<SearchParams, 'limit' | 'offset'>): IndexFilter {
+    return {
       terms: params.q ? tokenize(params.q) : [],
       location: params.location,
       remoteType: params.remote_type,
       jobType: params.job_type,
       opportunityType: params.opportunity_type,
-    });
+    };
   }
 
-  private paidSlots(matches: Int32Array, offset: number, limit: number): Slot[] {
+  /** The slots of a paid page, and how many matches were read to fill them. */
+  private paidSlots(cursor: MatchCursor, offset: number, limit: number): { slots: Slot[]; seen: number } {
     const leak = this.faults.bug('sponsored_on_paid');
-    const out: Slot[] = [];
-    for (let k = offset, stop = Math.min(matches.length, offset + limit); k < stop; k++) {
-      const doc = matches[k];
-      out.push({ doc, sponsored: leak && this.active[doc].promoted });
+    const slots: Slot[] = [];
+    let seen = cursor.skip(offset);
+    if (seen < offset) return { slots, seen };
+    for (let doc = limit > 0 ? cursor.next() : -1; doc >= 0; doc = slots.length < limit ? cursor.next() : -1) {
+      seen++;
+      slots.push({ doc, sponsored: leak && this.active[doc].promoted });
     }
-    return out;
+    return { slots, seen };
   }
 
-  private freeSlots(matches: Int32Array, offset: number, limit: number): Slot[] {
+  /** The slots of a free page, and how many matches were read to fill them. */
+  private freeSlots(cursor: MatchCursor, offset: number, limit: number): { slots: Slot[]; seen: number } {
     const every = this.sponsoredEvery;
-    // Only the head of each list up to the requested slots matters, so stop scanning once both heads
+    // Only the head of each list up to the requested slots matters, so stop reading once both heads
     // are long enough (the free tier reads a few pages, the match list can be the whole corpus).
     const needOrganic = offset + limit;
     const needPromoted = Math.floor((offset + limit) / every) + 1;
     const organic: number[] = [];
     const promoted: number[] = [];
-    for (let k = 0; k < matches.length && (organic.length < needOrganic || promoted.length < needPromoted); k++) {
-      const doc = matches[k];
+    while (organic.length < needOrganic || promoted.length < needPromoted) {
+      const doc = cursor.next();
+      if (doc < 0) break;
       (this.active[doc].promoted ? promoted : organic).push(doc);
     }
     // state of the interleaving just before slot `offset`
@@ -120,6 +131,6 @@ export class JobSearch {
       else if (o < organic.length) out.push({ doc: organic[o++], sponsored: false });
       else break;
     }
-    return out;
+    return { slots: out, seen: organic.length + promoted.length };
   }
 }
