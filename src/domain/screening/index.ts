@@ -4,7 +4,7 @@
 import type { CoreContext } from '../context.js';
 import type { Tenant } from '../tenants.js';
 import type { WebhookService } from '../../webhooks/index.js';
-import { type AuditQuery, auditPage } from './audit.js';
+import { type AuditQuery, auditPage, auditPageJson } from './audit.js';
 import { CursorCodec } from './cursor.js';
 import { Ledger } from './ledger.js';
 import { Pipeline } from './pipeline.js';
@@ -29,13 +29,16 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
     submit: (tenant: Tenant, body: unknown) => submit(ctx, requests, pipeline, tenant, body),
     usage: (tenant: Tenant) => usageOf(ctx, tenant),
     audit: (tenantId: string, query: AuditQuery) => auditPage(ctx, ledger, cursors, tenantId, query),
+    /** The same page as JSON text, built without intermediate objects (for the REST adapter). */
+    auditJson: (tenantId: string, query: AuditQuery) => auditPageJson(ctx, ledger, cursors, tenantId, query),
     decide: (requestId: string, input: DecisionInput) => decide(ctx, requests, pipeline, requestId, input),
     get: (requestId: string) => requests.get(requestId),
     list: (filter?: RequestFilter) => requests.list(filter),
     reset() {
-      for (const r of requests.list()) r.cancelExpiry?.();
+      for (const r of requests.list()) pipeline.cancelExpiry(r);
       requests.reset();
       ledger.reset();
+      pipeline.reset();
     },
   };
 }

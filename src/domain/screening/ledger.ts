@@ -1,15 +1,18 @@
-// The append-only audit ledger. Each tenant's rows live in their own array, ordered by one
-// process-wide, strictly increasing sequence; createdAt never decreases within a tenant. A page is
-// a binary search plus a slice, so reading any page costs O(log n + limit) however long the ledger.
-// Rows are compact (a class with numeric times; the event id is derived from the sequence) so that
-// a million rows stay well within a few hundred megabytes.
+// The append-only audit ledger. Each tenant's rows live in their own column store (tenantRows.ts),
+// ordered by one process-wide, strictly increasing sequence; createdAt never decreases within a
+// tenant. A page is a binary search plus a run of rows, so reading any page costs O(log n + limit)
+// however long the ledger. Identical payloads are stored once, so a million rows stay within a few
+// tens of megabytes; row objects are only made when asked for.
 
+import { flatten } from './flatten.js';
+import { ActorTable, eventIdOf, isoOf, TenantRows } from './tenantRows.js';
 import type { ScreeningState } from './types.js';
 
 export type Actor = 'system' | `reviewer:${string}`;
 
 export type LedgerPayload = Readonly<Record<string, string | number | boolean | null>>;
 
+/** One row, made on demand from the column store. */
 export class LedgerRow {
   constructor(
     readonly seq: number,
@@ -17,13 +20,14 @@ export class LedgerRow {
     readonly fromState: ScreeningState | null,
     readonly toState: ScreeningState,
     readonly actor: Actor,
+    /** Shared by every row with an equal payload, so frozen. */
     readonly payload: LedgerPayload | null,
     /** ms since the epoch on the sandbox clock */
     readonly at: number,
   ) {}
 
   get id(): string {
-    return `evt_${this.seq.toString(36).padStart(8, '0')}`;
+    return eventIdOf(this.seq);
   }
 }
 
@@ -44,8 +48,11 @@ export const toAuditEvent = (r: LedgerRow): AuditEvent => ({
   toState: r.toState,
   actor: r.actor,
   payload: r.payload,
-  createdAt: new Date(r.at).toISOString(),
+  createdAt: isoOf(r.at),
 });
+
+export const rowAt = (rows: TenantRows, i: number): LedgerRow =>
+  new LedgerRow(rows.seqAt(i), rows.requestIdAt(i), rows.fromStateAt(i), rows.toStateAt(i), rows.actorAt(i) as Actor, rows.payloadAt(i), rows.atOf(i));
 
 /** First index in [0, n) for which `isRight(i)` holds, given it is false then true along the array. */
 export function lowerBound(n: number, isRight: (i: number) => boolean): number {
@@ -65,11 +72,40 @@ export interface LedgerSlice {
   more: boolean;
 }
 
+/** Where a request's rows are: its first and last row in its tenant's store (-1 before the first). */
+export interface RowChain {
+  firstRow: number;
+  lastRow: number;
+}
+
+/** The rows of one request, in order. */
+export function rowsOfChain(rows: TenantRows, chain: RowChain): LedgerRow[] {
+  const out: LedgerRow[] = [];
+  for (let i = chain.firstRow; i >= 0; i = rows.nextOfRequest(i)) out.push(rowAt(rows, i));
+  return out;
+}
+
+// Identical payloads (most of them) are stored once; the table is bounded and simply restarts.
+const INTERN_LIMIT = 4096;
+// Rows never change, so neither does a page of them; clients poll the same few pages (the newest),
+// so the text of recently served pages is kept, within a bound.
+const PAGES_LIMIT = 64;
+
 export class Ledger {
-  private byTenant = new Map<string, LedgerRow[]>();
+  private byTenant = new Map<string, TenantRows>();
+  private actors = new ActorTable();
+  private interned = new Map<string, LedgerPayload>();
+  private pages = new Map<string, string>();
   // Never reset: a cursor issued before a sandbox reset can never point into the new ledger.
   private seq = 0;
   private count = 0;
+
+  /** The tenant's row store, created empty on first use. */
+  rowsFor(tenantId: string): TenantRows {
+    let rows = this.byTenant.get(tenantId);
+    if (!rows) this.byTenant.set(tenantId, (rows = new TenantRows(tenantId, this.actors)));
+    return rows;
+  }
 
   append(
     tenantId: string,
@@ -80,18 +116,59 @@ export class Ledger {
     payload: LedgerPayload | null,
     now: number,
   ): LedgerRow {
-    let rows = this.byTenant.get(tenantId);
-    if (!rows) this.byTenant.set(tenantId, (rows = []));
-    // clamp, so a `since` binary search stays valid even if the host clock steps back
-    const last = rows.length > 0 ? rows[rows.length - 1].at : now;
-    const row = new LedgerRow(++this.seq, requestId, fromState, toState, actor, payload, Math.max(now, last));
-    rows.push(row);
-    this.count++;
-    return row;
+    const rows = this.rowsFor(tenantId);
+    return rowAt(rows, this.push(rows, requestId, fromState, toState, actor, payload, now, -1));
   }
 
+  /** Appends a request's next row and extends its chain. */
+  appendTo(rows: TenantRows, chain: RowChain, requestId: string, fromState: ScreeningState | null, toState: ScreeningState, actor: Actor, payload: LedgerPayload | null, now: number): void {
+    const i = this.push(rows, requestId, fromState, toState, actor, payload, now, chain.lastRow);
+    if (chain.firstRow < 0) chain.firstRow = i;
+    chain.lastRow = i;
+  }
+
+  private push(rows: TenantRows, requestId: string, from: ScreeningState | null, to: ScreeningState, actor: Actor, payload: LedgerPayload | null, now: number, previous: number): number {
+    // clamp, so a `since` binary search stays valid even if the host clock steps back
+    const at = rows.length > 0 ? Math.max(now, rows.atOf(rows.length - 1)) : now;
+    const i = rows.push(++this.seq, requestId, from, to, actor, this.store(payload), at, previous);
+    this.count++;
+    return i;
+  }
+
+  /** The stored copy of a payload: frozen, and shared with earlier rows that had an equal one. */
+  private store(payload: LedgerPayload | null): LedgerPayload | null {
+    if (payload == null) return null;
+    const json = JSON.stringify(payload);
+    let stored = this.interned.get(json);
+    if (stored === undefined) {
+      if (this.interned.size >= INTERN_LIMIT) this.interned.clear();
+      const copy: Record<string, string | number | boolean | null> = { ...payload };
+      for (const k in copy) if (typeof copy[k] === 'string') flatten(copy[k]);
+      this.interned.set(json, (stored = Object.freeze(copy)));
+    }
+    return stored;
+  }
+
+  /** The text of the page `key` names (which rows, and where its cursor points), made once. */
+  pageText(key: string, make: () => string): string {
+    let text = this.pages.get(key);
+    if (text === undefined) {
+      text = make();
+      if (this.pages.size >= PAGES_LIMIT) this.pages.clear();
+      this.pages.set(key, text);
+    }
+    return text;
+  }
+
+  /** A live, read-only array view of the tenant's rows (rows are made as they are read). */
   rowsOf(tenantId: string): readonly LedgerRow[] {
-    return this.byTenant.get(tenantId) ?? [];
+    const rows = this.byTenant.get(tenantId);
+    return rows ? arrayView(rows) : [];
+  }
+
+  /** The tenant's row store, if it has one. */
+  storeOf(tenantId: string): TenantRows | undefined {
+    return this.byTenant.get(tenantId);
   }
 
   tenantIds(): string[] {
@@ -100,20 +177,23 @@ export class Ledger {
 
   /** Index of the first row of the tenant after sequence `seq`. */
   indexAfterSeq(tenantId: string, seq: number): number {
-    const rows = this.rowsOf(tenantId);
-    return lowerBound(rows.length, (i) => rows[i].seq > seq);
+    const rows = this.byTenant.get(tenantId);
+    return rows ? lowerBound(rows.length, (i) => rows.seqAt(i) > seq) : 0;
   }
 
   /** Index of the first row of the tenant created at or after `sinceMs`. */
   indexAtOrAfter(tenantId: string, sinceMs: number): number {
-    const rows = this.rowsOf(tenantId);
-    return lowerBound(rows.length, (i) => rows[i].at >= sinceMs);
+    const rows = this.byTenant.get(tenantId);
+    return rows ? lowerBound(rows.length, (i) => rows.atOf(i) >= sinceMs) : 0;
   }
 
   slice(tenantId: string, start: number, limit: number): LedgerSlice {
-    const rows = this.rowsOf(tenantId);
-    const end = Math.min(rows.length, start + limit);
-    return { rows: rows.slice(start, end), more: end < rows.length };
+    const rows = this.byTenant.get(tenantId);
+    const n = rows?.length ?? 0;
+    const end = Math.min(n, start + limit);
+    const out: LedgerRow[] = [];
+    for (let i = start; i < end; i++) out.push(rowAt(rows!, i));
+    return { rows: out, more: end < n };
   }
 
   get size(): number {
@@ -122,6 +202,50 @@ export class Ledger {
 
   reset(): void {
     this.byTenant.clear();
+    this.actors = new ActorTable();
+    this.interned.clear();
+    this.pages.clear();
     this.count = 0;
   }
+}
+
+const INDEX = /^(?:0|[1-9]\d*)$/;
+const indexOf = (prop: string | symbol): number => (typeof prop === 'string' && INDEX.test(prop) ? Number(prop) : -1);
+
+/**
+ * Tests and tools read a tenant's rows as an array (length, indexing, map, slice...). The view is
+ * an array proxy over the column store: its length follows appends and each row object is made once
+ * per view, so nothing is copied however long the ledger.
+ */
+function arrayView(rows: TenantRows): readonly LedgerRow[] {
+  const made = new Map<number, LedgerRow>();
+  const at = (i: number) => {
+    let r = made.get(i);
+    if (!r) made.set(i, (r = rowAt(rows, i)));
+    return r;
+  };
+  return new Proxy([] as LedgerRow[], {
+    get(target, prop, receiver) {
+      if (prop === 'length') return rows.length;
+      const i = indexOf(prop);
+      if (i >= 0) return i < rows.length ? at(i) : undefined;
+      return Reflect.get(target, prop, receiver);
+    },
+    has(target, prop) {
+      const i = indexOf(prop);
+      return i >= 0 ? i < rows.length : Reflect.has(target, prop);
+    },
+    ownKeys(target) {
+      return [...Array.from({ length: rows.length }, (_, i) => String(i)), ...Reflect.ownKeys(target)];
+    },
+    getOwnPropertyDescriptor(target, prop) {
+      const i = indexOf(prop);
+      if (i >= 0) return i < rows.length ? { value: at(i), writable: false, enumerable: true, configurable: true } : undefined;
+      if (prop === 'length') return { value: rows.length, writable: true, enumerable: false, configurable: false };
+      return Reflect.getOwnPropertyDescriptor(target, prop);
+    },
+    set: () => false,
+    defineProperty: () => false,
+    deleteProperty: () => false,
+  });
 }

@@ -7,11 +7,14 @@
 import type { CoreContext } from '../context.js';
 import { limits } from '../plans.js';
 import type { Delivery, WebhookService } from '../../webhooks/index.js';
+import { flatten } from './flatten.js';
+import { JobSpecTable } from './jobSpecs.js';
 import type { Actor, Ledger, LedgerPayload } from './ledger.js';
+import { encodeCandidate, StoredRequest } from './record.js';
 import type { RequestStore } from './requests.js';
 import { parseCandidate, type ResumeFixture } from './resumes.js';
 import { scoreCandidate } from './scorer.js';
-import type { ReviewDecisionV1, ReviewEdits, ScreeningRequest, ScreeningState } from './types.js';
+import type { ReviewDecisionV1, ReviewEdits, ScreeningState, Submission } from './types.js';
 
 /** Magic job title whose review window closes as soon as the request is queued for review. */
 export const EXPIRE_TITLE = 'sandbox expire';
@@ -19,6 +22,8 @@ export const EXPIRE_TITLE = 'sandbox expire';
 const DECIDED: readonly ScreeningState[] = ['approved', 'rejected', 'edited'];
 
 export class Pipeline {
+  private readonly jobSpecs = new JobSpecTable();
+
   constructor(
     private readonly ctx: CoreContext,
     private readonly ledger: Ledger,
@@ -29,42 +34,52 @@ export class Pipeline {
     webhooks.onOutcome((d) => this.onDeliveryOutcome(d));
   }
 
-  /** Moves the request and writes its ledger row (unless a planted bug swallows it). */
-  transition(req: ScreeningRequest, to: ScreeningState, actor: Actor, payload: LedgerPayload | null, writeRow = true): void {
-    const from = req.state;
-    req.state = to;
-    if (writeRow) req.rows.push(this.ledger.append(req.tenantId, req.id, from, to, actor, payload, this.ctx.clock.now()));
+  /** Forgets the shared job specs (requests still hold theirs). */
+  reset(): void {
+    this.jobSpecs.reset();
   }
 
-  intake(req: ScreeningRequest): void {
-    req.rows.push(
-      this.ledger.append(req.tenantId, req.id, null, 'received', 'system', { creditsCharged: limits.spec.creditsPerScreen, candidateKind: req.submission.candidate.kind }, req.createdAt),
-    );
+  /** A new request in state `received`, not yet stored. */
+  create(id: string, tenantId: string, submission: Submission, now: number): StoredRequest {
+    const job = this.jobSpecs.intern(submission.jobSpec);
+    return new StoredRequest(flatten(id), submission.idempotencyKey, now, this.ledger.rowsFor(tenantId), encodeCandidate(submission.candidate), job, this.resumes);
+  }
+
+  /** Moves the request and writes its ledger row (unless a planted bug swallows it). */
+  transition(req: StoredRequest, to: ScreeningState, actor: Actor, payload: LedgerPayload | null, writeRow = true): void {
+    const from = req.state;
+    req.state = to;
+    if (writeRow) this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.now());
+  }
+
+  intake(req: StoredRequest, submission: Submission): void {
+    const payload = { creditsCharged: limits.spec.creditsPerScreen, candidateKind: submission.candidate.kind };
+    this.ledger.appendTo(req.store, req, req.id, null, 'received', 'system', payload, req.createdAt);
   }
 
   /** Runs the automatic steps, after the submit response has been computed. */
-  schedule(req: ScreeningRequest): void {
+  schedule(req: StoredRequest, submission: Submission): void {
     setImmediate(() => {
       // a sandbox reset in between drops the request
       if (this.requests.get(req.id) !== req) return;
       try {
-        this.run(req);
+        this.run(req, submission);
       } catch (err) {
         console.error(`screening pipeline failed for ${req.id}`, err);
       }
     });
   }
 
-  private run(req: ScreeningRequest): void {
-    const parsed = parseCandidate(req.submission.candidate, this.resumes);
+  private run(req: StoredRequest, submission: Submission): void {
+    const parsed = parseCandidate(submission.candidate, this.resumes);
     if (!parsed.ok) {
       this.transition(req, 'failed', 'system', { reason: parsed.reason });
       return;
     }
     this.transition(req, 'parsed', 'system', { source: parsed.profile.source });
 
-    const score = scoreCandidate(parsed.profile, req.submission.jobSpec);
-    req.score = score;
+    const score = scoreCandidate(parsed.profile, submission.jobSpec, req.job.compiled(submission.jobSpec));
+    req.scored = true;
     const summary = { score: score.score, confidence: score.confidence, modelId: score.modelId, promptVersion: score.promptVersion };
     this.transition(req, 'scored', 'system', summary, !this.ctx.faults.bug('skip_ledger_row'));
     if (this.webhookUrlOf(req)) this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.scored', result: score });
@@ -73,20 +88,28 @@ export class Pipeline {
     const expiresAt = now + limits.policy.reviewWindowHours * 3600_000;
     req.queuedForReviewAt = now;
     this.transition(req, 'pending_review', 'system', { expiresAt: this.ctx.clock.iso(expiresAt) });
-    if (req.submission.jobSpec.title.trim().toLowerCase() === EXPIRE_TITLE) this.expire(req, 'magic job title');
-    else req.cancelExpiry = this.ctx.clock.schedule(expiresAt, () => this.expire(req, 'review window elapsed'));
+    if (submission.jobSpec.title.trim().toLowerCase() === EXPIRE_TITLE) this.expire(req, 'magic job title');
+    else req.expiry = this.ctx.clock.scheduleCall(expiresAt, this.windowElapsed, req);
   }
 
-  private expire(req: ScreeningRequest, why: string): void {
+  // one function for every request's expiry timer: a sandbox may hold hundreds of thousands of them
+  private readonly windowElapsed = (req: StoredRequest) => this.expire(req, 'review window elapsed');
+
+  /** Stops the request's expiry timer, if it has one. */
+  cancelExpiry(req: StoredRequest): void {
+    if (req.expiry) this.ctx.clock.cancel(req.expiry);
+    req.expiry = null;
+  }
+
+  private expire(req: StoredRequest, why: string): void {
     if (req.state !== 'pending_review' || this.requests.get(req.id) !== req) return;
-    req.cancelExpiry = null;
+    req.expiry = null;
     this.transition(req, 'expired', 'system', { reason: why, reviewWindowHours: limits.policy.reviewWindowHours });
   }
 
   /** Records a human decision; the caller has checked the request is pending review. */
-  decide(req: ScreeningRequest, decision: ReviewDecisionV1, edits: ReviewEdits | null): void {
-    req.cancelExpiry?.();
-    req.cancelExpiry = null;
+  decide(req: StoredRequest, decision: ReviewDecisionV1, edits: ReviewEdits | null): void {
+    this.cancelExpiry(req);
     req.decision = decision;
     req.edits = edits;
     const payload: Record<string, string | number> = { decision: decision.decision, reviewerRole: decision.reviewerRole, latencyMs: decision.latencyMs };
@@ -114,7 +137,7 @@ export class Pipeline {
     }
   }
 
-  private webhookUrlOf(req: ScreeningRequest): string | null {
+  private webhookUrlOf(req: StoredRequest): string | null {
     try {
       return this.ctx.tenants.get(req.tenantId).webhookUrl;
     } catch {

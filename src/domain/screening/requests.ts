@@ -1,7 +1,8 @@
 // The store of screening requests: by id, and by (tenant, idempotency key). Lookup and insert are
 // synchronous, so the idempotency check-and-insert cannot interleave with another request.
 
-import type { ScreeningRequest, ScreeningState } from './types.js';
+import type { StoredRequest } from './record.js';
+import type { ScreeningState } from './types.js';
 
 export interface RequestFilter {
   tenantId?: string;
@@ -9,18 +10,18 @@ export interface RequestFilter {
 }
 
 export class RequestStore {
-  private byId = new Map<string, ScreeningRequest>();
-  private byKey = new Map<string, Map<string, ScreeningRequest>>();
+  private byId = new Map<string, StoredRequest>();
+  private byKey = new Map<string, Map<string, StoredRequest>>();
 
-  get(id: string): ScreeningRequest | undefined {
+  get(id: string): StoredRequest | undefined {
     return this.byId.get(id);
   }
 
-  findByKey(tenantId: string, idempotencyKey: string): ScreeningRequest | undefined {
+  findByKey(tenantId: string, idempotencyKey: string): StoredRequest | undefined {
     return this.byKey.get(tenantId)?.get(idempotencyKey);
   }
 
-  insert(req: ScreeningRequest): void {
+  insert(req: StoredRequest): void {
     let keys = this.byKey.get(req.tenantId);
     if (!keys) this.byKey.set(req.tenantId, (keys = new Map()));
     if (keys.has(req.idempotencyKey)) throw new Error(`idempotency key ${req.idempotencyKey} already stored`);
@@ -29,9 +30,9 @@ export class RequestStore {
   }
 
   /** Requests in creation order, optionally filtered. */
-  list(filter: RequestFilter = {}): ScreeningRequest[] {
+  list(filter: RequestFilter = {}): StoredRequest[] {
     const source = filter.tenantId ? (this.byKey.get(filter.tenantId)?.values() ?? []) : this.byId.values();
-    const out: ScreeningRequest[] = [];
+    const out: StoredRequest[] = [];
     for (const r of source) if (!filter.state || r.state === filter.state) out.push(r);
     return out;
   }

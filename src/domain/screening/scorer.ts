@@ -1,9 +1,11 @@
 // The sandbox's scoring model: a deterministic, explainable score of a candidate against a job spec.
 // Dimensions: must_haves (share matched), nice_to_haves, experience (years against what the spec
 // asks). Evidence quotes the candidate's own data; the same input always gives the same result.
+// A job spec is compiled once (its requirements' key terms, the years it asks for) and can be kept
+// beside the spec; a candidate's skills and summary are tokenized once per scoring.
 
-import { candidateYears, requiredYears } from './experience.js';
-import { alternatives, findRun, keyTerms, tokenize } from './terms.js';
+import { candidateYears, requiredYears, type YearsFinding } from './experience.js';
+import { alternatives, findRun, keyTermsOf, type Token, tokenize } from './terms.js';
 import type { CandidateProfile, JobSpec, ScoreDimension, ScoreResultV1 } from './types.js';
 
 export const MODEL_ID = 'sandbox-scorer-1';
@@ -20,23 +22,60 @@ export interface TermMatch {
   quote: string | null;
 }
 
-export function matchRequirement(requirement: string, c: CandidateProfile): TermMatch {
+interface CompiledRequirement {
+  requirement: string;
+  /** Key terms of each alternative that has any, in order. */
+  needs: ReadonlyArray<readonly string[]>;
+}
+
+export interface CompiledJob {
+  must: CompiledRequirement[];
+  nice: CompiledRequirement[];
+  need: YearsFinding | null;
+}
+
+interface CompiledCandidate {
+  c: CandidateProfile;
+  /** Key terms of each skill, index for index. */
+  haves: ReadonlyArray<readonly string[]>;
+  summaryTokens: Token[];
+  summaryTerms: string[];
+}
+
+const compileRequirement = (requirement: string): CompiledRequirement => ({
+  requirement,
+  needs: alternatives(requirement)
+    .map(keyTermsOf)
+    .filter((need) => need.length > 0),
+});
+
+export function compileJob(job: JobSpec): CompiledJob {
+  return { must: job.mustHaves.map(compileRequirement), nice: (job.niceToHaves ?? []).map(compileRequirement), need: requiredYears(job) };
+}
+
+function compileCandidate(c: CandidateProfile): CompiledCandidate {
   const summaryTokens = tokenize(c.summary);
-  const summaryTerms = summaryTokens.map((t) => t.t);
+  return { c, haves: c.skills.map(keyTermsOf), summaryTokens, summaryTerms: summaryTokens.map((t) => t.t) };
+}
+
+function match(r: CompiledRequirement, cc: CompiledCandidate): TermMatch {
+  const { c, haves, summaryTokens, summaryTerms } = cc;
   let summaryHit: string | null = null;
-  for (const alt of alternatives(requirement)) {
-    const need = keyTerms(alt);
-    if (need.length === 0) continue;
-    for (const skill of c.skills) {
-      const have = keyTerms(skill);
+  for (const need of r.needs) {
+    for (let k = 0; k < haves.length; k++) {
+      const have = haves[k];
       // "PostgreSQL 14" covers "PostgreSQL"; "PostgreSQL" covers "PostgreSQL databases" but not a longer phrase
       const covers = findRun(have, need) >= 0 || (have.length * 2 >= need.length && findRun(need, have) >= 0);
-      if (have.length > 0 && covers) return { requirement, found: 'skills', quote: skill };
+      if (have.length > 0 && covers) return { requirement: r.requirement, found: 'skills', quote: c.skills[k] };
     }
     const at = summaryHit === null ? findRun(summaryTerms, need) : -1;
     if (at >= 0) summaryHit = c.summary.slice(summaryTokens[at].start, summaryTokens[at + need.length - 1].end);
   }
-  return summaryHit !== null ? { requirement, found: 'summary', quote: summaryHit } : { requirement, found: 'none', quote: null };
+  return summaryHit !== null ? { requirement: r.requirement, found: 'summary', quote: summaryHit } : { requirement: r.requirement, found: 'none', quote: null };
+}
+
+export function matchRequirement(requirement: string, c: CandidateProfile): TermMatch {
+  return match(compileRequirement(requirement), compileCandidate(c));
 }
 
 function describe(m: TermMatch): string {
@@ -45,8 +84,8 @@ function describe(m: TermMatch): string {
   return `no evidence of '${m.requirement}'`;
 }
 
-function listDimension(name: string, items: readonly string[], c: CandidateProfile, label: string) {
-  const matches = items.map((r) => matchRequirement(r, c));
+function listDimension(name: string, items: readonly CompiledRequirement[], cc: CompiledCandidate, label: string) {
+  const matches = items.map((r) => match(r, cc));
   if (matches.length === 0) {
     return { matches, weighted: false, dim: { name, score: 100, evidence: `the job spec lists no ${label}; not weighted` } };
   }
@@ -54,8 +93,7 @@ function listDimension(name: string, items: readonly string[], c: CandidateProfi
   return { matches, weighted: true, dim: { name, score: Math.round((100 * credit) / matches.length), evidence: matches.map(describe).join('; ') } };
 }
 
-function experienceDimension(job: JobSpec, c: CandidateProfile) {
-  const need = requiredYears(job);
+function experienceDimension(need: YearsFinding | null, c: CandidateProfile) {
   const have = candidateYears(c);
   const haveText = have ? have.evidence : 'no evidence of years of experience in the candidate data';
   let score: number;
@@ -88,10 +126,12 @@ function names(ms: TermMatch[], found: boolean): { count: number; text: string }
   return { count: list.length, text: list.slice(0, MAX_NAMES).join(', ') + more };
 }
 
-export function scoreCandidate(c: CandidateProfile, job: JobSpec): ScoreResultV1 {
-  const must = listDimension('must_haves', job.mustHaves, c, 'must-haves');
-  const nice = listDimension('nice_to_haves', job.niceToHaves ?? [], c, 'nice-to-haves');
-  const exp = experienceDimension(job, c);
+/** `compiled` is compileJob(job), when the caller keeps it. */
+export function scoreCandidate(c: CandidateProfile, job: JobSpec, compiled: CompiledJob = compileJob(job)): ScoreResultV1 {
+  const cc = compileCandidate(c);
+  const must = listDimension('must_haves', compiled.must, cc, 'must-haves');
+  const nice = listDimension('nice_to_haves', compiled.nice, cc, 'nice-to-haves');
+  const exp = experienceDimension(compiled.need, c);
   const parts: Array<[ScoreDimension, number]> = [
     [must.dim, must.weighted ? WEIGHTS.must_haves : 0],
     [nice.dim, nice.weighted ? WEIGHTS.nice_to_haves : 0],

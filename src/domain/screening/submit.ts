@@ -7,7 +7,7 @@ import type { Tenant } from '../tenants.js';
 import type { Pipeline } from './pipeline.js';
 import type { RequestStore } from './requests.js';
 import { parseSubmission } from './submission.js';
-import type { ScreeningRequest, ScreeningState } from './types.js';
+import type { ScreeningState } from './types.js';
 import { walletExhausted } from './usage.js';
 
 export interface SubmitOutcome {
@@ -31,22 +31,9 @@ export function submit(ctx: CoreContext, requests: RequestStore, pipeline: Pipel
     return { requestId: existing.id, state: existing.state, replayed: true };
   }
   if (!tenant.screeningWallet.tryCharge(limits.spec.creditsPerScreen, now)) throw walletExhausted(ctx, tenant);
-  const req: ScreeningRequest = {
-    id: ctx.ids.next('scr'),
-    tenantId: tenant.id,
-    idempotencyKey: submission.idempotencyKey,
-    state: 'received',
-    submission,
-    createdAt: now,
-    score: null,
-    decision: null,
-    edits: null,
-    queuedForReviewAt: null,
-    rows: [],
-    cancelExpiry: null,
-  };
+  const req = pipeline.create(ctx.ids.next('scr'), tenant.id, submission, now);
   requests.insert(req);
-  pipeline.intake(req);
-  pipeline.schedule(req);
+  pipeline.intake(req, submission);
+  pipeline.schedule(req, submission);
   return { requestId: req.id, state: req.state, replayed: false };
 }

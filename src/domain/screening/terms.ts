@@ -67,19 +67,44 @@ function stem(w: string): string {
   return w;
 }
 
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const isAsciiLetterOrDigit = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+
 function raw(text: string): Token[] {
   const out: Token[] = [];
-  for (const m of text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}+#]*/gu)) {
-    out.push({ t: m[0].toLowerCase(), start: m.index!, end: m.index! + m[0].length });
+  if (!ASCII_ONLY.test(text)) {
+    for (const m of text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}+#]*/gu)) {
+      out.push({ t: m[0].toLowerCase(), start: m.index!, end: m.index! + m[0].length });
+    }
+    return out;
+  }
+  // the same tokens for ASCII text (its only letters and numbers are A-Z, a-z and 0-9), without the regex
+  for (let i = 0; i < text.length; ) {
+    if (!isAsciiLetterOrDigit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    for (let c = text.charCodeAt(j); j < text.length && (isAsciiLetterOrDigit(c) || c === 43 || c === 35); c = text.charCodeAt(++j));
+    out.push({ t: text.slice(i, j).toLowerCase(), start: i, end: j });
+    i = j;
   }
   return out;
+}
+
+// the phrases by first word, each list in PHRASES order, so the first match is still the longest
+const PHRASES_BY_FIRST = new Map<string, Array<[string[], string]>>();
+for (const p of PHRASES) {
+  const list = PHRASES_BY_FIRST.get(p[0][0]);
+  if (list) list.push(p);
+  else PHRASES_BY_FIRST.set(p[0][0], [p]);
 }
 
 export function tokenize(text: string): Token[] {
   const toks = raw(text);
   const out: Token[] = [];
   for (let i = 0; i < toks.length; ) {
-    const phrase = PHRASES.find(([words]) => words.every((w, k) => toks[i + k]?.t === w));
+    const phrase = PHRASES_BY_FIRST.get(toks[i].t)?.find(([words]) => words.every((w, k) => toks[i + k]?.t === w));
     if (phrase) {
       const n = phrase[0].length;
       out.push({ t: phrase[1], start: toks[i].start, end: toks[i + n - 1].end });
@@ -98,6 +123,20 @@ export function keyTerms(requirement: string): string[] {
   return tokenize(requirement)
     .map((k) => k.t)
     .filter((t) => !FILLER.has(t) && !/^\d+\+?$/.test(t));
+}
+
+// Skill names and requirements recur across candidates and job specs ("TypeScript", "AWS").
+const KEY_TERMS_LIMIT = 4096;
+const keyTermsSeen = new Map<string, readonly string[]>();
+
+/** keyTerms, remembered for recently seen strings; the arrays are shared, so they are frozen. */
+export function keyTermsOf(text: string): readonly string[] {
+  let terms = keyTermsSeen.get(text);
+  if (terms === undefined) {
+    if (keyTermsSeen.size >= KEY_TERMS_LIMIT) keyTermsSeen.clear();
+    keyTermsSeen.set(text, (terms = Object.freeze(keyTerms(text))));
+  }
+  return terms;
 }
 
 /** Alternatives in one requirement: "Go or Rust", "AWS | GCP". */

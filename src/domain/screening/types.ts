@@ -97,19 +97,21 @@ export interface ReviewEdits {
   editedRationale?: string;
 }
 
+/** A screening request as the domain hands it out (see record.ts for how it is stored). */
 export interface ScreeningRequest {
-  id: string;
-  tenantId: string;
-  idempotencyKey: string;
+  readonly id: string;
+  readonly tenantId: string;
+  readonly idempotencyKey: string;
   state: ScreeningState;
-  submission: Submission;
-  createdAt: number;
-  score: ScoreResultV1 | null;
+  /** The submission as accepted (a fresh copy on each read). */
+  readonly submission: Submission;
+  readonly createdAt: number;
+  /** The model's result once scored (a fresh copy on each read). */
+  readonly score: ScoreResultV1 | null;
   decision: ReviewDecisionV1 | null;
   edits: ReviewEdits | null;
   /** When the request entered pending_review (ms), for the review latency and the expiry. */
   queuedForReviewAt: number | null;
-  /** This request's ledger rows, in order (the same objects the tenant's ledger holds). */
-  rows: LedgerRow[];
-  cancelExpiry: (() => void) | null;
+  /** This request's ledger rows, in order. */
+  readonly rows: readonly LedgerRow[];
 }

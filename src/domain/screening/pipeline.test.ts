@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCore, type Core } from '../core.js';
+
+describe('review-window timers', () => {
+  let core: Core;
+  beforeAll(async () => {
+    core = await createCore({ adminToken: 'sat_pipeline_test', seedDemo: false, corpusSize: 50 });
+  });
+  afterAll(() => core.clock.clear());
+
+  const submit = (tenant: ReturnType<Core['tenants']['create']>['tenant'], n: number, title = 'Backend Engineer') =>
+    core.screening.submit(tenant, {
+      idempotencyKey: `k-${n}`,
+      candidate: { kind: 'structured', fullName: `Candidate ${n}`, skills: ['Go'] },
+      jobSpec: { title, mustHaves: ['Go'] },
+    }).requestId;
+  const settle = () => new Promise((r) => setImmediate(r));
+
+  it('holds one clock timer per request in review, released by a decision or when the window closes', async () => {
+    const { tenant } = core.tenants.create({ planTier: 'scale', name: 'timers' });
+    const before = core.clock.pendingTimers();
+    const ids = [1, 2, 3].map((n) => submit(tenant, n));
+    submit(tenant, 4, 'Sandbox Expire');
+    await settle();
+    expect(ids.map((id) => core.screening.get(id)?.state)).toEqual(['pending_review', 'pending_review', 'pending_review']);
+    expect(core.clock.pendingTimers()).toBe(before + 3);
+
+    core.screening.decide(ids[0], { decision: 'approved', reviewerId: 'rev_1' });
+    expect(core.clock.pendingTimers()).toBe(before + 2);
+
+    core.clock.advance(71 * 3600);
+    expect(core.screening.get(ids[1])?.state).toBe('pending_review');
+    core.clock.advance(3600);
+    expect(ids.map((id) => core.screening.get(id)?.state)).toEqual(['delivered', 'expired', 'expired']);
+    expect(core.clock.pendingTimers()).toBe(before);
+    expect(core.screening.get(ids[1])!.rows.map((r) => r.toState)).toEqual(['received', 'parsed', 'scored', 'pending_review', 'expired']);
+  });
+
+  it('drops every pending timer on reset', async () => {
+    const { tenant } = core.tenants.create({ planTier: 'scale', name: 'reset' });
+    submit(tenant, 10);
+    await settle();
+    expect(core.clock.pendingTimers()).toBeGreaterThan(0);
+    core.reset();
+    expect(core.clock.pendingTimers()).toBe(0);
+    expect(core.screening.list()).toEqual([]);
+  });
+});

@@ -1,0 +1,89 @@
+// A screening request as the store keeps it: compact, because a sandbox may hold hundreds of
+// thousands. The candidate is kept as a short JSON text, the job spec is shared with every request that
+// sent the same one, the ledger rows are a chain in the tenant's row store, and the score is not kept
+// at all: the scorer is deterministic, so it is computed again from the submission when read.
+
+import type { TimerHandle } from '../clock.js';
+import { flatten } from './flatten.js';
+import type { StoredJobSpec } from './jobSpecs.js';
+import { type LedgerRow, type RowChain, rowsOfChain } from './ledger.js';
+import { parseCandidate, type ResumeFixture } from './resumes.js';
+import { scoreCandidate } from './scorer.js';
+import type { TenantRows } from './tenantRows.js';
+import type { CandidateBlob, ReviewDecisionV1, ReviewEdits, ScoreResultV1, ScreeningRequest, ScreeningState, Submission } from './types.js';
+
+// A candidate is kept as a JSON array of its field values in a fixed order (the keys are the same for
+// every candidate, so they are not stored). Absent fields are null; a submission never holds a null.
+const FIELDS = {
+  resume_ref: ['resumeRef', 'filename'],
+  structured: ['fullName', 'email', 'phone', 'summary', 'skills', 'experienceYears'],
+} as const;
+const KINDS = ['resume_ref', 'structured'] as const;
+
+export function encodeCandidate(c: CandidateBlob): string {
+  const fields: readonly string[] = FIELDS[c.kind];
+  const values: unknown[] = [KINDS.indexOf(c.kind), ...fields.map((f) => (c as unknown as Record<string, unknown>)[f] ?? null)];
+  while (values.at(-1) === null) values.pop();
+  return flatten(JSON.stringify(values));
+}
+
+/** The candidate with its keys in the order parseSubmission gives them. */
+export function decodeCandidate(text: string): CandidateBlob {
+  const [code, ...values] = JSON.parse(text) as [number, ...unknown[]];
+  const kind = KINDS[code];
+  const out: Record<string, unknown> = { kind };
+  FIELDS[kind].forEach((f, i) => {
+    if (values[i] !== undefined && values[i] !== null) out[f] = values[i];
+  });
+  return out as unknown as CandidateBlob;
+}
+
+export class StoredRequest implements ScreeningRequest, RowChain {
+  state: ScreeningState = 'received';
+  decision: ReviewDecisionV1 | null = null;
+  edits: ReviewEdits | null = null;
+  queuedForReviewAt: number | null = null;
+  firstRow = -1;
+  lastRow = -1;
+  /** True once the scorer has run for this request. */
+  scored = false;
+  /** The pending review-window timer. */
+  expiry: TimerHandle | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly idempotencyKey: string,
+    readonly createdAt: number,
+    /** The tenant's ledger rows, which hold this request's chain. */
+    readonly store: TenantRows,
+    /** encodeCandidate() of the submitted candidate. */
+    private readonly candidateText: string,
+    readonly job: StoredJobSpec,
+    private readonly resumes: ReadonlyMap<string, ResumeFixture>,
+  ) {}
+
+  get tenantId(): string {
+    return this.store.tenantId;
+  }
+
+  /** A fresh copy of the candidate as submitted. */
+  candidate(): CandidateBlob {
+    return decodeCandidate(this.candidateText);
+  }
+
+  get submission(): Submission {
+    return { idempotencyKey: this.idempotencyKey, candidate: this.candidate(), jobSpec: this.job.spec() };
+  }
+
+  get score(): ScoreResultV1 | null {
+    if (!this.scored) return null;
+    const parsed = parseCandidate(this.candidate(), this.resumes);
+    if (!parsed.ok) return null;
+    const spec = this.job.spec();
+    return scoreCandidate(parsed.profile, spec, this.job.compiled(spec));
+  }
+
+  get rows(): LedgerRow[] {
+    return rowsOfChain(this.store, this);
+  }
+}
