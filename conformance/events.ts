@@ -58,6 +58,8 @@ export interface RunResult {
   checks: CheckResult[];
   requirements: RequirementResult[];
   counts: { must: Tally; policy: Tally };
+  /** Inputs evaluated by every property of the run: saved counterexamples, generated cases and shrinks. */
+  cases: number;
   /** Requirement ids named by checks but absent from the catalogue. */
   unknownRequirementIds: string[];
   regressions: { file: string; check: string; property: string; passed: boolean }[];

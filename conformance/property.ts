@@ -32,6 +32,8 @@ export interface PropertyEnv {
   regressions: readonly StoredRegression[];
   replay: ReplayRequest | null;
   onRegression?: (r: StoredRegression, passed: boolean) => void;
+  /** Told how many inputs a property evaluated (saved, generated and shrunk). */
+  onCases?: (n: number) => void;
 }
 
 /** FNV-1a, to derive stable per-property seeds. */
@@ -80,7 +82,10 @@ export async function runProperty<T>(env: PropertyEnv, spec: PropertySpec<T>): P
       failures.push(failureOf(env.check, v, { property: id, value: r.value, seed: r.seed, ...(r.path ? { path: r.path } : {}), regressionFile: r.file }));
     }
   }
-  if (env.replay?.kind === 'file') return failures;
+  if (env.replay?.kind === 'file') {
+    env.onCases?.(saved.length);
+    return failures;
+  }
   // replaying one counterexample path: the other properties of the check generate nothing
   if (env.replay?.kind === 'path' && !(env.replay.check === env.check && env.replay.property === spec.name)) return failures;
 
@@ -95,6 +100,7 @@ export async function runProperty<T>(env: PropertyEnv, spec: PropertySpec<T>): P
     interruptAfterTimeLimit: 45_000,
     markInterruptAsFailure: false,
   });
+  env.onCases?.(saved.length + details.numRuns + details.numShrinks);
   if (fatal) throw fatal;
   if (details.failed && details.counterexample) {
     const v = asViolation(details.errorInstance);

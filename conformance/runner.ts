@@ -120,6 +120,7 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
   });
   const results: CheckResult[] = [];
   const monitorFailures: Failure[] = [];
+  let cases = 0;
   try {
     for (const [index, check] of checks.entries()) {
       current = check.id;
@@ -136,6 +137,9 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
           onRegression: (r, passed) => {
             regressionLog.push({ file: r.file, check: r.check, property: r.property, passed });
             void bus.emit({ type: 'regression', file: r.file, check: r.check, property: r.property, passed });
+          },
+          onCases: (n) => {
+            cases += n;
           },
         },
       });
@@ -169,6 +173,7 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
     checks: allResults,
     requirements,
     counts: { must: tally(must), policy: tally(requirements.filter((r) => r.level === 'policy')) },
+    cases,
     unknownRequirementIds,
     regressions: regressionLog,
     command,

@@ -18,13 +18,13 @@ describe('conformance harness, clean self-run', () => {
   it('passes every must requirement that runs, and writes JUnit, JSON and HTML covering every id', async () => {
     const reportDir = mkdtempSync(path.join(tmpdir(), 'conformance-report-'));
     const { baseUrl, anonMcpUrl, adminToken } = sb.get();
-    const t0 = Date.now();
     const r = await runConformance({ target: baseUrl, anonMcp: anonMcpUrl, adminToken, seed: 20261122, runs: 15, reportDir, saveRegressions: false, progress: false });
     const broken = r.requirements.filter((x) => x.level === 'must' && x.status !== 'pass' && x.status !== 'not-covered' && x.status !== 'not-observable');
     expect(broken.map((x) => `${x.id} ${x.status}: ${x.failures[0]?.why ?? x.reasons[0]}`)).toEqual([]);
     expect(r.ok).toBe(true);
     expect(r.unknownRequirementIds).toEqual([]);
-    expect(Date.now() - t0).toBeLessThan(60_000);
+    // every property evaluated at least its saved and generated inputs (15 per property here)
+    expect(r.cases).toBeGreaterThanOrEqual(15 * 10);
     // every saved counterexample was replayed and passes against a correct target
     expect(r.regressions.length).toBeGreaterThan(0);
     expect(r.regressions.filter((x) => !x.passed)).toEqual([]);
@@ -32,6 +32,7 @@ describe('conformance harness, clean self-run', () => {
     const junit = readFileSync(path.join(reportDir, 'junit.xml'), 'utf8');
     expect(junit.match(/<testcase /g)?.length).toBe(catalogue.all.length);
     const json = JSON.parse(readFileSync(path.join(reportDir, 'report.json'), 'utf8'));
+    expect(json.cases).toBe(r.cases);
     expect(json.requirements.map((x: { id: string }) => x.id).sort()).toEqual(catalogue.all.map((x) => x.id).sort());
     const html = readFileSync(path.join(reportDir, 'report.html'), 'utf8');
     for (const req of catalogue.all) expect(html).toContain(`<code>${req.id}</code>`);

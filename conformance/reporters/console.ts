@@ -47,6 +47,7 @@ export function summary(r: RunResult, ms = r.durationMs): string {
     '',
     `must:   ${m.pass} pass, ${m.fail} fail, ${m.error} error, ${m.skip} skipped, ${m.notCovered} not covered, ${m.notObservable} not observable, ${m.notRun} not run`,
     `policy: ${p.pass} pass, ${p.fail} deviate, ${p.error} error, ${p.skip} skipped, ${p.notCovered} not covered, ${p.notRun} not run (policy never fails a run)`,
+    `cases:  ${r.cases} inputs evaluated (saved counterexamples, generated cases and shrinks)`,
   ];
   for (const req of r.requirements.filter((x) => x.status === 'fail' || x.status === 'error')) {
     lines.push(`  ${req.level === 'must' ? 'FAIL' : 'dev.'} ${req.id}: ${req.failures[0]?.why ?? req.reasons[0] ?? ''}`);

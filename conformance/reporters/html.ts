@@ -63,7 +63,7 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:420px;font-size:12px
 <table class="summary">
 <tr><td>Target</td><td><code>${esc(run.target)}</code></td></tr>
 <tr><td>Started</td><td>${esc(run.startedAt)} (${(run.durationMs / 1000).toFixed(1)} s)</td></tr>
-<tr><td>Seed / runs</td><td>${run.seed} / ${run.runs} per property${run.only.length ? `; only ${run.only.map(esc).join(', ')}` : ''}</td></tr>
+<tr><td>Seed / runs</td><td>${run.seed} / ${run.runs} per property, ${run.cases} inputs evaluated${run.only.length ? `; only ${run.only.map(esc).join(', ')}` : ''}</td></tr>
 <tr><td>Command</td><td><code>${esc(run.command)} --seed ${run.seed}</code></td></tr>
 <tr><td>Must</td><td>${m.pass} pass, <b>${m.fail} fail</b>, ${m.error} error, ${m.skip} skipped, ${m.notCovered} not covered, ${m.notObservable} not observable, ${m.notRun} not run</td></tr>
 <tr><td>Policy</td><td>${p.pass} pass, ${p.fail} deviate, ${p.error} error, ${p.skip} skipped, ${p.notCovered} not covered, ${p.notRun} not run — policy items never fail a run</td></tr>

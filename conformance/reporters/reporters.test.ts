@@ -10,6 +10,7 @@ const run: RunResult = {
   target: 'http://127.0.0.1:1',
   seed: 42,
   runs: 5,
+  cases: 17,
   only: [],
   startedAt: '2026-11-22T00:00:00.000Z',
   durationMs: 1234,
