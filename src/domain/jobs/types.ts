@@ -58,23 +58,8 @@ export interface JobRecord extends Omit<StoredJob, 'descParts'> {
   description: string;
 }
 
-/** The public Job: exactly the 14 fields of the specification. */
-export interface JobView {
-  id: string;
-  title: string;
-  company: string;
-  location: string;
-  payMin: number | null;
-  payMax: number | null;
-  payCurrency: Currency;
-  payPeriod: PayPeriod;
-  remoteType: RemoteType;
-  jobType: JobType;
-  postedAt: string;
-  url: string;
-  applyUrl: string;
-  sponsored: boolean;
-}
+/** The public Job: exactly the 14 fields of the specification (the contract's `Job`). */
+export type { Job as JobView } from '../../contract/types.js';
 
 export interface SearchParams {
   q?: string;
@@ -87,24 +72,7 @@ export interface SearchParams {
   locale?: Locale;
 }
 
-export interface SearchResponse {
-  tier: JobsTier;
-  jobs: JobView[];
-  page: number;
-  hasMore: boolean;
-}
-
-export interface ApplyBody {
-  candidate_name: string;
-  candidate_email: string;
-  message: string;
-  resume_url?: string;
-  locale?: Locale;
-}
-
-export type ApplyResult =
-  | { status: 'submitted'; applicationId: string; jobId: string; creditsRemaining: number }
-  | { status: 'external'; applyUrl: string; jobId: string; creditsRemaining: number };
+export type { SearchResponse, ApplyRequest as ApplyBody } from '../../contract/types.js';
 
 /** An application submitted into the curation queue (employer-contact jobs). */
 export interface Application {
@@ -123,52 +91,20 @@ export interface Application {
   createdAt: string;
 }
 
-export interface Me {
-  tier: JobsTier;
-  scopes: string[];
-  applyCredits: { remaining: number; perMonth: number; resetAt: string | null };
-  limits: {
-    rateLimitPerMinute: number;
-    maxPages: number;
-    applyEnabled: boolean;
-    adFree: boolean;
-    talentSearchPerDay: number;
-    draftApplicationPerMonth: number;
-  };
-}
-
 export interface PayStats {
   median: number;
   p25: number;
   p75: number;
 }
 
-export interface SalaryBenchmarks {
-  currency: 'IDR';
-  period: 'month';
-  sampleSize: number;
-  generatedAt: string;
-  rows: Array<{ roleFamily: string; seniority: Seniority; sampleSize: number; median: number; p25: number; p75: number; iqr: number }>;
-}
+// Response shapes are the contract's own (generated from contracts/jobs.openapi.yaml).
+export type { ApplyResult, Me, SalaryBenchmarks, RoleList, RoleReport, SkillList } from '../../contract/types.js';
 
-export interface RoleList {
-  locale: Locale;
-  roles: Array<{ slug: string; name: string; jobCount: number }>;
-}
-
-export interface RoleReport {
-  locale: Locale;
-  slug: string;
-  name: string;
-  summary: string;
-  jobCount: number;
-  pay: ({ currency: 'IDR'; period: 'month' } & PayStats) | null;
-  topSkills: Array<{ skill: string; mentions: number }>;
-  seniorityMix: Array<{ seniority: Seniority; jobs: number }>;
-  remoteTypeMix: Array<{ remoteType: RemoteType; jobs: number }>;
-}
-
-export interface SkillList {
-  skills: Array<{ skill: string; mentions: number }>;
-  totalJobs: number;
-}
+// The value lists above drive the corpus generator; these lines fail the typecheck if they ever drift
+// from the contract's enums.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+export const ENUMS_MATCH_CONTRACT: [
+  Same<RemoteType, import('../../contract/types.js').RemoteType>,
+  Same<JobType, import('../../contract/types.js').JobType>,
+  Same<Locale, import('../../contract/types.js').Locale>,
+] = [true, true, true];
