@@ -98,6 +98,7 @@ describe('draft_application', () => {
     );
     const heldSkills = new Set([...ayu.skills.map((s: any) => s.name), ...ayu.languages].map((s: string) => s.toLowerCase()));
     const resumeNumbers = new Set(ayuText.match(/\d+/g));
+    const skillYears = new Map<string, number>(ayu.skills.map((s: any) => [s.name.toLowerCase(), s.years]));
     await fc.assert(
       fc.asyncProperty(fc.array(phrase, { minLength: 1, maxLength: 4 }), async (highlights) => {
         const r = await call(pro.client, 'draft_application', { id: jobs[2].id, highlights });
@@ -107,7 +108,13 @@ describe('draft_application', () => {
         }
         const letter: string = r.data.coverLetter;
         const body = letter.slice(letter.indexOf('\n'), letter.lastIndexOf('\n\n'));
-        for (const n of body.match(/\d+/g) ?? []) expect(resumeNumbers.has(n), `number ${n} in ${body}`).toBe(true);
+        // D-47: claiming fewer years of a held skill than the resume shows is supported; any other number
+        // must appear in the resume.
+        const understated = body.replace(/\b(\d+) years? of ([A-Za-z][\w .+#/-]*?)(?=[.,;\n]|$)/g, (m, n: string, skill: string) => {
+          const years = skillYears.get(skill.trim().toLowerCase());
+          return years !== undefined && Number(n) <= years ? '' : m;
+        });
+        for (const n of understated.match(/\d+/g) ?? []) expect(resumeNumbers.has(n), `number ${n} in ${body}`).toBe(true);
         for (const skill of SKILLS) {
           const re = new RegExp(`(?<![\\w.+#/-])${skill.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\w+#])`, skill.length <= 2 ? '' : 'i');
           if (re.test(body.replace(jobs[2].title, ''))) expect(heldSkills.has(skill.toLowerCase()), `${skill} in ${body}`).toBe(true);
