@@ -27,7 +27,6 @@ export class Clock {
   private seq = 0;
   private handle: NodeJS.Timeout | null = null;
   private armedFor = Infinity;
-  private readonly listeners = new Set<(now: number) => void>();
 
   constructor(private readonly realNow: () => number = () => Date.now()) {}
 
@@ -45,15 +44,7 @@ export class Clock {
     if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError('seconds must be a non-negative number');
     this.offsetMs += Math.round(seconds * 1000);
     this.fireDue();
-    const now = this.now();
-    for (const l of this.listeners) l(now);
-    return now;
-  }
-
-  /** Called after every advance (after due timers ran). */
-  onAdvance(listener: (now: number) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.now();
   }
 
   /** Runs fn when the sandbox clock reaches `at` (ms), by real waiting or by advance(). Returns a canceller. */

@@ -1,7 +1,6 @@
 // The vocabulary of the jobs domain: enumerations, the internal job record, the public Job view and
 // the shapes of search, apply, me and market results (as fixed in the contract, contracts/jobs.openapi.yaml).
 
-import type { JobsTier } from '../plans.js';
 
 export const REMOTE_TYPES = ['worldwide', 'regional', 'timezone-based'] as const;
 export const JOB_TYPES = ['full-time', 'part-time', 'contract', 'freelance'] as const;
