@@ -17,8 +17,15 @@ export const USAGE = `Usage: npm run conformance -- --target <base URL> [options
   --report-dir <dir>        where junit.xml, report.json and report.html go (default reports/conformance)
   --no-reports              write no report files
   --replay <path-or-id>     replay a saved counterexample file, or <check>/<property>@<path> with --seed
-  --regressions-dir <dir>   saved counterexamples (default fixtures/regressions)
+  --regressions-dir <dir>   saved counterexamples (default <report dir>/regressions/<target>; never
+                            shared between targets)
   --no-save-regressions     do not save new counterexamples
+  --allow-spend <slot>      spend the named key (a slot of the profile's keys) to its cap, to observe the
+                            402 with upsell; repeatable. Irreversible on a real deployment: the key's
+                            credits stay spent. Without it, only keys.screeningSpent shows a 402
+  --no-rate-windows         never spend a fixed key's rate window (skips the 429 / Retry-After / recovery
+                            checks on fixed keys; a run then needs no pause of up to a minute per tier)
+  --inactive-job <id>       an existing job that is not active (profile: inactiveJobId)
   --validating-proxy        the target validates requests itself (skip negative-input checks)
   --timeout <ms>            per-request timeout (default 15000)
   --quiet                   no progress output
@@ -45,6 +52,9 @@ export function parseCli(argv: string[]): RawOptions & { help?: boolean } {
       'regressions-dir': { type: 'string' },
       'no-save-regressions': { type: 'boolean' },
       'validating-proxy': { type: 'boolean' },
+      'allow-spend': { type: 'string', multiple: true },
+      'no-rate-windows': { type: 'boolean' },
+      'inactive-job': { type: 'string' },
       timeout: { type: 'string' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -72,6 +82,9 @@ export function parseCli(argv: string[]): RawOptions & { help?: boolean } {
     saveRegressions: values['no-save-regressions'] ? false : undefined,
     capabilities: values['validating-proxy'] ? { validatingProxy: true } : undefined,
     requestTimeoutMs: int(values.timeout, '--timeout'),
+    allowSpend: values['allow-spend']?.flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean),
+    rateWindows: values['no-rate-windows'] ? false : undefined,
+    inactiveJobId: values['inactive-job'],
     progress: values.quiet ? false : undefined,
   };
 }

@@ -1,5 +1,6 @@
 // `npm run conformance -- --target <url> …`: parses flags, runs the suite, exits 0 only when every
-// `must` requirement that ran passed (policy items never change the exit code).
+// `must` requirement that ran passed (policy items never change the exit code), 2 on a usage error or
+// when the harness itself failed (a check threw, a report could not be written; reports are still written).
 
 import { parseCli, USAGE } from './args.js';
 import { runConformance } from './index.js';
@@ -19,6 +20,8 @@ async function main(): Promise<number> {
   try {
     const result = await runConformance(raw);
     if (raw.reportDir !== null) process.stderr.write(`reports: ${raw.reportDir ?? 'reports/conformance'}/{junit.xml,report.json,report.html}\n`);
+    for (const e of result.harnessErrors) process.stderr.write(`conformance: harness error in ${e}\n`);
+    if (result.harnessErrors.length) return 2;
     return result.ok ? 0 : 1;
   } catch (e) {
     process.stderr.write(`conformance: ${(e as Error).stack ?? e}\n`);

@@ -6,8 +6,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 
-export const KEY_SLOTS = ['free', 'starter', 'pro', 'scale', 'noScreeningScope', 'noJobsScope', 'noMcpScope'] as const;
+export const KEY_SLOTS = ['free', 'starter', 'pro', 'scale', 'noScreeningScope', 'noJobsScope', 'noMcpScope', 'screeningSpent'] as const;
 export type KeySlot = (typeof KEY_SLOTS)[number];
+
+/** Upper bounds for a deployment's asynchronous steps (a slow scorer, a human reviewer, webhook retries). */
+export interface Waits {
+  /** From submit until scoring is visible (ledger row or `screening.scored` delivery). */
+  pipelineMs: number;
+  /** From pending_review until a reviewer decided. */
+  reviewMs: number;
+  /** From a ledger transition until its webhook delivery arrived. */
+  webhookMs: number;
+}
+
+export const DEFAULT_WAITS: Readonly<Waits> = Object.freeze({ pipelineMs: 30_000, reviewMs: 120_000, webhookMs: 60_000 });
 
 /** What the target offers beyond the public APIs (null: decide by probing). */
 export interface CapabilityFlags {
@@ -27,6 +39,11 @@ export interface Profile {
   webhookReceiverUrl?: string;
   /** host:port the receiver listens on when webhookReceiverUrl is set (default 0.0.0.0 and the URL's port). */
   webhookListen?: string;
+  /** Per key slot, the webhookSecret of that key's tenant (whose webhookUrl is webhookReceiverUrl). */
+  webhookSecrets?: Partial<Record<KeySlot, string>>;
+  /** The id of a job that exists but is not active (GET answers 404). */
+  inactiveJobId?: string;
+  waits?: Partial<Waits>;
 }
 
 export interface RawOptions extends Omit<Profile, 'capabilities'> {
@@ -48,6 +65,10 @@ export interface RawOptions extends Omit<Profile, 'capabilities'> {
   root?: string;
   /** The requirements catalogue (default <root>/contracts/requirements.yaml). */
   requirementsFile?: string;
+  /** Key slots the harness may spend to their cap (to observe 402 and its upsell). */
+  allowSpend?: string[];
+  /** Do not spend a fixed key's rate window (no 429 checks on fixed keys). */
+  rateWindows?: boolean;
 }
 
 export interface HarnessConfig {
@@ -62,6 +83,11 @@ export interface HarnessConfig {
   capabilities: Readonly<CapabilityFlags>;
   webhookReceiverUrl: string | null;
   webhookListen: { host: string; port: number } | null;
+  webhookSecrets: Readonly<Partial<Record<KeySlot, string>>>;
+  inactiveJobId: string | null;
+  waits: Readonly<Waits>;
+  allowSpend: readonly KeySlot[];
+  rateWindows: boolean;
   seed: number;
   seedGiven: boolean;
   runs: number;
@@ -82,10 +108,15 @@ export function loadProfile(file: string): Profile {
   const text = readFileSync(file, 'utf8');
   const data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error(`profile ${file}: expected an object`);
-  const known = ['target', 'targets', 'adminToken', 'keys', 'capabilities', 'webhookReceiverUrl', 'webhookListen'];
+  const known = ['target', 'targets', 'adminToken', 'keys', 'capabilities', 'webhookReceiverUrl', 'webhookListen', 'webhookSecrets', 'inactiveJobId', 'waits'];
   for (const k of Object.keys(data)) if (!known.includes(k)) throw new Error(`profile ${file}: unknown field '${k}' (known: ${known.join(', ')})`);
-  for (const k of Object.keys(data.keys ?? {})) {
-    if (!(KEY_SLOTS as readonly string[]).includes(k)) throw new Error(`profile ${file}: unknown key slot '${k}' (known: ${KEY_SLOTS.join(', ')})`);
+  for (const field of ['keys', 'webhookSecrets'] as const) {
+    for (const k of Object.keys(data[field] ?? {})) {
+      if (!(KEY_SLOTS as readonly string[]).includes(k)) throw new Error(`profile ${file}: unknown key slot '${k}' in ${field} (known: ${KEY_SLOTS.join(', ')})`);
+    }
+  }
+  for (const k of Object.keys(data.waits ?? {})) {
+    if (!(k in DEFAULT_WAITS)) throw new Error(`profile ${file}: unknown wait '${k}' (known: ${Object.keys(DEFAULT_WAITS).join(', ')})`);
   }
   return data as Profile;
 }
@@ -126,6 +157,14 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
   const receiver = receiverUrl ? url(receiverUrl, 'webhookReceiverUrl') : null;
   const listen = raw.webhookListen ?? profile.webhookListen;
   const root = path.resolve(raw.root ?? HARNESS_ROOT);
+  const waits = { ...DEFAULT_WAITS, ...profile.waits, ...raw.waits };
+  for (const [k, v] of Object.entries(waits)) if (!Number.isInteger(v) || v < 0) throw new Error(`waits.${k} must be a non-negative integer (milliseconds), got '${v}'`);
+  const keys = Object.freeze({ ...profile.keys, ...raw.keys });
+  const allowSpend = (raw.allowSpend ?? []).map((slot) => {
+    if (!(KEY_SLOTS as readonly string[]).includes(slot)) throw new Error(`--allow-spend: unknown key slot '${slot}' (known: ${KEY_SLOTS.join(', ')})`);
+    return slot as KeySlot;
+  });
+  const reportDir = raw.reportDir === undefined ? path.resolve('reports/conformance') : raw.reportDir && path.resolve(raw.reportDir);
   const cfg: HarnessConfig = {
     target,
     bases: { screening, jobs, control, site: target },
@@ -133,7 +172,7 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
     anonMcpUrl: anon ? url(anon, '--anon-mcp') : null,
     profileFile: raw.profile ?? null,
     adminToken: raw.adminToken ?? profile.adminToken ?? null,
-    keys: Object.freeze({ ...profile.keys, ...raw.keys }),
+    keys,
     capabilities: Object.freeze({
       reviewDecisions: caps.reviewDecisions ?? null,
       clock: caps.clock ?? null,
@@ -141,13 +180,18 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
     }),
     webhookReceiverUrl: receiver,
     webhookListen: receiver ? hostPort(listen ?? '', Number(new URL(receiver).port) || 8899) : listen ? hostPort(listen, 0) : null,
+    webhookSecrets: Object.freeze({ ...profile.webhookSecrets, ...raw.webhookSecrets }),
+    inactiveJobId: raw.inactiveJobId ?? profile.inactiveJobId ?? null,
+    waits: Object.freeze(waits),
+    allowSpend: Object.freeze(allowSpend),
+    rateWindows: raw.rateWindows ?? true,
     seed,
     seedGiven,
     runs,
     only: Object.freeze([...(raw.only ?? [])]),
-    reportDir: raw.reportDir === undefined ? path.resolve('reports/conformance') : raw.reportDir && path.resolve(raw.reportDir),
+    reportDir,
     replay: raw.replay ?? null,
-    regressionsDir: path.resolve(root, raw.regressionsDir ?? 'fixtures/regressions'),
+    regressionsDir: raw.regressionsDir ? path.resolve(raw.regressionsDir) : defaultRegressionsDir(target, reportDir),
     saveRegressions: raw.saveRegressions ?? true,
     requestTimeoutMs: raw.requestTimeoutMs ?? 15_000,
     progress: raw.progress ?? true,
@@ -156,6 +200,17 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
   };
   if (!existsSync(cfg.requirementsFile)) throw new Error(`requirements catalogue not found at ${cfg.requirementsFile}`);
   return Object.freeze(cfg);
+}
+
+/** A file-name-safe name of a target (its origin and path), so each target's counterexamples live apart. */
+export const targetSlug = (target: string) => target.replace(/^https?:\/\//, '').replace(/[^a-zA-Z0-9.-]+/g, '_').replace(/^_|_$/g, '');
+
+/**
+ * Counterexamples belong to the target they were found on: kept per target under the report directory
+ * (or the working directory), never in the harness's source tree.
+ */
+function defaultRegressionsDir(target: string, reportDir: string | null): string {
+  return path.join(reportDir ?? path.resolve('.conformance'), 'regressions', targetSlug(target));
 }
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);

@@ -65,6 +65,12 @@ export interface RunResult {
   regressions: { file: string; check: string; property: string; passed: boolean }[];
   /** The command line that reproduces this run (secrets as env references). */
   command: string;
+  /**
+   * Internal errors of the harness itself, each naming the check (or reporter) it happened in: a check
+   * that threw something other than a violation or a skip, or a report that could not be written.
+   * A run with any of them exits 2, whatever the requirements say.
+   */
+  harnessErrors: string[];
 }
 
 export type HarnessEvent =
@@ -84,7 +90,16 @@ export class EventBus {
     this.reporters.push(r);
   }
 
+  /** Errors reporters threw; a reporter that fails never keeps the others from running. */
+  readonly errors: string[] = [];
+
   async emit(e: HarnessEvent): Promise<void> {
-    for (const r of this.reporters) await r(e);
+    for (const r of this.reporters) {
+      try {
+        await r(e);
+      } catch (err) {
+        this.errors.push(`reporter (${e.type}): ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
   }
 }

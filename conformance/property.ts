@@ -109,6 +109,7 @@ export async function runProperty<T>(env: PropertyEnv, spec: PropertySpec<T>): P
     const cx: Counterexample = { property: id, value, seed, path: details.counterexamplePath ?? undefined, numRuns: details.numRuns, numShrinks: details.numShrinks };
     if (env.config.saveRegressions && !replayPath) {
       cx.regressionFile = saveRegression(env.config.regressionsDir, {
+        target: env.config.target,
         check: env.check,
         property: spec.name,
         requirement: v.requirement,

@@ -1,5 +1,5 @@
-// Saved counterexamples (fixtures/regressions/*.json): every shrunk failing input a run finds is written
-// here, and every run replays the saved ones of each property before generating new inputs, so a bug
+// Saved counterexamples (per target, under the report directory by default): every shrunk failing input
+// a run finds is written there, and every run replays the saved ones of each property before generating new inputs, so a bug
 // once found stays covered. A file holds the minimal input itself (JSON), not only a seed and a path,
 // so it keeps replaying after the generators change.
 
@@ -8,6 +8,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 
 export interface Regression {
+  /** The target it was found on; a saved counterexample is only replayed against that target. */
+  target?: string;
   check: string;
   property: string;
   requirement: string;
@@ -24,7 +26,7 @@ export interface StoredRegression extends Regression {
 
 const slug = (s: string) => s.replace(/[^a-zA-Z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase();
 
-export function loadRegressions(dir: string): StoredRegression[] {
+export function loadRegressions(dir: string, target?: string): StoredRegression[] {
   if (!existsSync(dir)) return [];
   const out: StoredRegression[] = [];
   for (const f of readdirSync(dir).sort()) {
@@ -34,6 +36,8 @@ export function loadRegressions(dir: string): StoredRegression[] {
     if (typeof data?.check !== 'string' || typeof data?.property !== 'string' || !('value' in data)) {
       throw new Error(`${file}: not a saved counterexample (needs check, property and value)`);
     }
+    if (data.valueUndefined === true) data.value = undefined;
+    if (target && typeof data.target === 'string' && data.target !== target) continue;
     out.push({ ...data, file });
   }
   return out;
@@ -44,6 +48,7 @@ export function loadRegressionFile(file: string): StoredRegression {
   if (typeof data?.check !== 'string' || typeof data?.property !== 'string' || !('value' in data)) {
     throw new Error(`${file}: not a saved counterexample (needs check, property and value)`);
   }
+  if (data.valueUndefined === true) data.value = undefined;
   return { ...data, file: path.resolve(file) };
 }
 
@@ -53,7 +58,9 @@ export function saveRegression(dir: string, r: Regression): string {
   const file = path.join(dir, `${slug(r.check)}--${slug(r.property)}--${hash}.json`);
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
+    // JSON has no `undefined`: a minimal input that is undefined is stored as a flag
+    const stored = r.value === undefined ? { ...r, value: null, valueUndefined: true } : r;
+    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`);
   }
   return file;
 }

@@ -76,3 +76,19 @@ describe('replay ids and seeds', () => {
     expect(propertySeed(42, 'a', 'p')).not.toBe(propertySeed(43, 'a', 'p'));
   });
 });
+
+describe('internal errors', () => {
+  it('a check that throws is a harness error naming the check; the reports are still written', async () => {
+    const { mkdtempSync, existsSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const { runConformance } = await import('./index.js');
+    const reportDir = mkdtempSync(path.join(tmpdir(), 'conformance-err-'));
+    const boom: Check = { id: 'x.boom', title: 'throws', requirements: ['SCR-IDEMP-1'], appliesTo: { surface: 'screening' }, run: async () => void (undefined as any).length };
+    const r = await runConformance({ target: 'http://127.0.0.1:1', seed: 1, reportDir, progress: false, saveRegressions: false }, { checks: [boom] });
+    expect(r.harnessErrors).toHaveLength(1);
+    expect(r.harnessErrors[0]).toMatch(/^check x\.boom: TypeError/);
+    expect(r.ok).toBe(false);
+    for (const f of ['junit.xml', 'report.json', 'report.html']) expect(existsSync(path.join(reportDir, f))).toBe(true);
+  });
+});

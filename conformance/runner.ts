@@ -106,7 +106,7 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
   const replay = resolveReplay(cfg);
   const registry = opts.checks ?? allChecks;
   const checks = selectChecks(registry, cfg, replay);
-  const regressions = replay ? [] : loadRegressions(cfg.regressionsDir);
+  const regressions = replay ? [] : loadRegressions(cfg.regressionsDir, cfg.target);
   const regressionLog: RunResult['regressions'] = [];
 
   await bus.emit({ type: 'run-start', target: cfg.target, seed: cfg.seed, runs: cfg.runs, checks: checks.length, requirements: catalogue.all.length });
@@ -177,8 +177,10 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
     unknownRequirementIds,
     regressions: regressionLog,
     command,
+    harnessErrors: results.filter((r) => r.status === 'error').map((r) => `check ${r.id}: ${r.error}`),
   };
   await bus.emit({ type: 'run-end', result });
+  result.harnessErrors.push(...bus.errors);
   return result;
 }
 

@@ -18,7 +18,7 @@ describe('conformance harness, clean self-run', () => {
   it('passes every must requirement that runs, and writes JUnit, JSON and HTML covering every id', async () => {
     const reportDir = mkdtempSync(path.join(tmpdir(), 'conformance-report-'));
     const { baseUrl, anonMcpUrl, adminToken } = sb.get();
-    const r = await runConformance({ target: baseUrl, anonMcp: anonMcpUrl, adminToken, seed: 20261122, runs: 15, reportDir, saveRegressions: false, progress: false });
+    const r = await runConformance({ target: baseUrl, anonMcp: anonMcpUrl, adminToken, seed: 20261122, runs: 15, reportDir, regressionsDir: 'fixtures/regressions', saveRegressions: false, progress: false });
     const broken = r.requirements.filter((x) => x.level === 'must' && x.status !== 'pass' && x.status !== 'not-covered' && x.status !== 'not-observable');
     expect(broken.map((x) => `${x.id} ${x.status}: ${x.failures[0]?.why ?? x.reasons[0]}`)).toEqual([]);
     expect(r.ok).toBe(true);

@@ -8,8 +8,19 @@ const MAX_BODY = 4000;
 
 const clip = (s: string) => (s.length > MAX_BODY ? `${s.slice(0, MAX_BODY)}… (${s.length - MAX_BODY} more characters)` : s);
 
+/** Any value as report text: `undefined`, functions, cycles and BigInts (JSON.stringify's gaps) included. */
+export function valueText(value: unknown): string {
+  if (value === undefined) return '(undefined)';
+  try {
+    const text = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v), 2);
+    return clip(text ?? String(value));
+  } catch (e) {
+    return clip(`${String(value)} (not JSON: ${(e as Error).message})`);
+  }
+}
+
 function pretty(body: string | undefined, json?: unknown): string {
-  if (json !== undefined) return clip(JSON.stringify(json, null, 2));
+  if (json !== undefined) return valueText(json);
   return clip(body ?? '');
 }
 
@@ -39,7 +50,7 @@ export function failureText(f: Failure): string {
   const parts = [`${f.requirement}: ${f.why}${f.occurrences && f.occurrences > 1 ? ` (seen ${f.occurrences} times)` : ''}`, `check: ${f.check}`];
   const cx = f.counterexample;
   if (cx) {
-    parts.push(`counterexample (${cx.property}${cx.numShrinks !== undefined ? `, shrunk ${cx.numShrinks} times` : ''}${cx.regressionFile ? `, saved in ${cx.regressionFile}` : ''}):`, clip(JSON.stringify(cx.value, null, 2)));
+    parts.push(`counterexample (${cx.property}${cx.numShrinks !== undefined ? `, shrunk ${cx.numShrinks} times` : ''}${cx.regressionFile ? `, saved in ${cx.regressionFile}` : ''}):`, valueText(cx.value));
     parts.push(`seed ${cx.seed}${cx.path ? `, path ${cx.path}` : ''}`);
   }
   if (f.replay) parts.push(`replay: ${f.replay}`);

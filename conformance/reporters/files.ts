@@ -14,14 +14,23 @@ export function fileReporter(dir: string, onWritten?: (files: string[]) => void)
     if (e.type !== 'run-end') return;
     mkdirSync(dir, { recursive: true });
     const files = [
-      [REPORT_FILES.junit, junitReport(e.result)],
-      [REPORT_FILES.json, jsonReport(e.result)],
-      [REPORT_FILES.html, htmlReport(e.result)],
-    ].map(([name, text]) => {
+      [REPORT_FILES.junit, junitReport],
+      [REPORT_FILES.json, jsonReport],
+      [REPORT_FILES.html, htmlReport],
+    ] as const;
+    const written: string[] = [];
+    const problems: string[] = [];
+    // each report is rendered on its own: one that cannot be rendered never keeps the others from being written
+    for (const [name, render] of files) {
       const file = path.join(dir, name);
-      writeFileSync(file, text);
-      return file;
-    });
-    onWritten?.(files);
+      try {
+        writeFileSync(file, render(e.result));
+        written.push(file);
+      } catch (err) {
+        problems.push(`${name}: ${(err as Error).message}`);
+      }
+    }
+    onWritten?.(written);
+    if (problems.length) throw new Error(`report writing failed (${problems.join('; ')})`);
   };
 }

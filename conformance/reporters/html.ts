@@ -4,7 +4,7 @@
 
 import type { CheckResult, RequirementResult, RunResult } from '../events.js';
 import type { Failure } from '../failure.js';
-import { exchangeText } from './evidence.js';
+import { exchangeText, valueText } from './evidence.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -28,7 +28,7 @@ function failureBlock(f: Failure, n: number): string {
   return `<div class="failure" id="f-${esc(f.requirement)}-${n}">
 <p class="why"><b>${esc(f.requirement)}</b> — ${esc(f.why)}${f.occurrences && f.occurrences > 1 ? ` <span class="muted">(seen ${f.occurrences} times)</span>` : ''}</p>
 <p class="muted">found by <code>${esc(f.check)}</code></p>
-${cx ? `<p>Counterexample <code>${esc(cx.property)}</code>${cx.numShrinks !== undefined ? `, shrunk ${cx.numShrinks} times` : ''}; seed ${cx.seed}${cx.path ? `, path <code>${esc(cx.path)}</code>` : ''}${cx.regressionFile ? `; saved as <code>${esc(cx.regressionFile)}</code>` : ''}</p><pre class="cx">${esc(JSON.stringify(cx.value, null, 2))}</pre>` : ''}
+${cx ? `<p>Counterexample <code>${esc(cx.property)}</code>${cx.numShrinks !== undefined ? `, shrunk ${cx.numShrinks} times` : ''}; seed ${cx.seed}${cx.path ? `, path <code>${esc(cx.path)}</code>` : ''}${cx.regressionFile ? `; saved as <code>${esc(cx.regressionFile)}</code>` : ''}</p><pre class="cx">${esc(valueText(cx.value))}</pre>` : ''}
 ${f.replay ? `<p>Replay:</p><pre class="cmd">${esc(f.replay)}</pre>` : ''}
 ${f.evidence.map((ex, i) => `<details${i === f.evidence.length - 1 ? ' open' : ''}><summary>exchange ${i + 1} of ${f.evidence.length}: ${esc(ex.request.method)} ${esc(new URL(ex.request.url).pathname)} → ${ex.response ? ex.response.status : esc(ex.error ?? 'no response')}</summary><pre>${esc(exchangeText(ex))}</pre></details>`).join('\n')}
 </div>`;

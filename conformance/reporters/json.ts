@@ -2,6 +2,7 @@
 
 import type { RunResult } from '../events.js';
 
+/** BigInts (a target may make a property generate one) become strings; nothing the result holds can make it throw. */
 export function jsonReport(r: RunResult): string {
-  return `${JSON.stringify(r, null, 2)}\n`;
+  return `${JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v), 2)}\n`;
 }

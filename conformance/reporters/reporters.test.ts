@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../events.js';
 import { summary } from './console.js';
 import { htmlReport } from './html.js';
+import { jsonReport } from './json.js';
 import { junitReport } from './junit.js';
 
 const tally = { pass: 0, fail: 0, skip: 0, error: 0, notCovered: 0, notObservable: 0, notRun: 0 };
@@ -45,6 +46,7 @@ const run: RunResult = {
   unknownRequirementIds: [],
   regressions: [],
   command: 'npm run conformance -- --target http://127.0.0.1:1',
+  harnessErrors: [],
 };
 
 describe('reporters', () => {
@@ -70,6 +72,18 @@ describe('reporters', () => {
     expect(html).toContain('POST http://127.0.0.1:1/api/screening/v1/screen');
     expect(html).toContain('deviates');
     expect(html).toContain('verdict ko">FAIL');
+  });
+
+  it('a minimal counterexample that is undefined (or a BigInt) is rendered, not a crash', () => {
+    const f = run.requirements[0].failures[0];
+    const odd: RunResult = {
+      ...run,
+      requirements: [{ ...run.requirements[0], failures: [{ ...f, counterexample: { ...f.counterexample!, value: undefined } }, { ...f, counterexample: { ...f.counterexample!, value: { n: 10n } } }] }],
+    };
+    expect(junitReport(odd)).toContain('(undefined)');
+    expect(htmlReport(odd)).toContain('(undefined)');
+    expect(htmlReport(odd)).toContain('10n');
+    expect(JSON.parse(jsonReport(odd)).requirements[0].failures[1].counterexample.value).toEqual({ n: '10n' });
   });
 
   it('the summary lists failing requirements with their replay command', () => {

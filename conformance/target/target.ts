@@ -5,6 +5,10 @@
 
 import type { HarnessConfig } from '../config.js';
 import { send, type Exchange } from './http.js';
+import { RateGovernor } from './rate-governor.js';
+
+/** Retries of one call that keeps answering 429 before the 429 is handed to the check. */
+const MAX_RETRIES = 3;
 
 export type Surface = 'screening' | 'jobs' | 'control' | 'site';
 
@@ -27,6 +31,11 @@ export interface CallSpec {
    * document is then expected and not held against the target at `must` level.
    */
   policyProbe?: boolean;
+  /**
+   * The call spends a rate window on purpose: it is neither paced nor retried, so the check sees the 429.
+   * Every other call waits for its key's window and retries a 429 after Retry-After.
+   */
+  rateProbe?: boolean;
 }
 
 export type ExchangeObserver = (ex: Exchange, surface: Surface, spec: CallSpec) => void;
@@ -36,6 +45,8 @@ export interface Target {
   readonly mcpUrl: string;
   readonly anonMcpUrl: string | null;
   call(surface: Surface, spec: CallSpec): Promise<Exchange>;
+  /** Paces the harness's own calls per key (shared with the MCP clients, whose calls count in the same window). */
+  readonly governor: RateGovernor;
   /** Registers an observer of every exchange; returns the function that removes it. */
   observe(fn: ExchangeObserver): () => void;
 }
@@ -53,7 +64,9 @@ export function queryString(q: CallSpec['query']): string {
 
 export function createHttpTarget(cfg: HarnessConfig, anonMcpUrl: string | null = cfg.anonMcpUrl): Target {
   const observers = new Set<ExchangeObserver>();
+  const governor = new RateGovernor();
   return {
+    governor,
     bases: cfg.bases,
     mcpUrl: cfg.mcpUrl,
     anonMcpUrl,
@@ -70,9 +83,17 @@ export function createHttpTarget(cfg: HarnessConfig, anonMcpUrl: string | null =
       // a probe of a policy rule is deliberately off-contract: it bypasses a validating proxy in front
       const base = spec.policyProbe && cfg.capabilities.validatingProxy ? cfg.bases.site : cfg.bases[surface];
       const url = `${base}${spec.path}${queryString(spec.query)}`;
-      const ex = await send({ method: spec.method ?? 'GET', url, headers, ...(body !== undefined ? { body } : {}) }, cfg.requestTimeoutMs);
-      for (const o of observers) o(ex, surface, spec);
-      return ex;
+      const credential = headers.authorization;
+      for (let attempt = 0; ; attempt++) {
+        if (credential && !spec.rateProbe) await governor.beforeCall(credential);
+        const ex = await send({ method: spec.method ?? 'GET', url, headers, ...(body !== undefined ? { body } : {}) }, cfg.requestTimeoutMs);
+        for (const o of observers) o(ex, surface, spec);
+        const res = ex.response;
+        if (credential && res) governor.observe(credential, res.status, res.headers);
+        if (!res || res.status !== 429 || spec.rateProbe || attempt >= MAX_RETRIES) return ex;
+        governor.retries++;
+        await governor.pause(governor.retryDelay(res.headers));
+      }
     },
     observe(fn) {
       observers.add(fn);
