@@ -119,13 +119,17 @@ export function assertLedger(rows: AuditRow[], complete: boolean, evidence?: Exc
   if (p) throw violation(p.requirement, p.why, evidence);
 }
 
-/** Walks the whole ledger until it stops changing (asynchronous pipeline rows settle), or the timeout. */
-export async function settledLedger(ctx: CheckContext, key: string, done: (rows: AuditRow[]) => boolean, timeoutMs = 8000): Promise<Walk> {
+/**
+ * Walks the ledger until `done` holds over its rows, or the timeout passes (then the last walk is
+ * returned and the caller judges it). Never "until two walks agree": rows keep arriving while a real
+ * deployment's scorer and reviewers work. `since` (from the target's clock) keeps each walk short.
+ */
+export async function settledLedger(ctx: CheckContext, key: string, done: (rows: AuditRow[]) => boolean, timeoutMs: number, since?: string): Promise<Walk> {
   const deadline = Date.now() + timeoutMs;
-  let last = await walkAudit(ctx, key, { limit: 500 });
+  let last = await walkAudit(ctx, key, { limit: 500, since });
   while (!done(last.rows) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    last = await walkAudit(ctx, key, { limit: 500 });
+    await new Promise((r) => setTimeout(r, 250));
+    last = await walkAudit(ctx, key, { limit: 500, since });
   }
   return last;
 }

@@ -21,13 +21,13 @@ const magic: Check = {
   id: 'screening.policy.magic-inputs',
   title: 'Magic inputs: a candidate named `Sandbox Fail` ends in failed; a job titled `Sandbox Expire` expires in review',
   requirements: ['POL-STATE-3'],
-  appliesTo: { surface: 'screening' },
+  appliesTo: { surface: 'screening', needs: ['thisSandbox'] },
   async run(ctx) {
     const t = await roomyTenant(ctx);
     const fail = await submitMagic(ctx, t, { kind: 'structured', fullName: 'Sandbox Fail' }, { title: 'Backend Engineer', mustHaves: ['Go'] });
     const expire = await submitMagic(ctx, t, { kind: 'structured', fullName: 'Magic Expiry' }, { title: 'Sandbox Expire', mustHaves: ['Go'] });
     for (const [id, state] of [[fail, 'failed'], [expire, 'expired']] as const) {
-      const walk = await untilState(ctx, t, id, [state], 5000);
+      const walk = await untilState(ctx, t, id, [state], ctx.config.waits.pipelineMs);
       const mine = rowsOf(walk.rows, id);
       if (!mine.some((r) => r.toState === state)) ctx.failures.add('POL-STATE-3', `the magic input did not lead to '${state}' (rows: ${mine.map((r) => r.toState).join(' → ')})`, walk.pages[walk.pages.length - 1]);
     }
@@ -43,7 +43,7 @@ const expiry: Check = {
   async run(ctx) {
     const t = await roomyTenant(ctx);
     const { requestId } = await submitOne(ctx, t);
-    await untilState(ctx, t, requestId, ['pending_review']);
+    await untilState(ctx, t, requestId, ['pending_review'], ctx.config.waits.pipelineMs);
     await ctx.control!.advanceClock(71 * 3600);
     let walk = await untilState(ctx, t, requestId, ['expired'], 300);
     if (rowsOf(walk.rows, requestId).some((r) => r.toState === 'expired')) ctx.failures.add('POL-STATE-2', 'the request expired before 72 hours in review', walk.pages[0]);

@@ -120,3 +120,15 @@ export function messageNames(ex: Exchange, field: string): boolean {
   const msg = String(jsonOf(ex)?.error?.message ?? '');
   return !field || msg.includes(field);
 }
+
+/** Margin for clock skew and request time when a `since` is derived from the target's Date header. */
+const SINCE_MARGIN_MS = 120_000;
+
+/**
+ * A `since` that surely precedes the rows an exchange caused, from the target's own Date header (never
+ * the harness's clock); undefined when the target sends none, so the walk reads the whole ledger.
+ */
+export function sinceOf(ex: Exchange): string | undefined {
+  const at = Date.parse(ex.response?.headers.date ?? '');
+  return Number.isNaN(at) ? undefined : new Date(at - SINCE_MARGIN_MS).toISOString();
+}

@@ -15,7 +15,7 @@ const run: RunResult = {
   only: [],
   startedAt: '2026-11-22T00:00:00.000Z',
   durationMs: 1234,
-  capabilities: { freshTenants: true, creditControl: true, clock: false, reviewDecisions: false, webhooks: false, noScopeKey: false, anonMcp: false, negativeInput: true },
+  capabilities: { freshTenants: true, creditControl: true, clock: false, reviewDecisions: false, webhooks: false, noScopeKey: false, anonMcp: false, negativeInput: true, thisSandbox: true },
   notes: [],
   checks: [],
   requirements: [

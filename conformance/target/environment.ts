@@ -6,6 +6,7 @@ import type { Capabilities } from '../check.js';
 import type { HarnessConfig } from '../config.js';
 import { ControlClient } from './control.js';
 import { jsonOf, send } from './http.js';
+import { connectMcp } from './mcp.js';
 import { createHttpTarget, type Target } from './target.js';
 import { Tenants } from './tenants.js';
 import { WebhookReceiver } from './webhook-receiver.js';
@@ -22,14 +23,36 @@ export interface Environment {
 
 const isLoopback = (u: string) => ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(new URL(u).hostname);
 
-/** Looks for the anonymous server's endpoint in the keyed server's /.well-known/mcp.json. */
+/** Every absolute http(s) URL in a JSON document, with the object it sits in (depth-first). */
+export function urlsIn(doc: unknown, holder: unknown = null, out: { url: string; holder: unknown }[] = []): { url: string; holder: unknown }[] {
+  if (typeof doc === 'string') {
+    if (/^https?:\/\/\S+$/.test(doc)) out.push({ url: doc.replace(/\/+$/, ''), holder });
+  } else if (Array.isArray(doc)) for (const x of doc) urlsIn(x, holder, out);
+  else if (doc && typeof doc === 'object') for (const v of Object.values(doc)) urlsIn(v, doc, out);
+  return out;
+}
+
+/**
+ * Finds the anonymous server in the keyed server's /.well-known/mcp.json without assuming its layout
+ * (one server, an `anonymous` entry, a `servers` list…): every URL it names other than the keyed
+ * endpoint and the site's own documents is a candidate, those whose entry speaks of "anonymous" or of
+ * no authentication first; the first that completes an MCP initialize without a key is the one.
+ */
 async function discoverAnonMcp(cfg: HarnessConfig): Promise<string | null> {
   const ex = await send({ method: 'GET', url: `${cfg.bases.site}/.well-known/mcp.json`, headers: { accept: 'application/json' } }, cfg.requestTimeoutMs);
-  const anon = jsonOf(ex)?.anonymous;
-  if (!anon || typeof anon !== 'object') return null;
-  for (const k of ['endpoint', 'url', 'href']) {
-    const v = anon[k] ?? anon.transport?.[k];
-    if (typeof v === 'string' && /^https?:\/\//.test(v)) return v.replace(/\/+$/, '');
+  const doc = jsonOf(ex);
+  if (!doc || typeof doc !== 'object') return null;
+  const keyed = cfg.mcpUrl.replace(/\/+$/, '');
+  const seen = new Set<string>();
+  const candidates = urlsIn(doc)
+    .filter(({ url }) => url !== keyed && !/\.(json|txt|html?)$/i.test(new URL(url).pathname) && !seen.has(url) && seen.add(url))
+    .map((c) => ({ ...c, hint: /anonym|no[-_ ]?key|"none"|public/i.test(JSON.stringify(c.holder ?? '')) ? 0 : 1 }))
+    .sort((a, b) => a.hint - b.hint);
+  for (const { url } of candidates.slice(0, 6)) {
+    const s = await connectMcp(url, undefined, cfg.requestTimeoutMs).catch(() => null);
+    if (!s) continue;
+    await s.close();
+    return url;
   }
   return null;
 }
@@ -51,7 +74,8 @@ export async function createEnvironment(cfg: HarnessConfig): Promise<Environment
   }
 
   let receiver: WebhookReceiver | null = null;
-  if (control && (cfg.webhookReceiverUrl || isLoopback(cfg.target))) {
+  const fixedHooks = !control && cfg.webhookReceiverUrl !== null && Object.keys(cfg.webhookSecrets).length > 0;
+  if (fixedHooks || (control && (cfg.webhookReceiverUrl || isLoopback(cfg.target)))) {
     receiver = new WebhookReceiver();
     const listen = cfg.webhookListen ?? { host: '127.0.0.1', port: 0 };
     await receiver.start(listen.host, listen.port, cfg.webhookReceiverUrl ?? undefined);
@@ -66,10 +90,11 @@ export async function createEnvironment(cfg: HarnessConfig): Promise<Environment
     creditControl: control !== null,
     clock: cfg.capabilities.clock ?? control !== null,
     reviewDecisions: cfg.capabilities.reviewDecisions ?? control !== null,
-    webhooks: control !== null && receiver !== null,
+    webhooks: receiver !== null && (control !== null || fixedHooks),
     noScopeKey: control !== null || Boolean(keys.noScreeningScope || keys.noJobsScope || keys.noMcpScope),
     anonMcp: anonMcpUrl !== null,
     negativeInput: !cfg.capabilities.validatingProxy,
+    thisSandbox: control !== null,
   });
   if ((capabilities.clock || capabilities.reviewDecisions) && !control) notes.push('clock/reviewDecisions are declared but need an admin token for the control API');
 
@@ -77,7 +102,7 @@ export async function createEnvironment(cfg: HarnessConfig): Promise<Environment
     target,
     control,
     receiver,
-    tenants: new Tenants(control, keys, receiver),
+    tenants: new Tenants(control, keys, receiver, cfg.webhookSecrets),
     capabilities: Object.freeze({ ...capabilities, clock: capabilities.clock && control !== null, reviewDecisions: capabilities.reviewDecisions && control !== null }),
     notes,
     close: async () => {

@@ -33,7 +33,18 @@ export class Tenants {
     private readonly control: ControlClient | null,
     private readonly keys: Readonly<Partial<Record<KeySlot, string>>>,
     private readonly receiver: WebhookReceiver | null,
+    private readonly webhookSecrets: Readonly<Partial<Record<KeySlot, string>>> = {},
   ) {}
+
+  /** The fixed key of a profile slot (e.g. screeningSpent), or null. */
+  slot(name: KeySlot): string | null {
+    return this.keys[name] ?? null;
+  }
+
+  /** The webhook secrets of the fixed keys' tenants (for telling a delivery's signer). */
+  get fixedSecrets(): string[] {
+    return Object.values(this.webhookSecrets).filter((s): s is string => typeof s === 'string');
+  }
 
   get canProvision(): boolean {
     return this.control !== null;
@@ -56,11 +67,14 @@ export class Tenants {
       });
       return { apiKey: t.apiKey, tier, tenantId: t.tenantId, fresh: true, webhookSecret: hook ? (t.webhookSecret ?? secret ?? null) : t.webhookSecret, hook: hook?.id ?? null };
     }
-    if (opts.webhook) throw skip('webhook checks need an admin token to point a tenant at the harness receiver');
     if (opts.scopes) throw skip('needs an admin token to provision a key with chosen scopes');
     const key = this.keys[tier];
     if (!key) throw skip(`the profile has no ${tier} key and no admin token to provision one`);
-    return { apiKey: key, tier, tenantId: null, fresh: false, webhookSecret: null, hook: null };
+    const secret = this.webhookSecrets[tier] ?? null;
+    if (opts.webhook && (!this.receiver || !secret)) {
+      throw skip(`webhook checks on fixed keys need webhookReceiverUrl (the URL the operator set as the tenant's webhookUrl) and webhookSecrets.${tier} in the profile`);
+    }
+    return { apiKey: key, tier, tenantId: null, fresh: false, webhookSecret: secret, hook: null };
   }
 
   /** A fresh tenant (skips when the target cannot provision one). */

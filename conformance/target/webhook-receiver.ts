@@ -44,7 +44,8 @@ export class WebhookReceiver {
         const list = this.byHook.get(hook) ?? [];
         list.push({ hook, method: req.method ?? '', path: req.url ?? '', headers, rawBody, json, receivedAt: Date.now() });
         this.byHook.set(hook, list);
-        const status = this.scripted.get(hook)?.shift() ?? (hook ? 200 : 404);
+        // deliveries to any other path come from tenants an operator pointed at the receiver (fixed keys)
+        const status = this.scripted.get(hook)?.shift() ?? 200;
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ received: status < 300 }));
         for (const w of this.waiters) w();
       });
@@ -69,12 +70,14 @@ export class WebhookReceiver {
     this.scripted.set(hook, [...statuses]);
   }
 
-  deliveries(hook: string): Delivery[] {
+  /** The deliveries to one hook; `null` means every delivery, whatever its path (fixed keys share one URL). */
+  deliveries(hook: string | null): Delivery[] {
+    if (hook === null) return [...this.byHook.values()].flat().sort((a, b) => a.receivedAt - b.receivedAt);
     return [...(this.byHook.get(hook) ?? [])];
   }
 
   /** Waits until `pred` holds over this hook's deliveries (or the timeout passes); returns them. */
-  async waitFor(hook: string, pred: (ds: Delivery[]) => boolean, timeoutMs: number): Promise<Delivery[]> {
+  async waitFor(hook: string | null, pred: (ds: Delivery[]) => boolean, timeoutMs: number): Promise<Delivery[]> {
     const deadline = Date.now() + timeoutMs;
     while (!pred(this.deliveries(hook))) {
       const left = deadline - Date.now();

@@ -5,7 +5,8 @@
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-const HEADER = /^sha256=([0-9a-f]{64})$/;
+// hex digits in either case: the documents write `sha256=<hex>` and fix no case
+const HEADER = /^sha256=([0-9a-fA-F]{64})$/;
 
 /** The header value a sender computes for `rawBody`. */
 export function signatureFor(secret: string, rawBody: string | Uint8Array): string {
