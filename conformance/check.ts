@@ -69,6 +69,12 @@ export interface CheckContext {
   runs(scale?: number): number;
   /** Skips the rest of the check unless the capability is available. */
   need(cap: Capability): void;
+  /**
+   * Says that one of the check's requirements was not observed here (a precondition did not hold, a value
+   * could not be read): it is reported as skipped with the reason, never as passed, while the check's
+   * other requirements keep their verdicts.
+   */
+  unobserved(requirement: string, reason: string): void;
 }
 
 export const CAPABILITY_REASONS: Record<Capability, string> = {

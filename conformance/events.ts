@@ -15,6 +15,8 @@ export interface CheckResult {
   failures: Failure[];
   skipReason?: string;
   error?: string;
+  /** Requirements the check covers but could not observe on this target this time (never a pass). */
+  unobserved?: { requirement: string; reason: string }[];
   durationMs: number;
 }
 

@@ -75,10 +75,10 @@ export function aggregate(catalogue: Catalogue, checks: readonly Pick<Check, 'id
     else if (ran.some((r) => r.status === 'error')) {
       status = 'error';
       reasons.push(...ran.filter((r) => r.status === 'error').map((r) => `${r.id}: ${r.error}`));
-    } else if (ran.some((r) => r.status === 'pass' || r.status === 'fail')) status = 'pass';
+    } else if (ran.some((r) => (r.status === 'pass' || r.status === 'fail') && !r.unobserved?.some((u) => u.requirement === req.id))) status = 'pass';
     else if (ran.length) {
       status = 'skip';
-      reasons.push(...ran.map((r) => `${r.id}: ${r.skipReason}`));
+      reasons.push(...ran.map((r) => `${r.id}: ${r.unobserved?.find((u) => u.requirement === req.id)?.reason ?? r.skipReason}`));
     } else if (covering.length === 0) status = observable(req.id) ? 'not-covered' : 'not-observable';
     else status = 'not-run';
     if (status === 'not-run' && !selected(only, req.id, ...covering)) reasons.push('not selected by --only');
@@ -204,6 +204,7 @@ async function runOne(check: Check, cfg: HarnessConfig, caps: Capabilities, deps
   const missing = (check.appliesTo.needs ?? []).filter((c) => !caps[c]);
   if (missing.length) return { ...base, status: 'skip', failures: [], skipReason: missing.map((c) => CAPABILITY_REASONS[c]).join('; '), durationMs: 0 };
   const failures = new FailureList(check.id);
+  const unobserved: NonNullable<CheckResult['unobserved']> = [];
   const ctx: CheckContext = {
     config: cfg,
     contract: deps.contract,
@@ -220,8 +221,11 @@ async function runOne(check: Check, cfg: HarnessConfig, caps: Capabilities, deps
     need: (cap) => {
       if (!caps[cap]) throw new Skip(CAPABILITY_REASONS[cap]);
     },
+    unobserved: (requirement, reason) => {
+      if (!unobserved.some((u) => u.requirement === requirement)) unobserved.push({ requirement, reason });
+    },
   };
-  const done = (status: CheckResult['status'], extra: Partial<CheckResult> = {}): CheckResult => ({ ...base, status, failures: failures.items, durationMs: Math.round(performance.now() - t0), ...extra });
+  const done = (status: CheckResult['status'], extra: Partial<CheckResult> = {}): CheckResult => ({ ...base, status, failures: failures.items, ...(unobserved.length ? { unobserved } : {}), durationMs: Math.round(performance.now() - t0), ...extra });
   try {
     const returned = await withTimeout(check.run(ctx), CHECK_TIMEOUT_MS, check.id);
     if (Array.isArray(returned)) failures.push(...returned);

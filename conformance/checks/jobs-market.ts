@@ -6,7 +6,8 @@ import type { Check } from '../check.js';
 import { arbitraryFor } from '../arbitraries/schema.js';
 import { violation } from '../failure.js';
 import { jsonOf } from '../target/http.js';
-import { applyCredits } from './jobs-apply.js';
+import { mainList, stringsOf } from './open-shape.js';
+import { expectNoCharge, readWallet } from './wallet.js';
 import { expectCode, expectStatus, JOBS, jobsApi } from './support.js';
 
 const ENDPOINTS = ['/market/salary', '/market/roles', '/market/skills', '/market/roles?locale=id'];
@@ -21,7 +22,7 @@ const everyTier: Check = {
     for (const tier of ['free', 'starter', 'pro'] as const) {
       await ctx.failures.step(async () => {
         const t = await ctx.tenants.get(tier);
-        const before = await applyCredits(ctx, t.apiKey);
+        const before = await readWallet(ctx, t.apiKey);
         const usageBefore = await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey });
         for (const p of ENDPOINTS) {
           const [path, query] = p.split('?');
@@ -30,8 +31,7 @@ const everyTier: Check = {
         }
         const search = await api.search(t.apiKey, { limit: 5 });
         expectStatus(search, 200, 'JOB-SEARCH-1', `a search on the ${tier} tier`);
-        const after = await applyCredits(ctx, t.apiKey);
-        if (before.remaining !== after.remaining) throw violation('JOB-MKT-6', `reading market data (and searching) changed the apply credits ${before.remaining} → ${after.remaining}`, after.exchange);
+        await expectNoCharge(ctx, t.apiKey, before, 'JOB-MKT-6', 'reading market data (and searching)');
         const usageAfter = await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey });
         if (usageBefore.response?.status === 200 && jsonOf(usageBefore)?.creditsRemaining !== jsonOf(usageAfter)?.creditsRemaining) throw violation('JOB-MKT-6', 'reading market data changed the screening credits', usageBefore, usageAfter);
       });
@@ -47,14 +47,27 @@ const roles: Check = {
   async run(ctx) {
     const t = await ctx.tenants.get('free');
     const api = jobsApi(ctx);
+    let servedSlug: string | null = null;
     for (const locale of ['en', 'id']) {
       const list = await api.call({ path: `${JOBS}/market/roles`, key: t.apiKey, query: { locale } });
       expectStatus(list, 200, 'JOB-MKT-2', `GET /market/roles?locale=${locale}`);
-      const slugs: string[] = (jsonOf(list)?.roles ?? []).map((r: any) => r?.slug).filter((s: unknown) => typeof s === 'string');
-      if (slugs.length === 0) throw violation('JOB-MKT-2', 'GET /market/roles lists no role with a slug', list);
-      for (const slug of slugs) {
-        const r = await api.call({ path: `${JOBS}/market/roles/${encodeURIComponent(slug)}`, key: t.apiKey, query: { locale } });
-        expectStatus(r, 200, 'JOB-MKT-2', `GET /market/roles/${slug} for a listed slug`);
+      // the body shape is "not shown": the list is the body's longest array, and each entry's slug is
+      // whichever of its strings GET /market/roles/{role} serves (slug-like strings tried first)
+      const roles = mainList(jsonOf(list));
+      if (!roles?.length) throw violation('JOB-MKT-2', 'GET /market/roles lists no role family', list);
+      for (const role of roles) {
+        let served = false;
+        const tried: string[] = [];
+        for (const candidate of stringsOf(role).slice(0, 4)) {
+          tried.push(candidate);
+          const r = await api.call({ path: `${JOBS}/market/roles/${encodeURIComponent(candidate)}`, key: t.apiKey, query: { locale } });
+          if (r.response?.status === 200) {
+            served = true;
+            servedSlug ??= candidate;
+            break;
+          }
+        }
+        if (!served) throw violation('JOB-MKT-2', `role family ${JSON.stringify(role).slice(0, 120)} listed by GET /market/roles has no report: none of ${tried.map((x) => `/market/roles/${x}`).join(', ')} answered 200`, list);
       }
     }
     // unknown slugs that are still well-formed for the contract (policy may refuse malformed ones with 400)
@@ -70,7 +83,7 @@ const roles: Check = {
       },
     });
     if (!ctx.capabilities.negativeInput) return;
-    for (const path of ['/market/roles', '/market/roles/backend-engineering', '/jobs']) {
+    for (const path of ['/market/roles', ...(servedSlug ? [`/market/roles/${encodeURIComponent(servedSlug)}`] : []), '/jobs']) {
       for (const locale of ['fr', 'EN', '']) {
         await ctx.failures.step(async () => {
           const ex = await api.call({ path: `${JOBS}${path}`, key: t.apiKey, query: { locale } });
@@ -97,12 +110,12 @@ const skills: Check = {
       predicate: async (limit) => {
         const ex = await api.call({ path: `${JOBS}/market/skills`, key: t.apiKey, query: { limit } });
         expectStatus(ex, 200, 'JOB-MKT-4', `GET /market/skills?limit=${limit ?? '(default)'}`);
-        const list: any[] = jsonOf(ex)?.skills;
-        if (!Array.isArray(list)) throw violation('JOB-MKT-4', 'GET /market/skills answered no skills array', ex);
+        // the body shape is "not shown": the skills are the body's longest array
+        const list = mainList(jsonOf(ex));
+        if (!list) throw violation('JOB-MKT-4', 'GET /market/skills answered no list of skills', ex);
         if (list.length > (limit ?? 25)) throw violation('JOB-MKT-4', `limit ${limit ?? '(default 25)'} returned ${list.length} skills`, ex);
-        for (let i = 1; i < list.length; i++) {
-          if (typeof list[i]?.mentions === 'number' && list[i].mentions > list[i - 1].mentions) throw violation('JOB-MKT-4', `skills are not most-mentioned first: ${list[i - 1].skill} (${list[i - 1].mentions}) before ${list[i].skill} (${list[i].mentions})`, ex);
-        }
+        const disorder = mentionOrderProblem(list);
+        if (disorder) throw violation('JOB-MKT-4', disorder, ex);
       },
     });
     if (!ctx.capabilities.negativeInput) return;
@@ -114,5 +127,22 @@ const skills: Check = {
     }
   },
 };
+
+/**
+ * "Most mentioned first", without knowing which field holds the count: when the entries carry numbers,
+ * at least one numeric field must be non-increasing down the list; a list whose every numeric field
+ * goes up somewhere is not ordered by any count it shows. Entries without numbers say nothing.
+ */
+export function mentionOrderProblem(list: unknown[]): string | null {
+  const objs = list.filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x));
+  if (objs.length < 2 || objs.length !== list.length) return null;
+  const numeric = Object.keys(objs[0]).filter((k) => objs.every((o) => typeof o[k] === 'number'));
+  if (numeric.length === 0) return null;
+  const ordered = numeric.filter((k) => objs.every((o, i) => i === 0 || (o[k] as number) <= (objs[i - 1][k] as number)));
+  if (ordered.length) return null;
+  const k = numeric[0];
+  const i = objs.findIndex((o, j) => j > 0 && (o[k] as number) > (objs[j - 1][k] as number));
+  return `skills are not most-mentioned first by any count they carry (${numeric.join(', ')}): e.g. ${JSON.stringify(objs[i - 1])} before ${JSON.stringify(objs[i])}`;
+}
 
 export const marketChecks = [everyTier, roles, skills];

@@ -38,7 +38,8 @@ const validSearch: Check = {
         const body = jsonOf(ex);
         if (!Array.isArray(body?.jobs)) throw violation('JOB-SEARCH-1', 'the search response has no jobs array', ex);
         if (body.jobs.length > limit) throw violation('JOB-SEARCH-3', `a page of limit ${limit} holds ${body.jobs.length} jobs`, ex);
-        if (body.tier !== 'pro') throw violation('JOB-TIER-1', `a pro key's search reports tier '${body.tier}'`, ex);
+        // the document writes the tiers free, Starter and Pro: any letter case names the tier
+        if (typeof body.tier !== 'string' || body.tier.toLowerCase() !== 'pro') throw violation('JOB-TIER-1', `a pro key's search reports tier '${body.tier}'`, ex);
         for (const job of body.jobs) {
           const shape = ctx.validator.schema('jobs:Job', job).must[0];
           if (shape) throw violation('JOB-SEARCH-2', `job ${job?.id}: ${shape.message}`, ex);

@@ -5,7 +5,9 @@
 
 import type { Check } from '../check.js';
 import { violation } from '../failure.js';
-import { someJobs, applyCredits } from './jobs-apply.js';
+import { someJobs } from './jobs-apply.js';
+import { leaves, mainList } from './open-shape.js';
+import { expectNoCharge, readWallet } from './wallet.js';
 import { connect, failed, findList, toolPayload } from './mcp-support.js';
 
 /** Keys that would carry personal data an anonymized result must never hold. */
@@ -29,14 +31,13 @@ const drafting: Check = {
     const [jobId] = await someJobs(ctx, t.apiKey, 1);
     const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a starter key');
     try {
-      const before = await applyCredits(ctx, t.apiKey);
+      const before = await readWallet(ctx, t.apiKey);
       const r = await s.callTool('draft_application', { id: jobId });
       if (failed(r)) throw violation('MCP-TOOL-4', `draft_application failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
       const p = toolPayload(r.result);
       if (typeof p?.apply_url !== 'string') throw violation('MCP-TOOL-4', 'draft_application returned no apply_url', r.exchange);
       if (p?.submitted === true) throw violation('MCP-TOOL-4', 'draft_application says it submitted the application; drafts submit nothing', r.exchange);
-      const after = await applyCredits(ctx, t.apiKey);
-      if (before.remaining !== after.remaining) throw violation('MCP-TOOL-4', `draft_application changed the apply credits ${before.remaining} → ${after.remaining}`, r.exchange, after.exchange);
+      await expectNoCharge(ctx, t.apiKey, before, 'MCP-TOOL-4', 'draft_application', r.exchange);
     } finally {
       await s.close();
     }
@@ -160,6 +161,7 @@ const hire: Check = {
     const t = await ctx.tenants.get('pro');
     const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
     const base = { company: 'Conformance Co', contact_email: 'hiring@conformance.example.com' };
+    let published = false;
     try {
       for (const brief of ['Senior backend engineer with TypeScript, Node.js and PostgreSQL, remote from Jakarta', 'Underwater basket weaving instructor fluent in Klingon']) {
         await ctx.failures.step(async () => {
@@ -168,26 +170,29 @@ const hire: Check = {
           const p = toolPayload(r.result);
           const leak = personalKeys(p);
           if (leak.length) throw violation('MCP-TOOL-12', `hire returned personal data fields: ${leak.slice(0, 5).join(', ')}`, r.exchange);
-          if (p?.strongMatch === true) {
-            const list = p.shortlist;
-            if (!Array.isArray(list) || list.length < 3) throw violation('MCP-TOOL-12', `a strong match returned ${Array.isArray(list) ? list.length : 'no'} shortlisted candidates; it needs at least 3`, r.exchange);
-            const bad = list.find((c: any) => !inRange(c?.score) || typeof c?.id !== 'string');
-            if (bad) throw violation('MCP-TOOL-12', `a shortlisted candidate has id ${JSON.stringify(bad?.id)} and score ${JSON.stringify(bad?.score)}: an opaque id and a 0–100 score are required`, r.exchange);
-            if (!JSON.stringify(p).includes(base.contact_email)) throw violation('MCP-TOOL-12', 'a strong-match result does not say the shortlist was emailed to contact_email', r.exchange);
-            if (list.some((c: any) => c.score < 75)) ctx.failures.add('POL-MCP-6', 'a strong-match shortlist holds a candidate scored below 75', r.exchange);
-          } else if (p?.strongMatch !== false || typeof p?.message !== 'string') {
-            throw violation('MCP-TOOL-12', 'hire neither returned a shortlist nor said there is no strong match', r.exchange);
-          } else {
-            const pub = await s.callTool('hire', { ...base, brief, publish_if_no_match: true });
-            if (failed(pub)) throw violation('MCP-TOOL-13', `hire with publish_if_no_match failed: ${JSON.stringify(toolPayload(pub.result) ?? pub.rpcError)}`, pub.exchange);
-            const pp = toolPayload(pub.result);
-            if (pp?.strongMatch === false && (pp?.listing === undefined || pp?.listing === null)) throw violation('MCP-TOOL-13', 'hire with publish_if_no_match and no strong match posted no listing', pub.exchange);
+          // the result's field names are not shown: a shortlist is its longest list of at least 3 candidates, each
+          // with a 0–100 score; anything else is the "no strong match" answer
+          const list = (mainList(p) ?? []).filter((c) => c !== null && typeof c === 'object');
+          if (list.length >= 3) {
+            const unscored = list.find((c) => !leaves(c).some((l) => inRange(l.value)));
+            if (unscored) throw violation('MCP-TOOL-12', `a shortlisted candidate ${JSON.stringify(unscored).slice(0, 120)} carries no 0–100 score`, r.exchange);
+            if (list.some((c: any) => typeof c.score === 'number' && c.score < 75)) ctx.failures.add('POL-MCP-6', 'a strong-match shortlist holds a candidate scored below 75', r.exchange);
+            return;
           }
+          if (list.length > 0) throw violation('MCP-TOOL-12', `hire returned a shortlist of ${list.length} candidate(s); a shortlist needs at least 3 strong matches, otherwise the result says there is no strong match`, r.exchange);
+          const pub = await s.callTool('hire', { ...base, brief, publish_if_no_match: true });
+          if (failed(pub)) throw violation('MCP-TOOL-13', `hire with publish_if_no_match failed: ${JSON.stringify(toolPayload(pub.result) ?? pub.rpcError)}`, pub.exchange);
+          // posting the role is observable as a result that reports more than the plain "no strong match" answer
+          const plainValues = new Set(leaves(p).map((l) => JSON.stringify(l.value)));
+          if (leaves(toolPayload(pub.result)).every((l) => plainValues.has(JSON.stringify(l.value)))) throw violation('MCP-TOOL-13', 'hire with publish_if_no_match answered exactly what it answers without it: no role was posted', r.exchange, pub.exchange);
+          published = true;
         });
       }
     } finally {
       await s.close();
     }
+    // a precondition that did not hold is never a pass
+    if (!published) ctx.unobserved('MCP-TOOL-13', 'no brief got the "no strong match" answer that publish_if_no_match needs');
   },
 };
 
