@@ -7,6 +7,7 @@
 import type { OperationSpec } from './contract.js';
 import type { Failure } from './failure.js';
 import type { Exchange } from './target/http.js';
+import { retryAfterMs } from './target/rate-governor.js';
 import type { CallSpec, Surface } from './target/target.js';
 import type { ContractValidator, Problem } from './validation.js';
 
@@ -131,18 +132,32 @@ export class ResponseMonitor {
       if (missing.length) this.add(check, 'JOB-RATE-1', `a ${res.status} response of ${spec.method ?? 'GET'} ${path.replace(/\/jobs\/[^/]+/, '/jobs/{id}')} lacks ${missing.join(', ')}`, ex);
     }
     if (res.status >= 400) this.envelope(check, ex, isJobs ? 'JOB-ERR-1' : 'SCR-ERR');
+    if (!isJobs && res.status === 200 && path.endsWith('/usage')) this.nearLimit(check, ex);
     const op = this.match(spec.method ?? 'GET', path);
     if (!op) return;
     const specStatuses = op.api === 'screening' ? (SCREENING_STATUSES[op.operationId] ?? []) : (JOBS_STATUSES_BY_OP[op.operationId] ?? JOBS_STATUSES);
     const verdict = this.validator.response(op.operationId, res.status, res.json, res.headers, spec.policyProbe ? [...specStatuses, res.status] : specStatuses);
     for (const p of verdict.must) {
       if (isJobs && p.at.toLowerCase().startsWith('header:x-ratelimit') && / is missing$/.test(p.message)) continue; // reported above
+      // the documents fix no form for Retry-After: HTTP's own HTTP-date form is as good as seconds
+      if (/^header:retry-after$/i.test(p.at) && retryAfterMs(res.headers['retry-after']) !== null) {
+        this.add(check, policyId(op, res.status, p), `${op.operationId} ${res.status}: ${p.message}`, ex);
+        continue;
+      }
       this.add(check, mustId(op, res.status, p), `${op.operationId} ${res.status}: ${p.message}`, ex);
     }
     for (const p of verdict.policy) {
       if (isJobs && p.at.toLowerCase().startsWith('header:x-ratelimit') && / is missing$/.test(p.message)) continue; // reported above
       this.add(check, policyId(op, res.status, p), `${op.operationId} ${res.status}: ${p.message}`, ex);
     }
+  }
+
+  /** Every usage reading, of any key: nearLimit is true exactly when 80% or more of creditsCap is used. */
+  private nearLimit(check: string, ex: Exchange): void {
+    const b = ex.response?.json as any;
+    if (!Number.isInteger(b?.creditsCap) || !Number.isInteger(b?.creditsRemaining) || b.creditsCap <= 0 || typeof b?.nearLimit !== 'boolean') return;
+    const used = b.creditsCap - b.creditsRemaining;
+    if (b.nearLimit !== used >= 0.8 * b.creditsCap) this.add(check, 'SCR-USAGE-4', `nearLimit is ${b.nearLimit} with ${used} of ${b.creditsCap} credits used (${((100 * used) / b.creditsCap).toFixed(1)}%)`, ex);
   }
 
   private envelope(check: string, ex: Exchange, area: 'JOB-ERR-1' | 'SCR-ERR'): void {

@@ -22,7 +22,7 @@ import { ContractValidator } from './validation.js';
 export const MONITOR_CHECK: Pick<Check, 'id' | 'title' | 'requirements'> = {
   id: 'contract.responses',
   title: 'Every response of every check conforms to the contract (status, body, headers, error envelope)',
-  requirements: ['SCR-ERR-1', 'SCR-ERR-2', 'SCR-ERR-3', 'JOB-ERR-1', 'JOB-RATE-1', 'POL-ERR-1', 'POL-MKT-1', 'POL-ME-1'],
+  requirements: ['SCR-ERR-1', 'SCR-ERR-2', 'SCR-ERR-3', 'SCR-USAGE-4', 'JOB-ERR-1', 'JOB-RATE-1', 'POL-ERR-1', 'POL-MKT-1', 'POL-ME-1'],
 };
 
 const CHECK_TIMEOUT_MS = 180_000;

@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import type { HarnessContract } from '../contract.js';
 import type { ContractValidator } from '../validation.js';
-import { invalidArbitrary, type Mutation, type MutationKind } from './mutate.js';
-import { invalidQuery, validQuery, type QueryMutation } from './query.js';
+import { invalidArbitrary, mutationsOf, type Mutation, type MutationKind } from './mutate.js';
+import { invalidQuery, queryMutations, validQuery, type QueryMutation } from './query.js';
 import { arbitraryFor, fullValue, minimalValue, type ArbitraryOptions, type JsonSchema } from './schema.js';
 
 export interface BodyGenerators {
@@ -17,6 +17,11 @@ export interface BodyGenerators {
   examples: unknown[];
   /** Mutations breaking a specification rule (or policy rules when `policy` is true). */
   invalid(policy?: boolean, kinds?: MutationKind[]): fc.Arbitrary<Mutation>;
+  /**
+   * Every single defect of the full valid example (each rule broken once, deterministically): tried
+   * before the generated cases, so a run with few cases still breaks every rule.
+   */
+  invalidExamples(policy?: boolean): Mutation[];
 }
 
 export function bodyGenerators(contract: HarnessContract, validator: ContractValidator, operationId: string, opts: ArbitraryOptions = {}): BodyGenerators {
@@ -35,6 +40,12 @@ export function bodyGenerators(contract: HarnessContract, validator: ContractVal
     examples: [minimalValue(schema), fullValue(schema)],
     invalid: (policy = false, kinds) =>
       invalidArbitrary(schema, { ...opts, includePolicy: policy, kinds, accept: (m) => m.policy === policy && invalidAt(m, policy) }),
+    invalidExamples: (policy = false) => {
+      const seen = new Set<string>();
+      return [fullValue(schema), minimalValue(schema)]
+        .flatMap((v) => mutationsOf(schema, v))
+        .filter((m) => m.policy === policy && invalidAt(m, policy) && !seen.has(m.description) && seen.add(m.description));
+    },
   };
 }
 
@@ -52,6 +63,8 @@ function schemaName(contract: HarnessContract, schema: JsonSchema): string | nul
 export interface QueryGenerators {
   valid(overrides?: Record<string, fc.Arbitrary<unknown>>, omit?: string[]): fc.Arbitrary<Record<string, string>>;
   invalid(policy?: boolean, overrides?: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<QueryMutation>;
+  /** Every single-parameter defect of a query holding each parameter's boundary value (deterministic). */
+  invalidExamples(policy?: boolean): QueryMutation[];
 }
 
 export function queryGenerators(contract: HarnessContract, operationId: string): QueryGenerators {
@@ -59,5 +72,10 @@ export function queryGenerators(contract: HarnessContract, operationId: string):
   return {
     valid: (overrides, omit) => validQuery(params, { overrides, omit }),
     invalid: (policy = false, overrides) => invalidQuery(params, { includePolicy: policy, overrides }).filter((m) => m.policy === policy),
+    invalidExamples: (policy = false) => {
+      const base = Object.fromEntries(params.map((p) => [p.name, fullValue(p.schema)]).filter(([, v]) => v !== undefined));
+      const valid = Object.fromEntries(Object.entries(base).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+      return queryMutations(params, valid, base).filter((m) => m.policy === policy);
+    },
   };
 }

@@ -18,6 +18,7 @@ import { statefulChecks } from './screening-stateful.js';
 import { submitChecks } from './screening-submit.js';
 import { usageChecks } from './screening-usage.js';
 import { screeningPolicyChecks } from './screening-policy.js';
+import { spentChecks } from './screening-spent.js';
 import { webhookChecks } from './screening-webhooks.js';
 
 export const allChecks: readonly Check[] = [
@@ -25,6 +26,7 @@ export const allChecks: readonly Check[] = [
   ...submitChecks,
   ...idempotencyChecks,
   ...usageChecks,
+  ...spentChecks,
   ...auditChecks,
   ...ledgerChecks,
   ...webhookChecks,

@@ -83,6 +83,7 @@ const invalidApply: Check = {
     await ctx.property({
       name: 'invalid applications',
       arbitrary: gen.invalid(false),
+      examples: gen.invalidExamples(false),
       predicate: async (m) => {
         const before = await readWallet(ctx, t.apiKey);
         const ex = await api.apply(t.apiKey, id, m.value);

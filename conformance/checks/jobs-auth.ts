@@ -44,6 +44,17 @@ const unauthenticated: Check = {
         expectCode(ex, 'unauthorized', 'JOB-AUTH-1', `${ep.name} without Authorization`);
       });
     }
+    // a key in the query string and no Authorization header is still a call without the bearer header
+    const t = await ctx.tenants.get('free').catch(() => null);
+    if (t) {
+      for (const param of ['api_key', 'key', 'token', 'access_token']) {
+        await ctx.failures.step(async () => {
+          const ex = await eps[3].call({ key: null, query: { [param]: t.apiKey } });
+          // refused either way: 401 for the missing header, or 400 for the key where it must never be
+          expectStatus(ex, [400, 401], 'JOB-AUTH-1', `GET /me?${param}=<valid key> without Authorization`);
+        });
+      }
+    }
     await ctx.property({
       name: 'unknown keys',
       arbitrary: fc.tuple(fc.oneof(fc.stringMatching(/^[a-zA-Z0-9]{32}$/).map((k) => `rjk_live_${k}`), fc.stringMatching(/^[A-Za-z0-9_-]{1,48}$/)), fc.integer({ min: 0, max: eps.length - 1 })),

@@ -8,6 +8,7 @@ import type { Check } from '../check.js';
 import { queryGenerators } from '../arbitraries/requests.js';
 import { violation } from '../failure.js';
 import { jsonOf } from '../target/http.js';
+import { connect, failed } from './mcp-support.js';
 import { expectCode, expectStatus, jobsApi, policyOnce } from './support.js';
 
 /** Page caps of the jobs tiers (specification, section 8). */
@@ -27,7 +28,7 @@ const validSearch: Check = {
       name: 'valid queries',
       // keep offset inside the pro tier's page cap so the page is always served
       arbitrary: q.valid({ offset: fc.nat({ max: 200 }), q: fc.oneof(fc.constantFrom('engineer', 'data', 'remote', 'senior developer', 'designer'), fc.string({ maxLength: 12 })) }),
-      examples: [{}, { limit: '50', offset: '0' }, { limit: '1' }],
+      examples: [{}, { limit: '50', offset: '0' }, { limit: '1' }, { remote_type: 'regional', limit: '50' }, { job_type: 'contract', limit: '50' }],
       predicate: async (query) => {
         const limit = query.limit === undefined ? 20 : Number(query.limit);
         const offset = query.offset === undefined ? 0 : Number(query.offset);
@@ -66,6 +67,8 @@ const invalidSearch: Check = {
     await ctx.property({
       name: 'invalid queries',
       arbitrary: q.invalid(false, small),
+      // every parameter's boundary broken once, on the first page
+      examples: q.invalidExamples(false).map((m) => (m.param === 'offset' ? m : { ...m, query: { ...m.query, offset: '0' } })),
       predicate: async (m) => {
         const ex = await api.search(t.apiKey, m.query);
         const req = m.param === 'limit' ? 'JOB-SEARCH-3' : 'JOB-SEARCH-4';
@@ -149,6 +152,23 @@ const unknownJob: Check = {
         expectCode(ex, 'not_found', 'JOB-GET-2', `GET /jobs/${id}`);
       },
     });
+    // an existing job that is not active (profile inactiveJobId): 404 over REST and over both MCP servers
+    const inactive = ctx.config.inactiveJobId;
+    if (!inactive) return ctx.unobserved('JOB-GET-2', 'inactive jobs: the profile names no inactiveJobId (unknown ids were checked)');
+    const ex = await api.get(t.apiKey, inactive);
+    expectStatus(ex, 404, 'JOB-GET-2', `GET /jobs/${inactive} (the profile's inactive job)`);
+    expectCode(ex, 'not_found', 'JOB-GET-2', `GET /jobs/${inactive} (the profile's inactive job)`);
+    const servers: [string, string | undefined, Record<string, string>][] = [[ctx.target.mcpUrl, t.apiKey, { id: inactive }]];
+    if (ctx.target.anonMcpUrl) servers.push([ctx.target.anonMcpUrl, undefined, { job_id: inactive }]);
+    for (const [url, key, args] of servers) {
+      const s = await connect(url, key, key ? 'MCP-KEYED-1' : 'MCP-ANON-1', key ? 'a pro key' : 'the anonymous server');
+      try {
+        const r = await s.callTool('get_job', args);
+        if (!failed(r)) throw violation('JOB-GET-2', `get_job on the ${key ? 'keyed' : 'anonymous'} MCP server served the inactive job ${inactive}: only active jobs are fetched`, r.exchange);
+      } finally {
+        await s.close();
+      }
+    }
   },
 };
 

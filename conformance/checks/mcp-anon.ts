@@ -2,9 +2,11 @@
 // get_curated_list (with `query` and `job_id`), none of the keyed server's other tools; GET /mcp, the
 // keyed server's /.well-known/mcp.json and /llms.txt, and /api/openapi.json are served.
 
-import type { Check } from '../check.js';
+import type { Check, CheckContext } from '../check.js';
 import { skip, violation } from '../failure.js';
-import { jsonOf, send } from '../target/http.js';
+import { jsonOf, send, type Exchange } from '../target/http.js';
+import { JOBS } from './support.js';
+import { expectNoCharge, readWallet } from './wallet.js';
 import { someJobs } from './jobs-apply.js';
 import { KEYED_TOOLS } from './mcp-keyed.js';
 import { connect, failed, findList, toolPayload } from './mcp-support.js';
@@ -79,7 +81,7 @@ const discovery: Check = {
       const d = jsonOf(ex);
       if (ex.response?.status !== 200 || typeof d?.openapi !== 'string' || typeof d?.paths !== 'object') throw violation('JOB-VER-2', `/api/openapi.json answered ${ex.response?.status ?? ex.error}${ex.response?.status === 200 ? ' but not an OpenAPI document' : ''}`, ex);
     });
-    if (!ctx.target.anonMcpUrl) return;
+    if (!ctx.target.anonMcpUrl) return ctx.unobserved('MCP-DISC-3', 'the anonymous server URL is unknown (--anon-mcp, targets.anonMcp, or listed in /.well-known/mcp.json)');
     await ctx.failures.step(async () => {
       const ex = await get(ctx.target.anonMcpUrl!);
       if (ex.response?.status !== 200 || jsonOf(ex) === undefined) throw violation('MCP-DISC-3', `GET ${new URL(ctx.target.anonMcpUrl!).pathname} on the anonymous server answered ${ex.response?.status ?? ex.error}${ex.response?.status === 200 ? ' without a JSON document' : ''}`, ex);
@@ -105,10 +107,11 @@ const dailyLimit: Check = {
   id: 'mcp.anon.daily-limit',
   title: 'The anonymous server allows 500 calls per client IP a day and refuses the next (checked on a fresh day of the target clock)',
   requirements: ['MCP-ANON-5', 'POL-MCP-3'],
-  appliesTo: { surface: 'anon-mcp', needs: ['anonMcp', 'clock'] },
+  appliesTo: { surface: 'anon-mcp', needs: ['anonMcp'] },
   late: true,
   async run(ctx) {
-    const control = ctx.control!;
+    if (!ctx.capabilities.clock || !ctx.control) return dailyLimitWithoutClock(ctx);
+    const control = ctx.control;
     const toNextDay = async () => {
       const now = await control.now();
       const next = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1);
@@ -135,6 +138,25 @@ const dailyLimit: Check = {
     }
   },
 };
+
+/**
+ * Without a clock: call until the server refuses. This IP's calls earlier today are unknown, so only
+ * "refused by call 500 of this run (plus the connection's own messages)" is observable; the IP then has
+ * no anonymous calls left today (opt out with --no-rate-windows).
+ */
+async function dailyLimitWithoutClock(ctx: CheckContext): Promise<void> {
+  if (!ctx.config.rateWindows) throw skip("--no-rate-windows: this IP's anonymous-server day is not spent");
+  const s = await connect(ctx.target.anonMcpUrl!, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
+  try {
+    for (let i = 1; i <= 505; i++) {
+      const r = await s.callTool('get_curated_list', {});
+      if (failed(r)) return;
+    }
+    throw violation('MCP-ANON-5', '505 calls from one IP in one run were all answered; the limit is 500 a day');
+  } finally {
+    await s.close();
+  }
+}
 
 const methods: Check = {
   id: 'api.methods',
@@ -173,4 +195,46 @@ const screeningDescription: Check = {
   },
 };
 
-export const anonAndDiscoveryChecks = [anonServer, discovery, versioning, methods, screeningDescription, dailyLimit];
+/** What the keyed side reads: a key's /me, a search, one job and the skills (numbers that move by themselves aside). */
+async function keyedView(ctx: CheckContext, key: string, jobId: string): Promise<{ view: unknown[]; evidence: Exchange[] }> {
+  const calls = [
+    ctx.target.call('jobs', { path: `${JOBS}/jobs`, key, query: { limit: 10 } }),
+    ctx.target.call('jobs', { path: `${JOBS}/jobs/${encodeURIComponent(jobId)}`, key }),
+    ctx.target.call('jobs', { path: `${JOBS}/market/skills`, key, query: { limit: 10 } }),
+  ];
+  const evidence = await Promise.all(calls);
+  return { view: evidence.map((ex) => [ex.response?.status, jsonOf(ex)]), evidence };
+}
+
+const readOnly: Check = {
+  id: 'mcp.anon.read-only',
+  title: 'Calling every tool the anonymous server lists changes nothing the keyed side reads (search, job, skills, wallet)',
+  requirements: ['MCP-ANON-4'],
+  appliesTo: { surface: 'anon-mcp', needs: ['anonMcp'] },
+  async run(ctx) {
+    const t = await ctx.tenants.get('pro');
+    const [jobId] = await someJobs(ctx, t.apiKey, 1);
+    const wallet = await readWallet(ctx, t.apiKey);
+    const before = await keyedView(ctx, t.apiKey, jobId);
+    const s = await connect(ctx.target.anonMcpUrl!, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
+    const calls: Exchange[] = [];
+    try {
+      const { tools } = await s.listTools();
+      for (const tool of tools) {
+        // every listed tool, with the documented arguments where it has them and empty ones otherwise
+        const props = Object.keys(tool.inputSchema?.properties ?? {});
+        const args: Record<string, unknown> = {};
+        if (props.includes('query')) args.query = 'engineer';
+        if (props.includes('job_id')) args.job_id = jobId;
+        calls.push((await s.callTool(tool.name, args)).exchange);
+      }
+    } finally {
+      await s.close();
+    }
+    const after = await keyedView(ctx, t.apiKey, jobId);
+    if (JSON.stringify(after.view) !== JSON.stringify(before.view)) throw violation('MCP-ANON-4', 'calling the anonymous server\'s tools changed what the keyed REST API reads (search, job or skills)', ...before.evidence, ...calls, ...after.evidence);
+    await expectNoCharge(ctx, t.apiKey, wallet, 'MCP-ANON-4', 'calling every tool of the anonymous server', ...calls);
+  },
+};
+
+export const anonAndDiscoveryChecks = [anonServer, readOnly, discovery, versioning, methods, screeningDescription, dailyLimit];

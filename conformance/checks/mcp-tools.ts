@@ -4,7 +4,7 @@
 // apply_url unless the form is hosted and answers an IDR checkout order.
 
 import type { Check } from '../check.js';
-import { violation } from '../failure.js';
+import { skip, violation } from '../failure.js';
 import { someJobs } from './jobs-apply.js';
 import { leaves, mainList } from './open-shape.js';
 import { expectNoCharge, readWallet } from './wallet.js';
@@ -104,15 +104,20 @@ const grounding: Check = {
     try {
       let drafts = 0;
       for (const strict of [false, true]) {
+        // `highlights` and `strict` are this sandbox's arguments (the documents name only `id`): another
+        // deployment may refuse or ignore them, so only a kept claim or an `ungrounded` answer is a verdict
         const r = await s.callTool('draft_application', { id: jobId, highlights: [claim], ...(strict ? { strict } : {}) });
         const code = toolPayload(r.result)?.error?.code;
         if (!failed(r)) {
           drafts++;
           const p = toolPayload(r.result);
-          if (/nobel/i.test(JSON.stringify([p?.coverLetter, p?.resumeText]))) throw violation('MCP-TOOL-5', `draft_application${strict ? ' in strict mode' : ''} kept an unsupported claim (a Nobel Prize) in the draft`, r.exchange);
+          if (/nobel/i.test(JSON.stringify(p))) throw violation('MCP-TOOL-5', `draft_application${strict ? ' in strict mode' : ''} kept an unsupported claim (a Nobel Prize) in the draft`, r.exchange);
+          if (!ctx.capabilities.thisSandbox) ctx.unobserved('MCP-TOOL-5', 'the draft shows no unsupported claim, but the only way to offer one (a `highlights` argument) is not named by the documents: removed or ignored cannot be told apart');
           if (strict) ctx.failures.add('POL-MCP-15', 'strict draft_application removed an unsupported claim instead of failing with ungrounded', r.exchange);
-        } else if (code !== 'ungrounded') {
-          throw violation('MCP-TOOL-5', `draft_application with an unsupported highlight failed with ${JSON.stringify(code ?? r.rpcError)}, neither removing the claim nor 'ungrounded'`, r.exchange);
+        } else if (code !== 'ungrounded' && !/ungrounded/.test(JSON.stringify(toolPayload(r.result) ?? r.rpcError ?? ''))) {
+          if (ctx.capabilities.thisSandbox) throw violation('MCP-TOOL-5', `draft_application with an unsupported highlight failed with ${JSON.stringify(code ?? r.rpcError)}, neither removing the claim nor 'ungrounded'`, r.exchange);
+          ctx.unobserved('MCP-TOOL-5', `draft_application refused the undocumented \`highlights\` argument (${JSON.stringify(code ?? r.rpcError).slice(0, 80)}): no unsupported claim could be offered`);
+          break;
         }
       }
       if (!t.fresh) return;
@@ -135,16 +140,22 @@ const talentDaily: Check = {
   id: 'mcp.tools.talent-daily-limit',
   title: 'talent_search allows 50 calls per key a day and refuses the 51st (checked on a fresh day of the target clock)',
   requirements: ['MCP-TOOL-10'],
-  appliesTo: { surface: 'mcp', needs: ['clock', 'freshTenants'] },
+  appliesTo: { surface: 'mcp' },
   late: true,
   async run(ctx) {
-    const t = await ctx.tenants.fresh('pro');
-    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
+    const fresh = ctx.capabilities.clock && ctx.tenants.canProvision;
+    // a fixed key's calls earlier today are unknown: only "refused by the 51st call" is observable, and
+    // it spends that key's talent_search for the rest of the day (opt out with --no-rate-windows)
+    if (!fresh && !ctx.config.rateWindows) throw skip("--no-rate-windows: a fixed key's talent_search day is not spent");
+    const t = fresh ? await ctx.tenants.fresh('pro') : await ctx.tenants.get('starter');
+    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', `a ${t.tier} key`);
     try {
       for (let i = 1; i <= 51; i++) {
         const r = await s.callTool('talent_search', { skills: ['TypeScript'] });
-        if (i <= 50 && failed(r)) throw violation('MCP-TOOL-10', `talent_search call ${i} of a fresh key was refused; 50 a day are allowed`, r.exchange);
-        if (i === 51 && !failed(r)) throw violation('MCP-TOOL-10', 'the 51st talent_search call of the day succeeded; the limit is 50 per key', r.exchange);
+        if (fresh && i <= 50 && failed(r)) throw violation('MCP-TOOL-10', `talent_search call ${i} of a fresh key was refused; 50 a day are allowed`, r.exchange);
+        // refused within 51 calls: the limit holds (how many the key used earlier today is unknown)
+        if (!fresh && failed(r)) return;
+        if (i === 51 && !failed(r)) throw violation('MCP-TOOL-10', `the 51st talent_search call of the day succeeded${fresh ? '' : ' (this run alone made 51)'}; the limit is 50 per key`, r.exchange);
       }
     } finally {
       await s.close();

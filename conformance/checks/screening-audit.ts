@@ -61,6 +61,7 @@ const params: Check = {
     await ctx.property({
       name: 'invalid parameters',
       arbitrary: q.invalid(false, { cursor: fc.constant(undefined) }).filter((m) => m.param !== 'cursor'),
+      examples: q.invalidExamples(false).filter((m) => m.param !== 'cursor'),
       runs: ctx.runs(0.5),
       predicate: async (m) => {
         const query = Object.fromEntries(Object.entries(m.query).filter(([k, v]) => k !== 'cursor' && v !== undefined && v !== 'undefined'));

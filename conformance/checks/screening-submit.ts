@@ -41,6 +41,7 @@ const validSubmit: Check = {
     const gen = bodyGenerators(ctx.contract, ctx.validator, 'submitScreen');
     const t = await roomyTenant(ctx);
     const api = screening(ctx);
+    const usageOnce = policyOnce(ctx);
     await ctx.property({
       name: 'valid bodies',
       arbitrary: gen.valid,
@@ -56,7 +57,11 @@ const validSubmit: Check = {
         const after = await readUsage(ctx, t.apiKey);
         const spent = before.creditsRemaining - after.creditsRemaining;
         if (spent !== 1) {
-          throw violation(spent === 0 ? 'SCR-USAGE-7' : 'SCR-CREDIT-1', `an accepted submission changed creditsRemaining by ${-spent} (${before.creditsRemaining} → ${after.creditsRemaining}), not by exactly -1`, before.exchange, ex, after.exchange);
+          // unchanged usage breaks two rules at once, and keys alone cannot tell which: nothing was
+          // charged, or usage does not show the charge; both are reported
+          const why = `an accepted submission changed creditsRemaining by ${-spent} (${before.creditsRemaining} → ${after.creditsRemaining}), not by exactly -1`;
+          if (spent === 0) usageOnce('SCR-USAGE-7', `${why}: usage does not reflect the charge, or there was none`, before.exchange, ex, after.exchange);
+          throw violation('SCR-CREDIT-1', why, before.exchange, ex, after.exchange);
         }
       },
     });
@@ -76,6 +81,7 @@ const invalidSubmit: Check = {
     await ctx.property({
       name: 'invalid bodies',
       arbitrary: gen.invalid(false),
+      examples: gen.invalidExamples(false),
       predicate: async (m) => {
         const body = keyed(m);
         const before = await readUsage(ctx, t.apiKey);
@@ -127,7 +133,8 @@ const perTenantKeys: Check = {
   id: 'screening.submit.keys-per-tenant',
   title: 'The same idempotency key used by two tenants creates two separate requests',
   requirements: ['SCR-IDEMP-4'],
-  appliesTo: { surface: 'screening', needs: ['freshTenants'] },
+  // fixed keys of two tenants (pro and starter) are enough
+  appliesTo: { surface: 'screening' },
   async run(ctx) {
     const gen = bodyGenerators(ctx.contract, ctx.validator, 'submitScreen');
     const a = await roomyTenant(ctx);

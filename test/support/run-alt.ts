@@ -13,7 +13,7 @@ const freePort = () =>
     });
   });
 
-const { values } = parseArgs({ options: { violation: { type: 'string', multiple: true }, only: { type: 'string', multiple: true }, runs: { type: 'string' }, 'report-dir': { type: 'string' }, 'no-rate-windows': { type: 'boolean' } } });
+const { values } = parseArgs({ options: { violation: { type: 'string', multiple: true }, only: { type: 'string', multiple: true }, runs: { type: 'string' }, 'report-dir': { type: 'string' }, 'no-rate-windows': { type: 'boolean' }, 'allow-spend': { type: 'string', multiple: true } } });
 const port = await freePort();
 const webhookUrl = `http://127.0.0.1:${port}/alt-hooks`;
 const alt = await startAltDeployment({ violations: values.violation ?? [], webhookUrl });
@@ -27,6 +27,7 @@ try {
     only: values.only ?? [],
     reportDir: values['report-dir'] ?? null,
     rateWindows: !values['no-rate-windows'],
+    allowSpend: values['allow-spend'] ?? [],
     progress: true,
   });
   const must = r.requirements.filter((x) => x.level === 'must');
