@@ -94,7 +94,8 @@ export async function runProperty<T>(env: PropertyEnv, spec: PropertySpec<T>): P
   const replayPath = env.replay?.kind === 'path' ? env.replay.path : undefined;
   const details = await fc.check(fc.asyncProperty(spec.arbitrary, guarded), {
     seed,
-    numRuns: spec.runs ?? env.config.runs,
+    // fast-check counts examples within numRuns: they come on top of the generated cases
+    numRuns: (spec.runs ?? env.config.runs) + (spec.examples?.length ?? 0),
     ...(spec.examples?.length ? { examples: spec.examples.map((e) => [e] as [T]) } : {}),
     ...(replayPath ? { path: replayPath, endOnFailure: true } : {}),
     interruptAfterTimeLimit: 45_000,

@@ -7,7 +7,7 @@ import type { Check, CheckContext } from '../check.js';
 import { violation } from '../failure.js';
 import type { Exchange } from '../target/http.js';
 import type { CallSpec } from '../target/target.js';
-import { expectCode, expectStatus, JOBS } from './support.js';
+import { expectCode, expectStatus, JOBS, keyPrefix } from './support.js';
 
 const APPLY_BODY = {
   candidate_name: 'Conformance Applicant',
@@ -57,7 +57,9 @@ const unauthenticated: Check = {
     }
     await ctx.property({
       name: 'unknown keys',
-      arbitrary: fc.tuple(fc.oneof(fc.stringMatching(/^[a-zA-Z0-9]{32}$/).map((k) => `rjk_live_${k}`), fc.stringMatching(/^[A-Za-z0-9_-]{1,48}$/)), fc.integer({ min: 0, max: eps.length - 1 })),
+      // unknown keys that look issued: the deployment's own prefix, or ours
+      arbitrary: fc.tuple(fc.oneof(fc.stringMatching(/^[a-zA-Z0-9]{32}$/).map((k) => `${keyPrefix(ctx)}${k}`), fc.stringMatching(/^[a-zA-Z0-9]{32}$/).map((k) => `rjk_live_${k}`), fc.stringMatching(/^[A-Za-z0-9_-]{1,48}$/)), fc.integer({ min: 0, max: eps.length - 1 })),
+      examples: [[`${keyPrefix(ctx)}${'0'.repeat(32)}`, 3] as [string, number]],
       runs: ctx.runs(0.5),
       predicate: async ([key, i]) => {
         const ex = await eps[i].call({ key });

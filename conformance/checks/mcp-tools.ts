@@ -174,7 +174,8 @@ const hire: Check = {
     const base = { company: 'Conformance Co', contact_email: 'hiring@conformance.example.com' };
     let published = false;
     try {
-      for (const brief of ['Senior backend engineer with TypeScript, Node.js and PostgreSQL, remote from Jakarta', 'Underwater basket weaving instructor fluent in Klingon']) {
+      // the third brief has no word any candidate can match: the surest way to the "no strong match" answer
+      for (const brief of ['Senior backend engineer with TypeScript, Node.js and PostgreSQL, remote from Jakarta', 'Underwater basket weaving instructor fluent in Klingon', 'Qzxv wpfkj jrtlq']) {
         await ctx.failures.step(async () => {
           const r = await s.callTool('hire', { ...base, brief });
           if (failed(r)) throw violation('MCP-TOOL-12', `hire failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);

@@ -9,7 +9,7 @@ import { violation } from '../failure.js';
 import { jsonOf, type Exchange } from '../target/http.js';
 import type { CallSpec } from '../target/target.js';
 import { walkAudit, type AuditRow } from './ledger.js';
-import { expectCode, expectStatus, nonce, policyOnce, readUsage, SCREENING, sinceOf, uniqueKey } from './support.js';
+import { expectCode, expectStatus, keyPrefix, nonce, policyOnce, readUsage, SCREENING, sinceOf, uniqueKey } from './support.js';
 
 /** The three endpoints, each called with the given credentials (submit with a valid body). */
 function endpoints(ctx: CheckContext, body: unknown): { name: string; call: (auth: Partial<CallSpec>) => Promise<Exchange> }[] {
@@ -40,6 +40,7 @@ const unauthenticated: Check = {
       fc.constantFrom('Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Token rjk_live_0000', 'bearer', 'Bearer a b'),
       fc.stringMatching(/^[A-Za-z0-9_]{1,40}$/).map((k) => `Bearer ${k}`),
       fc.stringMatching(/^[a-zA-Z0-9]{32}$/).map((k) => `Bearer rjk_live_${k}`),
+      fc.stringMatching(/^[a-zA-Z0-9]{32}$/).map((k) => `Bearer ${keyPrefix(ctx)}${k}`),
     );
     await ctx.property({
       name: 'unknown or malformed keys',

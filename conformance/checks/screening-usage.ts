@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import type { Check } from '../check.js';
 import { violation } from '../failure.js';
+import { jsonOf } from '../target/http.js';
 import { expectStatus, readUsage, screening } from './support.js';
 
 const TIERS = ['free', 'starter', 'pro', 'scale'] as const;
@@ -40,6 +41,15 @@ const shape: Check = {
         if (ex.response!.headers['x-ratelimit-limit'] !== undefined) ctx.failures.add('POL-LIMIT-1', 'a screening response carries rate-limit headers; the screening endpoints are not rate-limited', ex);
         if (t.fresh && u.creditsCap !== POLICY_CAPS[tier]) ctx.failures.add('POL-CREDIT-1', `the ${tier} cap is ${u.creditsCap}, not ${POLICY_CAPS[tier]}`, ex);
       });
+    }
+    // a spent wallet (the profile's screeningSpent key) is where the 0..1 scale and nearLimit show most
+    const spent = ctx.tenants.slot('screeningSpent');
+    if (spent) {
+      const ex = await screening(ctx).usage(spent);
+      expectStatus(ex, 200, 'SCR-USAGE-1', 'GET /usage for the spent key');
+      const u = jsonOf(ex);
+      if (typeof u?.usagePercent !== 'number' || u.usagePercent < 0 || u.usagePercent > 1) throw violation('SCR-USAGE-3', `usagePercent ${JSON.stringify(u?.usagePercent)} of the spent key is not a number from 0 to 1`, ex);
+      if (u.creditsCap > 0 && u.nearLimit !== u.creditsCap - u.creditsRemaining >= 0.8 * u.creditsCap) throw violation('SCR-USAGE-4', `nearLimit is ${u.nearLimit} with ${u.creditsCap - u.creditsRemaining} of ${u.creditsCap} credits used`, ex);
     }
   },
 };

@@ -132,3 +132,9 @@ export function sinceOf(ex: Exchange): string | undefined {
   const at = Date.parse(ex.response?.headers.date ?? '');
   return Number.isNaN(at) ? undefined : new Date(at - SINCE_MARGIN_MS).toISOString();
 }
+
+/** The key prefix this deployment issues (up to and including `_live_`), read from a key the harness holds. */
+export function keyPrefix(ctx: CheckContext): string {
+  const key = Object.values(ctx.config.keys).find((k) => typeof k === 'string' && k.includes('_live_'));
+  return key ? key.slice(0, key.indexOf('_live_') + 6) : 'rjk_live_';
+}
