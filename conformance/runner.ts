@@ -152,6 +152,12 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
     await env.close();
   }
 
+  const g = env.target.governor;
+  if (g.pausedMs > 0 || g.retries > 0) {
+    const who = [...g.pausedBy].map(([k, ms]) => `${k} ${Math.round(ms / 1000)} s`).join(', ');
+    const busiest = [...g.calls].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, n]) => `${k} ${n}`).join(', ');
+    env.notes.push(`the harness paced itself to the target's rate limits: waited ${Math.round(g.pausedMs / 1000)} s in all${who ? ` (before calls of ${who})` : ''}, retried ${g.retries} call(s) answered 429; calls per key: ${busiest}`);
+  }
   const monitorResult: CheckResult = { ...MONITOR_CHECK, status: monitorFailures.length ? 'fail' : 'pass', failures: monitorFailures, durationMs: 0 };
   const allResults = [...results, monitorResult];
   const command = baseCommand(cfg);

@@ -35,7 +35,9 @@ const UNOBSERVABLE: Record<string, string> = {
 
 const reportsWritten = (dir: string) => ['junit.xml', 'report.json', 'report.html'].every((f) => existsSync(path.join(dir, f)));
 
-describe('the harness against the alternate deployment (keys only)', () => {
+// each test starts its own deployment on free ports: they run side by side, most of their time is spent
+// waiting on the deployment's rate windows and asynchronous reviewer
+describe.concurrent('the harness against the alternate deployment (keys only)', () => {
   it('clean: every must requirement passes, only the necessary ones are skipped, reports are written', async () => {
     const { result: r, reportDir } = await runAgainstAlt([], { allowSpend: ['free'], rateWindows: false });
     const must = r.requirements.filter((x) => x.level === 'must');

@@ -45,7 +45,7 @@ const unauthenticated: Check = {
       });
     }
     // a key in the query string and no Authorization header is still a call without the bearer header
-    const t = await ctx.tenants.get('free').catch(() => null);
+    const t = await ctx.tenants.get('pro').catch(() => null);
     if (t) {
       for (const param of ['api_key', 'key', 'token', 'access_token']) {
         await ctx.failures.step(async () => {

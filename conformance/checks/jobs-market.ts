@@ -45,7 +45,8 @@ const roles: Check = {
   requirements: ['JOB-MKT-2', 'JOB-MKT-3', 'JOB-MKT-5'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
-    const t = await ctx.tenants.get('free');
+    // every listed slug is fetched: on the tier with the widest rate window (every tier is checked in every-tier)
+    const t = await ctx.tenants.get('pro');
     const api = jobsApi(ctx);
     let servedSlug: string | null = null;
     for (const locale of ['en', 'id']) {
@@ -100,7 +101,7 @@ const skills: Check = {
   requirements: ['JOB-MKT-4'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
-    const t = await ctx.tenants.get('starter');
+    const t = await ctx.tenants.get('pro');
     const api = jobsApi(ctx);
     await ctx.property({
       name: 'limits',

@@ -161,7 +161,7 @@ const unknownJob: Check = {
     const servers: [string, string | undefined, Record<string, string>][] = [[ctx.target.mcpUrl, t.apiKey, { id: inactive }]];
     if (ctx.target.anonMcpUrl) servers.push([ctx.target.anonMcpUrl, undefined, { job_id: inactive }]);
     for (const [url, key, args] of servers) {
-      const s = await connect(url, key, key ? 'MCP-KEYED-1' : 'MCP-ANON-1', key ? 'a pro key' : 'the anonymous server');
+      const s = await connect(ctx, url, key, key ? 'MCP-KEYED-1' : 'MCP-ANON-1', key ? 'a pro key' : 'the anonymous server');
       try {
         const r = await s.callTool('get_job', args);
         if (!failed(r)) throw violation('JOB-GET-2', `get_job on the ${key ? 'keyed' : 'anonymous'} MCP server served the inactive job ${inactive}: only active jobs are fetched`, r.exchange);

@@ -20,7 +20,7 @@ const anonServer: Check = {
   appliesTo: { surface: 'anon-mcp', needs: ['anonMcp'] },
   async run(ctx) {
     const url = ctx.target.anonMcpUrl!;
-    const s = await connect(url, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
+    const s = await connect(ctx, url, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
     try {
       const { tools, exchange } = await s.listTools();
       const names = tools.map((t) => t.name).sort();
@@ -118,7 +118,7 @@ const dailyLimit: Check = {
       await control.advanceClock(Math.ceil((next - now) / 1000) + 1);
     };
     await toNextDay();
-    const s = await connect(ctx.target.anonMcpUrl!, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
+    const s = await connect(ctx, ctx.target.anonMcpUrl!, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
     try {
       let ok = 0;
       let refusal: Awaited<ReturnType<typeof s.callTool>> | null = null;
@@ -146,7 +146,7 @@ const dailyLimit: Check = {
  */
 async function dailyLimitWithoutClock(ctx: CheckContext): Promise<void> {
   if (!ctx.config.rateWindows) throw skip("--no-rate-windows: this IP's anonymous-server day is not spent");
-  const s = await connect(ctx.target.anonMcpUrl!, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
+  const s = await connect(ctx, ctx.target.anonMcpUrl!, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
   try {
     for (let i = 1; i <= 505; i++) {
       const r = await s.callTool('get_curated_list', {});
@@ -216,7 +216,7 @@ const readOnly: Check = {
     const [jobId] = await someJobs(ctx, t.apiKey, 1);
     const wallet = await readWallet(ctx, t.apiKey);
     const before = await keyedView(ctx, t.apiKey, jobId);
-    const s = await connect(ctx.target.anonMcpUrl!, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
+    const s = await connect(ctx, ctx.target.anonMcpUrl!, undefined, 'MCP-ANON-1', 'the anonymous server without a key');
     const calls: Exchange[] = [];
     try {
       const { tools } = await s.listTools();

@@ -43,7 +43,7 @@ const initialize: Check = {
         });
       }
     }
-    const s = await connect(url, t.apiKey, 'MCP-KEYED-1', 'a pro key');
+    const s = await connect(ctx, url, t.apiKey, 'MCP-KEYED-1', 'a pro key');
     await s.close();
   },
 };
@@ -55,7 +55,7 @@ const tools: Check = {
   appliesTo: { surface: 'mcp' },
   async run(ctx) {
     const t = await ctx.tenants.get('pro');
-    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
+    const s = await connect(ctx, ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
     try {
       const { tools: list, exchange } = await s.listTools();
       const names = list.map((x) => x.name).sort();
@@ -80,7 +80,7 @@ const seeker: Check = {
   async run(ctx) {
     const t = await ctx.tenants.get('starter');
     const [jobId] = await someJobs(ctx, t.apiKey, 1);
-    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a starter key');
+    const s = await connect(ctx, ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a starter key');
     try {
       await ctx.failures.step(async () => {
         const r = await s.callTool('search_jobs', { q: 'engineer', limit: 5 });
@@ -139,7 +139,7 @@ const seeker: Check = {
       await s.close();
     }
     const free = await ctx.tenants.get('free');
-    const f = await connect(ctx.target.mcpUrl, free.apiKey, 'MCP-KEYED-1', 'a free key');
+    const f = await connect(ctx, ctx.target.mcpUrl, free.apiKey, 'MCP-KEYED-1', 'a free key');
     try {
       const r = await f.callTool('apply_to_job', { id: jobId, candidate_name: 'A', candidate_email: 'a@example.com', message: 'x'.repeat(100) });
       if (!failed(r)) throw violation('MCP-TOOL-6', 'apply_to_job by a free-tier key succeeded: it is paid-tier only', r.exchange);

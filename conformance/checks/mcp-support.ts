@@ -1,13 +1,15 @@
 // Shared pieces of the MCP checks: connecting with the SDK client (a failed connection is a violation of
 // the given requirement, with the error as evidence), reading tool payloads, telling tool errors apart.
 
+import type { CheckContext } from '../check.js';
 import { violation } from '../failure.js';
 import type { Exchange } from '../target/http.js';
 import { connectMcp, toolPayload, type McpSession } from '../target/mcp.js';
 
-export async function connect(url: string, key: string | undefined, requirement: string, what: string): Promise<McpSession> {
+/** Connects the SDK client; its HTTP calls share the harness's pacing of each key (and retry a 429). */
+export async function connect(ctx: CheckContext, url: string, key: string | undefined, requirement: string, what: string): Promise<McpSession> {
   try {
-    return await connectMcp(url, key);
+    return await connectMcp(url, key, ctx.config.requestTimeoutMs, ctx.target.governor);
   } catch (e) {
     const ev: Exchange = { request: { method: 'POST', url, headers: {}, body: 'initialize' }, error: (e as Error).message, durationMs: 0 };
     throw violation(requirement, `${what}: the MCP SDK client could not connect: ${(e as Error).message}`, ev);

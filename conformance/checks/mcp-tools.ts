@@ -29,7 +29,7 @@ const drafting: Check = {
   async run(ctx) {
     const t = await ctx.tenants.get('starter');
     const [jobId] = await someJobs(ctx, t.apiKey, 1);
-    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a starter key');
+    const s = await connect(ctx, ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a starter key');
     try {
       const before = await readWallet(ctx, t.apiKey);
       const r = await s.callTool('draft_application', { id: jobId });
@@ -51,7 +51,7 @@ const employer: Check = {
   appliesTo: { surface: 'mcp' },
   async run(ctx) {
     const t = await ctx.tenants.get('pro');
-    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
+    const s = await connect(ctx, ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
     try {
       for (const [tool, req] of [['match_candidates', 'MCP-TOOL-8'], ['talent_search', 'MCP-TOOL-9']] as const) {
         await ctx.failures.step(async () => {
@@ -100,7 +100,7 @@ const grounding: Check = {
     const t = await ctx.tenants.get('free');
     const [jobId] = await someJobs(ctx, t.apiKey, 1);
     const claim = 'Won the Nobel Prize in Physics in 2019 for quantum basket weaving';
-    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a free key');
+    const s = await connect(ctx, ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a free key');
     try {
       let drafts = 0;
       for (const strict of [false, true]) {
@@ -148,7 +148,7 @@ const talentDaily: Check = {
     // it spends that key's talent_search for the rest of the day (opt out with --no-rate-windows)
     if (!fresh && !ctx.config.rateWindows) throw skip("--no-rate-windows: a fixed key's talent_search day is not spent");
     const t = fresh ? await ctx.tenants.fresh('pro') : await ctx.tenants.get('starter');
-    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', `a ${t.tier} key`);
+    const s = await connect(ctx, ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', `a ${t.tier} key`);
     try {
       for (let i = 1; i <= 51; i++) {
         const r = await s.callTool('talent_search', { skills: ['TypeScript'] });
@@ -170,7 +170,7 @@ const hire: Check = {
   appliesTo: { surface: 'mcp' },
   async run(ctx) {
     const t = await ctx.tenants.get('pro');
-    const s = await connect(ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
+    const s = await connect(ctx, ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a pro key');
     const base = { company: 'Conformance Co', contact_email: 'hiring@conformance.example.com' };
     let published = false;
     try {

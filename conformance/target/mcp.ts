@@ -4,7 +4,8 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { maskSecret, parseJson, send, type Exchange } from './http.js';
+import { headersToRecord, maskSecret, parseJson, send, type Exchange } from './http.js';
+import type { RateGovernor } from './rate-governor.js';
 
 export interface McpSession {
   client: Client;
@@ -28,9 +29,29 @@ function record(url: string, key: string | undefined, method: string, params: un
   };
 }
 
-export async function connectMcp(url: string, key?: string, timeoutMs = 15_000): Promise<McpSession> {
+/**
+ * A fetch for the SDK transport that waits for the key's rate window and retries a 429 after its
+ * Retry-After (a keyed MCP call counts in the same window as REST), so the harness's own pace never
+ * shows up as a tool failure.
+ */
+function pacedFetch(governor: RateGovernor, credential: string | undefined): typeof fetch {
+  return async (input, init) => {
+    for (let attempt = 0; ; attempt++) {
+      if (credential) await governor.beforeCall(credential);
+      const res = await fetch(input, init);
+      const headers = headersToRecord(res.headers);
+      if (credential) governor.observe(credential, res.status, headers);
+      if (res.status !== 429 || attempt >= 3) return res;
+      governor.retries++;
+      await governor.pause(governor.retryDelay(headers));
+    }
+  };
+}
+
+export async function connectMcp(url: string, key?: string, timeoutMs = 15_000, governor?: RateGovernor): Promise<McpSession> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} },
+    ...(governor ? { fetch: pacedFetch(governor, key ? `Bearer ${key}` : undefined) } : {}),
   });
   const client = new Client({ name: 'conformance-harness', version: '1.0.0' });
   await client.connect(transport, { timeout: timeoutMs });

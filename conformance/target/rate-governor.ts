@@ -25,33 +25,49 @@ export function resetMs(value: string | undefined, now = Date.now()): number | n
   return Math.round(n * 1000); // seconds until the reset
 }
 
+import { maskSecret } from './http.js';
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface KeyState {
   remaining: number | null;
   resetAt: number | null;
+  /** X-RateLimit-Limit; 0 means the key has no window at all here (e.g. a tier the API refuses): nothing to wait for. */
+  limit: number | null;
 }
 
 export class RateGovernor {
   private readonly keys = new Map<string, KeyState>();
-  /** Pauses taken (for the run's notes), in milliseconds. */
+  /** Pauses taken (for the run's notes), in milliseconds, in all and per masked credential. */
   pausedMs = 0;
   retries = 0;
+  readonly pausedBy = new Map<string, number>();
 
   /** Waits, before a call with this credential, until its window has room. */
   async beforeCall(credential: string): Promise<void> {
     const s = this.keys.get(credential);
-    if (!s || s.remaining === null || s.remaining > 0 || s.resetAt === null) return;
+    if (!s || s.remaining === null || s.remaining > 0 || s.resetAt === null || s.limit === 0) return;
     const wait = Math.min(MAX_PAUSE_MS, s.resetAt - Date.now());
-    if (wait > 0) await this.pause(wait);
+    if (wait > 0) {
+      const who = maskSecret(credential);
+      this.pausedBy.set(who, (this.pausedBy.get(who) ?? 0) + wait);
+      await this.pause(wait);
+    }
     s.remaining = null;
   }
 
+  /** Calls seen per masked credential (for the run's notes). */
+  readonly calls = new Map<string, number>();
+
   /** Learns the window from a response's headers. */
   observe(credential: string, status: number, headers: Record<string, string>): void {
+    const who = maskSecret(credential);
+    this.calls.set(who, (this.calls.get(who) ?? 0) + 1);
     const remaining = headers['x-ratelimit-remaining'];
     const reset = resetMs(headers['x-ratelimit-reset']);
-    const s = this.keys.get(credential) ?? { remaining: null, resetAt: null };
+    const s = this.keys.get(credential) ?? { remaining: null, resetAt: null, limit: null };
+    const limit = headers['x-ratelimit-limit'];
+    if (limit !== undefined && /^\s*\d+\s*$/.test(limit)) s.limit = Number(limit);
     if (remaining !== undefined && /^\s*\d+\s*$/.test(remaining)) s.remaining = Number(remaining);
     if (reset !== null) s.resetAt = Date.now() + reset;
     if (status === 429) s.remaining = 0;

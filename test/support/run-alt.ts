@@ -35,7 +35,7 @@ try {
   for (const x of must.filter((x) => x.status === 'fail')) console.log('FAIL', x.id, x.failures.map((f) => `${f.check}: ${f.why}`).join(' | ').slice(0, 600));
   for (const x of must.filter((x) => x.status === 'error')) console.log('ERROR', x.id, x.reasons.join(' | ').slice(0, 300));
   for (const x of must.filter((x) => x.status === 'skip' || x.status === 'not-covered' || x.status === 'not-observable')) console.log(x.status.toUpperCase(), x.id, x.reasons.join(' | ').slice(0, 200));
-  console.log('counts', JSON.stringify(r.counts.must), 'ms', r.durationMs);
+  console.log('counts', JSON.stringify(r.counts.must), 'ms', r.durationMs, r.notes.slice(-1), JSON.stringify(Object.fromEntries(alt.profile ? Object.entries(alt.profile.keys).map(([k, v]) => [k, v.slice(-4)]) : [])));
 } finally {
   await alt.stop();
 }
