@@ -47,6 +47,11 @@ export interface Check {
   };
   /** Runs after the other checks (it spends a shared budget such as a rate-limit window or the clock). */
   late?: boolean;
+  /**
+   * What a keys-only profile needs for this check beyond one key per tier, for the README's table
+   * (e.g. "two tenants", "a spent key"); capabilities in `needs` speak for themselves.
+   */
+  keysOnly?: string;
   run(ctx: CheckContext): Promise<Failure[] | void>;
 }
 

@@ -41,11 +41,13 @@ describe('conformance harness, clean self-run', () => {
   it('with fixed keys and no admin token, checks needing fresh tenants or the clock are skipped with the reason', async () => {
     const { baseUrl } = sb.get();
     const keys = Object.fromEntries(await Promise.all((['free', 'starter', 'pro', 'scale'] as const).map(async (tier) => [tier, (await createTenant(baseUrl, { planTier: tier })).apiKey])));
-    const r = await runConformance({ target: baseUrl, keys, seed: 7, runs: 5, only: ['SCR-CREDIT', 'SCR-SUBMIT-1', 'JOB-RATE'], reportDir: null, saveRegressions: false, progress: false });
+    const r = await runConformance({ target: baseUrl, keys, seed: 7, runs: 5, only: ['SCR-CREDIT', 'SCR-SUBMIT-1', 'JOB-RATE'], reportDir: null, saveRegressions: false, progress: false, rateWindows: false });
     const byId = Object.fromEntries(r.checks.map((c) => [c.id, c]));
     expect(byId['screening.credits.exhausted'].status).toBe('skip');
     expect(byId['screening.credits.exhausted'].skipReason).toMatch(/admin token|control API/);
+    // a fixed key's rate window is spent only when the run allows it (--no-rate-windows here)
     expect(byId['jobs.rate.window'].status).toBe('skip');
+    expect(byId['jobs.rate.window'].skipReason).toMatch(/no-rate-windows/);
     expect(byId['screening.submit.valid'].status).toBe('pass');
     expect(r.requirements.find((x) => x.id === 'SCR-CREDIT-3')!.status).toBe('skip');
     expect(r.capabilities.freshTenants).toBe(false);

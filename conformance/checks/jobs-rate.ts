@@ -35,6 +35,7 @@ const perTier: Check = {
 
 const window: Check = {
   id: 'jobs.rate.window',
+  keysOnly: "spending a key's rate window (off with --no-rate-windows)",
   title: 'Within a window X-RateLimit-Remaining falls by one per call; past the limit the answer is 429 with Retry-After; after the window calls succeed again',
   requirements: ['JOB-RATE-3', 'JOB-RATE-4', 'POL-RATE-1'],
   appliesTo: { surface: 'jobs' },

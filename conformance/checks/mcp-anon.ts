@@ -105,6 +105,7 @@ const versioning: Check = {
 
 const dailyLimit: Check = {
   id: 'mcp.anon.daily-limit',
+  keysOnly: "spending this IP's anonymous day (off with --no-rate-windows)",
   title: 'The anonymous server allows 500 calls per client IP a day and refuses the next (checked on a fresh day of the target clock)',
   requirements: ['MCP-ANON-5', 'POL-MCP-3'],
   appliesTo: { surface: 'anon-mcp', needs: ['anonMcp'] },

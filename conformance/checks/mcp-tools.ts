@@ -138,6 +138,7 @@ const grounding: Check = {
 
 const talentDaily: Check = {
   id: 'mcp.tools.talent-daily-limit',
+  keysOnly: "spending a key's talent_search day (off with --no-rate-windows)",
   title: 'talent_search allows 50 calls per key a day and refuses the 51st (checked on a fresh day of the target clock)',
   requirements: ['MCP-TOOL-10'],
   appliesTo: { surface: 'mcp' },

@@ -103,6 +103,7 @@ const keyInQuery: Check = {
 
 const isolation: Check = {
   id: 'screening.tenant-isolation',
+  keysOnly: 'two tenants',
   title: "Interleaved submissions by several tenants: each tenant's usage and audit show only its own requests and wallet",
   requirements: ['SCR-AUTH-4', 'SCR-AUDIT-3', 'POL-AUDIT-1'],
   // fresh tenants, or the fixed keys of two tenants (pro and starter) whose ledgers are read from this run on

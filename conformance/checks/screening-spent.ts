@@ -26,6 +26,7 @@ const capRequirement = (planTier: unknown) => (planTier === 'free' ? 'SCR-CREDIT
 
 const spentKey: Check = {
   id: 'screening.credits.spent-key',
+  keysOnly: 'a spent key (keys.screeningSpent)',
   title: 'The profile key whose screening credits are spent gets 402 payment_required with an upsell on a new submission, and is charged nothing',
   requirements: ['SCR-CREDIT-3', 'SCR-CREDIT-4', 'SCR-CREDIT-5', 'SCR-CREDIT-2'],
   appliesTo: { surface: 'screening' },
@@ -61,6 +62,7 @@ async function spendToCap(ctx: CheckContext, key: string, budget: number): Promi
 
 const spendToCapCheck: Check = {
   id: 'screening.credits.allow-spend',
+  keysOnly: '--allow-spend <slot> (spends a key to its cap)',
   title: 'A key named by --allow-spend is spent to its cap: exactly its remaining credits are accepted (the free screen cap), then 402 with an upsell, and an earlier key still replays with 200',
   requirements: ['SCR-LIMIT-1', 'SCR-CREDIT-1', 'SCR-CREDIT-3', 'SCR-CREDIT-4', 'SCR-CREDIT-5', 'SCR-IDEMP-5'],
   appliesTo: { surface: 'screening' },

@@ -131,6 +131,7 @@ const policyLimits: Check = {
 
 const perTenantKeys: Check = {
   id: 'screening.submit.keys-per-tenant',
+  keysOnly: 'two tenants',
   title: 'The same idempotency key used by two tenants creates two separate requests',
   requirements: ['SCR-IDEMP-4'],
   // fixed keys of two tenants (pro and starter) are enough

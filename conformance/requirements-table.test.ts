@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCatalogue } from './requirements.js';
+import { mustTable, README, withTable } from './requirements-table.js';
+
+describe("the README's table of must requirements", () => {
+  const catalogue = loadCatalogue(path.resolve('contracts/requirements.yaml'));
+  const readme = readFileSync(README, 'utf8');
+
+  it('is the one generated from the catalogue and the check registry (regenerate: npx tsx conformance/requirements-table.ts --write)', () => {
+    expect(withTable(readme, mustTable(catalogue))).toBe(readme);
+  });
+
+  it('has a row for every must id, each observed by a check or said not to be observable', () => {
+    const table = mustTable(catalogue);
+    for (const r of catalogue.all.filter((x) => x.level === 'must')) {
+      const row = table.split('\n').find((l) => l.startsWith(`| ${r.id} |`));
+      expect(row, r.id).toBeDefined();
+      expect(row, r.id).not.toContain('not covered');
+    }
+  });
+});
