@@ -92,3 +92,13 @@ describe('internal errors', () => {
     for (const f of ['junit.xml', 'report.json', 'report.html']) expect(existsSync(path.join(reportDir, f))).toBe(true);
   });
 });
+
+describe('requirements a check could not observe', () => {
+  it('are skipped with the reason, never passed, while the check passes its other requirements', () => {
+    const a = check('a', ['R-1', 'R-2']);
+    const passed: CheckResult = { ...result(a, 'pass'), unobserved: [{ requirement: 'R-2', reason: 'precondition did not hold' }] };
+    const rs = aggregate(catalogue([req('R-1'), req('R-2')]), [a], [passed], []);
+    expect(rs.map((r) => r.status)).toEqual(['pass', 'skip']);
+    expect(rs[1].reasons[0]).toContain('precondition did not hold');
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { RateGovernor, resetMs, retryAfterMs } from './rate-governor.js';
+
+describe('reading the rate-limit headers in every form the documents leave open', () => {
+  const now = Date.parse('2026-11-23T12:00:00Z');
+
+  it('Retry-After as seconds or as an HTTP-date', () => {
+    expect(retryAfterMs('30', now)).toBe(30_000);
+    expect(retryAfterMs('Mon, 23 Nov 2026 12:00:45 GMT', now)).toBe(45_000);
+    expect(retryAfterMs('soon', now)).toBeNull();
+    expect(retryAfterMs(undefined, now)).toBeNull();
+  });
+
+  it('X-RateLimit-Reset as seconds until the reset, or as a Unix time in seconds or milliseconds', () => {
+    expect(resetMs('12', now)).toBe(12_000);
+    expect(resetMs(String(now / 1000 + 20), now)).toBe(20_000);
+    expect(resetMs(String(now + 5000), now)).toBe(5000);
+    expect(resetMs('tomorrow', now)).toBeNull();
+  });
+
+  it('waits before a call only when the key has no calls left in a window it has, and retries after Retry-After', () => {
+    const g = new RateGovernor();
+    g.observe('Bearer a', 200, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0' });
+    g.observe('Bearer b', 403, { 'x-ratelimit-limit': '0', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '50' });
+    g.observe('Bearer c', 200, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': '50' });
+    expect(g.retryDelay({ 'retry-after': '2' })).toBe(2000);
+    expect(g.retryDelay({})).toBe(1000);
+    return Promise.all([g.beforeCall('Bearer b'), g.beforeCall('Bearer c')]).then(() => expect(g.pausedMs).toBe(0));
+  });
+});
