@@ -61,6 +61,25 @@ describe('keyed MCP tools', () => {
   });
 });
 
+describe('per-key quotas', () => {
+  it('talent_search allows 50 calls a day per key and draft_application 3 drafts a month on free', async () => {
+    // A pro tenant whose day is still untouched (the employer test above spent one of the pro key's calls).
+    const pro = await connectMcp(`${d.baseUrl}/api/mcp`, d.profile.keys.noJobsScope);
+    const outcomes = [];
+    for (let i = 0; i < 51; i++) outcomes.push(await tool(pro.client, 'talent_search', { roles: ['devops'] }));
+    expect(outcomes.slice(0, 50).every((o) => !o.isError)).toBe(true);
+    expect(outcomes[50].data.error.code).toBe('rate_limited');
+    await pro.close();
+    const free = await connectMcp(`${d.baseUrl}/api/mcp`, d.profile.keys.free);
+    const id = (await tool(free.client, 'search_jobs', { limit: 1 })).data.jobs[0].id;
+    const drafts = [];
+    for (let i = 0; i < 4; i++) drafts.push(await tool(free.client, 'draft_application', { id }));
+    expect(drafts.map((x) => x.isError)).toEqual([false, false, false, true]);
+    expect(drafts[2].data.quota).toEqual({ used: 3, perMonth: 3 });
+    await free.close();
+  });
+});
+
 describe('anonymous MCP server', () => {
   it('refuses tool calls past 500 a day from one IP', async () => {
     const post = (id: number) =>
