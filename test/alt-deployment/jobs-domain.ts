@@ -96,7 +96,7 @@ export function apply(corpus: CorpusJob[], t: Tenant, jobId: string, body: Apply
   const tier = tierOf(t);
   if (!TIER_LIMITS[tier].apply && !v.on('apply-on-free')) throw fail(403, 'applying needs a paid tier (Starter or Pro)');
   for (const f of ['candidate_name', 'candidate_email', 'message'] as const) {
-    if (typeof body[f] !== 'string' || (body[f] as string).trim() === '') throw fail(400, `${f}: a non-empty string is required`);
+    if (typeof body[f] !== 'string') throw fail(400, `${f}: a string is required`);
   }
   for (const f of ['resume_url', 'locale'] as const) {
     if (body[f] !== undefined && typeof body[f] !== 'string') throw fail(400, `${f}: must be a string`);
