@@ -4,7 +4,7 @@
 
 import type { SandboxConfig } from '../config.js';
 import type { Contracts } from '../contract/index.js';
-import type { Faults } from '../sandbox/faults.js';
+import type { Faults } from './faults.js';
 import type { Clock } from './clock.js';
 import type { FixedWindowLimiter } from './ratelimit.js';
 import type { IdFactory, Rng } from './rng.js';

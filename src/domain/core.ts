@@ -3,7 +3,7 @@
 
 import { resolveConfig, type ConfigInput, type SandboxConfig } from '../config.js';
 import { loadContracts } from '../contract/index.js';
-import { Faults } from '../sandbox/faults.js';
+import { Faults } from './faults.js';
 import { Clock } from './clock.js';
 import type { CoreContext } from './context.js';
 import { createEmployer } from './employer/index.js';
@@ -13,7 +13,7 @@ import { IdFactory, Rng } from './rng.js';
 import { createScreening } from './screening/index.js';
 import { seedDemo, type DemoSeed } from './seed.js';
 import { TenantService } from './tenants.js';
-import { createWebhooks } from '../webhooks/index.js';
+import { createWebhooks } from './webhooks/index.js';
 
 export async function createCore(input: ConfigInput | Readonly<SandboxConfig> = {}) {
   const config = 'adminTokenGenerated' in input ? (input as Readonly<SandboxConfig>) : resolveConfig(input);

@@ -7,9 +7,9 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { RateLimitExceeded, type RateDecision } from '../domain/jobs/index.js';
 import { onlyParams } from '../domain/jobs/params.js';
 import type { Scope } from '../domain/tenants.js';
-import { authenticate, searchParamsOf } from './auth.js';
-import { readJsonBody } from './body.js';
-import type { AppEnv } from './types.js';
+import { authenticate, searchParamsOf } from '../web/auth.js';
+import { readJsonBody } from '../web/body.js';
+import type { AppEnv } from '../web/env.js';
 
 type Ctx = Context<AppEnv>;
 

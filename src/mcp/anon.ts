@@ -4,10 +4,10 @@
 
 import { Hono } from 'hono';
 import type { Core } from '../domain/core.js';
-import { forbidden, notFound, rateLimited } from '../domain/errors.js';
+import { forbidden, notFound, rateLimited } from '../errors/errors.js';
 import { limits } from '../domain/plans.js';
 import type { RateDecision } from '../domain/ratelimit.js';
-import { toErrorResponse } from '../http/envelope.js';
+import { toErrorResponse } from '../web/envelope.js';
 import { anonCard } from './card.js';
 import { clientIp, methodNotAllowed, rebindingProblem, setRateHeaders, wantsEventStream } from './httpBits.js';
 import { ANON_INFO, ANON_INSTRUCTIONS } from './instructions.js';

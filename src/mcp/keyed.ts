@@ -3,14 +3,14 @@
 // with the REST API, and X-RateLimit-* headers on every answer.
 
 import { Hono, type Context } from 'hono';
-import { DomainError, forbidden, unauthorized } from '../domain/errors.js';
+import { DomainError, forbidden, unauthorized } from '../errors/errors.js';
 import { RateLimitExceeded } from '../domain/jobs/index.js';
 import { jobsLimitsOf } from '../domain/plans.js';
 import type { RateDecision } from '../domain/ratelimit.js';
 import type { Principal } from '../domain/tenants.js';
-import { bearerToken, queryCarriesKey } from '../http/auth.js';
-import { toErrorResponse } from '../http/envelope.js';
-import type { AppEnv } from '../http/types.js';
+import { bearerToken, queryCarriesKey } from '../web/auth.js';
+import { toErrorResponse } from '../web/envelope.js';
+import type { AppEnv } from '../web/env.js';
 import { clientIp, methodNotAllowed, rebindingProblem, setRateHeaders } from './httpBits.js';
 import { KEYED_INFO, KEYED_INSTRUCTIONS } from './instructions.js';
 import { keyedListed } from './listing.js';

@@ -2,8 +2,8 @@
 // pages on the main app, and builds the anonymous server's app (served on its own port by main.ts).
 
 import type { Hono } from 'hono';
-import { discoveryRoutes } from '../http/discovery.js';
-import type { AppEnv } from '../http/types.js';
+import { discoveryRoutes } from '../discovery.js';
+import type { AppEnv } from '../web/env.js';
 import { createAnonApp } from './anon.js';
 import { employerPages } from './employerPages.js';
 import { keyedMcpRoutes } from './keyed.js';

@@ -3,7 +3,7 @@
 // apply over either spends the same wallet and a call over either counts against the same window.
 
 import type { CoreContext } from '../context.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../../errors/errors.js';
 import { limits, type JobsTier } from '../plans.js';
 import type { Principal } from '../tenants.js';
 import { ApplyDesk } from './apply.js';

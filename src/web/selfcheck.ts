@@ -4,7 +4,7 @@
 
 import type { MiddlewareHandler } from 'hono';
 import type { Contracts } from '../contract/index.js';
-import type { AppEnv } from './types.js';
+import type { AppEnv } from './env.js';
 
 // Chaos rules (src/sandbox/faults.ts) deliberately answer statuses an endpoint does not document.
 const CHAOS_STATUSES = new Set([429, 500, 503]);
