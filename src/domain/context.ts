@@ -5,7 +5,7 @@
 import type { Contracts } from '../contract/index.js';
 import type { Faults } from './faults.js';
 import type { Clock } from './clock.js';
-import type { FixedWindowLimiter } from './ratelimit.js';
+import type { FixedWindowLimiter } from './ratelimit/limiter.js';
 import type { IdFactory, Rng } from './rng.js';
 import type { Settings } from './settings.js';
 import type { TenantService } from './tenants.js';

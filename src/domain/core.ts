@@ -7,7 +7,7 @@ import { Clock } from './clock.js';
 import type { CoreContext } from './context.js';
 import { createEmployer } from './employer/index.js';
 import { createJobs } from './jobs/index.js';
-import { FixedWindowLimiter } from './ratelimit.js';
+import { FixedWindowLimiter } from './ratelimit/limiter.js';
 import { IdFactory, Rng } from './rng.js';
 import { createScreening } from './screening/index.js';
 import { seedDemo, type DemoSeed } from './seed.js';

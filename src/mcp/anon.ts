@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import type { Core } from '../domain/core.js';
 import { forbidden, notFound, rateLimited } from '../errors/errors.js';
 import { limits } from '../domain/plans.js';
-import type { RateDecision } from '../domain/ratelimit.js';
+import type { RateDecision } from '../domain/ratelimit/limiter.js';
 import { clientIp } from '../web/clientIp.js';
 import { toErrorResponse } from '../web/envelope.js';
 import { setRateHeaders } from '../web/rateHeaders.js';

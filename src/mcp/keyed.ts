@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono';
 import { DomainError, forbidden } from '../errors/errors.js';
 import { RateLimitExceeded } from '../domain/jobs/index.js';
 import { jobsLimitsOf } from '../domain/plans.js';
-import type { RateDecision } from '../domain/ratelimit.js';
+import type { RateDecision } from '../domain/ratelimit/limiter.js';
 import type { Principal } from '../domain/tenants.js';
 import { authenticate } from '../web/auth.js';
 import { clientIp } from '../web/clientIp.js';

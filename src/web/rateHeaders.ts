@@ -2,7 +2,7 @@
 // both MCP servers (JOB-RATE-1, JOB-RATE-4, POL-RATE-1; D-22).
 
 import type { Context } from 'hono';
-import type { RateDecision } from '../domain/ratelimit.js';
+import type { RateDecision } from '../domain/ratelimit/limiter.js';
 
 type SetHeader = (name: string, value: string) => void;
 

@@ -12,14 +12,14 @@ import { Describer } from './description.js';
 import { Market } from './market.js';
 import { meOf } from './me.js';
 import { parseLocale, parseSearchParams, parseSkillsLimit, type RawParams } from './params.js';
-import { createRate } from './rate.js';
+import { createRate } from '../ratelimit/keyRate.js';
 import { SearchIndex } from './search-index.js';
 import { JobSearch } from './search.js';
 import type { Application, ApplyResult, Channel, JobRecord, JobView, Me, SearchResponse, StoredJob } from './types.js';
 import { jobViewBytes, toJobView } from './view.js';
 import { vocabulary } from './vocab.js';
 
-export { RateLimitExceeded, type RateDecision } from './rate.js';
+export { RateLimitExceeded, type RateDecision } from '../ratelimit/keyRate.js';
 export type * from './types.js';
 
 export async function createJobs(ctx: CoreContext) {

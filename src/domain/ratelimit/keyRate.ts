@@ -4,7 +4,7 @@
 import type { CoreContext } from '../context.js';
 import { DomainError } from '../../errors/errors.js';
 import { jobsLimitsOf, jobsTierOf, limits } from '../plans.js';
-import type { RateDecision } from '../ratelimit.js';
+import type { RateDecision } from './limiter.js';
 import type { Principal } from '../tenants.js';
 
 export type { RateDecision };
