@@ -1,4 +1,4 @@
-// Applies the integrator's chaos rules (src/sandbox/faults.ts) to API calls: added latency, then a
+// Applies the integrator's chaos rules (src/domain/faults.ts) to API calls: added latency, then a
 // forced 429 / 500 / 503 in the error envelope. Control API, console and docs are never affected.
 
 import type { MiddlewareHandler } from 'hono';
