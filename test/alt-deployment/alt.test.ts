@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAltDeployment, type AltDeployment } from './index.js';
-import { call, connectMcp, startReceiver, submitBody, tool, type Receiver } from './test-support.js';
+import { call, connectMcp, startReceiver, submitBody, tool, waitFor, type Receiver } from './test-support.js';
 
 let d: AltDeployment;
 let rx: Receiver;
@@ -90,6 +90,26 @@ describe('screening', () => {
     }
     expect(Object.keys(mine[0].body.result).sort()).toEqual(['confidence', 'dimensions', 'modelId', 'promptVersion', 'rationale', 'schemaVersion', 'score']);
     expect(mine[1].body.result).toMatchObject({ schemaVersion: 1, decision: expect.stringMatching(/^(approved|rejected|edited)$/) });
+  });
+});
+
+describe('webhook retries', () => {
+  it('retries a refused delivery and moves the request to delivered once it is acknowledged', async () => {
+    const flaky = await startReceiver(1);
+    const alt = await startAltDeployment({ webhookUrl: flaky.url, scoringDelayMs: 10, reviewDelayMs: 20 });
+    try {
+      const key = alt.profile.keys.pro;
+      const { body } = await call(alt.baseUrl, key, `${SCR}/screen`, submitBody());
+      await flaky.until((hs) => hs.filter((h) => h.body.event === 'screening.scored').length === 2);
+      const scored = flaky.hooks.filter((h) => h.body.event === 'screening.scored');
+      expect(scored[0].body.requestId).toBe(scored[1].body.requestId);
+      await flaky.until((hs) => hs.some((h) => h.body.event === 'screening.review_decided'));
+      const delivered = async () => (await call(alt.baseUrl, key, `${SCR}/audit`)).body.events.some((r: any) => r.requestId === body.requestId && r.toState === 'delivered');
+      await waitFor(delivered);
+    } finally {
+      await alt.stop();
+      await flaky.close();
+    }
   });
 });
 

@@ -96,7 +96,7 @@ export function apply(corpus: CorpusJob[], t: Tenant, jobId: string, body: Apply
   const tier = tierOf(t);
   if (!TIER_LIMITS[tier].apply && !v.on('apply-on-free')) throw fail(403, 'applying needs a paid tier (Starter or Pro)');
   for (const f of ['candidate_name', 'candidate_email', 'message'] as const) {
-    if (typeof body[f] !== 'string' || (body[f] as string).trim() === '') throw fail(400, `${f}: a non-empty string is required`);
+    if (typeof body[f] !== 'string') throw fail(400, `${f}: a string is required`);
   }
   for (const f of ['resume_url', 'locale'] as const) {
     if (body[f] !== undefined && typeof body[f] !== 'string') throw fail(400, `${f}: must be a string`);
@@ -104,7 +104,8 @@ export function apply(corpus: CorpusJob[], t: Tenant, jobId: string, body: Apply
   const len = (body.message as string).length;
   const min = v.on('message-79') ? 79 : 80;
   if (len < min || len > 3000) throw fail(400, `message: must be 80 to 3000 characters; got ${len}`);
-  if (t.applyBalance <= 0) throw fail(402, 'no apply credits left this month', { upsell: { upgradeUrl: 'https://alt-jobs.example.org/billing/upgrade' } });
+  const freeRide = !TIER_LIMITS[tier].apply; // only reachable with the apply-on-free violation
+  if (t.applyBalance <= 0 && !freeRide) throw fail(402, 'no apply credits left this month', { upsell: { upgradeUrl: 'https://alt-jobs.example.org/billing/upgrade' } });
   t.applyBalance = Math.max(0, t.applyBalance - (v.on('apply-charges-two') ? 2 : 1));
   if (job.employerContact) return { kind: 'submitted' as const, applicationId: `app_${randomUUID().replace(/-/g, '').slice(0, 20)}`, job };
   return { kind: 'external' as const, applyUrl: job.applyUrl, job };

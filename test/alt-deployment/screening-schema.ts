@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { fail } from './http.js';
 
 const ResumeRef = z
-  .object({ kind: z.literal('resume_ref'), resumeRef: z.string().min(1), filename: z.string().optional() })
+  .object({ kind: z.literal('resume_ref'), resumeRef: z.string(), filename: z.string().optional() })
   .strict();
 
 const Structured = z
   .object({
     kind: z.literal('structured'),
-    fullName: z.string().min(1),
+    fullName: z.string(),
     email: z.string().optional(),
     phone: z.string().optional(),
     summary: z.string().optional(),
@@ -21,7 +21,7 @@ const Structured = z
 export const CandidateBlob = z.discriminatedUnion('kind', [ResumeRef, Structured]);
 
 const jobSpecShape = {
-  title: z.string().min(1),
+  title: z.string(),
   mustHaves: z.array(z.string()),
   niceToHaves: z.array(z.string()).optional(),
   salaryBandMinIdr: z.number().optional(),
@@ -31,9 +31,10 @@ const jobSpecShape = {
 const JobSpecClosed = z.object(jobSpecShape).strict();
 const JobSpecOpen = z.object(jobSpecShape).passthrough();
 
-/** Unknown top-level properties are ignored: the document closes only the candidate and the job spec. */
+/** Unknown top-level properties are ignored (the document closes only the candidate and the job spec); empty
+ * strings and negative amounts are accepted, as the document bounds neither; idempotency keys hold up to 255 characters. */
 const submitRequest = (jobSpec: z.ZodTypeAny) =>
-  z.object({ idempotencyKey: z.string().min(1).max(255), candidate: CandidateBlob, jobSpec });
+  z.object({ idempotencyKey: z.string().max(255), candidate: CandidateBlob, jobSpec });
 
 const SubmitClosed = submitRequest(JobSpecClosed);
 const SubmitOpenJobSpec = submitRequest(JobSpecOpen);

@@ -18,15 +18,17 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** Collects deliveries; the first `refuse` attempts are answered 500 (and still recorded). */
+export async function startReceiver(refuse = 0): Promise<Receiver> {
   const hooks: Hook[] = [];
+  let refused = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       hooks.push({ headers: req.headers, raw, body: JSON.parse(raw) });
-      res.writeHead(204).end();
+      res.writeHead(refused++ < refuse ? 500 : 204).end();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
