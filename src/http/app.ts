@@ -10,6 +10,7 @@ import { notFound } from '../domain/errors.js';
 import { createAnonApp, mountKeyedMcp } from '../mcp/mount.js';
 import { consoleRoutes } from '../sandbox/console/index.js';
 import { controlRoutes } from '../sandbox/control/index.js';
+import { callLog } from './callLog.js';
 import { chaos } from './chaos.js';
 import { docsRoutes } from './docs.js';
 import { toErrorResponse } from './envelope.js';
@@ -58,6 +59,7 @@ export function createApp(core: Core): Hono<AppEnv> {
       console.log(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - t0).toFixed(1)}ms`);
     });
   }
+  app.use('/api/*', callLog);
   if (core.config.selfCheck) app.use('/api/*', selfCheck);
   app.use('/api/v1/*', rateHeaders);
   app.use('/api/*', chaos);

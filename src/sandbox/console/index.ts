@@ -16,6 +16,7 @@ import { clockPages } from './pages/clock.js';
 import { deliveryPages } from './pages/deliveries.js';
 import { demoPages } from './pages/demo.js';
 import { faultPages } from './pages/faults.js';
+import { logPages } from './pages/logs.js';
 import { outboxPages } from './pages/outbox.js';
 import { requestPages } from './pages/requests.js';
 import { reviewPages } from './pages/reviews.js';
@@ -62,6 +63,7 @@ export function consoleRoutes(): Hono<AppEnv> {
   r.route('/deliveries', deliveryPages());
   r.route('/applications', applicationPages());
   r.route('/outbox', outboxPages());
+  r.route('/logs', logPages());
   r.route('/clock', clockPages());
   r.route('/faults', faultPages());
   r.route('/demo', demoPages());
