@@ -89,12 +89,12 @@ export function pager(url: string, nextCursor: string | null | undefined, label 
   </nav>`;
 }
 
-/** A duration in words, coarse: "3 min", "5 h 20 min", "2 d 4 h". */
+/** A duration in words, coarse: "3 min", "5 h 20 min", "70 h 5 min" (hours up to 4 days: the review window is 72 h), "5 d 4 h". */
 export function span(ms: number): string {
   const m = Math.max(0, Math.round(ms / 60_000));
   if (m < 1) return 'under a minute';
   if (m < 60) return `${m} min`;
   const h = Math.floor(m / 60);
-  if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+  if (h < 96) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
   return h % 24 ? `${Math.floor(h / 24)} d ${h % 24} h` : `${Math.floor(h / 24)} d`;
 }

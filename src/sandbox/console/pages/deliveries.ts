@@ -50,7 +50,7 @@ function card(c: Context<ConsoleEnv>, d: Delivery, returnTo: string): Html {
   <h3>Signature header <span class="muted small">(latest attempt)</span></h3>
   <p><code class="signature" data-field="signature">X-Screening-Signature: ${d.signature}</code></p>
   <h3>Body <span class="muted small">(latest attempt, exact bytes sent, ${Buffer.byteLength(d.body)} bytes)</span></h3>
-  <pre class="raw" data-field="body">${d.body}</pre>
+  <pre tabindex="0" class="raw" data-field="body">${d.body}</pre>
   <h3>Attempts</h3>
   ${attemptsTable(d.id, d.attempts ?? [])}
   <form method="post" action="/console/deliveries/${seg(d.id)}/redeliver">

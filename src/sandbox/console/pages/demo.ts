@@ -39,7 +39,7 @@ export function demoPages() {
     <td><code class="secret">${t.apiKey}</code></td><td><code class="secret small">${t.webhookSecret}</code></td>
   </tr>`)}</tbody>
 </table></div>
-${sample ? html`<h2>Try it</h2><pre class="raw">curl -H "Authorization: Bearer ${sample.apiKey}" ${base}/api/v1/me</pre>` : ''}`;
+${sample ? html`<h2>Try it</h2><pre tabindex="0" class="raw">curl -H "Authorization: Bearer ${sample.apiKey}" ${base}/api/v1/me</pre>` : ''}`;
     return renderPage(c, {
       title: 'Demo & reset',
       active: '/console/demo',

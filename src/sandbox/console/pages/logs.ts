@@ -18,11 +18,12 @@ function row(e: Entry): Html {
     <summary>
       <span class="badge ${tone(e.status)}">${e.status}</span>
       <code class="wrap">${e.method} ${e.path}</code>${e.tool ? html` <code class="tool">${e.tool}</code>` : ''}
-      <span class="muted small">${e.durationMs} ms · ${time(e.at)} · ${e.tenantId ? html`<a href="/console/tenants/${seg(e.tenantId)}">${e.tenantId}</a>` : 'no tenant'}</span>
+      <span class="muted small">${e.durationMs} ms · ${time(e.at)} · ${e.tenantId ?? 'no tenant'}</span>
     </summary>
+    ${e.tenantId ? html`<p class="small">Tenant <a href="/console/tenants/${seg(e.tenantId)}"><code>${e.tenantId}</code></a></p>` : ''}
     <div class="log-bodies">
-      <div><h3>Request body</h3>${e.requestBody ? html`<pre class="raw">${e.requestBody}</pre>` : html`<p class="muted small">none</p>`}</div>
-      <div><h3>Response body</h3>${e.responseBody ? html`<pre class="raw">${e.responseBody}</pre>` : html`<p class="muted small">none</p>`}</div>
+      <div><h3>Request body</h3>${e.requestBody ? html`<pre tabindex="0" class="raw">${e.requestBody}</pre>` : html`<p class="muted small">none</p>`}</div>
+      <div><h3>Response body</h3>${e.responseBody ? html`<pre tabindex="0" class="raw">${e.responseBody}</pre>` : html`<p class="muted small">none</p>`}</div>
     </div>
     ${e.truncated ? html`<p class="help">Bodies are kept up to 2,048 characters.</p>` : ''}
   </details>

@@ -37,8 +37,8 @@ export function outboxPages() {
     <div><dt>Sent</dt><dd>${time(m.createdAt)}</dd></div>
     <div><dt>Id</dt><dd><code>${m.id}</code></dd></div>
   </dl>
-  <pre class="mail">${m.body}</pre>
-  ${m.data !== undefined ? html`<details><summary>Data</summary><pre>${prettyJson(m.data)}</pre></details>` : ''}
+  <pre tabindex="0" class="mail">${m.body}</pre>
+  ${m.data !== undefined ? html`<details><summary>Data</summary><pre tabindex="0">${prettyJson(m.data)}</pre></details>` : ''}
 </article>`;
           })}${pager(c.req.url, res.data.nextCursor, 'messages')}`;
     return renderPage(c, { title: 'Hire outbox', active: '/console/outbox', lead: 'Emails the sandbox would have sent.', body });

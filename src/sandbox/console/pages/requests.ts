@@ -37,7 +37,7 @@ function ledger(rows: AuditEvent[]): Html {
     (e) => html`<li>
       <div class="when">${time(e.createdAt)}</div>
       <div class="what">${e.fromState ? html`${badge(e.fromState)} → ` : ''}${badge(e.toState)} <span class="actor">by <code>${e.actor}</code></span></div>
-      ${e.payload !== undefined && e.payload !== null ? html`<details><summary>Payload <span class="muted small">${e.id}</span></summary><pre>${prettyJson(e.payload)}</pre></details>` : html`<div class="muted small">${e.id}</div>`}
+      ${e.payload !== undefined && e.payload !== null ? html`<details><summary>Payload <span class="muted small">${e.id}</span></summary><pre tabindex="0">${prettyJson(e.payload)}</pre></details>` : html`<div class="muted small">${e.id}</div>`}
     </li>`,
   )}</ol>`;
 }
@@ -45,7 +45,7 @@ function ledger(rows: AuditEvent[]): Html {
 function decisionView(d: Record<string, unknown> | null, edits: RequestDetail['edits']): Html {
   if (!d) return html`<p class="muted">No decision yet.</p>`;
   const all = { ...d, ...(edits ?? {}) };
-  return html`<dl class="facts fields">${Object.entries(all).map(([k, v]) => html`<div><dt>${k}</dt><dd class="wrap">${typeof v === 'object' ? html`<pre>${prettyJson(v)}</pre>` : String(v)}</dd></div>`)}</dl>`;
+  return html`<dl class="facts fields">${Object.entries(all).map(([k, v]) => html`<div><dt>${k}</dt><dd class="wrap">${typeof v === 'object' ? html`<pre tabindex="0">${prettyJson(v)}</pre>` : String(v)}</dd></div>`)}</dl>`;
 }
 
 function deliveriesSummary(requestId: string, res: ControlResult<{ deliveries: any[] }>, hasWebhook: boolean | null): Html {
