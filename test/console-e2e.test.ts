@@ -70,7 +70,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
 });
 
-const shot = (name: string, p: Page = page) => p.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+const shot = (name: string, p: Page = page, fullPage = true) => p.screenshot({ path: `${SHOTS}${name}.png`, fullPage });
 const base = () => sb.get().baseUrl;
 const admin = () => client(base(), ADMIN_TOKEN);
 
@@ -114,7 +114,27 @@ async function axeViolations(p: Page): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
 }
 
-const overflow = (p: Page) => p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+/**
+ * How far the page is wider than the window: the document's own scroll width, or any element that
+ * sticks out past the right edge without sitting in a scrolling box of its own.
+ */
+const overflow = (p: Page) =>
+  p.evaluate(() => {
+    const scrolls = (el: Element | null): boolean => {
+      for (let e = el; e && e !== document.body; e = e.parentElement) {
+        const o = getComputedStyle(e).overflowX;
+        if (o === 'auto' || o === 'scroll' || o === 'hidden') return true;
+      }
+      return false;
+    };
+    let worst = document.documentElement.scrollWidth - window.innerWidth;
+    for (const el of document.body.querySelectorAll('*')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || getComputedStyle(el).position === 'absolute' || scrolls(el.parentElement)) continue;
+      worst = Math.max(worst, Math.round(r.right - window.innerWidth));
+    }
+    return worst;
+  });
 
 describe('console in a browser', () => {
   it('a reviewer judges a candidate beside the job, keeps input on a refused decision, and edits the score', async () => {
@@ -343,17 +363,22 @@ describe('console in a browser', () => {
       await page.setViewportSize({ width: 390, height: 844 });
       if ((await overflow(page)) > 0) problems.push(`${path} overflows at 390 px by ${await overflow(page)} px`);
     }
+    // phone-sized shots show the first screen, as a phone would
     await page.goto(`${base()}/console/reviews?state=all`);
-    await shot('review-390');
+    await shot('review-390', page, false);
+    await page.locator('article.review .score').first().scrollIntoViewIfNeeded();
+    await shot('review-390-score', page, false);
     await page.goto(`${base()}/console/deliveries?tenantId=${state.flakyTenant}`);
-    await shot('deliveries-390');
+    await shot('deliveries-390', page, false);
+    await page.goto(`${base()}/console/requests/${state.edited}`);
+    await shot('request-390', page, false);
     // the sign-in page, signed out, at both widths
     const fresh = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
     const login = await fresh.newPage();
     await login.goto(`${base()}/console/login`);
     if ((await overflow(login)) > 0) problems.push(`login overflows at 390 px by ${await overflow(login)} px`);
     for (const v of await axeViolations(login)) problems.push(`login: ${v}`);
-    await shot('login-390', login);
+    await shot('login-390', login, false);
     await login.setViewportSize({ width: 1280, height: 900 });
     if ((await overflow(login)) > 0) problems.push(`login overflows at 1280 px by ${await overflow(login)} px`);
     await fresh.close();

@@ -67,10 +67,10 @@ export function scoreCard(score: any, headingLevel: 'h2' | 'h3' | 'h4' = 'h3', e
     <p class="rationale">${rationale}</p>
     ${rationale !== score.rationale ? html`<p class="edited" data-field="edited-rationale">Edited by the reviewer. The model wrote: <q>${score.rationale}</q></p>` : ''}
     ${heading('Dimensions')}
-    <table class="dims">
+    <div class="table-wrap"><table class="dims">
       <thead><tr><th scope="col">Dimension</th><th scope="col" class="num">Score</th><th scope="col">Evidence</th></tr></thead>
       <tbody>${dims.map((d) => html`<tr><th scope="row">${d.name}</th><td class="num">${d.score}</td><td class="evidence">${d.evidence}</td></tr>`)}</tbody>
-    </table>
+    </table></div>
   </div>`;
 }
 

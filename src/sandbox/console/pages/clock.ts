@@ -108,7 +108,7 @@ export function clockPages() {
     const seconds = numberOrRaw(field(await readForm(c), 'seconds'));
     const res = await c.var.ctl.send<{ now: string; pendingTimers: number; fired: Advance }>('POST', '/clock/advance', { seconds });
     const fired = res.ok ? (res.data.fired.fired ? `fired ${counts(res.data.fired.byLabel)}` : 'nothing fired') : '';
-    return back(c, '/console/clock', res, res.ok ? `Advanced by ${describe(seconds as number)}: sandbox time is now ${res.data.now}; ${fired} (${res.data.pendingTimers} timers pending).` : '');
+    return back(c, '/console/clock', res, res.ok ? `Advanced by ${describe(seconds as number)}: sandbox time is now ${res.data.now}; ${fired} (${res.data.pendingTimers} ${res.data.pendingTimers === 1 ? 'timer' : 'timers'} pending).` : '');
   });
 
   return r;

@@ -72,7 +72,7 @@ function endpointsTable(list: Endpoint[]): Html {
 }
 
 const select = (id: string, name: string, label: string, values: string[], current: string) =>
-  html`<label for="${id}">${label}</label><select id="${id}" name="${name}"><option value="">any</option>${values.map((v) => html`<option value="${v}"${v === current ? html` selected` : ''}>${v}</option>`)}</select>`;
+  html`<span class="pair"><label for="${id}">${label}</label><select id="${id}" name="${name}"><option value="">any</option>${values.map((v) => html`<option value="${v}"${v === current ? html` selected` : ''}>${v}</option>`)}</select></span>`;
 
 export function deliveryPages() {
   const r = new Hono<ConsoleEnv>();
@@ -97,8 +97,8 @@ export function deliveryPages() {
       active: '/console/deliveries',
       lead: 'Signed deliveries to tenants’ webhook URLs, newest first. Failed attempts are retried on the sandbox clock; advance it to fire due retries.',
       body: html`<form method="get" action="/console/deliveries" class="filters" role="search" aria-label="Filter deliveries">
-  <label for="f-tenant">Tenant id</label><input id="f-tenant" name="tenantId" value="${q('tenantId')}" placeholder="any tenant">
-  <label for="f-req">Request id</label><input id="f-req" name="requestId" value="${q('requestId')}" placeholder="any request">
+  <span class="pair"><label for="f-tenant">Tenant id</label><input id="f-tenant" name="tenantId" value="${q('tenantId')}" placeholder="any tenant"></span>
+  <span class="pair"><label for="f-req">Request id</label><input id="f-req" name="requestId" value="${q('requestId')}" placeholder="any request"></span>
   ${select('f-status', 'status', 'Status', STATUSES, q('status'))}
   ${select('f-event', 'event', 'Event', EVENTS, q('event'))}
   <button type="submit">Filter</button>

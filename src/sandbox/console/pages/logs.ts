@@ -4,11 +4,20 @@
 import { Hono } from 'hono';
 import type { CallEntry } from '../../../domain/callLog.js';
 import { controlError, empty, pager, time } from '../components.js';
-import { html, seg, type Html } from '../html.js';
+import { html, prettyJson, seg, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
 import type { ConsoleEnv } from '../types.js';
 
 type Entry = CallEntry;
+
+/** JSON bodies indented for reading; anything else (or a cut body) exactly as kept. */
+function readable(text: string): string {
+  try {
+    return prettyJson(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}
 
 const tone = (s: number) => (s < 300 ? 'good' : s < 500 ? 'warn' : 'bad');
 
@@ -22,8 +31,8 @@ function row(e: Entry): Html {
     </summary>
     ${e.tenantId ? html`<p class="small">Tenant <a href="/console/tenants/${seg(e.tenantId)}"><code>${e.tenantId}</code></a></p>` : ''}
     <div class="log-bodies">
-      <div><h3>Request body</h3>${e.requestBody ? html`<pre tabindex="0" class="raw">${e.requestBody}</pre>` : html`<p class="muted small">none</p>`}</div>
-      <div><h3>Response body</h3>${e.responseBody ? html`<pre tabindex="0" class="raw">${e.responseBody}</pre>` : html`<p class="muted small">none</p>`}</div>
+      <div><h3>Request body</h3>${e.requestBody ? html`<pre tabindex="0">${readable(e.requestBody)}</pre>` : html`<p class="muted small">none</p>`}</div>
+      <div><h3>Response body</h3>${e.responseBody ? html`<pre tabindex="0">${readable(e.responseBody)}</pre>` : html`<p class="muted small">none</p>`}</div>
     </div>
     ${e.truncated ? html`<p class="help">Bodies are kept up to 2,048 characters.</p>` : ''}
   </details>
@@ -49,10 +58,10 @@ export function logPages() {
       active: '/console/logs',
       lead: 'The latest API and MCP calls (the last 2,000 are kept), newest first: what each client sent and what it got back.',
       body: html`<form method="get" action="/console/logs" class="filters" role="search" aria-label="Search the request log">
-  <label for="l-tenant">Tenant id</label><input id="l-tenant" name="tenantId" value="${q('tenantId')}" placeholder="any tenant">
-  <label for="l-q">Contains</label><input id="l-q" name="q" value="${q('q')}" placeholder="path, tool, id, text in a body">
-  <label for="l-api">API</label><select id="l-api" name="api">${opt('api', '', 'any')}${opt('api', 'rest', 'REST')}${opt('api', 'mcp', 'MCP')}</select>
-  <label for="l-status">Status</label><select id="l-status" name="status">${opt('status', '', 'any')}${opt('status', '2xx', '2xx')}${opt('status', '4xx', '4xx')}${opt('status', '5xx', '5xx')}</select>
+  <span class="pair"><label for="l-tenant">Tenant id</label><input id="l-tenant" name="tenantId" value="${q('tenantId')}" placeholder="any tenant"></span>
+  <span class="pair"><label for="l-q">Contains</label><input id="l-q" name="q" value="${q('q')}" placeholder="path, tool, id, text in a body"></span>
+  <span class="pair"><label for="l-api">API</label><select id="l-api" name="api">${opt('api', '', 'any')}${opt('api', 'rest', 'REST')}${opt('api', 'mcp', 'MCP')}</select></span>
+  <span class="pair"><label for="l-status">Status</label><select id="l-status" name="status">${opt('status', '', 'any')}${opt('status', '2xx', '2xx')}${opt('status', '4xx', '4xx')}${opt('status', '5xx', '5xx')}</select></span>
   <button type="submit">Search</button>
 </form>
 ${list}`,

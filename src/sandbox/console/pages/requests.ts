@@ -42,16 +42,17 @@ function ledger(rows: AuditEvent[]): Html {
   )}</ol>`;
 }
 
-function decisionView(d: Record<string, unknown> | null, edits: RequestDetail['edits']): Html {
-  if (!d) return html`<p class="muted">No decision yet.</p>`;
+function decisionView(d: Record<string, unknown> | null, edits: RequestDetail['edits'], ended: boolean): Html {
+  if (!d) return html`<p class="muted">${ended ? 'No decision: the request ended before a reviewer decided.' : 'No decision yet.'}</p>`;
   const all = { ...d, ...(edits ?? {}) };
   return html`<dl class="facts fields">${Object.entries(all).map(([k, v]) => html`<div><dt>${k}</dt><dd class="wrap">${typeof v === 'object' ? html`<pre tabindex="0">${prettyJson(v)}</pre>` : String(v)}</dd></div>`)}</dl>`;
 }
 
-function deliveriesSummary(requestId: string, res: ControlResult<{ deliveries: any[] }>, hasWebhook: boolean | null): Html {
+function deliveriesSummary(requestId: string, res: ControlResult<{ deliveries: any[] }>, hasWebhook: boolean | null, endedUnscored: boolean): Html {
   if (!res.ok) return controlError('webhook deliveries', res);
   const list = res.data?.deliveries ?? [];
   if (list.length === 0) {
+    if (endedUnscored) return empty('No webhook deliveries: the request ended before it was scored, so none was due.');
     return empty(hasWebhook === false ? 'No webhook deliveries: the tenant has no webhook URL.' : 'No webhook deliveries for this request yet.');
   }
   return html`<div class="table-wrap"><table class="list">
@@ -117,7 +118,8 @@ export function requestPages() {
     const tenant = await c.var.ctl.get<{ webhookUrl: string | null }>(`/tenants/${seg(q.tenantId)}`);
     const path = `/console/requests/${seg(q.requestId)}`;
     const health = deliveryHealth(deliveries.ok ? deliveries.data.deliveries : []);
-    const notScored = q.state === 'failed' || q.state === 'expired' ? 'No score: the request ended before it was scored.' : 'Not scored yet.';
+    const ended = q.state === 'failed' || q.state === 'expired';
+    const notScored = ended ? 'No score: the request ended before it was scored.' : 'Not scored yet.';
     return renderPage(c, {
       title: `Request ${q.requestId}`,
       active: '/console/requests',
@@ -133,10 +135,10 @@ ${stateInWords(q.state, q.ledger ?? [])}
 <section class="panel" aria-labelledby="sub-h"><h2 id="sub-h">Submission</h2>${submissionView(q.submission)}</section>
 <div class="cols">
   <section class="panel" aria-labelledby="score-h"><h2 id="score-h">Score</h2>${scoreCard(q.score, 'h3', q.edits, notScored)}</section>
-  <section class="panel" aria-labelledby="decision-h"><h2 id="decision-h">Review decision</h2>${decisionView(q.decision, q.edits)}
+  <section class="panel" aria-labelledby="decision-h"><h2 id="decision-h">Review decision</h2>${decisionView(q.decision, q.edits, ended)}
     ${q.state === 'pending_review' ? decisionForm(c, q.requestId, path) : ''}</section>
   <section class="panel" aria-labelledby="ledger-h"><h2 id="ledger-h">Ledger</h2>${ledger(q.ledger ?? [])}</section>
-  <section class="panel" aria-labelledby="hooks-h"><h2 id="hooks-h">Webhook deliveries</h2>${deliveriesSummary(q.requestId, deliveries, tenant.ok ? Boolean(tenant.data.webhookUrl) : null)}</section>
+  <section class="panel" aria-labelledby="hooks-h"><h2 id="hooks-h">Webhook deliveries</h2>${deliveriesSummary(q.requestId, deliveries, tenant.ok ? Boolean(tenant.data.webhookUrl) : null, ended && !q.score)}</section>
 </div>`,
     });
   });
