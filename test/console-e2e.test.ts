@@ -128,7 +128,7 @@ const overflow = (p: Page) =>
       return false;
     };
     let worst = document.documentElement.scrollWidth - window.innerWidth;
-    for (const el of document.body.querySelectorAll('*')) {
+    for (const el of Array.from(document.body.querySelectorAll('*'))) {
       const r = el.getBoundingClientRect();
       if (r.width === 0 || getComputedStyle(el).position === 'absolute' || scrolls(el.parentElement)) continue;
       worst = Math.max(worst, Math.round(r.right - window.innerWidth));
