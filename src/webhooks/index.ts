@@ -70,9 +70,10 @@ export function createWebhooks(ctx: CoreContext) {
     d.cancelRetry = ctx.clock.schedule(d.nextAttemptAt, () => attempt(d, false), RETRY_TIMER, d.id);
   }
 
-  function record(d: Delivery, a: Attempt): void {
+  /** `sent`: the attempt reached the network (not a chaos rule, not a missing URL), so it counts for the endpoint. */
+  function record(d: Delivery, a: Attempt, sent = false): void {
     d.attempts.push(a);
-    if (a.url) stats.record(d.tenantId, a.url, a.statusCode, a.at);
+    if (sent && a.url) stats.record(d.tenantId, a.url, a.statusCode, a.at);
     if (a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300) {
       const first = d.status !== 'delivered';
       d.status = 'delivered';
@@ -143,7 +144,7 @@ export function createWebhooks(ctx: CoreContext) {
     void postWebhook(d.url, requestHeaders, d.body, timeoutMs).then((out) => {
       if (gen !== generation) return;
       d.inFlight = false;
-      record(d, { ...base, ...out });
+      record(d, { ...base, ...out }, true);
       if (d.retryAfterFlight) {
         d.retryAfterFlight = false;
         if (d.status === 'retrying') attempt(d, false);
