@@ -4,7 +4,7 @@
 // rate per endpoint; and a redelivery that leaves the automatic retry schedule alone.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verify, verifyAny } from '../src/webhooks/signer.js';
+import { verify, verifyAny } from '../src/domain/webhooks/signer.js';
 import { verifySignature } from '../conformance/target/webhook-verify.js';
 import { client, createTenant, useSandbox } from './support/sandbox.js';
 import { SCREENING, adminOf, clockAdvance, deliveriesOf, startReceiver, submitBody, waitFor } from './support/screening.js';

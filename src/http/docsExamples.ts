@@ -4,7 +4,7 @@
 // example every status would otherwise show; and an identifier property with a pattern but no
 // example borrows the contract's own example value instead of random text generated from the pattern.
 
-import { ERROR_STATUS } from '../domain/errors.js';
+import { ERROR_STATUS } from '../errors/errors.js';
 
 const CODE_OF_STATUS = new Map<number, string>(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code]));
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];

@@ -3,8 +3,8 @@
 
 import { Hono } from 'hono';
 import type { CallEntry } from '../../domain/callLog.js';
-import { invalid, notFound } from '../../domain/errors.js';
-import type { AppEnv } from '../../http/types.js';
+import { invalid, notFound } from '../../errors/errors.js';
+import type { AppEnv } from '../../web/env.js';
 import { onlyKeys } from './admin.js';
 import { PAGE_PARAMS, pageOf, readPageQuery } from './paging.js';
 

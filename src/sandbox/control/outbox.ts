@@ -2,7 +2,7 @@
 // free-listing notices). GET /sandbox/v1/outbox[?to=address], a page at a time.
 
 import { Hono } from 'hono';
-import type { AppEnv } from '../../http/types.js';
+import type { AppEnv } from '../../web/env.js';
 import { onlyKeys } from './admin.js';
 import { PAGE_PARAMS, pageOf, readPageQuery } from './paging.js';
 

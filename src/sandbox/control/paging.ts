@@ -4,7 +4,7 @@
 // whatever the list's size), and a cursor whose id no longer sits at its position (a reset came in
 // between) is refused instead of silently skipping or repeating items.
 
-import { invalid } from '../../domain/errors.js';
+import { invalid } from '../../errors/errors.js';
 
 export type Order = 'asc' | 'desc';
 

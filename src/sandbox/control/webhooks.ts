@@ -3,9 +3,9 @@
 // endpoint.
 
 import { Hono } from 'hono';
-import { invalid, notFound } from '../../domain/errors.js';
-import type { AppEnv } from '../../http/types.js';
-import { deliveryView, type Delivery } from '../../webhooks/index.js';
+import { invalid, notFound } from '../../errors/errors.js';
+import type { AppEnv } from '../../web/env.js';
+import { deliveryView, type Delivery } from '../../domain/webhooks/index.js';
 import { onlyKeys, readObject } from './admin.js';
 import { PAGE_PARAMS, pageOf, readPageQuery } from './paging.js';
 import { sampleScore } from './sampleScore.js';

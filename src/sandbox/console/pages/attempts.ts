@@ -2,7 +2,7 @@
 // hand) that opens to what was sent (headers, body, signature) and what came back (status, the
 // first few KiB of the answer).
 
-import type { Attempt as WebhookAttempt } from '../../../webhooks/delivery.js';
+import type { Attempt as WebhookAttempt } from '../../../domain/webhooks/delivery.js';
 import { time } from '../components.js';
 import { html, type Html } from '../html.js';
 

@@ -4,7 +4,7 @@
 // retry schedule is left as it is).
 
 import { Hono, type Context } from 'hono';
-import type { EndpointStats } from '../../../webhooks/stats.js';
+import type { EndpointStats } from '../../../domain/webhooks/stats.js';
 import { badge, controlError, empty, pager, time } from '../components.js';
 import { back, csrfField, field, readForm } from '../forms.js';
 import { html, seg, type Html } from '../html.js';

@@ -5,7 +5,7 @@
 
 import type { MiddlewareHandler } from 'hono';
 import { BODY_CAP, capBody } from '../domain/callLog.js';
-import type { AppEnv } from './types.js';
+import type { AppEnv } from './env.js';
 
 // bodies larger than this are not copied at all: the log keeps BODY_CAP characters anyway
 const COPY_LIMIT = 64 * 1024;

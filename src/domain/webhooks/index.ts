@@ -4,10 +4,10 @@
 // A person's redelivery is one extra attempt beside the automatic schedule, never a change to it;
 // during a secret rotation each attempt carries a second signature made with the previous secret.
 
-import type { CoreContext } from '../domain/context.js';
-import { invalid, notFound } from '../domain/errors.js';
-import { limits } from '../domain/plans.js';
-import type { Tenant } from '../domain/tenants.js';
+import type { CoreContext } from '../context.js';
+import { invalid, notFound } from '../../errors/errors.js';
+import { limits } from '../plans.js';
+import type { Tenant } from '../tenants.js';
 import { type Attempt, type Delivery, DeliveryStore, type WebhookEvent } from './delivery.js';
 import { postWebhook } from './sender.js';
 import { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, sign } from './signer.js';
