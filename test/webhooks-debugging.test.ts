@@ -3,6 +3,8 @@
 // as a test; secret rotation with a signature per secret during the overlap and one after; a success
 // rate per endpoint; and a redelivery that leaves the automatic retry schedule alone.
 
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verify, verifyAny } from '../src/domain/webhooks/signer.js';
 import { verifySignature } from '../conformance/target/webhook-verify.js';
@@ -50,6 +52,40 @@ describe('webhook debugging', () => {
     const refused = await admin('POST', '/sandbox/v1/webhooks/test', { tenantId: bare.tenantId });
     expect(refused.status).toBe(400);
     expect(refused.json.error.message).toMatch(/webhookUrl/);
+  });
+
+  it('records an attempt whose receiver answers with 64 MiB, keeping only the first 4 KiB', async () => {
+    let written = 0;
+    const huge = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(64 * 1024, 'y');
+      const pump = () => {
+        while (written < 64 * 1024 * 1024 && !res.destroyed) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        if (!res.destroyed) res.end();
+      };
+      pump();
+    });
+    await new Promise<void>((r) => huge.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(huge.address() as AddressInfo).port}/hooks`;
+      const t = await createTenant(base(), { planTier: 'pro', webhookUrl: url, webhookSecret: 'whsec_huge_answer_secret' });
+      const sent = await adminOf(base())('POST', '/sandbox/v1/webhooks/test', { tenantId: t.tenantId });
+      const d = await waitFor(async () => {
+        const x = await delivery(sent.json.delivery.id);
+        return x.attempts.length > 0 ? x : undefined;
+      }, 'the attempt against a huge answer', 15_000);
+      expect(d.status).toBe('delivered');
+      expect(d.attempts[0]).toMatchObject({ statusCode: 200, responseTruncated: true });
+      expect(d.attempts[0].responseBody).toBe('y'.repeat(4096));
+      // the sender hung up: the receiver got nowhere near writing its 64 MiB
+      expect(written).toBeLessThan(16 * 1024 * 1024);
+    } finally {
+      huge.closeAllConnections();
+      await new Promise<void>((r) => huge.close(() => r()));
+    }
   });
 
   it('signs with both secrets during a rotation window and with the new one alone after it', async () => {
