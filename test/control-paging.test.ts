@@ -105,6 +105,14 @@ describe('paged admin listings', () => {
       expect(res.status, bad).toBe(400);
       expect(res.json.error.code).toBe('invalid_request');
     }
+    // the short lists are bounded instead: at most 100 chaos rules, and `limit` endpoints
+    for (let i = 0; i < 100; i++) expect((await admin('POST', '/sandbox/v1/faults', { path: `/api/v1/x${i}`, mode: 'latency', latencyMs: 0 })).status).toBe(201);
+    const over = await admin('POST', '/sandbox/v1/faults', { path: '/api/v1/one-too-many', mode: 'latency', latencyMs: 0 });
+    expect(over.status).toBe(400);
+    expect(over.json.error.message).toMatch(/at most 100 chaos rules/);
+    expect((await admin('GET', '/sandbox/v1/faults')).json.rules).toHaveLength(100);
+    await admin('DELETE', '/sandbox/v1/faults');
+    expect((await admin('GET', '/sandbox/v1/webhooks/endpoints?limit=0')).status).toBe(400);
     // a cursor of the ascending walk is not a cursor of the descending one
     const asc = await admin('GET', '/sandbox/v1/tenants?limit=1');
     expect((await admin('GET', `/sandbox/v1/tenants?limit=1&order=desc&cursor=${asc.json.nextCursor}`)).status).toBe(400);

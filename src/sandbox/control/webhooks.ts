@@ -56,10 +56,12 @@ export function webhooksRoutes() {
     return c.json({ delivery: deliveryView(d) }, 202);
   });
 
+  // a bounded summary, most recently used first (D-109): `limit` of them, no cursor
   r.get('/endpoints', (c) => {
     const query = c.req.query();
-    onlyKeys(query, ['tenantId']);
-    return c.json({ endpoints: c.var.core.webhooks.endpoints(query.tenantId || undefined) });
+    onlyKeys(query, ['tenantId', 'limit']);
+    const { limit } = readPageQuery({ limit: query.limit });
+    return c.json({ endpoints: c.var.core.webhooks.endpoints(query.tenantId || undefined).slice(0, limit) });
   });
 
   return r;
