@@ -1,4 +1,4 @@
-// The per-request budget of a JSON value (D-81): array lengths, string lengths, property counts, nesting
+// The per-request budget of a JSON value (D-81): array lengths, property counts, nesting
 // depth and the number of values are bounded before any schema or per-item work, so no single request
 // can make validation, error formatting or the domain do work out of proportion to the limits.
 
@@ -8,7 +8,6 @@ import { CONTRACTS_DIR } from './load.js';
 
 export interface Budget {
   arrayMaxItems: number;
-  stringMaxLength: number;
   objectMaxProperties: number;
   depth: number;
   values: number;
@@ -19,7 +18,6 @@ const policy = (parse(readFileSync(`${CONTRACTS_DIR}limits.yaml`, 'utf8')) as { 
 
 export const REQUEST_BUDGET: Readonly<Budget> = Object.freeze({
   arrayMaxItems: policy.arrayMaxItems,
-  stringMaxLength: policy.stringMaxLength,
   objectMaxProperties: policy.objectMaxProperties,
   depth: policy.jsonMaxDepth,
   values: policy.jsonMaxValues,
@@ -42,9 +40,8 @@ export function overBudget(value: unknown, root = '', budget: Readonly<Budget> =
     const { v, path } = stack.pop()!;
     if (++seen > budget.values) return `${root || 'body'} holds more than ${budget.values} values; the limit is ${budget.values}`;
     if (path.length > budget.depth) return `${pathText(path, root)} is nested more than ${budget.depth} levels deep`;
-    if (typeof v === 'string') {
-      if (v.length > budget.stringMaxLength) return `${pathText(path, root)} is ${v.length} characters long; the limit is ${budget.stringMaxLength}`;
-    } else if (Array.isArray(v)) {
+    // strings are left to the schemas' own maxLength (every request string has one), whose message says more
+    if (Array.isArray(v)) {
       if (v.length > budget.arrayMaxItems) return `${pathText(path, root)} has ${v.length} items; the limit is ${budget.arrayMaxItems}`;
       for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
     } else if (v !== null && typeof v === 'object') {

@@ -26,7 +26,6 @@ const forbiddenPage = (message: string) =>
   documentShell('Refused', html`<main id="main" class="login"><h1>Request refused</h1><div class="flash error" role="alert">${message}</div>
   <p><a href="/console">Back to the console</a></p></main>`).value;
 
-/** Browsers send Origin on form posts; one from another site is refused before anything else. */
 /** The host of an Origin header; one that is not a URL matches no host (a 403, not a 500). */
 function hostOf(origin: string): string | null {
   try {
@@ -36,6 +35,7 @@ function hostOf(origin: string): string | null {
   }
 }
 
+/** Browsers send Origin on form posts; one from another site is refused before anything else. */
 export const sameOrigin: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
     const origin = c.req.header('origin');
