@@ -33,7 +33,9 @@ export function submitWith(key: string, jobSpec: Record<string, unknown>, extra:
 }
 
 export interface UploadResult {
+  /** 0 when the connection failed before any answer (`error` says how). */
   status: number;
+  error?: string;
   text: string;
   /** Bytes the client had written when the answer arrived (or the connection closed). */
   bytesSent: number;
@@ -44,7 +46,7 @@ export interface UploadResult {
  * a server that refuses at its limit answers after a few hundred KiB, one that reads everything only at the end.
  */
 export function chunkedUpload(url: string, headers: Record<string, string>, totalBytes: number): Promise<UploadResult> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     // '{' first, spaces after: JSON that never ends
     const spaces = Buffer.alloc(64 * 1024, 0x20);
     const first = Buffer.concat([Buffer.from('{'), spaces.subarray(1)]);
@@ -61,8 +63,8 @@ export function chunkedUpload(url: string, headers: Record<string, string>, tota
       });
       res.on('error', () => resolve({ status: res.statusCode ?? 0, text, bytesSent: sent }));
     });
-    req.on('error', (e) => {
-      if (!answered) reject(e);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      if (!answered) resolve({ status: 0, error: e.code ?? e.message, text: '', bytesSent: sent });
     });
     const pump = () => {
       while (!answered && sent < totalBytes) {

@@ -18,12 +18,22 @@ export function refuseEncoded(c: Context): void {
   }
 }
 
-/**
- * The connection of a refused upload is closed after the answer, so the rest of the body is never read;
- * `Connection: close` on the response tells the client as well.
- */
-function closeAfterAnswer(c: Context): void {
-  c.header('Connection', 'close');
+// After a refusal the rest of the upload is read and dropped for a moment, up to this much, and then the
+// connection is closed: closed at once, the client's next write would reset the connection before it read
+// the 413 (the "lingering close" of web servers). Nothing of it is kept.
+const LINGER_BYTES = 4 * 1024 * 1024;
+const LINGER_MS = 1000;
+
+function lingerThenClose(incoming: IncomingMessage): void {
+  let dropped = 0;
+  const close = () => incoming.socket?.destroy();
+  const timer = setTimeout(close, LINGER_MS);
+  timer.unref();
+  incoming.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_BYTES) close();
+  });
+  incoming.once('close', () => clearTimeout(timer));
 }
 
 function readNode(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
@@ -41,8 +51,8 @@ function readNode(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Arr
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
-        incoming.pause();
-        return finish(tooLarge(maxBytes));
+        finish(tooLarge(maxBytes));
+        return lingerThenClose(incoming);
       }
       chunks.push(chunk);
     };
@@ -78,17 +88,12 @@ async function readWeb(body: ReadableStream<Uint8Array>, maxBytes: number): Prom
  */
 export async function readBodyCapped(c: Context, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(c.req.header('content-length') ?? NaN);
-  try {
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      throw refusal(413, `request body is ${declared} bytes; the limit is ${maxBytes} bytes`);
-    }
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    if (incoming && typeof incoming.on === 'function' && !incoming.readableDidRead) {
-      return await readNode(incoming, maxBytes);
-    }
-    return c.req.raw.body ? await readWeb(c.req.raw.body, maxBytes) : new Uint8Array(0);
-  } catch (e) {
-    if (e instanceof DomainError && e.status === 413) closeAfterAnswer(c);
-    throw e;
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const fromNode = Boolean(incoming && typeof incoming.on === 'function' && !incoming.readableDidRead);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    if (fromNode) lingerThenClose(incoming!);
+    throw refusal(413, `request body is ${declared} bytes; the limit is ${maxBytes} bytes`);
   }
+  if (fromNode) return readNode(incoming!, maxBytes);
+  return c.req.raw.body ? readWeb(c.req.raw.body, maxBytes) : new Uint8Array(0);
 }
