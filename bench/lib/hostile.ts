@@ -101,10 +101,15 @@ export interface Stall {
   ratio: number;
 }
 
+/** A ping's round trip; a failed ping (a stalled server drops idle keep-alive sockets) counts until it failed. */
 async function pingOnce(url: string): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(url);
-  await res.arrayBuffer();
+  try {
+    const res = await fetch(url);
+    await res.arrayBuffer();
+  } catch {
+    // the time it took to fail is the stall the client saw
+  }
   return performance.now() - t0;
 }
 

@@ -3,6 +3,7 @@
 // large heads are read up to the contract's bounds and refused past them with the envelope (D-82); console
 // sign-in is throttled (D-86); `javascript:` résumé links and inverted salary bands are refused (D-85).
 
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { largeHead, post } from '../../bench/lib/hostile.js';
 import { startSandbox, type RunningSandbox } from '../../src/main.js';
@@ -104,6 +105,20 @@ describe('request heads', () => {
     const res = await largeHead(`${sb.get().baseUrl}/api/v1/jobs`, 300_000);
     expect(res).toMatchObject({ status: 431 });
     expect(JSON.parse((res as { text: string }).text).error).toEqual({ code: 'invalid_request', message: 'the request head is larger than 262144 bytes' });
+  });
+
+  it('answers a request Node cannot parse with 400 and the envelope', async () => {
+    const { port } = new URL(sb.get().baseUrl);
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (text += d));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error.code).toBe('invalid_request');
   });
 });
 
