@@ -18,20 +18,20 @@ export function refuseEncoded(c: Context): void {
   }
 }
 
-// After a refusal the rest of the upload is read and dropped for a moment, up to this much, and then the
-// connection is closed: closed at once, the client's next write would reset the connection before it read
-// the 413 (the "lingering close" of web servers). Nothing of it is kept.
+// After a refusal the connection stays open for a moment before it is closed: closed at once, the client's
+// next write would reset the connection before it read the 413 (the "lingering close" of web servers).
+// Meanwhile up to LINGER_BYTES more are read and dropped, then reading stops (the client's writes wait);
+// nothing of it is kept.
 const LINGER_BYTES = 4 * 1024 * 1024;
-const LINGER_MS = 1000;
+const LINGER_MS = 2000;
 
 function lingerThenClose(incoming: IncomingMessage): void {
   let dropped = 0;
-  const close = () => incoming.socket?.destroy();
-  const timer = setTimeout(close, LINGER_MS);
+  const timer = setTimeout(() => incoming.socket?.destroy(), LINGER_MS);
   timer.unref();
   incoming.on('data', (chunk: Buffer) => {
     dropped += chunk.length;
-    if (dropped > LINGER_BYTES) close();
+    if (dropped > LINGER_BYTES) incoming.pause();
   });
   incoming.once('close', () => clearTimeout(timer));
 }
