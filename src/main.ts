@@ -6,8 +6,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolveConfig, type ConfigInput } from './config.js';
 import { createCore, type Core } from './domain/core.js';
-import { createAnonApp, createApp } from './http/app.js';
-import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './http/headLimit.js';
+import { createAnonApp, createApp } from './app.js';
+import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './web/headLimit.js';
 
 export interface RunningSandbox {
   core: Core;

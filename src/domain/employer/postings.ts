@@ -3,7 +3,7 @@
 
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { CoreContext } from '../context.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid, notFound } from '../../errors/errors.js';
 import { secureToken } from '../rng.js';
 import type { ScamCheckResult } from './scamCheck.js';
 

@@ -8,7 +8,8 @@ import { clearedCookie, readCookie, sameSecret, sessionCookie, type SessionStore
 import type { ConsoleEnv } from './types.js';
 import { field, readForm } from './forms.js';
 import { limits } from '../../domain/plans.js';
-import { FixedWindowLimiter } from '../../domain/ratelimit.js';
+import { FixedWindowLimiter } from '../../domain/ratelimit/limiter.js';
+import { clientIp } from '../../web/clientIp.js';
 
 /** Only console paths (after resolving dot segments) are accepted as the place to return to. */
 export function safeNext(next: string | undefined): string {
@@ -44,12 +45,6 @@ function loginPage(c: Context, next: string, error: string | null, status: 200 |
   return c.html(documentShell('Sign in', body).value, status);
 }
 
-/** The connecting address: sign-in failures are counted per client. */
-function clientOf(c: Context): string {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? 'unknown';
-}
-
 export function loginRoutes(r: Hono<ConsoleEnv>, sessions: SessionStore): void {
   // failed sign-ins per client and minute of real time (D-86): the sandbox clock is the admin's to move
   const failures = FixedWindowLimiter.perMinute();
@@ -62,7 +57,7 @@ export function loginRoutes(r: Hono<ConsoleEnv>, sessions: SessionStore): void {
   });
 
   r.post('/login', async (c) => {
-    const client = clientOf(c);
+    const client = clientIp(c);
     const seen = failures.peek(client, maxFailures, realNow());
     if (!seen.allowed) {
       c.header('Retry-After', String(seen.resetSeconds));

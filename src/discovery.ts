@@ -3,12 +3,12 @@
 // server set to this sandbox). All are built from what the servers really expose.
 
 import { Hono } from 'hono';
-import type { Core } from '../domain/core.js';
-import { limits } from '../domain/plans.js';
-import { anonEndpoint, keyedCard } from '../mcp/card.js';
-import { anonListed, keyedListed } from '../mcp/listing.js';
-import { servedDocument } from './docs.js';
-import type { AppEnv } from './types.js';
+import type { Core } from './domain/core.js';
+import { limits } from './domain/plans.js';
+import { anonEndpoint, keyedCard } from './mcp/card.js';
+import { anonListed, keyedListed } from './mcp/listing.js';
+import { servedDocument } from './http/docs.js';
+import type { AppEnv } from './web/env.js';
 
 const firstSentence = (s: string) => (/^(.+?[.!?])(\s|$)/.exec(s.replace(/\s+/g, ' '))?.[1] ?? s).trim();
 

@@ -3,7 +3,7 @@
 // arrive (bodyStream.ts), so a large or endless body is refused without being held in memory.
 
 import type { Context } from 'hono';
-import { invalid } from '../domain/errors.js';
+import { invalid } from '../errors/errors.js';
 import { limits } from '../domain/plans.js';
 import { readBodyCapped, refuseEncoded } from './bodyStream.js';
 

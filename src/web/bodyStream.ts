@@ -4,7 +4,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors/errors.js';
 
 const refusal = (status: number, message: string) => new DomainError('invalid_request', message, { field: 'body', status });
 

@@ -2,9 +2,9 @@
 // (the specification forbids it), before the header is even looked at.
 
 import type { Context, MiddlewareHandler } from 'hono';
-import { unauthorized } from '../domain/errors.js';
+import { unauthorized } from '../errors/errors.js';
 import type { Principal, Scope } from '../domain/tenants.js';
-import type { AppEnv } from './types.js';
+import type { AppEnv } from './env.js';
 
 const KEYISH_PARAMS = new Set(['api_key', 'apikey', 'key', 'token', 'access_token', 'auth', 'authorization']);
 const LIVE = /_live_/;
