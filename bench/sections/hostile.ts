@@ -88,6 +88,7 @@ export const hostileSection: Section = {
     const tenant = await createBenchTenant(sb, { planTier: 'pro', name: 'bench hostile' });
     const jobId = (await fetch(`${sb.baseUrl}/api/v1/jobs?limit=1`, { headers: bearer(tenant.apiKey) }).then((r) => r.json())).jobs[0].id as string;
     const rss = sampleGroupRss(sb.child.proc.pid!);
+    let peakOfClasses = 0;
     const figures: Figure[] = [];
     const data: Record<string, unknown> = {};
     for (const k of CLASSES) {
@@ -96,6 +97,7 @@ export const hostileSection: Section = {
       try {
         const { stall } = await stallDuring(`${sb.baseUrl}/llms.txt`, () => k.fire(sb, tenant, jobId));
         const peakMb = sample.stop() / MB;
+        peakOfClasses = Math.max(peakOfClasses, peakMb);
         data[k.id] = { ...stall, peakRssMb: peakMb };
         figures.push(
           figure(`hostile.${k.id}.stall`, `${k.label}: worst ping`, stall.worstMs, 'ms', STALL_TARGET, `${Math.round(stall.ratio)}× the ping's baseline of ${stall.baselineMs.toFixed(1)} ms`),
@@ -106,7 +108,8 @@ export const hostileSection: Section = {
         figures.push(notMeasured(`hostile.${k.id}.stall`, `${k.label}: worst ping`, 'ms', err instanceof Error ? err.message : String(err), STALL_TARGET));
       }
     }
-    figures.push(figure('hostile.rss.peak', 'Peak RSS of the sandbox through every class', rss.stop() / MB, 'MB', RSS_TARGET));
+    // the two samplers tick at different moments: the peak is the larger of what either saw
+    figures.push(figure('hostile.rss.peak', 'Peak RSS of the sandbox through every class', Math.max(rss.stop() / MB, peakOfClasses), 'MB', RSS_TARGET));
     return {
       figures,
       data,
