@@ -53,6 +53,8 @@ export interface CreateTenantInput {
   webhookSecret?: string;
   /** Fixed key material for deterministic demo fixtures; random otherwise. */
   apiKey?: string;
+  /** A fixed tenant id, for the demo tenants (derived from the seed); a fresh id otherwise. */
+  id?: string;
 }
 
 // one-shot digest: no Hash object per call (every keyed request hashes its key)
@@ -71,7 +73,7 @@ export class TenantService {
   create(input: CreateTenantInput): { tenant: Tenant; apiKey: string; key: ApiKey } {
     const now = this.now();
     const tenant: Tenant = {
-      id: this.ids.next('ten'),
+      id: input.id ?? this.ids.next('ten'),
       name: input.name ?? `${input.planTier} tenant`,
       planTier: input.planTier,
       disabled: false,

@@ -197,7 +197,8 @@ export function docsRoutes() {
   r.get('/control.json', (c) => c.json(withDerivedExamples(controlDocument(c.var.core)), 200, { 'access-control-allow-origin': '*' }));
   r.get('/assets/:file', (c) => {
     const name = c.req.param('file');
-    const type = ASSETS[name];
+    // own keys only: `constructor` or `__proto__` must not reach Object.prototype
+    const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!type) throw notFound(`no docs asset ${name}`);
     let buf = assetCache.get(name);
     if (!buf) {

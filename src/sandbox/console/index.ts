@@ -47,7 +47,9 @@ export function consoleRoutes(): Hono<AppEnv> {
   });
   r.use('*', securityHeaders);
   r.get('/assets/:file', (c) => {
-    const asset = ASSETS[c.req.param('file')];
+    const name = c.req.param('file');
+    // own keys only: `__proto__` or `toString` must not reach Object.prototype
+    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!asset) return c.text('not found', 404);
     return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=300' });
   });
