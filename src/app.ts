@@ -15,6 +15,7 @@ import { employerPages } from './mcp/employerPages.js';
 import { keyedMcpRoutes } from './mcp/keyed.js';
 import { consoleRoutes } from './sandbox/console/index.js';
 import { controlRoutes } from './sandbox/control/index.js';
+import { callLog } from './web/callLog.js';
 import { chaos } from './web/chaos.js';
 import { docsRoutes } from './http/docs.js';
 import { toErrorResponse } from './web/envelope.js';
@@ -63,6 +64,7 @@ export function createApp(core: Core): Hono<AppEnv> {
       console.log(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - t0).toFixed(1)}ms`);
     });
   }
+  app.use('/api/*', callLog);
   if (core.config.selfCheck) app.use('/api/*', selfCheck);
   app.use('/api/v1/*', rateHeaders);
   app.use('/api/*', chaos);

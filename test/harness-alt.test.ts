@@ -29,7 +29,6 @@ const ONLY: Record<string, string[]> = {
  * must then stay green (the harness never invents a failure), and the reason is stated.
  */
 const UNOBSERVABLE: Record<string, string> = {
-  'apply-on-free': 'a free tenant holds 0 apply credits (tier table), so its apply is refused for want of credit either way',
   'since-reapplied': 'rows after a cursor are all newer than `since` (keyset order by time), so filtering them again removes nothing',
 };
 

@@ -70,7 +70,7 @@ export const SCAM_RULES: readonly ScamRule[] = [
     test: (p) => {
       const monthly = p.pay ? payPerMonthIdr(p.pay) : null;
       if (monthly !== null && monthly > MAX_PLAUSIBLE_IDR_PER_MONTH) return `pay of about IDR ${Math.round(monthly).toLocaleString('en-US')} a month`;
-      return find(/\b(earn|income|make|gaji|penghasilan)\b[^.\n]{0,30}(\$\s?\d{3,}|usd\s?\d{3,}|rp\.?\s?\d[\d.,]*\s*(juta|jt)?)\s*(per|\/|a|sehari|setiap)\s*(day|hari|week|minggu)\b/i, text(p));
+      return find(/\b(earn|income|make|gaji|penghasilan)\b[^.\n]{0,30}(\$\s?\d{3,}|usd\s?\d{3,}|rp\.?\s?\d[\d.,]*(?:\s*(juta|jt))?)\s*(per|\/|a|sehari|setiap)\s*(day|hari|week|minggu)\b/i, text(p));
     },
   },
   {

@@ -166,7 +166,7 @@ export function parseCriteria(input: CriteriaInput): Criteria {
   }
   let seniority: Seniority | null = null;
   for (const [re, level] of SENIORITY_WORDS) if (re.test(text)) seniority = level;
-  const yearsMatch = /(\d{1,2})\s*\+?\s*(?:years?|yrs?|tahun|thn)\b/i.exec(text);
+  const yearsMatch = /(\d{1,2})\s*(?:\+\s*)?(?:years?|yrs?|tahun|thn)\b/i.exec(text);
   let minYears = input.minYears ?? (yearsMatch ? Number(yearsMatch[1]) : null);
   if (minYears !== null && minYears > 40) minYears = 40;
   let location = placeIn(text);
