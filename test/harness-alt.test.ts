@@ -60,6 +60,16 @@ describe.concurrent('the harness against the alternate deployment (keys only)', 
     expect(r.ok).toBe(true);
   }, 180_000);
 
+  it('the stateful model in its reduced form on one fixed key runs clean and catches a charged replay and a repeating cursor', async () => {
+    const only = ['screening.stateful.fixed-key'];
+    const status = (r: Awaited<ReturnType<typeof runAgainstAlt>>['result']) => r.checks.find((c) => c.id === only[0])!;
+    expect(status((await runAgainstAlt([], { only })).result).status).toBe('pass');
+    for (const [violation, requirement] of [['replay-charges', 'SCR-IDEMP-3'], ['audit-cursor-repeat', 'SCR-AUDIT-4']]) {
+      const c = status((await runAgainstAlt([violation], { only })).result);
+      expect(c.failures.map((f) => f.requirement), violation).toContain(requirement);
+    }
+  }, 120_000);
+
   for (const v of VIOLATIONS.filter((x) => UNOBSERVABLE[x.name])) {
     it(`${v.name}: not observable (${UNOBSERVABLE[v.name]}), so the run stays green`, async () => {
       const { result: r, reportDir } = await runAgainstAlt([v.name], { only: [v.requirement] });

@@ -16,6 +16,8 @@ export interface ScreeningModel {
   credits: number;
   /** idempotency key → requestId (only keys that created a request). */
   requests: Map<string, string>;
+  /** Replays since usage was last read (a missing credit then points at the replays). */
+  replays?: number;
 }
 
 export interface Real {
@@ -23,6 +25,11 @@ export interface Real {
   tenant: TenantHandle;
   /** Prefix making this run's keys unique. */
   prefix: string;
+  /**
+   * A fixed key (reduced model): its ledger holds earlier history, so audit walks start at `since` (the
+   * target's clock) and are judged on the model's own requests only.
+   */
+  since?: string;
 }
 
 export type CommandData =
@@ -47,6 +54,7 @@ function submitCommand(data: Extract<CommandData, { t: 'submit' }>): Cmd {
       if (existing) {
         expectStatus(ex, 200, 'SCR-IDEMP-1', `replaying key k${data.key}`);
         if (jsonOf(ex)?.requestId !== existing) throw violation('SCR-IDEMP-1', `replaying key k${data.key} returned ${jsonOf(ex)?.requestId}, not ${existing}`, ex);
+        m.replays = (m.replays ?? 0) + 1;
       } else if (m.credits > 0) {
         expectStatus(ex, 201, 'SCR-SUBMIT-1', `a new key k${data.key} with ${m.credits} credit(s) left`);
         m.credits -= 1;
@@ -65,8 +73,12 @@ function usageCommand(data: Extract<CommandData, { t: 'usage' }>): Cmd {
     check: () => true,
     async run(m, real) {
       const u = await readUsage(real.ctx, real.tenant.apiKey);
+      const replays = m.replays ?? 0;
+      m.replays = 0;
       if (u.creditsRemaining !== m.credits) {
-        throw violation(u.creditsRemaining < m.credits ? 'SCR-CREDIT-1' : 'SCR-USAGE-7', `usage reports ${u.creditsRemaining} credits; the model expects ${m.credits} after ${m.requests.size} accepted request(s)`, u.exchange);
+        const missing = m.credits - u.creditsRemaining;
+        const requirement = missing > 0 && missing <= replays ? 'SCR-IDEMP-3' : missing > 0 ? 'SCR-CREDIT-1' : 'SCR-USAGE-7';
+        throw violation(requirement, `usage reports ${u.creditsRemaining} credits; the model expects ${m.credits} after ${m.requests.size} accepted request(s)${replays ? ` and ${replays} replay(s) since the last reading` : ''}`, u.exchange);
       }
     },
     toString: () => 'usage()',
@@ -78,16 +90,16 @@ function auditCommand(data: Extract<CommandData, { t: 'audit' }>): Cmd {
     data,
     check: () => true,
     async run(m, real) {
-      const w = await walkAudit(real.ctx, real.tenant.apiKey, { limit: data.limit });
+      const w = await walkAudit(real.ctx, real.tenant.apiKey, { limit: data.limit, ...(real.since ? { since: real.since } : {}) });
       const last = w.pages[w.pages.length - 1];
       const ids = new Set(m.requests.values());
-      const foreign = w.rows.find((r) => !ids.has(r.requestId));
+      const foreign = real.tenant.fresh ? w.rows.find((r) => !ids.has(r.requestId)) : undefined;
       if (foreign) throw violation('SCR-AUDIT-3', `the ledger holds row ${foreign.id} of ${foreign.requestId}, a request this tenant never created`, last);
       for (const id of ids) {
         const intake = w.rows.filter((r) => r.requestId === id && r.toState === 'received').length;
         if (intake !== 1) throw violation(intake === 0 ? 'SCR-AUDIT-4' : 'SCR-IDEMP-2', `request ${id} has ${intake} intake rows in a walk with limit ${data.limit}`, last);
       }
-      const p = ledgerProblems(w.rows, true)[0];
+      const p = ledgerProblems(real.tenant.fresh ? w.rows : w.rows.filter((r) => ids.has(r.requestId)), true)[0];
       if (p) throw violation(p.requirement, p.why, last);
     },
     toString: () => `audit(limit=${data.limit})`,
