@@ -3,12 +3,23 @@
 // A failing sequence shrinks to the shortest one that still fails and is saved for every later run.
 
 import fc from 'fast-check';
-import type { Check } from '../check.js';
+import type { Check, CheckContext } from '../check.js';
 import { bodyGenerators } from '../arbitraries/requests.js';
 import { skip } from '../failure.js';
 import { nonce, orderedBand, readUsage, sinceOf } from './support.js';
 import { submitRequirement } from './screening-submit.js';
 import { commandArbitraries, commandFromData, commandsToData, type CommandData, type Real, type ScreeningModel } from '../stateful/screening-model.js';
+
+/** The command arbitraries over contract-derived bodies (invalid ones only when they reach the service). */
+function commandsFor(ctx: CheckContext, topUps: boolean) {
+  const gen = bodyGenerators(ctx.contract, ctx.validator, 'submitScreen');
+  const cmds = commandArbitraries({
+    validBody: gen.valid.map(orderedBand),
+    invalidBody: ctx.capabilities.negativeInput ? gen.invalid(false).map((m) => ({ body: m.value, defect: m.description, requirement: submitRequirement(m) })) : null,
+    topUps,
+  });
+  return { gen, cmds };
+}
 
 const stateful: Check = {
   id: 'screening.stateful',
@@ -16,12 +27,7 @@ const stateful: Check = {
   requirements: ['SCR-IDEMP-1', 'SCR-IDEMP-2', 'SCR-IDEMP-3', 'SCR-CREDIT-1', 'SCR-CREDIT-2', 'SCR-CREDIT-4', 'SCR-USAGE-7', 'SCR-AUDIT-3', 'SCR-AUDIT-4'],
   appliesTo: { surface: 'screening', needs: ['freshTenants', 'creditControl'] },
   async run(ctx) {
-    const gen = bodyGenerators(ctx.contract, ctx.validator, 'submitScreen');
-    const cmds = commandArbitraries({
-      validBody: gen.valid.map(orderedBand),
-      invalidBody: ctx.capabilities.negativeInput ? gen.invalid(false).map((m) => ({ body: m.value, defect: m.description, requirement: submitRequirement(m) })) : null,
-      topUps: true,
-    });
+    const { cmds } = commandsFor(ctx, true);
     await ctx.property<Iterable<fc.AsyncCommand<ScreeningModel, Real>>>({
       name: 'command sequences',
       arbitrary: fc.commands(cmds, { maxCommands: 14 }),
@@ -46,12 +52,7 @@ const fixedKey: Check = {
   async run(ctx) {
     if (ctx.tenants.canProvision) throw skip('the full model runs on fresh tenants (screening.stateful)');
     const tenant = await ctx.tenants.get('pro');
-    const gen = bodyGenerators(ctx.contract, ctx.validator, 'submitScreen');
-    const cmds = commandArbitraries({
-      validBody: gen.valid.map(orderedBand),
-      invalidBody: ctx.capabilities.negativeInput ? gen.invalid(false).map((m) => ({ body: m.value, defect: m.description, requirement: submitRequirement(m) })) : null,
-      topUps: false,
-    });
+    const { gen, cmds } = commandsFor(ctx, false);
     await ctx.property<Iterable<fc.AsyncCommand<ScreeningModel, Real>>>({
       name: 'command sequences on a fixed key',
       arbitrary: fc.commands(cmds, { maxCommands: 10 }),
