@@ -12,6 +12,7 @@ import { type RequestFilter, RequestStore } from './requests.js';
 import { loadResumes } from './resumes.js';
 import { type DecisionInput, decide } from './review.js';
 import { submit } from './submit.js';
+import type { Submission } from './types.js';
 import { usageOf } from './usage.js';
 
 export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
@@ -26,7 +27,8 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
     ledger,
     requests,
     resumes,
-    submit: (tenant: Tenant, body: unknown) => submit(ctx, requests, pipeline, tenant, body),
+    /** `submission` must have passed the contract's SubmitRequest validation. */
+    submit: (tenant: Tenant, submission: Submission) => submit(ctx, requests, pipeline, tenant, submission),
     usage: (tenant: Tenant) => usageOf(ctx, tenant),
     audit: (tenantId: string, query: AuditQuery) => auditPage(ctx, ledger, cursors, tenantId, query),
     /** The same page as JSON text, built without intermediate objects (for the REST adapter). */

@@ -10,6 +10,7 @@ import type { Delivery, WebhookService } from '../webhooks/index.js';
 import { flatten } from './flatten.js';
 import { JobSpecTable } from './jobSpecs.js';
 import type { Actor, Ledger, LedgerPayload } from './ledger.js';
+import { RecentTable } from './recentTable.js';
 import { encodeCandidate, StoredRequest } from './record.js';
 import type { RequestStore } from './requests.js';
 import { parseCandidate, type ResumeFixture } from './resumes.js';
@@ -23,6 +24,8 @@ const DECIDED: readonly ScreeningState[] = ['approved', 'rejected', 'edited'];
 
 export class Pipeline {
   private readonly jobSpecs = new JobSpecTable();
+  // identical scores (the same candidate data against the same spec) share one stored text
+  private readonly scores = new RecentTable<string>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -37,12 +40,21 @@ export class Pipeline {
   /** Forgets the shared job specs (requests still hold theirs). */
   reset(): void {
     this.jobSpecs.reset();
+    this.scores.reset();
   }
 
-  /** A new request in state `received`, not yet stored. */
-  create(id: string, tenantId: string, submission: Submission, now: number): StoredRequest {
+  /**
+   * Takes a new request in: stores it in state `received` with its intake row, and schedules the
+   * automatic steps to run after the submit response has been computed.
+   */
+  admit(id: string, tenantId: string, submission: Submission, now: number): StoredRequest {
     const job = this.jobSpecs.intern(submission.jobSpec);
-    return new StoredRequest(flatten(id), submission.idempotencyKey, now, this.ledger.rowsFor(tenantId), encodeCandidate(submission.candidate), job, this.resumes);
+    const req = new StoredRequest(flatten(id), submission.idempotencyKey, now, this.ledger.rowsFor(tenantId), encodeCandidate(submission.candidate), job);
+    this.requests.insert(req);
+    const payload = { creditsCharged: limits.spec.creditsPerScreen, candidateKind: submission.candidate.kind };
+    this.ledger.appendTo(req.store, req, req.id, null, 'received', 'system', payload, now);
+    setImmediate(this.runLater, req, submission);
+    return req;
   }
 
   /** Moves the request and writes its ledger row (unless a planted bug swallows it). */
@@ -52,23 +64,16 @@ export class Pipeline {
     if (writeRow) this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.now());
   }
 
-  intake(req: StoredRequest, submission: Submission): void {
-    const payload = { creditsCharged: limits.spec.creditsPerScreen, candidateKind: submission.candidate.kind };
-    this.ledger.appendTo(req.store, req, req.id, null, 'received', 'system', payload, req.createdAt);
-  }
-
-  /** Runs the automatic steps, after the submit response has been computed. */
-  schedule(req: StoredRequest, submission: Submission): void {
-    setImmediate(() => {
-      // a sandbox reset in between drops the request
-      if (this.requests.get(req.id) !== req) return;
-      try {
-        this.run(req, submission);
-      } catch (err) {
-        console.error(`screening pipeline failed for ${req.id}`, err);
-      }
-    });
-  }
+  // one function for every request's automatic steps: no closure per submit
+  private readonly runLater = (req: StoredRequest, submission: Submission) => {
+    // a sandbox reset in between drops the request
+    if (this.requests.get(req.id) !== req) return;
+    try {
+      this.run(req, submission);
+    } catch (err) {
+      console.error(`screening pipeline failed for ${req.id}`, err);
+    }
+  };
 
   private run(req: StoredRequest, submission: Submission): void {
     const parsed = parseCandidate(submission.candidate, this.resumes);
@@ -78,8 +83,9 @@ export class Pipeline {
     }
     this.transition(req, 'parsed', 'system', { source: parsed.profile.source });
 
+    // scored once, here, and stored: every later read gets the stored result
     const score = scoreCandidate(parsed.profile, submission.jobSpec, req.job.compiled(submission.jobSpec));
-    req.scored = true;
+    req.keepScore(this.scores.get(JSON.stringify(score), flatten));
     const summary = { score: score.score, confidence: score.confidence, modelId: score.modelId, promptVersion: score.promptVersion };
     this.transition(req, 'scored', 'system', summary, !this.ctx.faults.bug('skip_ledger_row'));
     if (this.webhookUrlOf(req)) this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.scored', result: score });
