@@ -249,13 +249,24 @@ export interface components {
          *     }
          */
         ApplyRequest: {
+            /** @description The applicant's full name. */
             candidate_name: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Where the employer replies.
+             */
             candidate_email: string;
+            /** @description Application message, 80 to 3000 characters. */
             message: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Link to the applicant's resume.
+             */
             resume_url?: string;
-            /** @enum {string} */
+            /**
+             * @description Language of the application.
+             * @enum {string}
+             */
             locale?: "id" | "en";
         };
         /**

@@ -10,7 +10,7 @@ export interface KeyedApplyToJobInput {
    */
   id: string;
   /**
-   * The seeker's full name.
+   * The applicant's full name.
    */
   candidate_name: string;
   /**
@@ -22,7 +22,7 @@ export interface KeyedApplyToJobInput {
    */
   message: string;
   /**
-   * Link to the seeker's resume.
+   * Link to the applicant's resume.
    */
   resume_url?: string;
   /**

@@ -4,6 +4,7 @@
 // when no usable key was sent (401/403 or no route), from a per-client-IP window of the free tier's size.
 
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import type { ApplyRequest } from '../contract/types.js';
 import { RateLimitExceeded, type RateDecision } from '../domain/jobs/index.js';
 import { onlyParams } from '../domain/jobs/params.js';
 import type { Scope } from '../domain/tenants.js';
@@ -97,8 +98,9 @@ export function jobsRoutes() {
     query(c, 'applyToJob', []);
     const id = pathParam(c, 'applyToJob', 'id');
     const body = await readJsonBody(c);
+    // the one validation pass: past it, the body is an ApplyRequest
     c.get('core').contracts.operation('applyToJob').checkBody(body);
-    return c.json(c.get('core').jobs.apply(c.get('principal'), id, body, 'rest'));
+    return c.json(c.get('core').jobs.apply(c.get('principal'), id, body as ApplyRequest, 'rest'));
   });
 
   r.get('/me', guard('jobs'), (c) => {

@@ -3,6 +3,7 @@
 // check; unsupported ones are dropped and reported. Framing sentences (greeting, the job applied for,
 // sign-off) say nothing about the seeker and are not claims.
 
+import type { KeyedDraftApplicationInput } from '../../contract/types.js';
 import { DomainError, invalid } from '../../errors/errors.js';
 import { checkClaim, evidenceOf, type ClaimVerdict } from './grounding.js';
 import type { SeekerResume } from './seekerResumes.js';
@@ -19,11 +20,8 @@ export interface DraftJob {
   description: string;
 }
 
-export interface DraftInput {
-  tone?: Tone;
-  highlights?: string[];
-  strict?: boolean;
-}
+/** draft_application's arguments but the job id (the contract's type). */
+export type DraftInput = Omit<KeyedDraftApplicationInput, 'id'>;
 
 export interface RemovedClaim {
   claim: string;

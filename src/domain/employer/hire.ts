@@ -2,6 +2,7 @@
 // shortlist and e-mails the same shortlist to the contact; otherwise it says so, and with
 // publish_if_no_match it posts the role free, live only when the scam check passes.
 
+import type { KeyedHireInput } from '../../contract/types.js';
 import { invalid } from '../../errors/errors.js';
 import { limits } from '../plans.js';
 import type { Principal } from '../tenants.js';
@@ -14,17 +15,7 @@ import { scamCheck } from './scamCheck.js';
 import { rank } from './scoring.js';
 import { criteriaView, parseCriteria, type Criteria } from './vocabulary.js';
 
-export interface HireArgs {
-  brief: string;
-  company: string;
-  contact_email: string;
-  publish_if_no_match?: boolean;
-  title?: string;
-  pay_min?: number;
-  pay_max?: number;
-  pay_currency?: 'IDR' | 'USD';
-  pay_period?: string;
-}
+export type HireArgs = KeyedHireInput;
 
 export const SHORTLIST_MAX = 10;
 

@@ -15,7 +15,7 @@ import { parseLocale, parseSearchParams, parseSkillsLimit, type RawParams } from
 import { createRate } from '../ratelimit/keyRate.js';
 import { SearchIndex } from './search-index.js';
 import { JobSearch } from './search.js';
-import type { Application, ApplyResult, Channel, JobRecord, JobView, Me, SearchResponse, StoredJob } from './types.js';
+import type { Application, ApplyBody, ApplyResult, Channel, JobRecord, JobView, Me, SearchResponse, StoredJob } from './types.js';
 import { jobViewBytes, toJobView } from './view.js';
 import { vocabulary } from './vocab.js';
 
@@ -78,7 +78,8 @@ export async function createJobs(ctx: CoreContext) {
       const { descParts: _parts, ...rest } = job;
       return { ...rest, skills: [...job.skills], description: describer.render(job) };
     },
-    apply(principal: Principal, jobId: string, body: unknown, channel: Channel): ApplyResult {
+    /** `body` must have passed the contract's ApplyRequest validation. */
+    apply(principal: Principal, jobId: string, body: ApplyBody, channel: Channel): ApplyResult {
       return desk.apply(principal, jobId, body, channel);
     },
     me(principal: Principal): Me {
