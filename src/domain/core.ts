@@ -7,7 +7,7 @@ import { Clock } from './clock.js';
 import type { CoreContext } from './context.js';
 import { createEmployer } from './employer/index.js';
 import { createJobs } from './jobs/index.js';
-import { FixedWindowLimiter } from './ratelimit/limiter.js';
+import { createRateLimits } from './ratelimit/rules.js';
 import { IdFactory, Rng } from './rng.js';
 import { createScreening } from './screening/index.js';
 import { seedDemo, type DemoSeed } from './seed.js';
@@ -27,8 +27,7 @@ export async function createCore(config: Readonly<Settings>) {
     ids,
     tenants: new TenantService(ids, () => clock.now()),
     faults: new Faults(rng.fork('faults'), () => clock.iso(), config.bugs),
-    perMinute: FixedWindowLimiter.perMinute(),
-    perDay: FixedWindowLimiter.perUtcDay(),
+    rateLimits: createRateLimits(clock, config.noRateLimits),
   };
   const webhooks = createWebhooks(ctx);
   const screening = createScreening(ctx, webhooks);
@@ -47,8 +46,7 @@ export async function createCore(config: Readonly<Settings>) {
       clock.clear();
       ctx.tenants.clear();
       ctx.faults.reset();
-      ctx.perMinute.reset();
-      ctx.perDay.reset();
+      ctx.rateLimits.reset();
       webhooks.reset();
       screening.reset();
       jobs.reset();

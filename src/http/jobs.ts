@@ -42,7 +42,7 @@ export const rateHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
 export function rateHeadersOnError(c: Ctx, status: number): void {
   const set = rateHeadersSet.get(c);
   if (set === undefined) return;
-  if (!set) setRateHeaders(c, c.get('core').jobs.countAnonymous(clientIp(c)));
+  if (!set) setRateHeaders(c, c.get('core').rateLimits.countAnonymous(clientIp(c)));
   if (status === 429 && c.get('core').faults.bug('no_retry_after')) c.header('Retry-After', undefined);
 }
 
@@ -57,7 +57,7 @@ const guard =
     c.set('principal', principal);
     let decision: RateDecision;
     try {
-      decision = c.get('core').jobs.takeRate(principal);
+      decision = c.get('core').rateLimits.takeRate(principal);
     } catch (err) {
       if (err instanceof RateLimitExceeded) setRateHeaders(c, err.decision);
       throw err;

@@ -4,8 +4,7 @@
 
 import { Hono } from 'hono';
 import type { Core } from '../domain/core.js';
-import { forbidden, notFound, rateLimited } from '../errors/errors.js';
-import { limits } from '../domain/plans.js';
+import { forbidden, notFound } from '../errors/errors.js';
 import type { RateDecision } from '../domain/ratelimit/limiter.js';
 import { clientIp } from '../web/clientIp.js';
 import { toErrorResponse } from '../web/envelope.js';
@@ -21,8 +20,6 @@ import { serveMcp } from './transport.js';
 
 export function createAnonApp(core: Core): Hono {
   const app = new Hono();
-  const limit = limits.spec.anonMcpCallsPerDayPerIp;
-  const bucket = (ip: string) => `anon:${ip}`;
   app.onError((err, c) => toErrorResponse(c, err));
   app.notFound((c) => toErrorResponse(c, notFound(`no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp`)));
 
@@ -40,7 +37,7 @@ export function createAnonApp(core: Core): Hono {
     const res = wantsEventStream(c)
       ? methodNotAllowed('GET, POST', 'this server is stateless and opens no SSE stream; send JSON-RPC with POST')
       : c.json(anonCard(core, new URL('/mcp', c.req.url).toString()));
-    setRateHeaders(res.headers, core.perDay.peek(bucket(ip), limit, core.clock.now()));
+    setRateHeaders(res.headers, core.rateLimits.peekAnonCall(ip));
     return res;
   });
 
@@ -54,16 +51,12 @@ export function createAnonApp(core: Core): Hono {
       handlers: HANDLERS.anon,
       listed: () => anonListed(core),
       beforeCall: () => {
-        const d = core.perDay.hit(bucket(ip), limit, core.clock.now());
-        last = d;
-        if (!d.allowed && !core.config.noRateLimits) {
-          throw rateLimited(`the anonymous server allows ${limit} tool calls per day per client IP; the limit resets at ${new Date(d.resetAt).toISOString()} (00:00 UTC)`, d.resetSeconds);
-        }
+        last = core.rateLimits.takeAnonCall(ip);
       },
     };
     const call: ToolCall = { core, server: 'anon', principal: null, clientIp: ip };
     const res = await serveMcp(c.req.raw, buildServer(spec, call));
-    setRateHeaders(res.headers, last ?? core.perDay.peek(bucket(ip), limit, core.clock.now()));
+    setRateHeaders(res.headers, last ?? core.rateLimits.peekAnonCall(ip));
     return res;
   });
 

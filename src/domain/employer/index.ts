@@ -3,7 +3,7 @@
 // Everything is in memory, generated from the seed, and emptied by reset().
 
 import type { CoreContext } from '../context.js';
-import { notFound, rateLimited } from '../../errors/errors.js';
+import { notFound } from '../../errors/errors.js';
 import type { JobsService } from '../jobs/index.js';
 import { jobsTierOf, limits } from '../plans.js';
 import type { Principal } from '../tenants.js';
@@ -50,12 +50,8 @@ export function createEmployer(ctx: CoreContext, jobs: JobsService) {
     /** 50 calls a day per key (limits.spec.talentSearchPerDay); a call with bad arguments is not counted. */
     talentSearch(principal: Principal, args: EmployerSearchArgs) {
       criteriaFrom(args);
-      const now = ctx.clock.now();
-      const perDay = limits.spec.talentSearchPerDay;
-      const d = ctx.perDay.hit(`talent:${principal.key.id}`, perDay, now);
-      if (!d.allowed && !ctx.config.noRateLimits) {
-        throw rateLimited(`talent_search is limited to ${perDay} calls a day per key; the limit resets at ${new Date(d.resetAt).toISOString()}`, d.resetSeconds);
-      }
+      const d = ctx.rateLimits.takeTalentSearch(principal);
+      const perDay = d.limit;
       const result = talentSearch(pool, args, limits.spec.talentSearchMaxCards);
       return { ...result, usage: { callsToday: perDay - d.remaining, limitPerDay: perDay, resetAt: new Date(d.resetAt).toISOString() } };
     },

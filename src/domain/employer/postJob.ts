@@ -4,7 +4,7 @@
 import type { KeyedPostJobInput } from '../../contract/types.js';
 import type { Principal } from '../tenants.js';
 import { invalid } from '../../errors/errors.js';
-import type { Listing, OrderTier, Postings } from './postings.js';
+import type { Listing, Postings } from './postings.js';
 import { scamCheck } from './scamCheck.js';
 
 export type PostJobArgs = KeyedPostJobInput;

@@ -12,14 +12,13 @@ import { Describer } from './description.js';
 import { Market } from './market.js';
 import { meOf } from './me.js';
 import { parseLocale, parseSearchParams, parseSkillsLimit, type RawParams } from './params.js';
-import { createRate } from '../ratelimit/keyRate.js';
 import { SearchIndex } from './search-index.js';
 import { JobSearch } from './search.js';
 import type { Application, ApplyBody, ApplyResult, Channel, JobRecord, JobView, Me, SearchResponse, StoredJob } from './types.js';
 import { jobViewBytes, toJobView } from './view.js';
 import { vocabulary } from './vocab.js';
 
-export { RateLimitExceeded, type RateDecision } from '../ratelimit/keyRate.js';
+export { RateLimitExceeded, type RateDecision } from '../ratelimit/rules.js';
 export type * from './types.js';
 
 export async function createJobs(ctx: CoreContext) {
@@ -33,7 +32,7 @@ export async function createJobs(ctx: CoreContext) {
   const market = new Market(vocab.families, corpus.active, new Date(CORPUS_EPOCH_MS).toISOString());
   const finder = new JobSearch(corpus.active, index, ctx.faults);
   const desk = new ApplyDesk(ctx, corpus.byId);
-  const rate = createRate(ctx);
+  const rate = ctx.rateLimits;
   const stats = Object.freeze({
     activeJobs: corpus.active.length,
     inactiveJobs: corpus.all.length - corpus.active.length,
