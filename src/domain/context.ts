@@ -1,6 +1,7 @@
 // What every domain service is built from: config, the sandbox clock, the seeded generator, ids,
 // tenants, fault switches and the rate limits. Services never import each other's state
 // except through the Core they are handed.
+// Requirements: none of its own (the services it feeds name theirs).
 
 import type { Contracts } from '../contract/index.js';
 import type { Faults } from './faults.js';

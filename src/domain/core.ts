@@ -1,5 +1,6 @@
 // Builds every domain service from one set of resolved settings. Adapters (HTTP, MCP,
 // control API, console) receive the Core and call into it; the Core knows nothing of them.
+// Requirements: none of its own (the services it builds name theirs); decisions D-50 (reset).
 
 import { loadContracts } from '../contract/index.js';
 import { Faults } from './faults.js';

@@ -1,5 +1,6 @@
 // The vetted list of AI-data-work platforms (fixtures/curated/platforms.json) served by the anonymous
 // MCP server's get_curated_list.
+// Requirements: MCP-ANON-6.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

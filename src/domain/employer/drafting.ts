@@ -2,6 +2,7 @@
 // the saved resume only. Every sentence about the seeker is a claim that goes through the grounding
 // check; unsupported ones are dropped and reported. Framing sentences (greeting, the job applied for,
 // sign-off) say nothing about the seeker and are not claims.
+// Requirements: MCP-TOOL-4, MCP-TOOL-5, POL-MCP-15; decisions D-47.
 
 import type { KeyedDraftApplicationInput } from '../../contract/types.js';
 import { DomainError, invalid } from '../../errors/errors.js';

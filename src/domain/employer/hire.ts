@@ -1,6 +1,7 @@
 // hire: one call from a plain-words brief. With enough strong matches it returns an anonymized
 // shortlist and e-mails the same shortlist to the contact; otherwise it says so, and with
 // publish_if_no_match it posts the role free, live only when the scam check passes.
+// Requirements: MCP-TOOL-12, MCP-TOOL-13, POL-MCP-6; decisions D-32, D-49.
 
 import type { KeyedHireInput } from '../../contract/types.js';
 import { invalid } from '../../errors/errors.js';

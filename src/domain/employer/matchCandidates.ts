@@ -1,4 +1,5 @@
 // match_candidates: a ranked, anonymized shortlist of consented, open-to-work candidates.
+// Requirements: MCP-TOOL-8, POL-MCP-16; decisions D-48.
 
 import type { KeyedMatchCandidatesInput, KeyedTalentSearchInput } from '../../contract/types.js';
 import { invalid } from '../../errors/errors.js';

@@ -1,5 +1,6 @@
 // post_job: a job-post order with a checkout link in IDR; the pilot tier is free and goes to manual
 // review. Every posting passes the scam check first; a flagged one gets no checkout link.
+// Requirements: MCP-TOOL-11, POL-MCP-17; decisions D-49.
 
 import type { KeyedPostJobInput } from '../../contract/types.js';
 import type { Principal } from '../tenants.js';

@@ -1,6 +1,7 @@
 // The jobs domain: a deterministic corpus, its search index, apply with credits, /me, market data and
 // the per-key rate limit. REST (src/http/jobs.ts) and the MCP tools call the same functions, so an
 // apply over either spends the same wallet and a call over either counts against the same window.
+// Requirements: JOB-SEARCH-1..9, JOB-GET-1..2, JOB-APPLY-1..6, JOB-ME-1..2, JOB-MKT-1..7, MCP-KEYED-5 (through the modules it wires).
 
 import type { CoreContext } from '../context.js';
 import { notFound } from '../../errors/errors.js';

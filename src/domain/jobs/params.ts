@@ -1,6 +1,7 @@
 // Typed commands of the jobs domain from loosely typed input. Adapters validate against the contract
 // first (which names the parameter); these checks are the domain's own guard, so every adapter (REST,
 // MCP) gets the same 400 for the same bad input, whether values arrive as query strings or numbers.
+// Requirements: JOB-SEARCH-3, JOB-SEARCH-4, JOB-MKT-4, JOB-MKT-5, POL-ERR-2; decisions D-07, D-39.
 
 import { invalid } from '../../errors/errors.js';
 import { limits } from '../plans.js';

@@ -1,5 +1,6 @@
 // The vocabulary of the jobs domain: enumerations, the internal job record, the public Job view and
 // the shapes of search, apply, me and market results (as fixed in the contract, contracts/jobs.openapi.yaml).
+// Requirements: JOB-SEARCH-2, JOB-TIER-1; decisions D-26.
 
 
 export const REMOTE_TYPES = ['worldwide', 'regional', 'timezone-based'] as const;

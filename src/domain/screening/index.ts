@@ -1,5 +1,6 @@
 // Screening domain: submissions, idempotency, the pipeline, review decisions and the audit ledger.
 // It knows nothing of HTTP; the REST adapter and the control API call the functions returned here.
+// Requirements: SCR-SUBMIT-1, SCR-USAGE-1..7, SCR-AUDIT-1..6, SCR-REVIEW-1..2 (through the modules it wires).
 
 import type { CoreContext } from '../context.js';
 import type { Tenant } from '../tenants.js';

@@ -1,6 +1,7 @@
 // Job specs as requests keep them. Many candidates are screened against the same job spec, so each
 // distinct spec (by its JSON text) is kept once, with its scorer compilation made on first
 // use; a bounded table of recent specs finds the shared copy. Every reader gets its own parsed copy.
+// Requirements: none of its own (storage of SCR-SUBMIT-7 job specs); decisions D-42.
 
 import { flatten } from './flatten.js';
 import { RecentTable } from './recentTable.js';

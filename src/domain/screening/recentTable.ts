@@ -1,6 +1,7 @@
 // A bounded table of recently seen values by their text, so requests that carry the same job spec or
 // earn the same score share one stored copy instead of holding one each. The least recently used entry
 // leaves first when the table is full.
+// Requirements: none (memory layout).
 
 const RECENT = 256;
 

@@ -2,6 +2,7 @@
 // thousands. The candidate is kept as a short JSON text, the job spec is shared with every request that
 // sent the same one, the ledger rows are a chain in the tenant's row store, and the score, computed once
 // by the pipeline, is kept as JSON text (shared between requests that earned the same one).
+// Requirements: SCR-LEDGER-2, SCR-HOOK-4 (the kept ScoreResultV1); decisions D-02.
 
 import type { TimerHandle } from '../clock.js';
 import { flatten } from './flatten.js';

@@ -3,6 +3,7 @@
 // asks). Evidence quotes the candidate's own data; the same input always gives the same result.
 // A job spec is compiled once (its requirements' key terms, the years it asks for) and can be kept
 // beside the spec; a candidate's skills and summary are tokenized once per scoring.
+// Requirements: SCR-HOOK-4, SCR-VER-3, POL-REVIEW-2; decisions D-42.
 
 import { candidateYears, requiredYears, type YearsFinding } from './experience.js';
 import { alternatives, findRun, keyTermsOf, type Token, tokenize } from './terms.js';

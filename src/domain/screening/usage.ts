@@ -1,5 +1,6 @@
 // The caller's screening wallet as the usage endpoint reports it, and the 402 a submit gets when
 // the wallet is empty (always with a next step: the upgrade URL, and the free cap on the free tier).
+// Requirements: SCR-USAGE-1..7, SCR-CREDIT-3..5, POL-USAGE-1, POL-USAGE-2, POL-CREDIT-2; decisions D-05, D-16.
 
 import type { CoreContext } from '../context.js';
 import { type DomainError, paymentRequired } from '../../errors/errors.js';

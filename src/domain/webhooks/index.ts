@@ -1,6 +1,7 @@
 // The webhook outbox: signed deliveries of screening events, with retries on the sandbox clock.
 // The tenant's webhookUrl and secret are read when each attempt is made, so fixing a broken URL
 // takes effect at the next retry. Advancing the sandbox clock fires every retry that came due.
+// Requirements: SCR-HOOK-1..8, POL-HOOK-1..5; decisions D-09, D-10.
 
 import type { CoreContext } from '../context.js';
 import { invalid, notFound } from '../../errors/errors.js';

@@ -1,5 +1,6 @@
 // One HTTP attempt of a webhook delivery: POST the raw body, wait at most the timeout, and report
 // the status (2xx is success; redirects are not followed and count as failures) or the network error.
+// Requirements: POL-HOOK-1 (2xx within 15 s is success); decisions D-09.
 
 export interface SendOutcome {
   statusCode: number | null;

@@ -1,6 +1,7 @@
 // Webhook signatures: `X-Screening-Signature: sha256=<hex>`, an HMAC-SHA256 of the raw request body
 // keyed with the tenant's webhook secret. Receivers (and the conformance harness) verify with
 // `verify`, which compares in constant time.
+// Requirements: SCR-HOOK-6, SCR-HOOK-7.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
