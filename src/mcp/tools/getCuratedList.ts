@@ -5,5 +5,5 @@ import type { ToolHandler } from '../tool.js';
 
 export const getCuratedList: ToolHandler<AnonGetCuratedListInput> = {
   name: 'get_curated_list',
-  run: (args, call) => call.core.employer.curatedList(args.category),
+  run: (args, call) => ({ ...call.core.employer.curatedList(args.category) }),
 };
