@@ -15,7 +15,7 @@ import { RecentTable } from './recentTable.js';
 import { encodeCandidate, StoredRequest } from './record.js';
 import type { RequestStore } from './requests.js';
 import { parseCandidate, type ResumeFixture } from './resumes.js';
-import { scoreCandidate } from './scorer.js';
+import { scoreTemplate, subjectOf, withSubject } from './scorer.js';
 import type { ReviewDecisionV1, ReviewEdits, ScreeningState, Submission } from './types.js';
 
 /** Magic job title whose review window closes as soon as the request is queued for review. */
@@ -84,9 +84,12 @@ export class Pipeline {
     }
     this.transition(req, 'parsed', 'system', { source: parsed.profile.source });
 
-    // scored once, here, and stored: every later read gets the stored result
-    const score = scoreCandidate(parsed.profile, submission.jobSpec, req.job.compiled(submission.jobSpec));
-    req.keepScore(this.scores.get(JSON.stringify(score), flatten));
+    // scored once, here, and kept: every later read gets the kept result. Candidates with the same data
+    // against the same spec share one template; only the name in the rationale is their own.
+    const template = scoreTemplate(parsed.profile, submission.jobSpec, req.job.compiled(submission.jobSpec));
+    const subject = subjectOf(parsed.profile);
+    const score = withSubject(template, subject);
+    req.keepScore(this.scores.get(JSON.stringify(template), flatten), subject);
     const summary = { score: score.score, confidence: score.confidence, modelId: score.modelId, promptVersion: score.promptVersion };
     this.transition(req, 'scored', 'system', summary, !this.ctx.faults.bug('skip_ledger_row'));
     if (this.webhookUrlOf(req)) this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.scored', result: score });

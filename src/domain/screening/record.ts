@@ -1,13 +1,15 @@
 // A screening request as the store keeps it: compact, because a sandbox may hold hundreds of
 // thousands. The candidate is kept as a short JSON text, the job spec is shared with every request that
 // sent the same one, the ledger rows are a chain in the tenant's row store, and the score, computed once
-// by the pipeline, is kept as JSON text (shared between requests that earned the same one).
+// by the pipeline, is kept as the JSON text of its template (shared between requests that earned the same
+// one) plus the candidate's name that fills it.
 // Requirements: SCR-LEDGER-2, SCR-HOOK-4 (the kept ScoreResultV1); decisions D-02.
 
 import type { TimerHandle } from '../clock.js';
 import { flatten } from './flatten.js';
 import type { StoredJobSpec } from './jobSpecs.js';
 import { type LedgerRow, type RowChain, rowsOfChain } from './ledger.js';
+import { withSubject } from './scorer.js';
 import type { TenantRows } from './tenantRows.js';
 import type { CandidateBlob, ReviewDecisionV1, ReviewEdits, ScoreResultV1, ScreeningRequest, ScreeningState, Submission } from './types.js';
 
@@ -44,8 +46,9 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   queuedForReviewAt: number | null = null;
   firstRow = -1;
   lastRow = -1;
-  /** JSON text of the model's result, once scored. */
+  /** JSON text of the model's result template (shared), once scored, and the name it is filled with. */
   private scoreText: string | null = null;
+  private scoreSubject = '';
   /** The pending review-window timer. */
   expiry: TimerHandle | null = null;
 
@@ -73,13 +76,14 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return { idempotencyKey: this.idempotencyKey, candidate: this.candidate(), jobSpec: this.job.spec() };
   }
 
-  /** Keeps the model's result (JSON text of a ScoreResultV1). */
-  keepScore(json: string): void {
-    this.scoreText = json;
+  /** Keeps the model's result: the JSON text of its template (see scorer.ts) and the subject that fills it. */
+  keepScore(templateJson: string, subject: string): void {
+    this.scoreText = templateJson;
+    this.scoreSubject = subject;
   }
 
   get score(): ScoreResultV1 | null {
-    return this.scoreText === null ? null : (JSON.parse(this.scoreText) as ScoreResultV1);
+    return this.scoreText === null ? null : withSubject(JSON.parse(this.scoreText) as ScoreResultV1, this.scoreSubject);
   }
 
   get rows(): LedgerRow[] {
