@@ -1,7 +1,8 @@
 // The employer tools (candidate pool, match_candidates, talent_search, post_job, hire with its scam
 // check and outbox) and the seeker's draft_application with its grounding check and monthly quota.
 // Everything is in memory, generated from the seed, and emptied by reset().
-// Requirements: MCP-TOOL-4, MCP-TOOL-8..13 (through the modules it wires); decisions D-31, D-32, D-47..D-49.
+// Requirements: MCP-TOOL-4, MCP-TOOL-8, MCP-TOOL-9, MCP-TOOL-10, MCP-TOOL-11, MCP-TOOL-12, MCP-TOOL-13 (through
+// the modules it wires); decisions D-31, D-32, D-47, D-48, D-49.
 
 import type { CoreContext } from '../context.js';
 import { notFound } from '../../errors/errors.js';

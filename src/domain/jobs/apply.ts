@@ -1,7 +1,8 @@
 // Applying to a job (REST POST /jobs/{id}/apply and the MCP apply_to_job tool share this, and so the
 // same wallet). The body arrives validated by the contract (ApplyRequest, which apply_to_job's arguments
 // share); the checks here run in a fixed order: job exists and is active, tier, credit; nothing is
-// charged or recorded unless every check passes. Requirements: JOB-APPLY-1..6, MCP-KEYED-5, MCP-TOOL-6;
+// charged or recorded unless every check passes. Requirements: JOB-APPLY-1, JOB-APPLY-2, JOB-APPLY-3, JOB-APPLY-4,
+// JOB-APPLY-5, JOB-APPLY-6, MCP-KEYED-5, MCP-TOOL-6;
 // decisions D-19, D-23, D-28.
 
 import type { CoreContext } from '../context.js';

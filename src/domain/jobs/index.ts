@@ -1,7 +1,10 @@
 // The jobs domain: a deterministic corpus, its search index, apply with credits, /me, market data and
 // the per-key rate limit. REST (src/http/jobs.ts) and the MCP tools call the same functions, so an
 // apply over either spends the same wallet and a call over either counts against the same window.
-// Requirements: JOB-SEARCH-1..9, JOB-GET-1..2, JOB-APPLY-1..6, JOB-ME-1..2, JOB-MKT-1..7, MCP-KEYED-5 (through the modules it wires).
+// Requirements: JOB-SEARCH-1, JOB-SEARCH-2, JOB-SEARCH-3, JOB-SEARCH-4, JOB-SEARCH-5, JOB-SEARCH-6, JOB-SEARCH-7,
+// JOB-SEARCH-8, JOB-SEARCH-9, JOB-GET-1, JOB-GET-2, JOB-APPLY-1, JOB-APPLY-2, JOB-APPLY-3, JOB-APPLY-4,
+// JOB-APPLY-5, JOB-APPLY-6, JOB-ME-1, JOB-ME-2, JOB-MKT-1, JOB-MKT-2, JOB-MKT-3, JOB-MKT-4, JOB-MKT-5, JOB-MKT-6,
+// JOB-MKT-7, MCP-KEYED-5 (through the modules it wires).
 
 import type { CoreContext } from '../context.js';
 import { notFound } from '../../errors/errors.js';

@@ -1,7 +1,7 @@
 // Every rate limit of the sandbox, in one place, on the sandbox clock:
-// - the jobs API's per-key minute, shared by REST and the keyed MCP server (JOB-RATE-1..4, POL-RATE-1..3;
-//   D-22), sized by the jobs tier; calls without a usable key count against a per-client-IP window of the
-//   free tier's size, which only feeds the headers;
+// - the jobs API's per-key minute, shared by REST and the keyed MCP server, sized by the jobs tier; calls
+//   without a usable key count against a per-client-IP window of the free tier's size, which only feeds
+//   the headers (JOB-RATE-1, JOB-RATE-2, JOB-RATE-3, JOB-RATE-4, POL-RATE-1, POL-RATE-2, POL-RATE-3; D-22);
 // - the anonymous MCP server's day per client IP, reset at 00:00 UTC (MCP-ANON-5, POL-MCP-3, POL-MCP-11;
 //   D-33);
 // - talent_search's day per key (MCP-TOOL-10; D-48).

@@ -1,6 +1,8 @@
 // Screening domain: submissions, idempotency, the pipeline, review decisions and the audit ledger.
 // It knows nothing of HTTP; the REST adapter and the control API call the functions returned here.
-// Requirements: SCR-SUBMIT-1, SCR-USAGE-1..7, SCR-AUDIT-1..6, SCR-REVIEW-1..2 (through the modules it wires).
+// Requirements: SCR-SUBMIT-1, SCR-USAGE-1, SCR-USAGE-2, SCR-USAGE-3, SCR-USAGE-4, SCR-USAGE-5, SCR-USAGE-6,
+// SCR-USAGE-7, SCR-AUDIT-1, SCR-AUDIT-2, SCR-AUDIT-3, SCR-AUDIT-4, SCR-AUDIT-5, SCR-AUDIT-6, SCR-REVIEW-1,
+// SCR-REVIEW-2 (through the modules it wires).
 
 import type { CoreContext } from '../context.js';
 import type { Tenant } from '../tenants.js';

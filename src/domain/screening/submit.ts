@@ -1,7 +1,8 @@
 // Submitting a candidate. The idempotency lookup, the charge and the insert run in one synchronous
 // step, so concurrent submits with the same key cannot both create a request or both be charged.
 // The submission arrives validated by the contract (the one validation pass); nothing here parses it
-// again. Requirements: SCR-SUBMIT-1, SCR-IDEMP-1..5, SCR-CREDIT-1..4; decisions D-05, D-12.
+// again. Requirements: SCR-SUBMIT-1, SCR-IDEMP-1, SCR-IDEMP-2, SCR-IDEMP-3, SCR-IDEMP-4, SCR-IDEMP-5,
+// SCR-CREDIT-1, SCR-CREDIT-2, SCR-CREDIT-3, SCR-CREDIT-4; decisions D-05, D-12.
 
 import type { CoreContext } from '../context.js';
 import { limits } from '../plans.js';

@@ -1,7 +1,8 @@
 // The webhook outbox: signed deliveries of screening events, with retries on the sandbox clock.
 // The tenant's webhookUrl and secret are read when each attempt is made, so fixing a broken URL
 // takes effect at the next retry. Advancing the sandbox clock fires every retry that came due.
-// Requirements: SCR-HOOK-1..8, POL-HOOK-1..5; decisions D-09, D-10.
+// Requirements: SCR-HOOK-1, SCR-HOOK-2, SCR-HOOK-3, SCR-HOOK-4, SCR-HOOK-5, SCR-HOOK-6, SCR-HOOK-7, SCR-HOOK-8,
+// POL-HOOK-1, POL-HOOK-2, POL-HOOK-3, POL-HOOK-4, POL-HOOK-5; decisions D-09, D-10.
 
 import type { CoreContext } from '../context.js';
 import { invalid, notFound } from '../../errors/errors.js';
