@@ -17,12 +17,21 @@ import { encodeCandidate, StoredRequest } from './record.js';
 import type { RequestStore } from './requests.js';
 import { parseCandidate, type ResumeFixture } from './resumes.js';
 import { scoreTemplate, subjectOf, withSubject } from './scorer.js';
-import type { ReviewDecisionV1, ReviewEdits, ScreeningState, Submission } from './types.js';
+import type { ReviewDecisionV1, ReviewEdits, ScoreResultV1, ScreeningState, Submission } from './types.js';
 
 /** Magic job title whose review window closes as soon as the request is queued for review. */
 export const EXPIRE_TITLE = 'sandbox expire';
 
 const DECIDED: readonly ScreeningState[] = ['approved', 'rejected', 'edited'];
+
+const sameResult = (a: ScoreResultV1, b: ScoreResultV1) =>
+  a.score === b.score &&
+  a.rationale === b.rationale &&
+  a.confidence === b.confidence &&
+  a.modelId === b.modelId &&
+  a.promptVersion === b.promptVersion &&
+  a.dimensions.length === b.dimensions.length &&
+  a.dimensions.every((d, i) => d.name === b.dimensions[i].name && d.score === b.dimensions[i].score && d.evidence === b.dimensions[i].evidence);
 
 export class Pipeline {
   private readonly jobSpecs = new JobSpecTable();
@@ -43,6 +52,7 @@ export class Pipeline {
   reset(): void {
     this.jobSpecs.reset();
     this.scores.reset();
+    this.lastTemplate = null;
   }
 
   /**
@@ -64,6 +74,18 @@ export class Pipeline {
     const from = req.state;
     req.state = to;
     if (writeRow) this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.now());
+  }
+
+  // screenings come in runs of similar candidates: the last template is recognised without serialising it
+  private lastTemplate: { template: ScoreResultV1; text: string } | null = null;
+
+  /** The shared JSON text of a result template. */
+  private templateText(template: ScoreResultV1): string {
+    const last = this.lastTemplate;
+    if (last && sameResult(last.template, template)) return last.text;
+    const text = this.scores.get(JSON.stringify(template), flatten);
+    this.lastTemplate = { template, text };
+    return text;
   }
 
   // one function for every request's automatic steps: no closure per submit
@@ -88,9 +110,9 @@ export class Pipeline {
     // scored once, here, and kept: every later read gets the kept result. Candidates with the same data
     // against the same spec share one template; only the name in the rationale is their own.
     const template = scoreTemplate(parsed.profile, submission.jobSpec, req.job.compiled(submission.jobSpec));
-    const subject = subjectOf(parsed.profile);
-    const score = withSubject(template, subject);
-    req.keepScore(this.scores.get(JSON.stringify(template), flatten), subject);
+    const score = withSubject(template, subjectOf(parsed.profile.name));
+    // a structured candidate's name is kept with the candidate already; a resume's is the fixture's own
+    req.keepScore(this.templateText(template), submission.candidate.kind === 'structured' ? null : parsed.profile.name);
     const summary = { score: score.score, confidence: score.confidence, modelId: score.modelId, promptVersion: score.promptVersion };
     this.transition(req, 'scored', 'system', summary, !this.ctx.faults.bug('skip_ledger_row'));
     if (this.webhookUrlOf(req)) this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.scored', result: score });

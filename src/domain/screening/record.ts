@@ -9,7 +9,7 @@ import type { TimerHandle } from '../clock.js';
 import { flatten } from './flatten.js';
 import type { StoredJobSpec } from './jobSpecs.js';
 import { type LedgerRow, type RowChain, rowsOfChain } from './ledger.js';
-import { withSubject } from './scorer.js';
+import { subjectOf, withSubject } from './scorer.js';
 import type { TenantRows } from './tenantRows.js';
 import type { CandidateBlob, ReviewDecisionV1, ReviewEdits, ScoreResultV1, ScreeningRequest, ScreeningState, Submission } from './types.js';
 
@@ -46,9 +46,10 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   queuedForReviewAt: number | null = null;
   firstRow = -1;
   lastRow = -1;
-  /** JSON text of the model's result template (shared), once scored, and the name it is filled with. */
+  /** JSON text of the model's result template (shared), once scored, and the name that fills it (null: the
+   * structured candidate's own fullName). */
   private scoreText: string | null = null;
-  private scoreSubject = '';
+  private scoreName: string | null = null;
   /** The pending review-window timer. */
   expiry: TimerHandle | null = null;
 
@@ -76,14 +77,20 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return { idempotencyKey: this.idempotencyKey, candidate: this.candidate(), jobSpec: this.job.spec() };
   }
 
-  /** Keeps the model's result: the JSON text of its template (see scorer.ts) and the subject that fills it. */
-  keepScore(templateJson: string, subject: string): void {
+  /**
+   * Keeps the model's result: the JSON text of its template (see scorer.ts) and the candidate name that
+   * fills it, or null to take the structured candidate's fullName (which the request keeps anyway).
+   */
+  keepScore(templateJson: string, name: string | null): void {
     this.scoreText = templateJson;
-    this.scoreSubject = subject;
+    this.scoreName = name;
   }
 
   get score(): ScoreResultV1 | null {
-    return this.scoreText === null ? null : withSubject(JSON.parse(this.scoreText) as ScoreResultV1, this.scoreSubject);
+    if (this.scoreText === null) return null;
+    const c = this.scoreName === null ? this.candidate() : null;
+    const name = this.scoreName ?? (c?.kind === 'structured' ? c.fullName : '');
+    return withSubject(JSON.parse(this.scoreText) as ScoreResultV1, subjectOf(name));
   }
 
   get rows(): LedgerRow[] {

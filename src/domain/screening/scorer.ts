@@ -134,14 +134,14 @@ function names(ms: TermMatch[], found: boolean): { count: number; text: string }
  */
 export const SUBJECT = '\u0000';
 
-/** How the rationale names the candidate. */
-export const subjectOf = (c: CandidateProfile): string => clip(c.name);
+/** How the rationale names a candidate of this name. */
+export const subjectOf = (name: string): string => clip(name);
 
 /** A template with its subject filled in. The subject sentence comes first, so the first marker is it. */
 export const withSubject = (template: ScoreResultV1, subject: string): ScoreResultV1 => ({ ...template, rationale: template.rationale.replace(SUBJECT, () => subject) });
 
 export function scoreCandidate(c: CandidateProfile, job: JobSpec, compiled: CompiledJob = compileJob(job)): ScoreResultV1 {
-  return withSubject(scoreTemplate(c, job, compiled), subjectOf(c));
+  return withSubject(scoreTemplate(c, job, compiled), subjectOf(c.name));
 }
 
 /** The result with SUBJECT in place of the candidate's name. */
