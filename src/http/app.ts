@@ -11,8 +11,10 @@ import { createAnonApp, mountKeyedMcp } from '../mcp/mount.js';
 import { consoleRoutes } from '../sandbox/console/index.js';
 import { controlRoutes } from '../sandbox/control/index.js';
 import { chaos } from './chaos.js';
+import { CORS_PATHS, publicCors } from './cors.js';
 import { docsRoutes } from './docs.js';
 import { toErrorResponse } from './envelope.js';
+import { methodNotAllowed } from './methods.js';
 import { jobsRoutes, rateHeaders, rateHeadersOnError } from './jobs.js';
 import { screeningRoutes } from './screening.js';
 import { selfCheck } from './selfcheck.js';
@@ -46,7 +48,11 @@ export function createApp(core: Core): Hono<AppEnv> {
   // /api/v1 answers carry the X-RateLimit-* headers, errors included: they go on before the envelope is built.
   const answerError = (c: Context<AppEnv>, err: unknown) => toErrorResponse(c, err, (status) => rateHeadersOnError(c, status));
   app.onError((err, c) => answerError(c, err));
-  app.notFound((c) => answerError(c, notFound(`no route for ${c.req.method} ${c.req.path}`)));
+  app.notFound(
+    (c) =>
+      methodNotAllowed(c, core.contracts, (status) => rateHeadersOnError(c, status)) ??
+      answerError(c, notFound(`no route for ${c.req.method} ${c.req.path}`)),
+  );
   app.use('*', async (c, next) => {
     c.set('core', core);
     await next();
@@ -58,6 +64,7 @@ export function createApp(core: Core): Hono<AppEnv> {
       console.log(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - t0).toFixed(1)}ms`);
     });
   }
+  for (const path of CORS_PATHS) app.use(path, publicCors(['GET', 'POST']));
   if (core.config.selfCheck) app.use('/api/*', selfCheck);
   app.use('/api/v1/*', rateHeaders);
   app.use('/api/*', chaos);

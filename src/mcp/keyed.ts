@@ -8,9 +8,9 @@ import { RateLimitExceeded } from '../domain/jobs/index.js';
 import { jobsLimitsOf } from '../domain/plans.js';
 import type { RateDecision } from '../domain/ratelimit.js';
 import type { Principal } from '../domain/tenants.js';
-import { bearerToken, queryCarriesKey } from '../http/auth.js';
-import { toErrorResponse } from '../http/envelope.js';
+import { bearerToken, keyInQuery, keyParamIn } from '../http/auth.js';
 import type { AppEnv } from '../http/types.js';
+import { refusalResponse } from './gate.js';
 import { clientIp, methodNotAllowed, rebindingProblem, setRateHeaders } from './httpBits.js';
 import { KEYED_INFO, KEYED_INSTRUCTIONS } from './instructions.js';
 import { keyedListed } from './listing.js';
@@ -20,21 +20,23 @@ import { HANDLERS } from './tools/index.js';
 import { serveMcp } from './transport.js';
 
 function authenticate(c: Context<AppEnv>): Principal {
-  if (queryCarriesKey(new URL(c.req.url))) {
-    throw unauthorized('API keys must never be sent in a query string; use the Authorization: Bearer header');
-  }
+  const param = keyParamIn(new URL(c.req.url));
+  if (param !== null) throw keyInQuery(param);
   const header = c.req.header('authorization');
   const token = bearerToken(header);
   if (header && !token) throw unauthorized('malformed Authorization header: expected "Bearer <API_KEY>"');
   return c.var.core.tenants.authenticate(token, 'mcp');
 }
 
-function challenge(c: Context<AppEnv>, err: DomainError): Response {
-  const res = toErrorResponse(c, err);
-  // RFC 6750: no error code when no credentials were sent at all
-  const sent = c.req.header('authorization') !== undefined;
-  const detail = sent ? `, error="invalid_token", error_description="${err.message.replace(/"/g, "'")}"` : '';
-  res.headers.set('WWW-Authenticate', `Bearer realm="remote-jobs"${detail}`);
+/** 401/403 as a JSON-RPC error body that REST clients read too (D-92); 401 adds the Bearer challenge. */
+function refusal(c: Context<AppEnv>, err: DomainError): Response {
+  const res = refusalResponse(err);
+  if (err.code === 'unauthorized') {
+    // RFC 6750: no error code when no credentials were sent at all
+    const sent = c.req.header('authorization') !== undefined;
+    const detail = sent ? `, error="invalid_token", error_description="${err.message.replace(/"/g, "'")}"` : '';
+    res.headers.set('WWW-Authenticate', `Bearer realm="remote-jobs"${detail}`);
+  }
   return res;
 }
 
@@ -50,7 +52,7 @@ export function keyedMcpRoutes() {
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       // like the REST API: a call without a usable key still gets headers, from a per-IP window
-      const res = err.code === 'unauthorized' ? challenge(c, err) : toErrorResponse(c, err);
+      const res = refusal(c, err);
       setRateHeaders(res.headers, core.jobs.countAnonymous(clientIp(c)));
       return res;
     }
