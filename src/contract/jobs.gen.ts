@@ -635,7 +635,10 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The job's id. */
+        /**
+         * @description The job's id, as search returns it.
+         * @example job_9dvebpqrsgc3
+         */
         JobId: string;
         /** @description Language of human-readable text. */
         Locale: components["schemas"]["Locale"];
@@ -708,7 +711,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The job's id. */
+                /**
+                 * @description The job's id, as search returns it.
+                 * @example job_9dvebpqrsgc3
+                 */
                 id: components["parameters"]["JobId"];
             };
             cookie?: never;
@@ -739,7 +745,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The job's id. */
+                /**
+                 * @description The job's id, as search returns it.
+                 * @example job_9dvebpqrsgc3
+                 */
                 id: components["parameters"]["JobId"];
             };
             cookie?: never;
@@ -862,7 +871,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A slug taken from the role list. */
+                /**
+                 * @description A slug taken from the role list.
+                 * @example backend-engineering
+                 */
                 role: string;
             };
             cookie?: never;
