@@ -1,5 +1,5 @@
 // The REST APIs and their contracts as generic API testing tools drive them, over raw HTTP: the
-// key-in-query rule refusing only keys, the offset maximum, the candidate_email pattern, 405 with Allow,
+// key-in-query rule refusing only keys, the offset maximum, the candidate_email pattern, a wrong method's Allow header,
 // and OpenAPI links and examples a fuzzer can chain.
 
 import { describe, expect, it } from 'vitest';
@@ -72,7 +72,7 @@ describe('candidate_email (D-94)', () => {
 });
 
 describe('unsupported methods (D-45)', () => {
-  it('answer 405 with Allow on documented paths, and 404 on unknown ones', async () => {
+  it('answer 404 not_found with Allow naming the served methods on documented paths (no code goes with 405)', async () => {
     const { apiKey } = await createTenant(sb.get().baseUrl, { planTier: 'pro' });
     const api = client(sb.get().baseUrl, apiKey);
     for (const [method, path, allow] of [
@@ -85,14 +85,17 @@ describe('unsupported methods (D-45)', () => {
       ['DELETE', '/api/screening/v1/audit', 'GET, HEAD, OPTIONS'],
     ]) {
       const res = await api(method, path);
-      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
-      expect(res.json.error.code).toBe('invalid_request');
+      expect(res.json.error.code).toBe('not_found');
       expect(res.json.error.message).toContain(method);
+      expect(res.json.error.message).toContain(allow.split(',')[0]);
     }
-    const rest405 = await api('DELETE', '/api/v1/jobs');
-    expect(rest405.headers.get('x-ratelimit-limit')).not.toBeNull();
-    expect((await api('GET', '/api/v1/nothing-here')).status).toBe(404);
+    const wrong = await api('DELETE', '/api/v1/jobs');
+    expect(wrong.headers.get('x-ratelimit-limit')).not.toBeNull();
+    const unknown = await api('GET', '/api/v1/nothing-here');
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('allow')).toBeNull();
   });
 });
 

@@ -14,7 +14,7 @@ import { chaos } from './chaos.js';
 import { CORS_PATHS, publicCors } from './cors.js';
 import { docsRoutes } from './docs.js';
 import { toErrorResponse } from './envelope.js';
-import { methodNotAllowed } from './methods.js';
+import { methodNotServed } from './methods.js';
 import { jobsRoutes, rateHeaders, rateHeadersOnError } from './jobs.js';
 import { screeningRoutes } from './screening.js';
 import { selfCheck } from './selfcheck.js';
@@ -50,7 +50,7 @@ export function createApp(core: Core): Hono<AppEnv> {
   app.onError((err, c) => answerError(c, err));
   app.notFound(
     (c) =>
-      methodNotAllowed(c, core.contracts, (status) => rateHeadersOnError(c, status)) ??
+      methodNotServed(c, core.contracts, (status) => rateHeadersOnError(c, status)) ??
       answerError(c, notFound(`no route for ${c.req.method} ${c.req.path}`)),
   );
   app.use('*', async (c, next) => {

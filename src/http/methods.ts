@@ -1,11 +1,12 @@
-// 405 Method Not Allowed for the documented APIs (D-45): a path of an operation in the contracts called
-// with a method none of its operations serves answers 405 with `Allow` listing the methods that are
-// served, in the error envelope. The methods come from the contracts, so they cannot drift.
+// A documented path called with a method none of its operations serves (D-45): 404 `not_found` in the
+// error envelope, as the documents' code table requires (no documented code goes with 405), plus the
+// `Allow` header HTTP permits on any response, listing the methods that are served, and a message
+// naming them. The methods come from the contracts, so they cannot drift.
 
 import type { Context } from 'hono';
 import type { Contracts } from '../contract/index.js';
 import { envelopeOf } from './envelope.js';
-import { invalid } from '../domain/errors.js';
+import { notFound } from '../domain/errors.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -17,14 +18,14 @@ export function allowedMethods(contracts: Contracts, path: string): string[] | n
 }
 
 /**
- * The 405 answer for a documented path called with a method it does not serve, or null when the path is
- * not documented (then it is a plain 404). `beforeBuild` may still set headers (rate headers).
+ * The answer for a documented path called with a method it does not serve, or null when the path is not
+ * documented (then it is the plain 404). `beforeBuild` may still set headers (rate headers).
  */
-export function methodNotAllowed(c: Context, contracts: Contracts, beforeBuild?: (status: number) => void): Response | null {
+export function methodNotServed(c: Context, contracts: Contracts, beforeBuild?: (status: number) => void): Response | null {
   const allow = allowedMethods(contracts, c.req.path);
   if (!allow || allow.includes(c.req.method)) return null;
-  const err = invalid(`method ${c.req.method} is not allowed on ${c.req.path}; it serves ${allow.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').join(', ')}`);
-  beforeBuild?.(405);
+  const err = notFound(`no route for ${c.req.method} ${c.req.path}: this path serves ${allow.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').join(', ')} (see the Allow header)`);
+  beforeBuild?.(err.status);
   c.header('Allow', allow.join(', '));
-  return c.json(envelopeOf(err), 405);
+  return c.json(envelopeOf(err), 404);
 }
