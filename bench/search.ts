@@ -4,6 +4,7 @@
 // Run alone: `tsx bench/search.ts [--corpus 100000] [--queries 3000] [--seed N]`.
 
 import { pathToFileURL } from 'node:url';
+import { resolveConfig } from '../src/config.js';
 import { createCore } from '../src/domain/core.js';
 import type { JobsTier } from '../src/domain/plans.js';
 import { Rng } from '../src/domain/rng.js';
@@ -66,7 +67,7 @@ export async function benchSearch(options: SearchBenchOptions = {}): Promise<Sea
   const corpus = options.corpus ?? 100_000;
   const count = options.queries ?? 3_000;
   const t0 = performance.now();
-  const core = await createCore({ corpusSize: corpus, seedDemo: false, noRateLimits: true, ...(options.seed !== undefined ? { seed: options.seed } : {}) });
+  const core = await createCore(resolveConfig({ corpusSize: corpus, seedDemo: false, noRateLimits: true, ...(options.seed !== undefined ? { seed: options.seed } : {}) }));
   const { stats } = core.jobs;
   const createMs = performance.now() - t0;
   const rng = new Rng(options.seed ?? 1).fork('search-bench');

@@ -2,31 +2,9 @@
 // which is then passed down. Nothing else reads process.env.
 
 import { secureToken } from './domain/rng.js';
+import type { Settings } from './domain/settings.js';
 
-export interface SandboxConfig {
-  host: string;
-  port: number;
-  anonMcpPort: number;
-  /** Bearer token for /sandbox/v1 and the console. */
-  adminToken: string;
-  /** True when the admin token was generated (so start-up prints it). */
-  adminTokenGenerated: boolean;
-  seed: number;
-  /** Number of active jobs in the generated corpus. */
-  corpusSize: number;
-  /** Seed demo tenants and keys from fixtures/. */
-  seedDemo: boolean;
-  /** Validate every response against the contract (on in tests); a mismatch becomes a 500 with details. */
-  selfCheck: boolean;
-  /** Lift all rate limits (benchmarks), reported as such. */
-  noRateLimits: boolean;
-  /** Planted bugs switched on at start (see src/sandbox/faults.ts). */
-  bugs: string[];
-  /** Public base URL used in links the sandbox returns (defaults to http://host:port). */
-  publicUrl: string;
-  /** Log one line per request to stdout. */
-  log: boolean;
-}
+export type SandboxConfig = Settings;
 
 export type ConfigInput = Partial<SandboxConfig>;
 

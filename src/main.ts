@@ -5,7 +5,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { resolveConfig, type ConfigInput } from './config.js';
 import { createCore, type Core } from './domain/core.js';
-import { createAnonApp, createApp } from './http/app.js';
+import { createAnonApp, createApp } from './app.js';
 
 export interface RunningSandbox {
   core: Core;

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { loadContracts, specView } from '../src/contract/index.js';
-import { DomainError } from '../src/domain/errors.js';
+import { DomainError } from '../src/errors/errors.js';
 
 const contracts = await loadContracts();
 

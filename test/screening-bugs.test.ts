@@ -2,7 +2,7 @@
 // harness can be proven against it); switched off again, the rule holds.
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { verify } from '../src/webhooks/signer.js';
+import { verify } from '../src/domain/webhooks/signer.js';
 import { client, createTenant, useSandbox } from './support/sandbox.js';
 import { SCREENING, adminOf, deliveriesOf, settled, startReceiver, submitBody, waitFor } from './support/screening.js';
 

@@ -2,7 +2,7 @@
 // exhaustion, a URL fixed between retries, redelivery, and chaos-injected failures.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verify } from '../src/webhooks/signer.js';
+import { verify } from '../src/domain/webhooks/signer.js';
 import { client, createTenant, useSandbox } from './support/sandbox.js';
 import { SCREENING, adminOf, clockAdvance, deliveriesOf, settled, startReceiver, submitBody, waitFor } from './support/screening.js';
 

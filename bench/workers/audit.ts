@@ -4,6 +4,7 @@
 // measures resident memory after a full GC, then times audit pages from random positions reached
 // through real cursors.
 
+import { resolveConfig } from '../../src/config.js';
 import { createCore } from '../../src/domain/core.js';
 import type { Ledger } from '../../src/domain/screening/ledger.js';
 import { summarize } from '../lib/stats.js';
@@ -47,7 +48,7 @@ function appendLifecycle(ledger: Ledger, tenantId: string, requestId: string, no
 }
 
 runAsWorker<AuditArgs, AuditResult>(async ({ rows, samples, pageSize, seedBudgetMs, via }) => {
-  const core = await createCore({ adminToken: 'sat_bench', seedDemo: false });
+  const core = await createCore(resolveConfig({ adminToken: 'sat_bench', seedDemo: false }));
   collectGarbage();
   const baselineRssBytes = process.memoryUsage().rss;
   const { tenant } = core.tenants.create({ planTier: 'scale', name: 'bench audit' });

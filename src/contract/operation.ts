@@ -1,7 +1,7 @@
 // One operation of an OpenAPI document, compiled once: its parameters, its request body validator and, per
 // documented status, its response body validator and required headers.
 
-import { invalid } from '../domain/errors.js';
+import { invalid } from '../errors/errors.js';
 import { lazyValidator, type Ajv, type ValidateFunction } from './ajv.js';
 import type { ApiName, OperationContract } from './index.js';
 import { formatErrors } from './messages.js';

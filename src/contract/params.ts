@@ -2,7 +2,7 @@
 // (integers only as plain decimal digits), defaults applied, and unknown or repeated parameters refused.
 // Every failure is a 400 invalid_request whose message names the parameter.
 
-import { invalid } from '../domain/errors.js';
+import { invalid } from '../errors/errors.js';
 import { lazyValidator, type Ajv, type ValidateFunction } from './ajv.js';
 import { describeNumber, formatErrors } from './messages.js';
 

@@ -2,16 +2,16 @@
 // tenants, fault switches and the shared rate limiters. Services never import each other's state
 // except through the Core they are handed.
 
-import type { SandboxConfig } from '../config.js';
 import type { Contracts } from '../contract/index.js';
-import type { Faults } from '../sandbox/faults.js';
+import type { Faults } from './faults.js';
 import type { Clock } from './clock.js';
-import type { FixedWindowLimiter } from './ratelimit.js';
+import type { FixedWindowLimiter } from './ratelimit/limiter.js';
 import type { IdFactory, Rng } from './rng.js';
+import type { Settings } from './settings.js';
 import type { TenantService } from './tenants.js';
 
 export interface CoreContext {
-  readonly config: Readonly<SandboxConfig>;
+  readonly config: Readonly<Settings>;
   /** The compiled contracts (loaded once). */
   readonly contracts: Contracts;
   readonly clock: Clock;

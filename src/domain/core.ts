@@ -1,22 +1,21 @@
-// The composition root of the domain: builds every service from one config. Adapters (HTTP, MCP,
+// Builds every domain service from one set of resolved settings. Adapters (HTTP, MCP,
 // control API, console) receive the Core and call into it; the Core knows nothing of them.
 
-import { resolveConfig, type ConfigInput, type SandboxConfig } from '../config.js';
 import { loadContracts } from '../contract/index.js';
-import { Faults } from '../sandbox/faults.js';
+import { Faults } from './faults.js';
 import { Clock } from './clock.js';
 import type { CoreContext } from './context.js';
 import { createEmployer } from './employer/index.js';
 import { createJobs } from './jobs/index.js';
-import { FixedWindowLimiter } from './ratelimit.js';
+import { FixedWindowLimiter } from './ratelimit/limiter.js';
 import { IdFactory, Rng } from './rng.js';
 import { createScreening } from './screening/index.js';
 import { seedDemo, type DemoSeed } from './seed.js';
+import type { Settings } from './settings.js';
 import { TenantService } from './tenants.js';
-import { createWebhooks } from '../webhooks/index.js';
+import { createWebhooks } from './webhooks/index.js';
 
-export async function createCore(input: ConfigInput | Readonly<SandboxConfig> = {}) {
-  const config = 'adminTokenGenerated' in input ? (input as Readonly<SandboxConfig>) : resolveConfig(input);
+export async function createCore(config: Readonly<Settings>) {
   const clock = new Clock();
   const rng = new Rng(config.seed);
   const ids = new IdFactory(rng.fork('ids'));

@@ -3,7 +3,7 @@
 // creation and stored only as a SHA-256 hash; each key carries its own scopes.
 
 import { hash } from 'node:crypto';
-import { DomainError, forbidden, notFound, unauthorized } from './errors.js';
+import { DomainError, forbidden, notFound, unauthorized } from '../errors/errors.js';
 import { IdFactory, secureToken } from './rng.js';
 import { type PlanTier, jobsLimitsOf, limits } from './plans.js';
 import { Wallet } from './wallet.js';

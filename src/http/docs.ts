@@ -9,8 +9,8 @@ import { Hono, type Context } from 'hono';
 import { parse } from 'yaml';
 import type { ApiName } from '../contract/index.js';
 import type { Core } from '../domain/core.js';
-import { notFound } from '../domain/errors.js';
-import type { AppEnv } from './types.js';
+import { notFound } from '../errors/errors.js';
+import type { AppEnv } from '../web/env.js';
 
 const require = createRequire(import.meta.url);
 const swaggerDir: string = (require('swagger-ui-dist/absolute-path.js') as () => string)();

@@ -7,9 +7,11 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { RateLimitExceeded, type RateDecision } from '../domain/jobs/index.js';
 import { onlyParams } from '../domain/jobs/params.js';
 import type { Scope } from '../domain/tenants.js';
-import { authenticate, searchParamsOf } from './auth.js';
-import { readJsonBody } from './body.js';
-import type { AppEnv } from './types.js';
+import { authenticate, searchParamsOf } from '../web/auth.js';
+import { clientIp } from '../web/clientIp.js';
+import { setContextRateHeaders } from '../web/rateHeaders.js';
+import { readJsonBody } from '../web/body.js';
+import type { AppEnv } from '../web/env.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -21,15 +23,8 @@ const rateHeadersSet = new WeakMap<Ctx, boolean>();
 // A fresh object per answer: the server may add to the header object a response is built with.
 const jsonType = () => ({ 'content-type': 'application/json' });
 
-function clientIp(c: Ctx): string {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? 'unknown';
-}
-
 function setRateHeaders(c: Ctx, d: RateDecision): void {
-  c.header('X-RateLimit-Limit', String(d.limit));
-  if (!c.get('core').faults.bug('drop_ratelimit_remaining')) c.header('X-RateLimit-Remaining', String(d.remaining));
-  c.header('X-RateLimit-Reset', String(d.resetSeconds));
+  setContextRateHeaders(c, d, c.get('core').faults.bug('drop_ratelimit_remaining'));
   rateHeadersSet.set(c, true);
 }
 

@@ -3,10 +3,10 @@
 
 import type { IncomingMessage } from 'node:http';
 import { type Context, Hono } from 'hono';
-import { invalid } from '../domain/errors.js';
-import { requireKey, searchParamsOf } from './auth.js';
-import { readJsonBody } from './body.js';
-import type { AppEnv } from './types.js';
+import { invalid } from '../errors/errors.js';
+import { requireKey, searchParamsOf } from '../web/auth.js';
+import { readJsonBody } from '../web/body.js';
+import type { AppEnv } from '../web/env.js';
 
 /** Query values arrive as strings from a permissive parser and as numbers from the contract's. */
 function integerParam(v: unknown, name: string): number | undefined {

@@ -4,13 +4,15 @@
 
 import { Hono } from 'hono';
 import type { Core } from '../domain/core.js';
-import { forbidden, notFound, rateLimited } from '../domain/errors.js';
+import { forbidden, notFound, rateLimited } from '../errors/errors.js';
 import { limits } from '../domain/plans.js';
-import type { RateDecision } from '../domain/ratelimit.js';
-import { publicCors } from '../http/cors.js';
-import { toErrorResponse } from '../http/envelope.js';
+import type { RateDecision } from '../domain/ratelimit/limiter.js';
+import { clientIp } from '../web/clientIp.js';
+import { publicCors } from '../web/cors.js';
+import { toErrorResponse } from '../web/envelope.js';
+import { setRateHeaders } from '../web/rateHeaders.js';
 import { anonCard } from './card.js';
-import { clientIp, methodNotAllowed, rebindingProblem, setRateHeaders, wantsEventStream } from './httpBits.js';
+import { methodNotAllowed, rebindingProblem, wantsEventStream } from './httpBits.js';
 import { ANON_INFO, ANON_INSTRUCTIONS } from './instructions.js';
 import { anonListed } from './listing.js';
 import { buildServer, type ServerSpec } from './server.js';

@@ -3,7 +3,7 @@
 
 import { Hono } from 'hono';
 import { listingView, orderView } from '../domain/employer/postings.js';
-import type { AppEnv } from '../http/types.js';
+import type { AppEnv } from '../web/env.js';
 
 export function employerPages() {
   const r = new Hono<AppEnv>();

@@ -2,7 +2,7 @@
 // { error: { code, message, … } } (contracts/mcp/tool-error.json) and the same JSON as text content.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors/errors.js';
 
 export interface ToolErrorBody {
   error: {

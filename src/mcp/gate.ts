@@ -4,7 +4,7 @@
 // -32602 with a message naming the problem instead of -32603 and a validation dump. Also the one
 // JSON-RPC error body the HTTP-level refusals of both MCP endpoints use (D-92).
 
-import type { DomainError } from '../domain/errors.js';
+import type { DomainError } from '../errors/errors.js';
 import { PROTOCOL_VERSION } from './instructions.js';
 
 type Id = string | number | null;

@@ -1,25 +1,7 @@
-// Small HTTP pieces both MCP endpoints share: the client IP, X-RateLimit-* headers and the JSON-RPC
-// shaped 405 for methods a stateless server does not serve.
+// Small HTTP pieces both MCP endpoints share: the JSON-RPC shaped 405 for methods a stateless server
+// does not serve, and the DNS-rebinding guard (D-45).
 
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
-import type { RateDecision } from '../domain/ratelimit.js';
-
-/** The peer address of the TCP connection (IPv4-mapped IPv6 read as IPv4); 'unknown' off Node. */
-export function clientIp(c: Context): string {
-  try {
-    const addr = getConnInfo(c).remote.address;
-    return addr ? addr.replace(/^::ffff:/, '') : 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
-
-export function setRateHeaders(headers: Headers, d: RateDecision): void {
-  headers.set('X-RateLimit-Limit', String(d.limit));
-  headers.set('X-RateLimit-Remaining', String(d.remaining));
-  headers.set('X-RateLimit-Reset', String(d.resetSeconds));
-}
 
 /** 405 with a JSON-RPC error body, as the transport itself answers methods it does not know. */
 export function methodNotAllowed(allow: string, why: string): Response {

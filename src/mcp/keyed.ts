@@ -3,30 +3,23 @@
 // with the REST API, and X-RateLimit-* headers on every answer.
 
 import { Hono, type Context } from 'hono';
-import { DomainError, forbidden, unauthorized } from '../domain/errors.js';
+import { DomainError, forbidden } from '../errors/errors.js';
 import { RateLimitExceeded } from '../domain/jobs/index.js';
 import { jobsLimitsOf } from '../domain/plans.js';
-import type { RateDecision } from '../domain/ratelimit.js';
+import type { RateDecision } from '../domain/ratelimit/limiter.js';
 import type { Principal } from '../domain/tenants.js';
-import { bearerToken, keyInQuery, keyParamIn } from '../http/auth.js';
-import type { AppEnv } from '../http/types.js';
+import { authenticate } from '../web/auth.js';
+import { clientIp } from '../web/clientIp.js';
+import { setRateHeaders } from '../web/rateHeaders.js';
+import type { AppEnv } from '../web/env.js';
 import { refusalResponse } from './gate.js';
-import { clientIp, methodNotAllowed, rebindingProblem, setRateHeaders } from './httpBits.js';
+import { methodNotAllowed, rebindingProblem } from './httpBits.js';
 import { KEYED_INFO, KEYED_INSTRUCTIONS } from './instructions.js';
 import { keyedListed } from './listing.js';
 import { buildServer, type ServerSpec } from './server.js';
 import type { ToolCall } from './tool.js';
 import { HANDLERS } from './tools/index.js';
 import { serveMcp } from './transport.js';
-
-function authenticate(c: Context<AppEnv>): Principal {
-  const param = keyParamIn(new URL(c.req.url));
-  if (param !== null) throw keyInQuery(param);
-  const header = c.req.header('authorization');
-  const token = bearerToken(header);
-  if (header && !token) throw unauthorized('malformed Authorization header: expected "Bearer <API_KEY>"');
-  return c.var.core.tenants.authenticate(token, 'mcp');
-}
 
 /** 401/403 as a JSON-RPC error body that REST clients read too (D-92); 401 adds the Bearer challenge. */
 function refusal(c: Context<AppEnv>, err: DomainError): Response {
@@ -48,7 +41,7 @@ export function keyedMcpRoutes() {
     try {
       const rebinding = rebindingProblem(c, core.config);
       if (rebinding) throw forbidden(rebinding);
-      principal = authenticate(c);
+      principal = authenticate(c, 'mcp');
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       // like the REST API: a call without a usable key still gets headers, from a per-IP window

@@ -11,7 +11,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerName } from '../contract/index.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors/errors.js';
 import { toToolError, toolResult } from './errors.js';
 import { PROTOCOL_VERSION } from './instructions.js';
 import type { ToolCall, ToolHandler } from './tool.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createAjv, type ValidateFunction } from '../contract/ajv.js';
 import type { Contracts, McpServerName, McpToolAnnotations } from '../contract/index.js';
-import { invalid } from '../domain/errors.js';
+import { invalid } from '../errors/errors.js';
 
 const MCP_DIR = fileURLToPath(new URL('../../contracts/mcp/', import.meta.url));
 

@@ -3,7 +3,7 @@
 // Exhausted: the free tier gets payment_required with the upgrade link, paid tiers rate_limited with
 // the seconds until the quota resets.
 
-import { paymentRequired, rateLimited } from '../errors.js';
+import { paymentRequired, rateLimited } from '../../errors/errors.js';
 import { jobsTierOf, limits, nextMonthStart } from '../plans.js';
 import type { Tenant } from '../tenants.js';
 

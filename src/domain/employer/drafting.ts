@@ -3,7 +3,7 @@
 // check; unsupported ones are dropped and reported. Framing sentences (greeting, the job applied for,
 // sign-off) say nothing about the seeker and are not claims.
 
-import { DomainError, invalid } from '../errors.js';
+import { DomainError, invalid } from '../../errors/errors.js';
 import { checkClaim, evidenceOf, type ClaimVerdict } from './grounding.js';
 import type { SeekerResume } from './seekerResumes.js';
 import { skillsIn } from './vocabulary.js';

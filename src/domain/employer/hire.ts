@@ -2,7 +2,7 @@
 // shortlist and e-mails the same shortlist to the contact; otherwise it says so, and with
 // publish_if_no_match it posts the role free, live only when the scam check passes.
 
-import { invalid } from '../errors.js';
+import { invalid } from '../../errors/errors.js';
 import { limits } from '../plans.js';
 import type { Principal } from '../tenants.js';
 import { isEligible, type Candidate } from './candidatePool.js';

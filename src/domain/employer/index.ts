@@ -3,7 +3,7 @@
 // Everything is in memory, generated from the seed, and emptied by reset().
 
 import type { CoreContext } from '../context.js';
-import { notFound, rateLimited } from '../errors.js';
+import { notFound, rateLimited } from '../../errors/errors.js';
 import type { JobsService } from '../jobs/index.js';
 import { jobsTierOf, limits } from '../plans.js';
 import type { Principal } from '../tenants.js';

@@ -1,6 +1,6 @@
 // match_candidates: a ranked, anonymized shortlist of consented, open-to-work candidates.
 
-import { invalid } from '../errors.js';
+import { invalid } from '../../errors/errors.js';
 import { isEligible, type Candidate } from './candidatePool.js';
 import { shortlistEntry } from './publicViews.js';
 import { rank } from './scoring.js';

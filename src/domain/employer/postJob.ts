@@ -2,7 +2,7 @@
 // review. Every posting passes the scam check first; a flagged one gets no checkout link.
 
 import type { Principal } from '../tenants.js';
-import { invalid } from '../errors.js';
+import { invalid } from '../../errors/errors.js';
 import type { Listing, OrderTier, Postings } from './postings.js';
 import { scamCheck } from './scamCheck.js';
 

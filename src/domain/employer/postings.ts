@@ -2,7 +2,7 @@
 // checkout that turns a pending order live.
 
 import type { CoreContext } from '../context.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid, notFound } from '../../errors/errors.js';
 import type { ScamCheckResult } from './scamCheck.js';
 
 export type OrderTier = 'pilot' | 'standard' | 'featured';

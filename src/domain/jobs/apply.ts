@@ -3,7 +3,7 @@
 // charged or recorded unless every check passes.
 
 import type { CoreContext } from '../context.js';
-import { notFound, paymentRequired } from '../errors.js';
+import { notFound, paymentRequired } from '../../errors/errors.js';
 import { jobsLimitsOf, jobsTierOf, limits } from '../plans.js';
 import type { Principal } from '../tenants.js';
 import { parseApplyBody } from './params.js';

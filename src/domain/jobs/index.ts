@@ -3,7 +3,7 @@
 // apply over either spends the same wallet and a call over either counts against the same window.
 
 import type { CoreContext } from '../context.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../../errors/errors.js';
 import { limits, type JobsTier } from '../plans.js';
 import type { Principal } from '../tenants.js';
 import { ApplyDesk } from './apply.js';
@@ -12,14 +12,14 @@ import { Describer } from './description.js';
 import { Market } from './market.js';
 import { meOf } from './me.js';
 import { parseLocale, parseSearchParams, parseSkillsLimit, type RawParams } from './params.js';
-import { createRate } from './rate.js';
+import { createRate } from '../ratelimit/keyRate.js';
 import { SearchIndex } from './search-index.js';
 import { JobSearch } from './search.js';
 import type { Application, ApplyResult, Channel, JobRecord, JobView, Me, SearchResponse, StoredJob } from './types.js';
 import { jobViewBytes, toJobView } from './view.js';
 import { vocabulary } from './vocab.js';
 
-export { RateLimitExceeded, type RateDecision } from './rate.js';
+export { RateLimitExceeded, type RateDecision } from '../ratelimit/keyRate.js';
 export type * from './types.js';
 
 export async function createJobs(ctx: CoreContext) {

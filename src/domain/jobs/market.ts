@@ -2,7 +2,7 @@
 // Indonesian or English, and in-demand skills. Computed once when the corpus loads (the corpus is
 // static), so market calls are constant-time and free on every tier.
 
-import { notFound } from '../errors.js';
+import { notFound } from '../../errors/errors.js';
 import { percentile } from './pay.js';
 import { REMOTE_TYPES, SENIORITIES, type Locale, type PayStats, type RoleList, type RoleReport, type SalaryBenchmarks, type SkillList, type StoredJob } from './types.js';
 import type { RoleFamily } from './vocab.js';

@@ -2,7 +2,7 @@
 // first (which names the parameter); these checks are the domain's own guard, so every adapter (REST,
 // MCP) gets the same 400 for the same bad input, whether values arrive as query strings or numbers.
 
-import { invalid } from '../errors.js';
+import { invalid } from '../../errors/errors.js';
 import { limits } from '../plans.js';
 import { JOB_TYPES, LOCALES, OPPORTUNITY_TYPES, REMOTE_TYPES, type ApplyBody, type Locale, type SearchParams } from './types.js';
 

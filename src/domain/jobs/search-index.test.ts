@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Faults } from '../../sandbox/faults.js';
+import { Faults } from '../faults.js';
 import { Rng } from '../rng.js';
 import { generateCorpus } from './corpus.js';
 import { Describer } from './description.js';

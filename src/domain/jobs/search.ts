@@ -4,7 +4,7 @@
 // so offsets page through it consistently and no job appears twice.
 
 import type { CoreContext } from '../context.js';
-import { paymentRequired } from '../errors.js';
+import { paymentRequired } from '../../errors/errors.js';
 import { limits, type JobsTier } from '../plans.js';
 import { parseSearchParams, type RawParams } from './params.js';
 import type { IndexFilter, MatchCursor, SearchIndex } from './search-index.js';

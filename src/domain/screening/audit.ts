@@ -4,7 +4,7 @@
 // built straight from the column store (the same bytes JSON.stringify would write for the objects).
 
 import type { CoreContext } from '../context.js';
-import { invalid } from '../errors.js';
+import { invalid } from '../../errors/errors.js';
 import { limits } from '../plans.js';
 import type { CursorCodec } from './cursor.js';
 import { type AuditEvent, type Ledger, rowAt, toAuditEvent } from './ledger.js';

@@ -3,7 +3,7 @@
 // tenant, and a cursor from another process (or a restarted sandbox) is refused rather than misread.
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { invalid } from '../errors.js';
+import { invalid } from '../../errors/errors.js';
 
 const VERSION = 1;
 const TAG_BYTES = 16;

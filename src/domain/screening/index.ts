@@ -3,7 +3,7 @@
 
 import type { CoreContext } from '../context.js';
 import type { Tenant } from '../tenants.js';
-import type { WebhookService } from '../../webhooks/index.js';
+import type { WebhookService } from '../webhooks/index.js';
 import { type AuditQuery, auditPage, auditPageJson } from './audit.js';
 import { CursorCodec } from './cursor.js';
 import { Ledger } from './ledger.js';

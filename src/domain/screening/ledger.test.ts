@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors/errors.js';
 import { CursorCodec } from './cursor.js';
 import { Ledger, type LedgerPayload, type LedgerRow, lowerBound, rowsOfChain, toAuditEvent } from './ledger.js';
 import { isoOf } from './tenantRows.js';

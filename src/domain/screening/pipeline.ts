@@ -6,7 +6,7 @@
 
 import type { CoreContext } from '../context.js';
 import { limits } from '../plans.js';
-import type { Delivery, WebhookService } from '../../webhooks/index.js';
+import type { Delivery, WebhookService } from '../webhooks/index.js';
 import { flatten } from './flatten.js';
 import { JobSpecTable } from './jobSpecs.js';
 import type { Actor, Ledger, LedgerPayload } from './ledger.js';

@@ -2,7 +2,7 @@
 // console and the control API both call `decide`; the result becomes a ReviewDecisionV1.
 
 import type { CoreContext } from '../context.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid, notFound } from '../../errors/errors.js';
 import { limits } from '../plans.js';
 import type { Pipeline } from './pipeline.js';
 import type { RequestStore } from './requests.js';

@@ -2,7 +2,7 @@
 // contract first; this parse is the domain's own guard, so that no caller can put a value in the
 // store that would break scoring, views or deliveries. Every refusal names the field by its path.
 
-import { invalid } from '../errors.js';
+import { invalid } from '../../errors/errors.js';
 import { limits } from '../plans.js';
 import type { CandidateBlob, JobSpec, Submission } from './types.js';
 

@@ -2,7 +2,7 @@
 // the wallet is empty (always with a next step: the upgrade URL, and the free cap on the free tier).
 
 import type { CoreContext } from '../context.js';
-import { type DomainError, paymentRequired } from '../errors.js';
+import { type DomainError, paymentRequired } from '../../errors/errors.js';
 import { limits, type PlanTier } from '../plans.js';
 import type { Tenant } from '../tenants.js';
 

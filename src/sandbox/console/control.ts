@@ -3,9 +3,9 @@
 
 import { Hono } from 'hono';
 import type { Core } from '../../domain/core.js';
-import { notFound } from '../../domain/errors.js';
-import { toErrorResponse } from '../../http/envelope.js';
-import type { AppEnv } from '../../http/types.js';
+import { notFound } from '../../errors/errors.js';
+import { toErrorResponse } from '../../web/envelope.js';
+import type { AppEnv } from '../../web/env.js';
 import { controlRoutes } from '../control/index.js';
 
 export type ControlResult<T = any> =

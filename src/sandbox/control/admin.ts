@@ -2,10 +2,10 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { invalid, unauthorized } from '../../domain/errors.js';
-import { bearerToken } from '../../http/auth.js';
-import { readJsonBody } from '../../http/body.js';
-import type { AppEnv } from '../../http/types.js';
+import { invalid, unauthorized } from '../../errors/errors.js';
+import { bearerToken } from '../../web/auth.js';
+import { readJsonBody } from '../../web/body.js';
+import type { AppEnv } from '../../web/env.js';
 
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(c.req.header('authorization'));

@@ -2,9 +2,9 @@
 // MCP (what an operator reviews before forwarding to the employer).
 
 import { Hono } from 'hono';
-import { notFound } from '../../domain/errors.js';
+import { notFound } from '../../errors/errors.js';
 import { onlyParams, textParam } from '../../domain/jobs/params.js';
-import type { AppEnv } from '../../http/types.js';
+import type { AppEnv } from '../../web/env.js';
 
 export function applicationsRoutes() {
   const r = new Hono<AppEnv>();

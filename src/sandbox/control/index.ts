@@ -2,7 +2,7 @@
 // review decisions, the clock, webhook deliveries, fault switches, outboxes and reset.
 
 import { Hono } from 'hono';
-import type { AppEnv } from '../../http/types.js';
+import type { AppEnv } from '../../web/env.js';
 import { requireAdmin } from './admin.js';
 import { applicationsRoutes } from './applications.js';
 import { outboxRoutes } from './outbox.js';

@@ -2,8 +2,8 @@
 // free-listing notices). GET /sandbox/v1/outbox[?to=address].
 
 import { Hono } from 'hono';
-import { invalid } from '../../domain/errors.js';
-import type { AppEnv } from '../../http/types.js';
+import { invalid } from '../../errors/errors.js';
+import type { AppEnv } from '../../web/env.js';
 
 export function outboxRoutes() {
   const r = new Hono<AppEnv>();

@@ -2,10 +2,10 @@
 // the console uses, so a decision made here and one made in the console are indistinguishable.
 
 import { Hono } from 'hono';
-import { invalid, notFound } from '../../domain/errors.js';
+import { invalid, notFound } from '../../errors/errors.js';
 import { type DecisionInput, type ScreeningRequest, SCREENING_STATES, isScreeningState } from '../../domain/screening/index.js';
 import { toAuditEvent } from '../../domain/screening/ledger.js';
-import type { AppEnv } from '../../http/types.js';
+import type { AppEnv } from '../../web/env.js';
 import { onlyKeys, readObject } from './admin.js';
 
 function candidateLabel(r: ScreeningRequest): string {

@@ -1,9 +1,9 @@
 // Control API: the sandbox clock, fault switches (chaos rules and planted bugs) and reset.
 
 import { Hono } from 'hono';
-import { invalid, notFound } from '../../domain/errors.js';
-import type { AppEnv } from '../../http/types.js';
-import { BUGS, type ChaosRuleInput } from '../faults.js';
+import { invalid, notFound } from '../../errors/errors.js';
+import type { AppEnv } from '../../web/env.js';
+import { BUGS, type ChaosRuleInput } from '../../domain/faults.js';
 import { onlyKeys, readObject } from './admin.js';
 
 export function systemRoutes() {

@@ -2,10 +2,10 @@
 // webhook settings, credit balances and the disabled flag.
 
 import { Hono } from 'hono';
-import { invalid } from '../../domain/errors.js';
+import { invalid } from '../../errors/errors.js';
 import { isPlanTier, jobsLimitsOf, type PlanTier } from '../../domain/plans.js';
 import { SCOPES, type Scope, type Tenant } from '../../domain/tenants.js';
-import type { AppEnv } from '../../http/types.js';
+import type { AppEnv } from '../../web/env.js';
 import { onlyKeys, optBool, optInt, optString, readObject } from './admin.js';
 
 function parseTier(v: unknown): PlanTier {

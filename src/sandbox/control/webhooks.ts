@@ -1,9 +1,9 @@
 // Control API: webhook deliveries (exact bodies, signatures, every attempt) and redelivery.
 
 import { Hono } from 'hono';
-import { notFound } from '../../domain/errors.js';
-import type { AppEnv } from '../../http/types.js';
-import { deliveryView } from '../../webhooks/index.js';
+import { notFound } from '../../errors/errors.js';
+import type { AppEnv } from '../../web/env.js';
+import { deliveryView } from '../../domain/webhooks/index.js';
 import { onlyKeys } from './admin.js';
 
 export function webhooksRoutes() {

@@ -4,9 +4,9 @@
 
 import type { MiddlewareHandler } from 'hono';
 import type { Contracts } from '../contract/index.js';
-import type { AppEnv } from './types.js';
+import type { AppEnv } from './env.js';
 
-// Chaos rules (src/sandbox/faults.ts) deliberately answer statuses an endpoint does not document.
+// Chaos rules (src/domain/faults.ts) deliberately answer statuses an endpoint does not document.
 const CHAOS_STATUSES = new Set([429, 500, 503]);
 const CHAOS_MARK = 'injected fault ';
 

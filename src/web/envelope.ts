@@ -2,7 +2,7 @@
 
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors/errors.js';
 
 export interface ErrorEnvelope {
   error: { code: string; message: string; upsell?: { upgradeUrl: string; freeScreenCap?: number } };

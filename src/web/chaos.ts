@@ -1,9 +1,9 @@
-// Applies the integrator's chaos rules (src/sandbox/faults.ts) to API calls: added latency, then a
+// Applies the integrator's chaos rules (src/domain/faults.ts) to API calls: added latency, then a
 // forced 429 / 500 / 503 in the error envelope. Control API, console and docs are never affected.
 
 import type { MiddlewareHandler } from 'hono';
-import { DomainError } from '../domain/errors.js';
-import type { AppEnv } from './types.js';
+import { DomainError } from '../errors/errors.js';
+import type { AppEnv } from './env.js';
 
 const CODE_OF = { 429: 'rate_limited', 500: 'internal', 503: 'service_disabled' } as const;
 

@@ -2,10 +2,10 @@
 // The tenant's webhookUrl and secret are read when each attempt is made, so fixing a broken URL
 // takes effect at the next retry. Advancing the sandbox clock fires every retry that came due.
 
-import type { CoreContext } from '../domain/context.js';
-import { invalid, notFound } from '../domain/errors.js';
-import { limits } from '../domain/plans.js';
-import type { Tenant } from '../domain/tenants.js';
+import type { CoreContext } from '../context.js';
+import { invalid, notFound } from '../../errors/errors.js';
+import { limits } from '../plans.js';
+import type { Tenant } from '../tenants.js';
 import { type Attempt, type Delivery, DeliveryStore, type WebhookEvent } from './delivery.js';
 import { postWebhook } from './sender.js';
 import { SIGNATURE_HEADER, sign } from './signer.js';

@@ -2,9 +2,9 @@
 // (the specification forbids it), before the header is even looked at.
 
 import type { Context, MiddlewareHandler } from 'hono';
-import { unauthorized } from '../domain/errors.js';
+import { unauthorized } from '../errors/errors.js';
 import type { Principal, Scope } from '../domain/tenants.js';
-import type { AppEnv } from './types.js';
+import type { AppEnv } from './env.js';
 
 const KEYISH_PARAMS = new Set(['api_key', 'apikey', 'api-key', 'key', 'token', 'access_token', 'auth', 'authorization', 'bearer']);
 /** A value that is a key: a prefix ending in `_live_` (jobs §5) and a long token, maybe after "Bearer ". */

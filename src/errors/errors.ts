@@ -1,5 +1,6 @@
-// One error type for the whole domain. Adapters map it to the wire in one place each:
-// src/http/envelope.ts (HTTP error envelope) and src/mcp/errors.ts (MCP tool errors).
+// One error type for the whole sandbox (D-15). A leaf: it imports nothing, so the contract loader below
+// the domain can throw it too. Adapters map it to the wire in one place each: src/web/envelope.ts (the
+// HTTP error envelope) and src/mcp/errors.ts (MCP tool errors).
 
 export const ERROR_STATUS = {
   invalid_request: 400,

@@ -3,14 +3,14 @@
 // server set to this sandbox). All are built from what the servers really expose.
 
 import { Hono } from 'hono';
-import type { Core } from '../domain/core.js';
-import { limits } from '../domain/plans.js';
-import { anonEndpoint, keyedCard } from '../mcp/card.js';
-import { anonListed, keyedListed } from '../mcp/listing.js';
-import type { AdvertisedTool } from '../mcp/toolContracts.js';
-import { notFound } from '../domain/errors.js';
-import { requestOrigin, servedDocument } from './docs.js';
-import type { AppEnv } from './types.js';
+import type { Core } from './domain/core.js';
+import { limits } from './domain/plans.js';
+import { anonEndpoint, keyedCard } from './mcp/card.js';
+import { anonListed, keyedListed } from './mcp/listing.js';
+import { requestOrigin, servedDocument } from './http/docs.js';
+import type { AdvertisedTool } from './mcp/toolContracts.js';
+import { notFound } from './errors/errors.js';
+import type { AppEnv } from './web/env.js';
 
 /** One tool as an llms.txt entry: what it does, whether it acts, its arguments, a link to its full entry. */
 function toolLine(t: AdvertisedTool, server: 'keyed' | 'anon', b: string): string {

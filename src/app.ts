@@ -1,24 +1,29 @@
-// The main HTTP app: one error handler, the chaos middleware on API paths, and every adapter mounted.
+// The composition root's main app: one error handler, the kernel's middleware on API paths, and every
+// adapter mounted side by side (REST, the keyed MCP server, discovery, the control API, the console, docs).
+// The anonymous MCP server's app is built here too and served on its own port by main.ts.
 
 import { Hono, type Context } from 'hono';
 import type { Result, Router } from 'hono/router';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { SmartRouter } from 'hono/router/smart-router';
 import { TrieRouter } from 'hono/router/trie-router';
-import type { Core } from '../domain/core.js';
-import { notFound } from '../domain/errors.js';
-import { createAnonApp, mountKeyedMcp } from '../mcp/mount.js';
-import { consoleRoutes } from '../sandbox/console/index.js';
-import { controlRoutes } from '../sandbox/control/index.js';
-import { chaos } from './chaos.js';
-import { CORS_PATHS, publicCors } from './cors.js';
-import { docsRoutes } from './docs.js';
-import { toErrorResponse } from './envelope.js';
-import { methodNotServed } from './methods.js';
-import { jobsRoutes, rateHeaders, rateHeadersOnError } from './jobs.js';
-import { screeningRoutes } from './screening.js';
-import { selfCheck } from './selfcheck.js';
-import type { AppEnv } from './types.js';
+import type { Core } from './domain/core.js';
+import { notFound } from './errors/errors.js';
+import { discoveryRoutes } from './discovery.js';
+import { createAnonApp } from './mcp/anon.js';
+import { employerPages } from './mcp/employerPages.js';
+import { keyedMcpRoutes } from './mcp/keyed.js';
+import { consoleRoutes } from './sandbox/console/index.js';
+import { controlRoutes } from './sandbox/control/index.js';
+import { chaos } from './web/chaos.js';
+import { CORS_PATHS, publicCors } from './web/cors.js';
+import { docsRoutes } from './http/docs.js';
+import { toErrorResponse } from './web/envelope.js';
+import { methodNotServed } from './web/methods.js';
+import { jobsRoutes, rateHeaders, rateHeadersOnError } from './http/jobs.js';
+import { screeningRoutes } from './http/screening.js';
+import { selfCheck } from './web/selfcheck.js';
+import type { AppEnv } from './web/env.js';
 
 const isConsolePath = (path: string) => path === '/console' || path.startsWith('/console/');
 
@@ -70,7 +75,9 @@ export function createApp(core: Core): Hono<AppEnv> {
   app.use('/api/*', chaos);
   app.route('/api/screening/v1', screeningRoutes());
   app.route('/api/v1', jobsRoutes());
-  mountKeyedMcp(app);
+  app.route('/api/mcp', keyedMcpRoutes());
+  app.route('/', discoveryRoutes());
+  app.route('/', employerPages());
   app.route('/sandbox/v1', controlRoutes());
   app.route('/console', consoleRoutes());
   app.route('/docs', docsRoutes());

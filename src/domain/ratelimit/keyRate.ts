@@ -2,9 +2,9 @@
 // shared by the REST API and the keyed MCP server (both call takeRate), sized by the jobs tier.
 
 import type { CoreContext } from '../context.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors/errors.js';
 import { jobsLimitsOf, jobsTierOf, limits } from '../plans.js';
-import type { RateDecision } from '../ratelimit.js';
+import type { RateDecision } from './limiter.js';
 import type { Principal } from '../tenants.js';
 
 export type { RateDecision };

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import type { Contracts } from '../contract/index.js';
 import { envelopeOf } from './envelope.js';
-import { notFound } from '../domain/errors.js';
+import { notFound } from '../errors/errors.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 

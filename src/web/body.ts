@@ -2,7 +2,7 @@
 // 400 invalid_request with a message naming the problem, never a 500.
 
 import type { Context } from 'hono';
-import { invalid } from '../domain/errors.js';
+import { invalid } from '../errors/errors.js';
 import { limits } from '../domain/plans.js';
 
 export async function readJsonBody(c: Context, maxBytes = limits.policy.bodyMaxBytes): Promise<unknown> {

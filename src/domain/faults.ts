@@ -4,8 +4,8 @@
 // - planted bugs, each breaking one rule of the specification on purpose, so that a test can prove
 //   the conformance harness catches it (see README "Planted bugs").
 
-import { invalid } from '../domain/errors.js';
-import type { Rng } from '../domain/rng.js';
+import { invalid } from '../errors/errors.js';
+import type { Rng } from './rng.js';
 
 export const BUGS = {
   charge_twice_on_replay: 'an idempotent replay charges a second screening credit',

@@ -1,0 +1,111 @@
+// Entry of the alternate deployment: an independent implementation of the two API documents, used to
+// certify that the conformance harness judges an unfamiliar deployment correctly. No control plane.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildCorpus } from './corpus.js';
+import { mcpJson, llmsTxt, openApi } from './discovery.js';
+import { fail, sendError, sendJson, sendText } from './http.js';
+import { handleJobs } from './jobs-rest.js';
+import { ScreeningStore } from './ledger.js';
+import { anonHandler } from './mcp-anon.js';
+import type { EmployerState } from './mcp-employer.js';
+import { handleKeyedMcp } from './mcp-keyed-http.js';
+import { Pipeline } from './pipeline.js';
+import { buildProfile, type AltProfile } from './profile.js';
+import { RateLimiter } from './ratelimit.js';
+import { handleScreening, SCREENING_PREFIX } from './screening.js';
+import { buildTalent } from './talent.js';
+import { TenantStore } from './tenants.js';
+import { Timers } from './timers.js';
+import { Switches } from './violations.js';
+import { Deliverer, RETRY_DELAYS_MS } from './webhooks.js';
+
+export { VIOLATIONS } from './violations.js';
+export { writeProfileYaml, profileYaml, type AltProfile } from './profile.js';
+
+export interface AltOptions {
+  violations?: string[];
+  webhookUrl?: string;
+  reviewDelayMs?: number;
+  scoringDelayMs?: number;
+  host?: string;
+}
+
+export interface AltDeployment {
+  baseUrl: string;
+  anonMcpUrl: string;
+  profile: AltProfile;
+  stop(): Promise<void>;
+}
+
+function listen(server: Server, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+const close = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDeployment> {
+  const host = opts.host ?? '127.0.0.1';
+  const v = new Switches(opts.violations);
+  const delays = { scoringMs: opts.scoringDelayMs ?? 300, reviewMs: opts.reviewDelayMs ?? 2000 };
+  const tenants = new TenantStore(opts.webhookUrl, Date.now());
+  const ghost = { ...tenants.slot('free'), id: 'acct-unregistered', slot: 'ghost' };
+  const corpus = buildCorpus();
+  const limiter = new RateLimiter();
+  const timers = new Timers();
+  const store = new ScreeningStore();
+  const deliverer = new Deliverer(timers, { wrongSecret: v.on('hook-wrong-secret'), compactSignature: v.on('hook-compact-signature') });
+  const byId = new Map(tenants.all.map((t) => [t.id, t]));
+  const pipeline = new Pipeline(store, timers, deliverer, (id) => byId.get(id)!, v, delays);
+  const employer: EmployerState = { pool: buildTalent(), outbox: [], listings: [] };
+  let baseUrl = '';
+  let anonMcpUrl = '';
+
+  const main = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://alt.invalid');
+    const p = url.pathname;
+    const done = (e: unknown) => {
+      if (!res.headersSent) sendError(res, fail(500, 'internal error'));
+      else res.destroy(e as Error);
+    };
+    if (p.startsWith(`${SCREENING_PREFIX}/`)) return void handleScreening(req, res, url, { tenants, store, pipeline, limiter, v }).catch(done);
+    if (p === '/api/v1' || p.startsWith('/api/v1/')) return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost }).catch(done);
+    if (p === '/api/mcp') return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v }).catch(done);
+    if (req.method === 'GET' && p === '/.well-known/mcp.json') return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
+    if (req.method === 'GET' && p === '/llms.txt') return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
+    if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl));
+    sendError(res, fail(404, `no route ${req.method} ${p}`));
+  });
+  const anon = createServer(anonHandler(corpus, v, () => anonMcpUrl));
+
+  const mainPort = await listen(main, host);
+  const anonPort = await listen(anon, host);
+  const origin = (port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  baseUrl = origin(mainPort);
+  anonMcpUrl = `${origin(anonPort)}/mcp`;
+  const retryTotal = RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
+  const profile = buildProfile({
+    baseUrl,
+    anonMcpUrl,
+    tenants,
+    webhookUrl: opts.webhookUrl,
+    inactiveJobId: corpus.find((j) => !j.active)!.id,
+    waits: { pipelineMs: delays.scoringMs + 5000, reviewMs: delays.scoringMs + delays.reviewMs + 5000, webhookMs: delays.scoringMs + delays.reviewMs + retryTotal + 10_000 },
+  });
+  return {
+    baseUrl,
+    anonMcpUrl,
+    profile,
+    stop: async () => {
+      timers.stop();
+      await Promise.all([close(main), close(anon)]);
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// REST adapter of the jobs API under /api/v1: search, job by id, apply, /me and the market endpoints.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { keyInQuery, lookup, requireScope } from './auth.js';
+import type { CorpusJob } from './corpus.js';
+import { clientIp, fail, HttpError, match, readJson, sendError, sendJson, type Headers } from './http.js';
+import { apply, findJob, publicJob, search, TIER_LIMITS, tierOf, type Tier } from './jobs-domain.js';
+import { checkLocale, roleList, roleReport, salaryGrid, skillDemand } from './market.js';
+import type { RateLimiter, WindowState } from './ratelimit.js';
+import type { Tenant, TenantStore } from './tenants.js';
+import type { Switches } from './violations.js';
+
+export interface JobsDeps {
+  tenants: TenantStore;
+  corpus: CorpusJob[];
+  limiter: RateLimiter;
+  v: Switches;
+  ghost: Tenant;
+}
+
+export function perMinute(tier: Tier, v: Switches): number {
+  return tier === 'Free' && v.on('free-limit-100') ? 100 : TIER_LIMITS[tier].perMinute;
+}
+
+export function rateHeaders(w: WindowState, v: Switches): Headers {
+  const h: Headers = { 'x-ratelimit-limit': String(w.limit), 'x-ratelimit-reset': String(w.reset) };
+  if (!v.on('no-remaining-header')) h['x-ratelimit-remaining'] = String(w.remaining);
+  return h;
+}
+
+export function retryAfter(w: WindowState, v: Switches): Headers {
+  return v.on('no-retry-after') ? {} : { 'retry-after': new Date(w.reset * 1000).toUTCString() };
+}
+
+const int = (url: URL, name: string): number | undefined => {
+  const s = url.searchParams.get(name);
+  if (s === null) return undefined;
+  if (!/^-?[0-9]{1,9}$/.test(s)) throw fail(400, `${name}: must be an integer; got "${s}"`);
+  return Number(s);
+};
+const str = (url: URL, name: string) => url.searchParams.get(name) ?? undefined;
+
+function me(t: Tenant, tier: Tier) {
+  const l = TIER_LIMITS[tier];
+  return {
+    plan: { name: tier },
+    grants: [...t.scopes],
+    balance: { apply: t.applyBalance },
+    quotas: { requestsPerMinute: l.perMinute, pageCap: l.maxPages, applyEnabled: l.apply, adFree: tier !== 'Free', applyCreditsPerMonth: l.creditsPerMonth },
+  };
+}
+
+async function route(req: IncomingMessage, url: URL, t: Tenant, tier: Tier, d: JobsDeps): Promise<[number, unknown]> {
+  const path = url.pathname.slice('/api/v1'.length);
+  const get = req.method === 'GET';
+  let m: Record<string, string> | null;
+  if (get && path === '/jobs') {
+    const p = { q: str(url, 'q'), location: str(url, 'location'), remote_type: str(url, 'remote_type'), job_type: str(url, 'job_type'), opportunity_type: str(url, 'opportunity_type'), locale: str(url, 'locale') };
+    return [200, search(d.corpus, tier, { ...p, limit: int(url, 'limit'), offset: int(url, 'offset') }, d.v)];
+  }
+  if (get && (m = match('/jobs/:id', path))) return [200, publicJob(findJob(d.corpus, m.id, d.v), tier, d.v)];
+  if (req.method === 'POST' && (m = match('/jobs/:id/apply', path))) {
+    const body = await readJson(req);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fail(400, 'body: must be a JSON object');
+    const r = apply(d.corpus, t, m.id, body, d.v);
+    if (r.kind === 'submitted') return [202, { status: 'queued', application: { ref: r.applicationId, job: r.job.id } }];
+    return [202, { status: 'redirect', redirect: r.applyUrl }];
+  }
+  if (get && path === '/me') return [200, me(t, tier)];
+  if (get && path === '/market/salary') return [200, salaryGrid(d.corpus)];
+  if (get && path === '/market/roles') return [200, roleList(d.corpus, checkLocale(str(url, 'locale')))];
+  if (get && (m = match('/market/roles/:role', path))) return [200, roleReport(d.corpus, m.role, checkLocale(str(url, 'locale')))];
+  if (get && path === '/market/skills') return [200, skillDemand(d.corpus, int(url, 'limit'), d.v)];
+  throw fail(404, `no route ${req.method} ${url.pathname}`);
+}
+
+/** Authenticates, counts the call against the key's window and answers; every response carries the rate headers. */
+export async function handleJobs(req: IncomingMessage, res: ServerResponse, url: URL, d: JobsDeps): Promise<void> {
+  let headers: Headers = rateHeaders(d.limiter.take(`ip:${clientIp(req)}`, 60), d.v);
+  try {
+    const param = keyInQuery(url);
+    if (param) throw fail(400, `query parameter "${param}": an API key must never be sent in a query string`);
+    const { tenant, presented } = lookup(req, d.tenants);
+    if (!presented) throw fail(401, 'Authorization: a bearer API key is required');
+    const t = tenant ?? (d.v.on('unknown-key-accepted') && req.headers.authorization?.includes('_live_') ? d.ghost : undefined);
+    if (!t) throw fail(401, 'Authorization: the API key is not recognised');
+    requireScope(t, 'jobs');
+    const tier = tierOf(t);
+    const w = d.limiter.take(`key:${t.id}`, perMinute(tier, d.v));
+    headers = rateHeaders(w, d.v);
+    if (!w.allowed) throw fail(429, `rate limit of ${w.limit} calls a minute reached`, {}, retryAfter(w, d.v));
+    const [status, body] = await route(req, url, t, tier, d);
+    sendJson(res, status, body, headers);
+  } catch (e) {
+    const err = e instanceof HttpError ? e : fail(500, 'internal error');
+    sendError(res, err, headers, d.v.on('error-not-enveloped'));
+  }
+}
