@@ -15,6 +15,7 @@ import { employerPages } from './mcp/employerPages.js';
 import { keyedMcpRoutes } from './mcp/keyed.js';
 import { consoleRoutes } from './sandbox/console/index.js';
 import { controlRoutes } from './sandbox/control/index.js';
+import { callLog } from './web/callLog.js';
 import { chaos } from './web/chaos.js';
 import { CORS_PATHS, publicCors } from './web/cors.js';
 import { docsRoutes } from './http/docs.js';
@@ -70,6 +71,7 @@ export function createApp(core: Core): Hono<AppEnv> {
     });
   }
   for (const path of CORS_PATHS) app.use(path, publicCors(['GET', 'POST']));
+  app.use('/api/*', callLog);
   if (core.config.selfCheck) app.use('/api/*', selfCheck);
   app.use('/api/v1/*', rateHeaders);
   app.use('/api/*', chaos);

@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAjv, type Ajv, type ValidateFunction } from './ajv.js';
 import type { McpServerName, McpToolContract } from './index.js';
-import { formatErrors } from './messages.js';
+import { MAX_MESSAGES, overBudget } from './budget.js';
+import { formatErrorsBounded } from './messages.js';
 
 const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
@@ -82,8 +83,13 @@ export function loadMcpTools(dir: string, resolveRef: RefResolver): McpToolSet {
   const run = (server: McpServerName, tool: string, which: 'input' | 'output', value: unknown, root: string): string[] => {
     const v = validator(server, tool, which);
     if (v === undefined) return [`unknown tool '${tool}' on the ${server} MCP server`];
+    if (which === 'input') {
+      const over = overBudget(value, 'arguments');
+      if (over) return [over];
+    }
     if (!v || v(value)) return [];
-    return formatErrors(v.errors, root, root || 'arguments');
+    const { messages, omitted } = formatErrorsBounded(v.errors, root, root || 'arguments', MAX_MESSAGES);
+    return omitted > 0 ? [...messages, `and ${omitted} more problem${omitted === 1 ? '' : 's'}`] : messages;
   };
   return {
     tools,

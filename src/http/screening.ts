@@ -1,8 +1,7 @@
 // REST adapter for /api/screening/v1: authenticates, validates against the contract, calls the
 // screening domain and shapes the answer. Screening endpoints are not rate-limited (policy).
 
-import type { IncomingMessage } from 'node:http';
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { invalid } from '../errors/errors.js';
 import { requireKey, searchParamsOf } from '../web/auth.js';
 import { readJsonBody } from '../web/body.js';
@@ -22,48 +21,11 @@ function stringParam(v: unknown, name: string): string | undefined {
   return v;
 }
 
-function readAll(incoming: IncomingMessage): Promise<ArrayBuffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let ended = false;
-    incoming.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-    });
-    incoming.once('end', () => {
-      ended = true;
-      const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
-      resolve(all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength) as ArrayBuffer);
-    });
-    incoming.once('error', reject);
-    // 'close' follows 'end' on every request; before it, the client went away mid-body
-    incoming.once('close', () => {
-      if (!ended) reject(new Error('the request body was cut off'));
-    });
-  });
-}
-
-/**
- * Served by @hono/node-server, the body can be read straight from Node's request stream instead of
- * through a Web Request and its stream adapters (a large share of a submit's cost). The bytes are handed to
- * readJsonBody through Hono's body cache, so every check and every message stays readJsonBody's; the
- * stream is only read when readJsonBody asks for the body, after its header checks.
- */
-function offerNodeBody(c: Context<AppEnv>): void {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming || typeof incoming.on !== 'function' || incoming.readableDidRead) return;
-  for (const _ in c.req.bodyCache) return; // the body was read already
-  let body: Promise<ArrayBuffer> | undefined;
-  Object.defineProperty(c.req.bodyCache, 'arrayBuffer', { configurable: true, enumerable: true, get: () => (body ??= readAll(incoming)) });
-}
-
 export function screeningRoutes() {
   const r = new Hono<AppEnv>();
   r.use('*', requireKey('screening'));
 
   r.post('/screen', async (c) => {
-    offerNodeBody(c);
     const body = await readJsonBody(c);
     // c.get, not c.var: c.var builds a new object on each read
     const { contracts, screening, faults } = c.get('core');

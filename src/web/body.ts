@@ -1,23 +1,19 @@
-// Reads a JSON request body defensively: content type, size limit and syntax problems become
-// 400 invalid_request with a message naming the problem, never a 500.
+// Reads a JSON request body defensively: content type, encoding, size limit and syntax problems become
+// 4xx invalid_request with a message naming the problem, never a 500. The size is counted as the bytes
+// arrive (bodyStream.ts), so a large or endless body is refused without being held in memory.
 
 import type { Context } from 'hono';
 import { invalid } from '../errors/errors.js';
 import { limits } from '../domain/plans.js';
+import { readBodyCapped, refuseEncoded } from './bodyStream.js';
 
 export async function readJsonBody(c: Context, maxBytes = limits.policy.bodyMaxBytes): Promise<unknown> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/([\w.+-]*\+)?json\b/i.test(type.trim())) {
     throw invalid(`request body must be JSON: send Content-Type: application/json (got '${type || 'none'}')`, 'body');
   }
-  const declared = Number(c.req.header('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    throw invalid(`request body is ${declared} bytes; the limit is ${maxBytes} bytes`, 'body');
-  }
-  const buf = await c.req.arrayBuffer();
-  if (buf.byteLength > maxBytes) {
-    throw invalid(`request body is ${buf.byteLength} bytes; the limit is ${maxBytes} bytes`, 'body');
-  }
+  refuseEncoded(c);
+  const buf = await readBodyCapped(c, maxBytes);
   if (buf.byteLength === 0) throw invalid('request body is empty; a JSON object is required', 'body');
   let text: string;
   try {

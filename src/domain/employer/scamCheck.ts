@@ -35,7 +35,9 @@ const GENERIC_COMPANY = /^(n\/?a|-+|\.+|none|confidential|private|anonymous|raha
 
 // An amount: dollars, rupiah written with "Rp"/"IDR", or Indonesian shorthand without a currency
 // ("5 juta", "5jt", "500 ribu", "500rb").
-const AMOUNT = String.raw`(\$\s?\d{3,}|usd\s?\d{3,}|(rp\.?|idr)\s?\d[\d.,]*\s*(juta|jt|ribu|rb)?|\d[\d.,]*\s*(juta|jt|ribu|rb)\b)`;
+// The unit after the digits is an optional group that starts with its spaces, so a run of spaces is
+// read one way only (linear time on hostile input).
+const AMOUNT = String.raw`(\$\s?\d{3,}|usd\s?\d{3,}|(rp\.?|idr)\s?\d[\d.,]*(?:\s*(juta|jt|ribu|rb))?|\d[\d.,]*\s*(juta|jt|ribu|rb)\b)`;
 const PER_DAY = String.raw`\s*(rupiah\s*)?(per|\/|a|sehari|setiap|tiap)\s*(day|hari|week|minggu)\b|\s*(rupiah\s*)?(sehari|seminggu)\b`;
 /** "earn Rp 500.000 per day", "gaji 5 juta/hari": an earnings promise per day or week. */
 const DAILY_LURE = new RegExp(String.raw`\b(earn|earning|income|make|gaji|penghasilan|dapat|dibayar)\b[^.\n]{0,30}?` + AMOUNT + `(${PER_DAY})`, 'i');

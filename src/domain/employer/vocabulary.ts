@@ -136,7 +136,8 @@ export function rolesIn(text: string): RoleDef[] {
   return found;
 }
 
-export const YEARS = /(\d{1,2})\s*\+?\s*(?:years?|yrs?|tahun|thn)\b/i;
+// the "+" takes its own spaces, so a run of spaces is read one way only (linear time)
+export const YEARS = /(\d{1,2})\s*(?:\+\s*)?(?:years?|yrs?|tahun|thn)\b/i;
 
 export function placeIn(text: string): Criteria['location'] {
   for (const p of PLACES) if (termPattern(p.city).test(text)) return { city: p.city, region: p.region };

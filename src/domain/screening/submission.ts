@@ -91,6 +91,10 @@ function jobSpec(v: unknown): JobSpec {
   const min = nonNegative(o, 'salaryBandMinIdr', 'jobSpec.');
   const max = nonNegative(o, 'salaryBandMaxIdr', 'jobSpec.');
   const description = str(o, 'description', 'jobSpec.');
+  // an inverted band would score against nothing (D-85)
+  if (min !== undefined && max !== undefined && min > max) {
+    throw invalid(`jobSpec.salaryBandMinIdr (${min}) is greater than jobSpec.salaryBandMaxIdr (${max}); the band's minimum must not exceed its maximum`, 'jobSpec.salaryBandMinIdr');
+  }
   if (niceToHaves !== undefined) out.niceToHaves = niceToHaves;
   if (min !== undefined) out.salaryBandMinIdr = min;
   if (max !== undefined) out.salaryBandMaxIdr = max;
