@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ROOT } from './lib/sandbox.js';
 import type { BenchOptions } from './lib/section.js';
 
-export const SECTION_IDS = ['http', 'scaling', 'webhooks', 'harness'] as const;
+export const SECTION_IDS = ['http', 'scaling', 'webhooks', 'harness', 'hostile'] as const;
 
 export const USAGE = `usage: npm run bench -- [--quick] [--only ${SECTION_IDS.join(',')}] [--duration S] [--warmup S] [--repetitions N] [--connections N] [--out DIR]
   --quick        short runs and small sizes while developing (figures not comparable with the targets)

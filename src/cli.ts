@@ -57,7 +57,10 @@ async function main() {
     `  API docs            ${sb.baseUrl}/docs`,
     `  console             ${sb.baseUrl}/console`,
     `  control API         ${sb.baseUrl}/sandbox/v1`,
-    `  admin token         ${sb.adminToken}${core.config.adminTokenGenerated ? '   (generated; set SANDBOX_ADMIN_TOKEN to fix it)' : ''}`,
+    // an operator-supplied token is theirs already: printing it would only leak it into logs
+    core.config.adminTokenGenerated
+      ? `  admin token         ${sb.adminToken}   (generated; set SANDBOX_ADMIN_TOKEN to fix it)`
+      : '  admin token         (as supplied in SANDBOX_ADMIN_TOKEN; not printed)',
     `  corpus              ${core.config.corpusSize} active jobs, seed ${core.config.seed}`,
   ];
   if (core.config.noRateLimits) lines.push('  rate limits         LIFTED (--no-rate-limits)');

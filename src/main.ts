@@ -2,10 +2,12 @@
 // server, and returns handles so tests and the CLI can stop it.
 
 import { serve, type ServerType } from '@hono/node-server';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolveConfig, type ConfigInput } from './config.js';
 import { createCore, type Core } from './domain/core.js';
 import { createAnonApp, createApp } from './app.js';
+import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './web/headLimit.js';
 
 export interface RunningSandbox {
   core: Core;
@@ -17,8 +19,9 @@ export interface RunningSandbox {
 
 function listen(fetch: (req: Request, ...rest: any[]) => Response | Promise<Response>, host: string, port: number): Promise<ServerType> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname: host, port }, () => resolve(server));
+    const server = serve({ fetch, hostname: host, port, serverOptions: { maxHeaderSize: HEADER_MAX_BYTES } }, () => resolve(server));
     server.once('error', reject);
+    answerBadHeadsWithEnvelope(server as Server);
   });
 }
 

@@ -182,12 +182,13 @@ describe('post_job', () => {
     const r = await call(emp.client, 'post_job', { ...job, apply_url: 'https://kopikode.example/careers/1' });
     expect(r.data).toMatchObject({ status: 'pending_payment', tier: 'standard', currency: 'IDR', amount: 750000 });
     expect(r.data.orderId).toMatch(/^ord_/);
-    expect(r.data.checkoutUrl).toBe(`${sb.get().baseUrl}/checkout/${r.data.orderId}`);
-    const page = await client(sb.get().baseUrl)('GET', new URL(r.data.checkoutUrl).pathname);
+    expect(r.data.checkoutUrl).toMatch(new RegExp(`^${sb.get().baseUrl}/checkout/${r.data.orderId}\\?token=[0-9a-z]{32}$`));
+    const link = new URL(r.data.checkoutUrl);
+    const page = await client(sb.get().baseUrl)('GET', link.pathname + link.search);
     expect(page.json.order.status).toBe('pending_payment');
-    const paid = await client(sb.get().baseUrl)('POST', `${new URL(r.data.checkoutUrl).pathname}/pay`);
+    const paid = await client(sb.get().baseUrl)('POST', `${link.pathname}/pay${link.search}`);
     expect(paid.json.order.status).toBe('live');
-    expect((await client(sb.get().baseUrl)('POST', `${new URL(r.data.checkoutUrl).pathname}/pay`)).status).toBe(400);
+    expect((await client(sb.get().baseUrl)('POST', `${link.pathname}/pay${link.search}`)).status).toBe(400);
   });
 
   it('sends the free pilot to manual review without a checkout; featured costs more', async () => {

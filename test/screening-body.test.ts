@@ -1,5 +1,5 @@
 // The submit body read straight from Node's request stream: bodies in many pieces, without a
-// Content-Length, too large, or not UTF-8 get the same answers as ever; and audit pages, sent as
+// Content-Length, too large (413), or not UTF-8 get the answers they name; and audit pages, sent as
 // prebuilt text, carry exactly the bytes and headers of a JSON response, request after request.
 
 import { request } from 'node:http';
@@ -45,13 +45,13 @@ describe('submit bodies', () => {
     expect(checked.get().core.screening.get(id)!.submission.candidate).toEqual(body.candidate);
   });
 
-  it('refuses an oversized body without a Content-Length, naming its size, and a body that is not UTF-8', async () => {
+  it('refuses an oversized body without a Content-Length with 413 naming the limit, and a body that is not UTF-8', async () => {
     const base = checked.get().baseUrl;
     const t = await createTenant(base, { planTier: 'pro' });
     const big = Buffer.from(JSON.stringify({ ...submitBody(), pad: 'x'.repeat(300_000) }));
     const oversized = await postInPieces(base, t.apiKey, split(big, 64 * 1024));
-    expect(oversized.status).toBe(400);
-    expect(oversized.json.error.message).toBe(`request body is ${big.length} bytes; the limit is 262144 bytes`);
+    expect(oversized.status).toBe(413);
+    expect(oversized.json.error).toEqual({ code: 'invalid_request', message: 'request body is larger than the limit of 262144 bytes' });
     const latin1 = await postInPieces(base, t.apiKey, [Buffer.from('{"idempotencyKey":"'), Buffer.from([0xe9]), Buffer.from('"}')]);
     expect(latin1.status).toBe(400);
     expect(latin1.json.error.message).toBe('request body is not valid UTF-8');

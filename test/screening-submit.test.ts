@@ -164,7 +164,7 @@ describe('bad input: 4xx envelope, nothing charged, no ledger row', () => {
     expect(wrongType.json.error.message).toMatch(/Content-Type/);
     const huge = { ...good(), candidate: { kind: 'structured', fullName: 'A', summary: 'x'.repeat(300 * 1024) } };
     const oversized = await api('POST', `${SCREENING}/screen`, huge);
-    expect(oversized.status).toBe(400);
+    expect(oversized.status).toBe(413);
     expect(oversized.json.error.message).toMatch(/bytes/);
     expect(await creditsOf(t.apiKey)).toBe(100);
     expect(await auditRows(t.apiKey)).toHaveLength(0);

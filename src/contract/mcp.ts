@@ -1,15 +1,18 @@
-// MCP tool contracts: every contracts/mcp/{keyed,anon}/<tool>.json ({ name, description, inputSchema,
-// outputSchema? }) present, loaded once. A tool may take input properties from an OpenAPI component
-// (`x-propertiesFrom` in its inputSchema, so apply_to_job and POST /jobs/{id}/apply share one body
-// contract) and may name its output by `x-outputSchemaRef` ("jobs.openapi.yaml#/components/schemas/Job").
+// MCP tool contracts: every contracts/mcp/{keyed,anon}/<tool>.json ({ name, title, description,
+// annotations, inputSchema, outputSchema? }) present, loaded once. A tool may take input properties from an
+// OpenAPI component (`x-propertiesFrom` in its inputSchema, so apply_to_job and POST /jobs/{id}/apply share
+// one body contract) and may name its output by `x-outputSchemaRef` ("jobs.openapi.yaml#/components/schemas/Job").
 // Both are resolved here, once, into the schemas tools/list advertises; the tool error shape
 // (contracts/mcp/tool-error.json) is admitted by every advertised outputSchema. Schemas compile on first use.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAjv, type Ajv, type ValidateFunction } from './ajv.js';
-import type { McpServerName, McpToolContract } from './index.js';
-import { formatErrors } from './messages.js';
+import type { McpServerName, McpToolAnnotations, McpToolContract } from './index.js';
+import { MAX_MESSAGES, overBudget } from './budget.js';
+import { formatErrorsBounded } from './messages.js';
+
+const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
 export const MCP_SERVERS: readonly McpServerName[] = ['keyed', 'anon'];
 
@@ -18,7 +21,9 @@ type JsonSchema = Record<string, unknown>;
 /** A tool as tools/list advertises it. */
 export interface AdvertisedTool {
   name: string;
+  title: string;
   description: string;
+  annotations: McpToolAnnotations;
   inputSchema: JsonSchema & { type: 'object' };
   outputSchema?: JsonSchema & { type: 'object' };
 }
@@ -74,11 +79,11 @@ function composeInput(input: JsonSchema, source: SchemaSource, where: string): J
   const from = typeof ref === 'string' ? source.schema(ref) : undefined;
   if (!from) throw new Error(`${where}: x-propertiesFrom ${String(ref)} names no component schema`);
   const { 'x-propertiesFrom': _ref, ...own } = input;
-  const clean = withoutAnnotations(from) as JsonSchema;
+  // the properties keep their policy markers (x-policy, x-decision), as the tool's own properties do
   return {
     ...own,
-    properties: { ...(own.properties as JsonSchema), ...(clean.properties as JsonSchema) },
-    required: [...((own.required as string[]) ?? []), ...((clean.required as string[]) ?? [])],
+    properties: { ...(own.properties as JsonSchema), ...(from.properties as JsonSchema) },
+    required: [...((own.required as string[]) ?? []), ...((from.required as string[]) ?? [])],
   };
 }
 
@@ -92,6 +97,10 @@ function readTool(folder: string, file: string, where: string, source: SchemaSou
   if (typeof def?.name !== 'string' || typeof def.description !== 'string' || !def.inputSchema || typeof def.inputSchema !== 'object') {
     throw new Error(`${where} must be { name, description, inputSchema, outputSchema? }`);
   }
+  const hints = def.annotations as unknown as Record<string, unknown> | undefined;
+  if (typeof def.title !== 'string' || !hints || ANNOTATION_HINTS.some((h) => typeof hints[h] !== 'boolean')) {
+    throw new Error(`${where} must give a title and annotations with ${ANNOTATION_HINTS.join(', ')} (booleans)`);
+  }
   if (`${def.name}.json` !== file) throw new Error(`${where} declares tool '${def.name}'; the file must be named ${def.name}.json`);
   return Object.freeze({ ...def, inputSchema: composeInput(def.inputSchema, source, where) });
 }
@@ -100,7 +109,14 @@ function advertise(def: McpToolContract & JsonSchema, source: SchemaSource, tool
   const ref = def['x-outputSchemaRef'];
   const own = def.outputSchema ?? (typeof ref === 'string' ? (withoutAnnotations(source.schema(ref)) as JsonSchema | undefined) : undefined);
   const outputSchema = own ? { type: 'object' as const, anyOf: [{ type: 'object', ...own }, toolError] } : undefined;
-  return { name: def.name, description: def.description, inputSchema: def.inputSchema as AdvertisedTool['inputSchema'], ...(outputSchema ? { outputSchema } : {}) };
+  return {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    annotations: { ...def.annotations },
+    inputSchema: def.inputSchema as AdvertisedTool['inputSchema'],
+    ...(outputSchema ? { outputSchema } : {}),
+  };
 }
 
 export function loadMcpTools(dir: string, source: SchemaSource): McpToolSet {
@@ -148,8 +164,13 @@ export function loadMcpTools(dir: string, source: SchemaSource): McpToolSet {
   const run = (server: McpServerName, tool: string, which: 'input' | 'output' | 'result', value: unknown, root: string): string[] => {
     const v = validator(server, tool, which);
     if (v === undefined) return [`unknown tool '${tool}' on the ${server} MCP server`];
+    if (which === 'input') {
+      const over = overBudget(value, 'arguments');
+      if (over) return [over];
+    }
     if (!v || v(value)) return [];
-    return formatErrors(v.errors, root, root || 'arguments');
+    const { messages, omitted } = formatErrorsBounded(v.errors, root, root || 'arguments', MAX_MESSAGES);
+    return omitted > 0 ? [...messages, `and ${omitted} more problem${omitted === 1 ? '' : 's'}`] : messages;
   };
   return {
     tools,

@@ -49,10 +49,19 @@ function lengthRule(s: Record<string, any>, lo: string, hi: string, unit: string
 
 const subject = (path: string, fallback: string) => path || fallback;
 
-/** One message per meaningful ajv error; wrapper errors (anyOf/if) are folded into their causes. */
-export function formatErrors(errors: readonly ErrorObject[] | null | undefined, root = '', fallback = 'value'): string[] {
-  if (!errors?.length) return [];
-  const out: string[] = [];
+/**
+ * One message per meaningful ajv error; wrapper errors (anyOf/if) are folded into their causes. At most
+ * `max` distinct messages are made; `omitted` counts the errors left unformatted. Linear in the errors.
+ */
+export function formatErrorsBounded(
+  errors: readonly ErrorObject[] | null | undefined,
+  root = '',
+  fallback = 'value',
+  max = Infinity,
+): { messages: string[]; omitted: number } {
+  if (!errors?.length) return { messages: [], omitted: 0 };
+  const out = new Set<string>();
+  let omitted = 0;
   // ajv reports an anyOf's branch failures immediately before the anyOf itself: fold them into one message.
   const branchOf = new Map<number, number>();
   errors.forEach((e, i) => {
@@ -63,16 +72,32 @@ export function formatErrors(errors: readonly ErrorObject[] | null | undefined, 
       branchOf.set(j, i);
     }
   });
+  const branchesOf = new Map<number, ErrorObject[]>();
+  for (const [j, k] of branchOf) {
+    const list = branchesOf.get(k);
+    if (list) list.push(errors[j]);
+    else branchesOf.set(k, [errors[j]]);
+  }
   errors.forEach((e, i) => {
     if (branchOf.has(i)) return;
-    let msg: string | null;
-    if (e.keyword === 'anyOf') {
-      const branches = [...branchOf].filter(([, k]) => k === i).map(([j]) => errors[j]);
-      msg = formatAnyOf(e, branches, root, fallback);
-    } else msg = formatError(e, root, fallback);
-    if (msg && !out.includes(msg)) out.push(msg);
+    if (out.size >= max) {
+      omitted++;
+      return;
+    }
+    const msg = e.keyword === 'anyOf' ? formatAnyOf(e, branchesOf.get(i) ?? [], root, fallback) : formatError(e, root, fallback);
+    if (msg) out.add(msg);
   });
-  return out;
+  return { messages: [...out], omitted };
+}
+
+export function formatErrors(errors: readonly ErrorObject[] | null | undefined, root = '', fallback = 'value'): string[] {
+  return formatErrorsBounded(errors, root, fallback).messages;
+}
+
+/** The first `max` messages joined, and how many more problems there were. */
+export function summarizeErrors(errors: readonly ErrorObject[] | null | undefined, root: string, fallback: string, max: number): string {
+  const { messages, omitted } = formatErrorsBounded(errors, root, fallback, max);
+  return messages.join('; ') + (omitted > 0 ? ` (and ${omitted} more problem${omitted === 1 ? '' : 's'})` : '');
 }
 
 function formatAnyOf(e: ErrorObject, branches: ErrorObject[], root: string, fallback: string): string {

@@ -4,7 +4,8 @@
 import { invalid } from '../errors/errors.js';
 import { lazyValidator, type Ajv, type ValidateFunction } from './ajv.js';
 import type { ApiName, OperationContract } from './index.js';
-import { formatErrors } from './messages.js';
+import { MAX_MESSAGES, overBudget } from './budget.js';
+import { formatErrors, summarizeErrors } from './messages.js';
 import { ParamSet } from './params.js';
 
 interface HeaderSpec {
@@ -19,8 +20,6 @@ interface ResponseSpec {
   body: (() => ValidateFunction) | null;
   headers: HeaderSpec[];
 }
-
-const MAX_BODY_MESSAGES = 5;
 
 function jsonSchemaOf(content: Record<string, any> | undefined): Record<string, any> | null {
   if (!content) return null;
@@ -87,12 +86,12 @@ export function compileOperation(
         if (bodyRequired) throw invalid('request body is required', 'body');
         return;
       }
+      const over = overBudget(body);
+      if (over) throw invalid(over, 'body');
       if (!checkBodyFn(body)) {
-        const msgs = formatErrors(checkBodyFn.errors, '', 'body');
-        const more = msgs.length > MAX_BODY_MESSAGES ? ` (and ${msgs.length - MAX_BODY_MESSAGES} more)` : '';
         const first = checkBodyFn.errors?.[0];
         const field = first ? firstField(first.instancePath, first.params as Record<string, any>) : 'body';
-        throw invalid(msgs.slice(0, MAX_BODY_MESSAGES).join('; ') + more, field);
+        throw invalid(summarizeErrors(checkBodyFn.errors, '', 'body', MAX_MESSAGES), field);
       }
     },
     checkResponse(status, body, headers) {

@@ -462,6 +462,24 @@ export interface components {
         };
     };
     responses: {
+        /** @description The body is larger than the sandbox's limit; it is refused as it arrives (sandbox policy). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The body carries a Content-Encoding other than identity (sandbox policy). */
+        UnsupportedEncoding: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description The request is malformed; the message names the offending field or parameter. */
         BadRequest: {
             headers: {
@@ -551,6 +569,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
         };
     };
     getUsage: {
@@ -580,7 +600,10 @@ export interface operations {
             query?: {
                 /** @description Only rows created at or after this instant (first page only). */
                 since?: string;
-                /** @description Opaque keyset cursor, the `nextCursor` of a previous page. */
+                /**
+                 * @description Opaque keyset cursor, the `nextCursor` of a previous page.
+                 * @example eyJ2IjoxLCJ0IjoidGVuXzAwMDAwNnhiODVmeSIsInMiOjF9.uud2-tJ4YaeRBIrw2BsFpg
+                 */
                 cursor?: string;
                 /** @description Page size. */
                 limit?: number;

@@ -14,7 +14,31 @@ interface Timer {
   /** What scheduleCall passes to fn. */
   arg: unknown;
   cancelled: boolean;
+  /** What the timer is for ('webhook retry', 'review expiry'), shown on the clock page. */
+  label: string;
+  /** What it is about: a delivery id, or the id of the object passed to scheduleCall. */
+  ref: string | null;
 }
+
+export interface TimerView {
+  at: string;
+  label: string;
+  ref: string | null;
+}
+
+/** What one advance of the clock fired: counts per label and the first few timers in order. */
+export interface AdvanceRecord {
+  from: string;
+  to: string;
+  fired: number;
+  byLabel: Record<string, number>;
+  first: TimerView[];
+}
+
+const FIRED_SHOWN = 20;
+const HISTORY = 20;
+const refOf = (arg: unknown): string | null =>
+  typeof arg === 'object' && arg !== null && typeof (arg as { id?: unknown }).id === 'string' ? (arg as { id: string }).id : null;
 
 /** A timer made by scheduleCall, for cancel(). */
 export type TimerHandle = object;
@@ -28,6 +52,9 @@ export class Clock {
   private seq = 0;
   private handle: NodeJS.Timeout | null = null;
   private armedFor = Infinity;
+  /** Collects what fires during advance(); null otherwise. */
+  private firing: AdvanceRecord | null = null;
+  private advances: AdvanceRecord[] = [];
 
   constructor(private readonly realNow: () => number = () => Date.now()) {}
 
@@ -43,14 +70,51 @@ export class Clock {
   /** Moves the sandbox clock forward and fires every timer that is now due. */
   advance(seconds: number): number {
     if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError('seconds must be a non-negative number');
+    const from = this.iso();
     this.offsetMs += Math.round(seconds * 1000);
-    this.fireDue();
+    const rec: AdvanceRecord = { from, to: this.iso(), fired: 0, byLabel: {}, first: [] };
+    this.firing = rec;
+    try {
+      this.fireDue();
+    } finally {
+      this.firing = null;
+    }
+    this.advances.unshift(rec);
+    this.advances.length = Math.min(this.advances.length, HISTORY);
     return this.now();
   }
 
+  /** The last advances, newest first, with what each one fired. */
+  history(): AdvanceRecord[] {
+    return this.advances.map((a) => ({ ...a, byLabel: { ...a.byLabel }, first: [...a.first] }));
+  }
+
+  /** The `limit` soonest pending timers and the count per label (one pass over the heap). */
+  pending(limit = 20): { total: number; byLabel: Record<string, number>; soonest: TimerView[] } {
+    const byLabel: Record<string, number> = {};
+    const soonest: Timer[] = [];
+    for (const t of this.heap) {
+      if (t.cancelled) continue;
+      byLabel[t.label] = (byLabel[t.label] ?? 0) + 1;
+      if (soonest.length < limit || before(t, soonest[soonest.length - 1])) {
+        let i = soonest.length < limit ? soonest.length : limit - 1;
+        while (i > 0 && before(t, soonest[i - 1])) {
+          soonest[i] = soonest[i - 1];
+          i--;
+        }
+        soonest[i] = t;
+      }
+    }
+    return { total: this.live, byLabel, soonest: soonest.map((t) => this.view(t)) };
+  }
+
+  private view(t: Timer): TimerView {
+    return { at: this.iso(t.at), label: t.label, ref: t.ref ?? refOf(t.arg) };
+  }
+
   /** Runs fn when the sandbox clock reaches `at` (ms), by real waiting or by advance(). Returns a canceller. */
-  schedule(at: number, fn: TimerFn): () => void {
-    const timer: Timer = { at, seq: this.seq++, fn, arg: undefined, cancelled: false };
+  schedule(at: number, fn: TimerFn, label = 'timer', ref: string | null = null): () => void {
+    const timer: Timer = { at, seq: this.seq++, fn, arg: undefined, cancelled: false, label, ref };
     this.push(timer);
     this.live++;
     if (at < this.armedFor) this.arm();
@@ -62,8 +126,8 @@ export class Clock {
   }
 
   /** schedule() without a closure per timer, for callers that keep very many: runs fn(arg) at `at`. */
-  scheduleCall<A>(at: number, fn: (arg: A) => void, arg: A): TimerHandle {
-    const timer: Timer = { at, seq: this.seq++, fn: fn as (arg: unknown) => void, arg, cancelled: false };
+  scheduleCall<A>(at: number, fn: (arg: A) => void, arg: A, label = 'timer'): TimerHandle {
+    const timer: Timer = { at, seq: this.seq++, fn: fn as (arg: unknown) => void, arg, cancelled: false, label, ref: null };
     this.push(timer);
     this.live++;
     if (at < this.armedFor) this.arm();
@@ -87,6 +151,7 @@ export class Clock {
     for (const t of this.heap) t.cancelled = true;
     this.heap = [];
     this.live = 0;
+    this.advances = [];
     this.arm();
   }
 
@@ -97,6 +162,12 @@ export class Clock {
       if (t.cancelled) continue;
       t.cancelled = true;
       this.live--;
+      const rec = this.firing;
+      if (rec) {
+        rec.fired++;
+        rec.byLabel[t.label] = (rec.byLabel[t.label] ?? 0) + 1;
+        if (rec.first.length < FIRED_SHOWN) rec.first.push(this.view(t));
+      }
       try {
         t.fn(t.arg);
       } catch (err) {

@@ -14,6 +14,7 @@ import { createScreening } from './screening/index.js';
 import { seedDemo, type DemoSeed } from './seed.js';
 import type { Settings } from './settings.js';
 import { TenantService } from './tenants.js';
+import { CallLog } from './callLog.js';
 import { createWebhooks } from './webhooks/index.js';
 
 export async function createCore(config: Readonly<Settings>) {
@@ -41,6 +42,8 @@ export async function createCore(config: Readonly<Settings>) {
     screening,
     jobs,
     employer,
+    /** The recent API and MCP calls, bounded (the console's request log). */
+    callLog: new CallLog(),
     demo: null as DemoSeed | null,
     /** Empties every store, resets the clock offset's timers and re-seeds the demo data. */
     reset() {
@@ -52,6 +55,7 @@ export async function createCore(config: Readonly<Settings>) {
       screening.reset();
       jobs.reset();
       employer.reset();
+      core.callLog.clear();
       core.demo = config.seedDemo ? seedDemo(core) : null;
     },
   };

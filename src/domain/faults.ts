@@ -60,6 +60,9 @@ export interface ChaosRule extends Required<Pick<ChaosRuleInput, 'mode'>> {
 // Every API call asks; with no rules (the usual case) the answer is this one shared empty list.
 const NONE_FIRED: readonly ChaosRule[] = Object.freeze([]);
 
+/** Active chaos rules at most (D-103). */
+export const MAX_RULES = 100;
+
 export class Faults {
   private bugs = new Set<BugName>();
   private rules: ChaosRule[] = [];
@@ -105,6 +108,8 @@ export class Faults {
     if (input.ratio !== undefined && !(typeof input.ratio === 'number' && input.ratio > 0 && input.ratio <= 1)) {
       throw invalid('ratio must be a number in (0, 1]', 'ratio');
     }
+    // every API call walks the rules, and the list is answered whole: keep both bounded (D-103)
+    if (this.rules.length >= MAX_RULES) throw invalid(`at most ${MAX_RULES} chaos rules can be active; remove some first`, 'mode');
     const rule: ChaosRule = {
       id: `flt_${++this.seq}`,
       path: input.path ?? '*',

@@ -50,6 +50,12 @@ export interface Limits {
     bodyMaxBytes: number;
     stringMaxLength: number;
     arrayMaxItems: number;
+    objectMaxProperties: number;
+    jsonMaxDepth: number;
+    jsonMaxValues: number;
+    validationMaxMessages: number;
+    headerMaxBytes: number;
+    consoleLoginFailuresPerMinute: number;
     sponsoredEvery: number;
     webhook: { timeoutMs: number; retryScheduleSeconds: number[] };
     upgradeUrl: string;

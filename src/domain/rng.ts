@@ -55,15 +55,25 @@ export function secureToken(length: number): string {
   return s;
 }
 
-/** Monotonic, sortable ids: prefix + zero-padded counter + random suffix. */
+/**
+ * Ids: prefix + this start's epoch + zero-padded counter + seeded suffix. The epoch comes from crypto, so a
+ * restart (same seed, counters from 1 again) never hands out an id of an earlier run (D-83); within a run
+ * ids of one prefix sort by creation.
+ */
 export class IdFactory {
   private counters = new Map<string, number>();
+  readonly epoch: string;
 
-  constructor(private readonly rng: Rng) {}
+  constructor(
+    private readonly rng: Rng,
+    epoch: string = secureToken(6),
+  ) {
+    this.epoch = epoch;
+  }
 
   next(prefix: string): string {
     const n = (this.counters.get(prefix) ?? 0) + 1;
     this.counters.set(prefix, n);
-    return `${prefix}_${n.toString(36).padStart(6, '0')}${this.rng.token(6)}`;
+    return `${prefix}_${this.epoch}${n.toString(36).padStart(6, '0')}${this.rng.token(4)}`;
   }
 }

@@ -34,6 +34,8 @@ const FIXTURE = fileURLToPath(new URL('../../fixtures/demo-tenants.json', import
 export function seedDemo(core: { config: { seed: number }; tenants: TenantService }): DemoSeed {
   const fixture = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { tenants: DemoTenantFixture[] };
   const rng = new Rng(core.config.seed).fork('demo-keys');
+  // a generator of its own, so the demo keys stay what earlier versions printed for the same seed
+  const idRng = new Rng(core.config.seed).fork('demo-tenant-ids');
   const tenants = fixture.tenants.map((f) => {
     const apiKey = `${KEY_PREFIX}${rng.token(32)}`;
     const { tenant, key } = core.tenants.create({
@@ -42,6 +44,7 @@ export function seedDemo(core: { config: { seed: number }; tenants: TenantServic
       scopes: f.scopes,
       apiKey,
       webhookSecret: `whsec_${rng.token(32)}`,
+      id: `ten_demo${idRng.token(12)}`,
     });
     return {
       name: f.name,

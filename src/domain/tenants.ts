@@ -23,6 +23,9 @@ export interface Tenant {
   disabled: boolean;
   webhookUrl: string | null;
   webhookSecret: string;
+  /** The secret before the last rotation, still signing deliveries until previousSecretExpiresAt (D-101). */
+  previousWebhookSecret: string | null;
+  previousSecretExpiresAt: number | null;
   screeningWallet: Wallet;
   applyWallet: Wallet;
   createdAt: number;
@@ -52,6 +55,8 @@ export interface CreateTenantInput {
   webhookSecret?: string;
   /** Fixed key material for deterministic demo fixtures; random otherwise. */
   apiKey?: string;
+  /** A fixed tenant id, for the demo tenants (derived from the seed); a fresh id otherwise. */
+  id?: string;
 }
 
 // one-shot digest: no Hash object per call (every keyed request hashes its key)
@@ -60,6 +65,7 @@ export const hashKey = (key: string) => hash('sha256', key, 'hex');
 export class TenantService {
   private tenants = new Map<string, Tenant>();
   private keysByHash = new Map<string, ApiKey>();
+  private order: Tenant[] = [];
 
   constructor(
     private readonly ids: IdFactory,
@@ -69,18 +75,21 @@ export class TenantService {
   create(input: CreateTenantInput): { tenant: Tenant; apiKey: string; key: ApiKey } {
     const now = this.now();
     const tenant: Tenant = {
-      id: this.ids.next('ten'),
+      id: input.id ?? this.ids.next('ten'),
       name: input.name ?? `${input.planTier} tenant`,
       planTier: input.planTier,
       disabled: false,
       webhookUrl: input.webhookUrl ?? null,
       webhookSecret: input.webhookSecret ?? `whsec_${secureToken(32)}`,
+      previousWebhookSecret: null,
+      previousSecretExpiresAt: null,
       screeningWallet: new Wallet(0, false, now),
       applyWallet: new Wallet(0, false, now),
       createdAt: now,
     };
     this.applyPlan(tenant, input.planTier);
     this.tenants.set(tenant.id, tenant);
+    this.order.push(tenant);
     const { apiKey, key } = this.issueKey(tenant.id, input.scopes ?? [...SCOPES], input.apiKey);
     return { tenant, apiKey, key };
   }
@@ -120,6 +129,27 @@ export class TenantService {
     return [...this.tenants.values()];
   }
 
+  /**
+   * A new webhook secret; the old one keeps signing (a second signature header) for `overlapSeconds`
+   * of sandbox time, so receivers can switch without dropping a delivery.
+   */
+  rotateWebhookSecret(tenant: Tenant, overlapSeconds: number, next?: string): void {
+    tenant.previousWebhookSecret = tenant.webhookSecret;
+    tenant.previousSecretExpiresAt = this.now() + overlapSeconds * 1000;
+    tenant.webhookSecret = next ?? `whsec_${secureToken(32)}`;
+  }
+
+  /** The pre-rotation secret while its overlap window is open, else null. */
+  previousSecretOf(tenant: Tenant): string | null {
+    const until = tenant.previousSecretExpiresAt;
+    return tenant.previousWebhookSecret !== null && until !== null && this.now() < until ? tenant.previousWebhookSecret : null;
+  }
+
+  /** Tenants in creation order, read only (the control API pages through it). */
+  ordered(): readonly Tenant[] {
+    return this.order;
+  }
+
   keysOf(tenantId: string): ApiKey[] {
     return [...this.keysByHash.values()].filter((k) => k.tenantId === tenantId);
   }
@@ -148,5 +178,6 @@ export class TenantService {
   clear(): void {
     this.tenants.clear();
     this.keysByHash.clear();
+    this.order = [];
   }
 }

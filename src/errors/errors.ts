@@ -29,6 +29,8 @@ export interface ErrorDetails {
   retryAfter?: number;
   /** The request field or parameter the error is about, when there is one. */
   field?: string;
+  /** An HTTP status other than the code's own, for refusals of the request's framing (413, 415, 431; D-80). */
+  status?: number;
 }
 
 export class DomainError extends Error {
@@ -43,7 +45,7 @@ export class DomainError extends Error {
   }
 
   get status(): number {
-    return ERROR_STATUS[this.code];
+    return this.details.status ?? ERROR_STATUS[this.code];
   }
 }
 

@@ -7,8 +7,9 @@ import type { AppEnv } from '../web/env.js';
 
 export function employerPages() {
   const r = new Hono<AppEnv>();
-  r.get('/checkout/:orderId', (c) => c.json({ order: orderView(c.var.core.employer.postings.order(c.req.param('orderId'))) }));
-  r.post('/checkout/:orderId/pay', (c) => c.json({ order: orderView(c.var.core.employer.postings.pay(c.req.param('orderId'))) }));
+  // the link's token is required: order ids are not secrets (D-84)
+  r.get('/checkout/:orderId', (c) => c.json({ order: orderView(c.var.core.employer.postings.checkout(c.req.param('orderId'), c.req.query('token'))) }));
+  r.post('/checkout/:orderId/pay', (c) => c.json({ order: orderView(c.var.core.employer.postings.pay(c.req.param('orderId'), c.req.query('token'))) }));
   r.get('/listings/:listingId', (c) => {
     const { postings } = c.var.core.employer;
     const id = c.req.param('listingId');

@@ -62,8 +62,8 @@ const MCP_DIR = fileURLToPath(new URL('../../contracts/mcp/', import.meta.url));
 /** The contract files of one server, by tool name. */
 /**
  * The tool files of contracts/mcp/<server>/, read straight from disk. An inputSchema that takes its
- * properties from an OpenAPI component (`x-propertiesFrom`) gets them merged in, without the OpenAPI-only
- * annotations, as a client sees it in tools/list.
+ * properties from an OpenAPI component (`x-propertiesFrom`) gets them merged in, as a client sees it in
+ * tools/list.
  */
 export function contractFiles(server: 'keyed' | 'anon'): Record<string, { name: string; description: string; inputSchema: unknown }> {
   return Object.fromEntries(
@@ -76,14 +76,12 @@ export function contractFiles(server: 'keyed' | 'anon'): Record<string, { name: 
   );
 }
 
-const plain = (v: unknown): unknown =>
-  Array.isArray(v) ? v.map(plain) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => !k.startsWith('x-') && k !== 'examples' && k !== 'example').map(([k, x]) => [k, plain(x)])) : v;
 
 function withPropertiesFrom(input: Record<string, any>): Record<string, any> {
   const ref = input['x-propertiesFrom'];
   if (ref === undefined) return input;
   const [file, pointer] = String(ref).split('#/components/schemas/');
-  const from = plain(parse(readFileSync(`${MCP_DIR}../${file}`, 'utf8')).components.schemas[pointer]) as Record<string, any>;
+  const from = parse(readFileSync(`${MCP_DIR}../${file}`, 'utf8')).components.schemas[pointer] as Record<string, any>;
   const { 'x-propertiesFrom': _ref, ...own } = input;
   return { ...own, properties: { ...own.properties, ...from.properties }, required: [...(own.required ?? []), ...(from.required ?? [])] };
 }

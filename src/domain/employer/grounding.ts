@@ -155,7 +155,7 @@ export function checkClaim(claim: string, ev: Evidence, extraSkills: readonly st
       else if (Number(m[1]) > years) reasons.push(`the resume shows ${years} years of ${skill}, not ${m[1]}`);
     }
   }
-  const total = /(\d+)\s*\+?\s*years?\s+(?:of\s+)?(?:professional\s+|work\s+|working\s+)?experience(?!\s+(?:with|in|using))/i.exec(claim);
+  const total = /(?<!\d)(\d+)\s*(?:\+\s*)?years?\s+(?:of\s+)?(?:professional\s+|work\s+|working\s+)?experience(?!\s+(?:with|in|using))/i.exec(claim);
   if (total) {
     consumed.add(total[1]);
     if (Number(total[1]) > ev.yearsExperience) reasons.push(`the resume shows ${ev.yearsExperience} years of experience, not ${total[1]}`);

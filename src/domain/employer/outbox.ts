@@ -33,6 +33,11 @@ export class Outbox {
     return all.map((m) => structuredClone(m));
   }
 
+  /** Every message, oldest first, read only (the control API pages through it). */
+  ordered(): readonly OutboxMessage[] {
+    return this.messages;
+  }
+
   clear(): void {
     this.messages = [];
   }

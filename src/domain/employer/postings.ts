@@ -2,8 +2,10 @@
 // checkout that turns a pending order live.
 // Requirements: MCP-TOOL-11, MCP-TOOL-13, POL-MCP-17; decisions D-49.
 
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { CoreContext } from '../context.js';
 import { invalid, notFound } from '../../errors/errors.js';
+import { secureToken } from '../rng.js';
 import type { ScamCheckResult } from './scamCheck.js';
 
 export type OrderTier = 'pilot' | 'standard' | 'featured';
@@ -13,6 +15,10 @@ export type PostingStatus = 'pending_payment' | 'manual_review' | 'live' | 'reje
 export const ORDER_PRICES_IDR: Record<OrderTier, number> = { pilot: 0, standard: 750_000, featured: 1_950_000 };
 /** A checkout link stays valid this long. */
 export const CHECKOUT_TTL_MS = 24 * 3600 * 1000;
+
+// digests of equal length, so the comparison takes the same time whatever the given token
+const sameToken = (given: string, expected: string) =>
+  timingSafeEqual(Buffer.from(hash('sha256', given, 'hex')), Buffer.from(hash('sha256', expected, 'hex')));
 
 export interface Listing {
   title: string;
@@ -40,6 +46,8 @@ export interface Order {
   scamCheck: ScamCheckResult;
   createdAt: number;
   paidAt: number | null;
+  /** The secret of the checkout link, from crypto (D-84): the order id alone opens nothing. */
+  checkoutToken: string;
 }
 
 export interface FreeListing {
@@ -62,6 +70,7 @@ export class Postings {
     const orderId = this.ctx.ids.next('ord');
     const status: PostingStatus = tier === 'pilot' ? 'manual_review' : scamCheck.verdict === 'live' ? 'pending_payment' : scamCheck.verdict;
     const payable = status === 'pending_payment';
+    const checkoutToken = secureToken(32);
     const order: Order = {
       orderId,
       tenantId,
@@ -69,26 +78,33 @@ export class Postings {
       tier,
       amount: ORDER_PRICES_IDR[tier],
       currency: 'IDR',
-      checkoutUrl: payable ? `${this.ctx.config.publicUrl}/checkout/${orderId}` : null,
+      checkoutUrl: payable ? `${this.ctx.config.publicUrl}/checkout/${orderId}?token=${checkoutToken}` : null,
       expiresAt: payable ? now + CHECKOUT_TTL_MS : null,
       listing,
       scamCheck,
       createdAt: now,
       paidAt: null,
+      checkoutToken,
     };
     this.orders.set(orderId, order);
     return order;
   }
 
-  order(orderId: string): Order {
+  /**
+   * The order behind a checkout link. A wrong or missing token reads as an unknown order, so the link's
+   * holder alone learns that the order exists.
+   */
+  checkout(orderId: string, token: string | undefined): Order {
     const o = this.orders.get(orderId);
-    if (!o) throw notFound(`order ${orderId} does not exist`);
+    if (!o || token === undefined || !sameToken(token, o.checkoutToken)) {
+      throw notFound(`no checkout for order ${orderId} with this token; open the checkoutUrl post_job returned`);
+    }
     return o;
   }
 
   /** The sandbox checkout's "pay" button: a pending, unexpired order goes live. */
-  pay(orderId: string): Order {
-    const o = this.order(orderId);
+  pay(orderId: string, token: string | undefined): Order {
+    const o = this.checkout(orderId, token);
     if (o.status !== 'pending_payment') throw invalid(`order ${orderId} is ${o.status}, not pending_payment`, 'orderId');
     if (o.expiresAt !== null && this.ctx.clock.now() > o.expiresAt) throw invalid(`the checkout link of order ${orderId} expired`, 'orderId');
     o.status = 'live';

@@ -61,6 +61,11 @@ export class ApplyDesk {
     return this.queue.filter((a) => tenantId === undefined || a.tenantId === tenantId).map((a) => ({ ...a }));
   }
 
+  /** The queue itself, oldest first and read only, for keyset paging. */
+  ordered(): readonly Application[] {
+    return this.queue;
+  }
+
   get(applicationId: string): Application | undefined {
     const a = this.queue.find((x) => x.applicationId === applicationId);
     return a && { ...a };

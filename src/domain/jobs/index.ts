@@ -101,6 +101,10 @@ export async function createJobs(ctx: CoreContext) {
     applications(tenantId?: string): Application[] {
       return desk.list(tenantId);
     },
+    /** Every application, oldest first, read only (the control API pages through it). */
+    orderedApplications(): readonly Application[] {
+      return desk.ordered();
+    },
     application(applicationId: string): Application | undefined {
       return desk.get(applicationId);
     },

@@ -11,7 +11,9 @@ export interface YearsFinding {
   evidence: string;
 }
 
-const YEARS = /(\d{1,2})\s*(?:\+|plus)?\s*(?:(?:-|–|to)\s*\d{1,2}\s*\+?\s*)?(?:years?|yrs?|tahun)\b/i;
+// Each run of spaces can be read one way only (no `\s*…?\s*`), so a digit followed by a long run of spaces
+// costs one pass over the run, not one per space: the pattern stays linear on any input.
+const YEARS = /(\d{1,2})\s*(?:(?:\+|plus)\s*)?(?:(?:-|–|to)\s*\d{1,2}\s*(?:\+\s*)?)?(?:years?|yrs?|tahun)\b/i;
 
 const SENIORITY: Array<[RegExp, number]> = [
   [/\b(intern|internship|trainee|magang)\b/i, 0],

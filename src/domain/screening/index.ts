@@ -9,7 +9,7 @@ import type { Tenant } from '../tenants.js';
 import type { WebhookService } from '../webhooks/index.js';
 import { type AuditQuery, auditPage, auditPageJson } from './audit.js';
 import { CursorCodec } from './cursor.js';
-import { Ledger } from './ledger.js';
+import { firstSeqAt, Ledger } from './ledger.js';
 import { Pipeline } from './pipeline.js';
 import { type RequestFilter, RequestStore } from './requests.js';
 import { loadResumes } from './resumes.js';
@@ -19,7 +19,7 @@ import type { Submission } from './types.js';
 import { usageOf } from './usage.js';
 
 export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
-  const ledger = new Ledger();
+  const ledger = new Ledger(firstSeqAt(ctx.clock.now()));
   const requests = new RequestStore();
   const cursors = new CursorCodec();
   const resumes = loadResumes();

@@ -13,6 +13,12 @@ export type Actor = 'system' | `reviewer:${string}`;
 
 export type LedgerPayload = Readonly<Record<string, string | number | boolean | null>>;
 
+/**
+ * Where a run's sequence starts: 1,024 numbers per millisecond of the wall clock at start-up, so a later run
+ * starts past every number an earlier one used (D-83; far below 2^53 for centuries).
+ */
+export const firstSeqAt = (startMs: number): number => Math.floor(startMs) * 1024;
+
 /** One row, made on demand from the column store. */
 export class LedgerRow {
   constructor(
@@ -98,8 +104,13 @@ export class Ledger {
   private interned = new Map<string, LedgerPayload>();
   private pages = new Map<string, string>();
   // Never reset: a cursor issued before a sandbox reset can never point into the new ledger.
-  private seq = 0;
+  private seq: number;
   private count = 0;
+
+  /** `firstSeq`: the sequence after which this run's rows are numbered (firstSeqAt, so runs never overlap). */
+  constructor(firstSeq = 0) {
+    this.seq = firstSeq;
+  }
 
   /** The tenant's row store, created empty on first use. */
   rowsFor(tenantId: string): TenantRows {

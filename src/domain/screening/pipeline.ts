@@ -73,6 +73,7 @@ export class Pipeline {
   transition(req: StoredRequest, to: ScreeningState, actor: Actor, payload: LedgerPayload | null, writeRow = true): void {
     const from = req.state;
     req.state = to;
+    this.requests.moved(from, to);
     if (writeRow) this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.now());
   }
 
@@ -122,7 +123,7 @@ export class Pipeline {
     req.queuedForReviewAt = now;
     this.transition(req, 'pending_review', 'system', { expiresAt: this.ctx.clock.iso(expiresAt) });
     if (submission.jobSpec.title.trim().toLowerCase() === EXPIRE_TITLE) this.expire(req, 'magic job title');
-    else req.expiry = this.ctx.clock.scheduleCall(expiresAt, this.windowElapsed, req);
+    else req.expiry = this.ctx.clock.scheduleCall(expiresAt, this.windowElapsed, req, 'review expiry');
   }
 
   // one function for every request's expiry timer: a sandbox may hold hundreds of thousands of them

@@ -13,6 +13,10 @@ export interface RequestFilter {
 export class RequestStore {
   private byId = new Map<string, StoredRequest>();
   private byKey = new Map<string, Map<string, StoredRequest>>();
+  // creation order, overall and per tenant: the control API pages through these by position
+  private order: StoredRequest[] = [];
+  private orderByTenant = new Map<string, StoredRequest[]>();
+  private states = new Map<ScreeningState, number>();
 
   get(id: string): StoredRequest | undefined {
     return this.byId.get(id);
@@ -28,6 +32,27 @@ export class RequestStore {
     if (keys.has(req.idempotencyKey)) throw new Error(`idempotency key ${req.idempotencyKey} already stored`);
     keys.set(req.idempotencyKey, req);
     this.byId.set(req.id, req);
+    this.order.push(req);
+    const mine = this.orderByTenant.get(req.tenantId);
+    if (mine) mine.push(req);
+    else this.orderByTenant.set(req.tenantId, [req]);
+    this.moved(null, req.state);
+  }
+
+  /** Keeps the per-state counts true; the pipeline calls it on every transition. */
+  moved(from: ScreeningState | null, to: ScreeningState): void {
+    if (from) this.states.set(from, (this.states.get(from) ?? 1) - 1);
+    this.states.set(to, (this.states.get(to) ?? 0) + 1);
+  }
+
+  /** How many requests are in `state` now (O(1): the review queue's badge). */
+  countIn(state: ScreeningState): number {
+    return this.states.get(state) ?? 0;
+  }
+
+  /** Requests in creation order (the store's own array, read only), overall or of one tenant. */
+  ordered(tenantId?: string): readonly StoredRequest[] {
+    return tenantId === undefined ? this.order : (this.orderByTenant.get(tenantId) ?? []);
   }
 
   /** Requests in creation order, optionally filtered. */
@@ -45,5 +70,8 @@ export class RequestStore {
   reset(): void {
     this.byId.clear();
     this.byKey.clear();
+    this.order = [];
+    this.orderByTenant.clear();
+    this.states.clear();
   }
 }

@@ -2,8 +2,9 @@
 // step, so concurrent submits with the same key cannot both create a request or both be charged.
 // The submission arrives validated by the contract (the one validation pass); nothing here parses it
 // again. Requirements: SCR-SUBMIT-1, SCR-IDEMP-1, SCR-IDEMP-2, SCR-IDEMP-3, SCR-IDEMP-4, SCR-IDEMP-5,
-// SCR-CREDIT-1, SCR-CREDIT-2, SCR-CREDIT-3, SCR-CREDIT-4; decisions D-05, D-12.
+// SCR-CREDIT-1, SCR-CREDIT-2, SCR-CREDIT-3, SCR-CREDIT-4; decisions D-05, D-12, D-85.
 
+import { invalid } from '../../errors/errors.js';
 import type { CoreContext } from '../context.js';
 import { limits } from '../plans.js';
 import type { Tenant } from '../tenants.js';
@@ -21,6 +22,11 @@ export interface SubmitOutcome {
 }
 
 export function submit(ctx: CoreContext, requests: RequestStore, pipeline: Pipeline, tenant: Tenant, submission: Submission): SubmitOutcome {
+  const { salaryBandMinIdr: min, salaryBandMaxIdr: max } = submission.jobSpec;
+  // an inverted band would score against nothing (D-85); the one rule no schema keyword can state
+  if (min !== undefined && max !== undefined && min > max) {
+    throw invalid(`jobSpec.salaryBandMinIdr (${min}) is greater than jobSpec.salaryBandMaxIdr (${max}); the band's minimum must not exceed its maximum`, 'jobSpec.salaryBandMinIdr');
+  }
   if (submission.jobSpec.mustHaves.length === 0 && ctx.faults.bug('crash_on_empty_musthaves')) {
     // planted bug: an unguarded read of the first must-have
     throw new TypeError("Cannot read properties of undefined (reading 'toLowerCase')");

@@ -142,7 +142,9 @@ export function keyTermsOf(text: string): readonly string[] {
 
 /** Alternatives in one requirement: "Go or Rust", "AWS | GCP". */
 export function alternatives(requirement: string): string[] {
-  return requirement.split(/\s+or\s+|\s*\|\s*/i).filter((s) => s.trim() !== '');
+  // a separator may start only where a run of spaces starts: tried at every space of a long run, the
+  // pattern would rescan the rest of the run each time (quadratic)
+  return requirement.split(/(?<!\s)\s+or\s+|(?<!\s)\s*\|\s*/i).filter((s) => s.trim() !== '');
 }
 
 /** Index of the first occurrence of `needle` as a contiguous run in `hay`, or -1. */

@@ -13,6 +13,15 @@ export interface Attempt {
   error: string | null;
   /** Real time the receiver took to answer. */
   durationMs: number;
+  /** A redelivery asked for by a person (it leaves the automatic schedule alone). */
+  manual: boolean;
+  /** Where it went, what was sent (headers, exact body, signature), and what came back (capped). */
+  url: string | null;
+  requestHeaders: Record<string, string>;
+  body: string;
+  signature: string;
+  responseBody: string;
+  responseTruncated: boolean;
 }
 
 export interface Delivery {
@@ -35,6 +44,10 @@ export interface Delivery {
   createdAt: number;
   inFlight: boolean;
   cancelRetry: (() => void) | null;
+  /** A scheduled retry came due while another attempt was in flight: run it after that one. */
+  retryAfterFlight: boolean;
+  /** A "send test event" delivery: marked in a header, ignored by the screening pipeline. */
+  test: boolean;
 }
 
 export function deliveryView(d: Delivery) {
@@ -47,7 +60,8 @@ export function deliveryView(d: Delivery) {
     body: d.body,
     signature: d.signature,
     status: d.status,
-    attempts: d.attempts.map((a) => ({ ...a })),
+    test: d.test,
+    attempts: d.attempts.map((a) => ({ ...a, requestHeaders: { ...a.requestHeaders } })),
     nextAttemptAt: d.nextAttemptAt === null ? null : new Date(d.nextAttemptAt).toISOString(),
     createdAt: new Date(d.createdAt).toISOString(),
   };
@@ -59,9 +73,11 @@ export class DeliveryStore {
   private byId = new Map<string, Delivery>();
   private byTenant = new Map<string, Delivery[]>();
   private byRequest = new Map<string, Delivery[]>();
+  private order: Delivery[] = [];
 
   add(d: Delivery): void {
     this.byId.set(d.id, d);
+    this.order.push(d);
     push(this.byTenant, d.tenantId, d);
     push(this.byRequest, d.requestId, d);
   }
@@ -80,6 +96,13 @@ export class DeliveryStore {
     return filter.tenantId && filter.requestId ? base.filter((d) => d.tenantId === filter.tenantId) : [...base];
   }
 
+  /** Creation order, read only: every delivery, a tenant's, or a request's (for keyset paging). */
+  ordered(filter: { tenantId?: string; requestId?: string } = {}): readonly Delivery[] {
+    if (filter.requestId) return this.byRequest.get(filter.requestId) ?? [];
+    if (filter.tenantId) return this.byTenant.get(filter.tenantId) ?? [];
+    return this.order;
+  }
+
   all(): IterableIterator<Delivery> {
     return this.byId.values();
   }
@@ -88,6 +111,7 @@ export class DeliveryStore {
     this.byId.clear();
     this.byTenant.clear();
     this.byRequest.clear();
+    this.order = [];
   }
 }
 

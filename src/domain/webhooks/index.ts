@@ -1,8 +1,10 @@
 // The webhook outbox: signed deliveries of screening events, with retries on the sandbox clock.
 // The tenant's webhookUrl and secret are read when each attempt is made, so fixing a broken URL
 // takes effect at the next retry. Advancing the sandbox clock fires every retry that came due.
+// A person's redelivery is one extra attempt beside the automatic schedule, never a change to it;
+// during a secret rotation each attempt carries a second signature made with the previous secret.
 // Requirements: SCR-HOOK-1, SCR-HOOK-2, SCR-HOOK-3, SCR-HOOK-4, SCR-HOOK-5, SCR-HOOK-6, SCR-HOOK-7, SCR-HOOK-8,
-// POL-HOOK-1, POL-HOOK-2, POL-HOOK-3, POL-HOOK-4, POL-HOOK-5; decisions D-09, D-10.
+// POL-HOOK-1, POL-HOOK-2, POL-HOOK-3, POL-HOOK-4, POL-HOOK-5; decisions D-09, D-10, D-100, D-101.
 
 import type { CoreContext } from '../context.js';
 import { invalid, notFound } from '../../errors/errors.js';
@@ -10,10 +12,15 @@ import { limits } from '../plans.js';
 import type { Tenant } from '../tenants.js';
 import { type Attempt, type Delivery, DeliveryStore, type WebhookEvent } from './delivery.js';
 import { postWebhook } from './sender.js';
-import { SIGNATURE_HEADER, sign } from './signer.js';
+import { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, sign } from './signer.js';
+import { EndpointStatsBook } from './stats.js';
 
 export const USER_AGENT = 'RemoteJobs-Screening-Webhooks/1.0 (sandbox)';
 export const DELIVERY_HEADER = 'X-Screening-Delivery';
+/** Present (value `true`) only on deliveries made by "send test event" (D-102). */
+export const TEST_HEADER = 'X-Screening-Test';
+/** Timer label of a webhook retry on the sandbox clock. */
+export const RETRY_TIMER = 'webhook retry';
 
 export interface EnqueueInput {
   tenantId: string;
@@ -28,6 +35,7 @@ export type OutcomeListener = (d: Delivery) => void;
 export function createWebhooks(ctx: CoreContext) {
   const store = new DeliveryStore();
   const listeners = new Set<OutcomeListener>();
+  const stats = new EndpointStatsBook();
   const { timeoutMs, retryScheduleSeconds: schedule } = limits.policy.webhook;
   // bumped by reset(): answers to attempts started before it are dropped
   let generation = 0;
@@ -59,101 +67,156 @@ export function createWebhooks(ctx: CoreContext) {
     }
   }
 
-  function record(d: Delivery, a: Attempt): void {
+  function scheduleNext(d: Delivery): void {
+    d.nextAttemptAt = ctx.clock.now() + schedule[d.failures - 1] * 1000;
+    d.cancelRetry = ctx.clock.schedule(d.nextAttemptAt, () => attempt(d, false), RETRY_TIMER, d.id);
+  }
+
+  /** `sent`: the attempt reached the network (not a chaos rule, not a missing URL), so it counts for the endpoint. */
+  function record(d: Delivery, a: Attempt, sent = false): void {
     d.attempts.push(a);
+    if (sent && a.url) stats.record(d.tenantId, a.url, a.statusCode, a.at);
     if (a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300) {
       const first = d.status !== 'delivered';
       d.status = 'delivered';
+      // delivered: a retry still scheduled has nothing left to do
+      d.cancelRetry?.();
+      d.cancelRetry = null;
+      d.nextAttemptAt = null;
       if (first) notify(d);
       return;
     }
-    // a failed redelivery does not undo an earlier success, nor restart an exhausted schedule
-    if (d.status === 'delivered' || d.status === 'exhausted') return;
+    // a failed redelivery changes nothing: not the schedule, not an earlier success, not an exhausted delivery
+    if (a.manual || d.status === 'delivered' || d.status === 'exhausted') return;
     d.failures++;
     if (d.failures <= schedule.length) {
       d.status = 'retrying';
-      d.nextAttemptAt = ctx.clock.now() + schedule[d.failures - 1] * 1000;
-      d.cancelRetry = ctx.clock.schedule(d.nextAttemptAt, () => attempt(d));
+      scheduleNext(d);
     } else {
       d.status = 'exhausted';
       notify(d);
     }
   }
 
-  function attempt(d: Delivery): void {
-    if (d.inFlight) return;
-    d.cancelRetry?.();
-    d.cancelRetry = null;
-    d.nextAttemptAt = null;
-    const n = d.attempts.length + 1;
-    const now = ctx.clock.now();
-    const at = ctx.clock.iso(now);
-    const tenant = tenantOf(d.tenantId);
-    d.body = bodyOf(d, now);
-    d.signature = tenant ? signatureOf(tenant.webhookSecret, d.body) : '';
-    d.url = tenant?.webhookUrl ?? null;
-    const injected = ctx.faults.takeWebhookFailure();
-    if (injected !== null) {
-      record(d, { attempt: n, at, statusCode: injected, error: `receiver answered ${injected} (injected by a sandbox chaos rule; nothing was sent)`, durationMs: 0 });
-      return;
-    }
-    if (!d.url) {
-      record(d, { attempt: n, at, statusCode: null, error: 'the tenant has no webhookUrl configured', durationMs: 0 });
-      return;
-    }
-    const headers = {
+  function headersOf(d: Delivery, previousSignature: string | null): Record<string, string> {
+    const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       'User-Agent': USER_AGENT,
       [SIGNATURE_HEADER]: d.signature,
       [DELIVERY_HEADER]: d.id,
       'X-Screening-Event': d.event,
     };
+    if (previousSignature) headers[PREVIOUS_SIGNATURE_HEADER] = previousSignature;
+    if (d.test) headers[TEST_HEADER] = 'true';
+    return headers;
+  }
+
+  function attempt(d: Delivery, manual: boolean): void {
+    if (d.inFlight) {
+      if (!manual) d.retryAfterFlight = true;
+      return;
+    }
+    if (!manual) {
+      d.cancelRetry?.();
+      d.cancelRetry = null;
+      d.nextAttemptAt = null;
+    }
+    const n = d.attempts.length + 1;
+    const now = ctx.clock.now();
+    const at = ctx.clock.iso(now);
+    const tenant = tenantOf(d.tenantId);
+    d.body = bodyOf(d, now);
+    d.signature = tenant ? signatureOf(tenant.webhookSecret, d.body) : '';
+    const previous = tenant ? ctx.tenants.previousSecretOf(tenant) : null;
+    const previousSignature = previous ? signatureOf(previous, d.body) : null;
+    d.url = tenant?.webhookUrl ?? null;
+    const requestHeaders = headersOf(d, previousSignature);
+    const base = { attempt: n, at, manual, url: d.url, requestHeaders, body: d.body, signature: d.signature, responseBody: '', responseTruncated: false, durationMs: 0 };
+    const injected = ctx.faults.takeWebhookFailure();
+    if (injected !== null) {
+      record(d, { ...base, statusCode: injected, error: `receiver answered ${injected} (injected by a sandbox chaos rule; nothing was sent)` });
+      return;
+    }
+    if (!d.url) {
+      record(d, { ...base, statusCode: null, error: 'the tenant has no webhookUrl configured' });
+      return;
+    }
     const gen = generation;
     d.inFlight = true;
-    void postWebhook(d.url, headers, d.body, timeoutMs).then((out) => {
+    void postWebhook(d.url, requestHeaders, d.body, timeoutMs).then((out) => {
       if (gen !== generation) return;
       d.inFlight = false;
-      record(d, { attempt: n, at, ...out });
+      record(d, { ...base, ...out }, true);
+      if (d.retryAfterFlight) {
+        d.retryAfterFlight = false;
+        if (d.status === 'retrying') attempt(d, false);
+      }
     });
+  }
+
+  function create(input: EnqueueInput, test: boolean): Delivery {
+    const now = ctx.clock.now();
+    const tenant = tenantOf(input.tenantId);
+    const d: Delivery = {
+      id: ctx.ids.next('whd'),
+      ...input,
+      url: tenant?.webhookUrl ?? null,
+      body: '',
+      signature: '',
+      status: 'pending',
+      attempts: [],
+      failures: 0,
+      nextAttemptAt: null,
+      createdAt: now,
+      inFlight: false,
+      cancelRetry: null,
+      retryAfterFlight: false,
+      test,
+    };
+    d.body = bodyOf(d, now);
+    d.signature = tenant ? signatureOf(tenant.webhookSecret, d.body) : '';
+    store.add(d);
+    const gen = generation;
+    setImmediate(() => {
+      // a redelivery may already have made the first attempt
+      if (gen === generation && d.attempts.length === 0 && !d.inFlight) attempt(d, false);
+    });
+    return d;
   }
 
   return {
     /** Creates a delivery and makes its first attempt right after the current task. */
     enqueue(input: EnqueueInput): Delivery {
-      const now = ctx.clock.now();
-      const tenant = tenantOf(input.tenantId);
-      const d: Delivery = {
-        id: ctx.ids.next('whd'),
-        ...input,
-        url: tenant?.webhookUrl ?? null,
-        body: '',
-        signature: '',
-        status: 'pending',
-        attempts: [],
-        failures: 0,
-        nextAttemptAt: null,
-        createdAt: now,
-        inFlight: false,
-        cancelRetry: null,
-      };
-      d.body = bodyOf(d, now);
-      d.signature = tenant ? signatureOf(tenant.webhookSecret, d.body) : '';
-      store.add(d);
-      const gen = generation;
-      setImmediate(() => {
-        // a redelivery may already have made the first attempt
-        if (gen === generation && d.attempts.length === 0 && !d.inFlight) attempt(d);
-      });
-      return d;
+      return create(input, false);
     },
 
-    /** A new attempt now, whatever the delivery's status (the console's "redeliver"). */
+    /**
+     * "Send test event": a `screening.scored` delivery with a sample result, signed like any other,
+     * marked with X-Screening-Test: true, retried on the same schedule, and seen by no request.
+     */
+    sendTest(tenantId: string, result: object): Delivery {
+      const tenant = ctx.tenants.get(tenantId);
+      if (!tenant.webhookUrl) throw invalid(`tenant ${tenantId} has no webhookUrl; set one before sending a test event`, 'tenantId');
+      return create({ tenantId, requestId: ctx.ids.next('scr').replace(/^scr_/, 'scr_test_'), event: 'screening.scored', result }, true);
+    },
+
+    /** One extra attempt now, whatever the delivery's status; the automatic schedule is left as it is. */
     redeliver(id: string): Delivery {
       const d = store.get(id);
       if (!d) throw notFound(`no webhook delivery ${id}`);
       if (d.inFlight) throw invalid(`delivery ${id} has an attempt in flight; redeliver after it completes`, 'id');
-      attempt(d);
+      attempt(d, true);
       return d;
+    },
+
+    /** Creation order, read only (keyset paging in the control API). */
+    ordered(filter: { tenantId?: string; requestId?: string } = {}): readonly Delivery[] {
+      return store.ordered(filter);
+    },
+
+    /** Attempts and success rate per endpoint (tenant + URL), most recently used first. */
+    endpoints(tenantId?: string) {
+      return stats.list(tenantId);
     },
 
     get(id: string): Delivery | undefined {
@@ -173,10 +236,11 @@ export function createWebhooks(ctx: CoreContext) {
       generation++;
       for (const d of store.all()) d.cancelRetry?.();
       store.clear();
+      stats.clear();
     },
   };
 }
 
 export type WebhookService = ReturnType<typeof createWebhooks>;
 export { deliveryView, type Delivery, type DeliveryView, type WebhookEvent } from './delivery.js';
-export { sign, verify, SIGNATURE_HEADER } from './signer.js';
+export { sign, verify, verifyAny, SIGNATURE_HEADER, PREVIOUS_SIGNATURE_HEADER } from './signer.js';

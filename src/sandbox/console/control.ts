@@ -3,27 +3,32 @@
 
 import { Hono } from 'hono';
 import type { Core } from '../../domain/core.js';
-import { notFound } from '../../errors/errors.js';
+import { DomainError, notFound } from '../../errors/errors.js';
 import { toErrorResponse } from '../../web/envelope.js';
 import type { AppEnv } from '../../web/env.js';
 import { controlRoutes } from '../control/index.js';
 
 export type ControlResult<T = any> =
   | { ok: true; status: number; data: T }
-  | { ok: false; status: number; code: string; message: string };
+  | { ok: false; status: number; code: string; message: string; field?: string };
 
 export interface ControlClient {
   get<T = any>(path: string, query?: Record<string, string | undefined>): Promise<ControlResult<T>>;
   send<T = any>(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<ControlResult<T>>;
 }
 
+const FIELD_HEADER = 'x-error-field';
 const apps = new WeakMap<Core, Hono<AppEnv>>();
 
 function controlApp(core: Core): Hono<AppEnv> {
   let app = apps.get(core);
   if (!app) {
     app = new Hono<AppEnv>();
-    app.onError((err, c) => toErrorResponse(c, err));
+    app.onError((err, c) => {
+      // the field an invalid_request is about, so a console form can show the message beside it
+      if (err instanceof DomainError && err.details.field) c.header(FIELD_HEADER, err.details.field);
+      return toErrorResponse(c, err);
+    });
     app.notFound((c) => toErrorResponse(c, notFound(`the control API has no route for ${c.req.method} ${c.req.path}`)));
     app.use('*', async (c, next) => {
       c.set('core', core);
@@ -45,9 +50,11 @@ async function toResult(res: Response): Promise<ControlResult> {
   }
   if (res.ok) return { ok: true, status: res.status, data };
   const err = data?.error;
+  const field = res.headers.get(FIELD_HEADER);
   return {
     ok: false,
     status: res.status,
+    ...(field ? { field } : {}),
     code: typeof err?.code === 'string' ? err.code : 'internal',
     message: typeof err?.message === 'string' ? err.message : `the control API answered ${res.status}`,
   };

@@ -26,12 +26,21 @@ const forbiddenPage = (message: string) =>
   documentShell('Refused', html`<main id="main" class="login"><h1>Request refused</h1><div class="flash error" role="alert">${message}</div>
   <p><a href="/console">Back to the console</a></p></main>`).value;
 
+/** The host of an Origin header; one that is not a URL matches no host (a 403, not a 500). */
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
+}
+
 /** Browsers send Origin on form posts; one from another site is refused before anything else. */
 export const sameOrigin: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
     const origin = c.req.header('origin');
     const host = c.req.header('host');
-    if (origin && origin !== 'null' && host && new URL(origin).host !== host) {
+    if (origin && origin !== 'null' && host && hostOf(origin) !== host) {
       return c.html(forbiddenPage('This form was posted from another site.'), 403);
     }
   }

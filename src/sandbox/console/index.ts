@@ -16,6 +16,7 @@ import { clockPages } from './pages/clock.js';
 import { deliveryPages } from './pages/deliveries.js';
 import { demoPages } from './pages/demo.js';
 import { faultPages } from './pages/faults.js';
+import { logPages } from './pages/logs.js';
 import { outboxPages } from './pages/outbox.js';
 import { requestPages } from './pages/requests.js';
 import { reviewPages } from './pages/reviews.js';
@@ -46,7 +47,9 @@ export function consoleRoutes(): Hono<AppEnv> {
   });
   r.use('*', securityHeaders);
   r.get('/assets/:file', (c) => {
-    const asset = ASSETS[c.req.param('file')];
+    const name = c.req.param('file');
+    // own keys only: `__proto__` or `toString` must not reach Object.prototype
+    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (!asset) return c.text('not found', 404);
     return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=300' });
   });
@@ -62,6 +65,7 @@ export function consoleRoutes(): Hono<AppEnv> {
   r.route('/deliveries', deliveryPages());
   r.route('/applications', applicationPages());
   r.route('/outbox', outboxPages());
+  r.route('/logs', logPages());
   r.route('/clock', clockPages());
   r.route('/faults', faultPages());
   r.route('/demo', demoPages());

@@ -12,6 +12,7 @@ export const NAV = [
   { href: '/console/reviews', label: 'Review queue' },
   { href: '/console/requests', label: 'Request timeline' },
   { href: '/console/deliveries', label: 'Webhook deliveries' },
+  { href: '/console/logs', label: 'Request log' },
   { href: '/console/applications', label: 'Job applications' },
   { href: '/console/outbox', label: 'Hire outbox' },
   { href: '/console/clock', label: 'Sandbox clock' },
@@ -73,8 +74,17 @@ function flashes(c: Context<ConsoleEnv>): Html {
 }
 
 export async function renderPage(c: Context<ConsoleEnv>, opts: PageOptions): Promise<Response> {
-  const [banner, clock] = await Promise.all([faultsBanner(c), c.var.ctl.get<{ now: string }>('/clock')]);
+  const [banner, clock, counts] = await Promise.all([
+    faultsBanner(c),
+    c.var.ctl.get<{ now: string }>('/clock'),
+    c.var.ctl.get<{ counts: Record<string, number> }>('/reviews/counts'),
+  ]);
   const now = clock.ok ? clock.data.now : null;
+  const pending = counts.ok ? (counts.data.counts.pending_review ?? 0) : null;
+  const label = (n: (typeof NAV)[number]) =>
+    n.href === '/console/reviews' && pending !== null
+      ? html`${n.label} <span class="count" data-field="pending-count">${pending}<span class="sr-only"> pending</span></span>`
+      : n.label;
   const body = html`<a class="skip" href="#main">Skip to content</a>
 <header class="top">
   <a class="brand" href="/console">Remote-jobs sandbox <span>console</span></a>
@@ -85,7 +95,7 @@ ${banner}
 <div class="shell">
   <nav aria-label="Console sections" class="side">
     <ul>
-      ${NAV.map((n) => html`<li><a href="${n.href}"${opts.active === n.href ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}
+      ${NAV.map((n) => html`<li><a href="${n.href}"${opts.active === n.href ? html` aria-current="page"` : ''}>${label(n)}</a></li>`)}
       <li class="sep"><a href="/docs">API reference ↗</a></li>
     </ul>
   </nav>

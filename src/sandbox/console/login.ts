@@ -7,6 +7,9 @@ import { documentShell } from './layout.js';
 import { clearedCookie, readCookie, sameSecret, sessionCookie, type SessionStore } from './session.js';
 import type { ConsoleEnv } from './types.js';
 import { field, readForm } from './forms.js';
+import { limits } from '../../domain/plans.js';
+import { FixedWindowLimiter } from '../../domain/ratelimit/limiter.js';
+import { clientIp } from '../../web/clientIp.js';
 
 /** Only console paths (after resolving dot segments) are accepted as the place to return to. */
 export function safeNext(next: string | undefined): string {
@@ -24,7 +27,7 @@ export function safeNext(next: string | undefined): string {
 
 export const isSecure = (c: Context) => new URL(c.req.url).protocol === 'https:';
 
-function loginPage(c: Context, next: string, error: string | null, status: 200 | 401 | 403): Response {
+function loginPage(c: Context, next: string, error: string | null, status: 200 | 401 | 403 | 429): Response {
   const body = html`<main id="main" class="login">
   <h1>Sandbox console</h1>
   <p class="lead">Sign in with the sandbox admin token (<code>SANDBOX_ADMIN_TOKEN</code>; printed at start-up when generated).</p>
@@ -43,16 +46,28 @@ function loginPage(c: Context, next: string, error: string | null, status: 200 |
 }
 
 export function loginRoutes(r: Hono<ConsoleEnv>, sessions: SessionStore): void {
+  // failed sign-ins per client and minute of real time (D-86): the sandbox clock is the admin's to move
+  const failures = FixedWindowLimiter.perMinute();
+  const maxFailures = limits.policy.consoleLoginFailuresPerMinute;
+  const realNow = () => performance.timeOrigin + performance.now();
+
   r.get('/login', (c) => {
     if (sessions.get(readCookie(c.req.header('cookie')))) return c.redirect(safeNext(c.req.query('next')), 303);
     return loginPage(c, safeNext(c.req.query('next')), null, 200);
   });
 
   r.post('/login', async (c) => {
+    const client = clientIp(c);
+    const seen = failures.peek(client, maxFailures, realNow());
+    if (!seen.allowed) {
+      c.header('Retry-After', String(seen.resetSeconds));
+      return loginPage(c, '/console/tenants', `Too many failed sign-ins from this client; try again in ${seen.resetSeconds} s.`, 429);
+    }
     const form = await readForm(c);
     const next = safeNext(field(form, 'next'));
     const token = field(form, 'token');
     if (!token || !sameSecret(token, c.var.core.config.adminToken)) {
+      failures.hit(client, maxFailures, realNow());
       return loginPage(c, next, 'That is not the admin token of this sandbox.', 401);
     }
     // a fresh id on every sign-in, so an id planted before sign-in is worthless

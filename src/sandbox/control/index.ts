@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../web/env.js';
 import { requireAdmin } from './admin.js';
 import { applicationsRoutes } from './applications.js';
+import { logsRoutes } from './logs.js';
 import { outboxRoutes } from './outbox.js';
 import { reviewsRoutes } from './reviews.js';
 import { systemRoutes } from './system.js';
@@ -19,6 +20,7 @@ export function controlRoutes() {
   r.route('/webhooks', webhooksRoutes());
   r.route('/applications', applicationsRoutes());
   r.route('/outbox', outboxRoutes());
+  r.route('/logs', logsRoutes());
   r.route('/', systemRoutes());
   return r;
 }

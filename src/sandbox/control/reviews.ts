@@ -6,7 +6,12 @@ import { invalid, notFound } from '../../errors/errors.js';
 import { type DecisionInput, type ScreeningRequest, SCREENING_STATES, isScreeningState } from '../../domain/screening/index.js';
 import { toAuditEvent } from '../../domain/screening/ledger.js';
 import type { AppEnv } from '../../web/env.js';
+import { limits } from '../../domain/plans.js';
 import { onlyKeys, readObject } from './admin.js';
+import { PAGE_PARAMS, pageOf, readPageQuery } from './paging.js';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const WINDOW_MS = limits.policy.reviewWindowHours * 3600_000;
 
 function candidateLabel(r: ScreeningRequest): string {
   const c = r.submission.candidate;
@@ -20,8 +25,11 @@ export function reviewSummary(r: ScreeningRequest) {
     tenantId: r.tenantId,
     state: r.state,
     createdAt: new Date(r.createdAt).toISOString(),
+    queuedForReviewAt: iso(r.queuedForReviewAt),
+    reviewExpiresAt: r.state === 'pending_review' && r.queuedForReviewAt !== null ? iso(r.queuedForReviewAt + WINDOW_MS) : null,
     jobTitle: r.submission.jobSpec.title,
     candidateLabel: candidateLabel(r),
+    submission: { candidate: r.submission.candidate, jobSpec: r.submission.jobSpec },
     score: r.score,
   };
 }
@@ -32,10 +40,14 @@ export function reviewDetail(r: ScreeningRequest) {
     tenantId: r.tenantId,
     state: r.state,
     idempotencyKey: r.idempotencyKey,
+    jobTitle: r.submission.jobSpec.title,
+    candidateLabel: candidateLabel(r),
     submission: { candidate: r.submission.candidate, jobSpec: r.submission.jobSpec },
     score: r.score,
     decision: r.decision,
     edits: r.edits,
+    queuedForReviewAt: iso(r.queuedForReviewAt),
+    reviewExpiresAt: r.state === 'pending_review' && r.queuedForReviewAt !== null ? iso(r.queuedForReviewAt + WINDOW_MS) : null,
     ledger: r.rows.map(toAuditEvent),
     createdAt: new Date(r.createdAt).toISOString(),
   };
@@ -44,13 +56,22 @@ export function reviewDetail(r: ScreeningRequest) {
 export function reviewsRoutes() {
   const r = new Hono<AppEnv>();
 
+  // one page, oldest first by default (the order a review queue is worked in)
   r.get('/', (c) => {
     const query = c.req.query();
-    onlyKeys(query, ['state', 'tenantId']);
+    onlyKeys(query, ['state', 'tenantId', ...PAGE_PARAMS]);
     const { state, tenantId } = query;
     if (state !== undefined && !isScreeningState(state)) throw invalid(`state must be one of ${SCREENING_STATES.join(', ')}`, 'state');
-    const reviews = c.var.core.screening.list({ state, tenantId: tenantId || undefined }).map(reviewSummary);
-    return c.json({ reviews });
+    const list = c.var.core.screening.requests.ordered(tenantId || undefined);
+    const page = pageOf(list, readPageQuery(query), (q) => q.id, state ? (q) => q.state === state : undefined);
+    return c.json({ reviews: page.items.map(reviewSummary), nextCursor: page.nextCursor });
+  });
+
+  // how many requests are in each state (the console's pending badge), without listing them
+  r.get('/counts', (c) => {
+    onlyKeys(c.req.query(), []);
+    const { requests } = c.var.core.screening;
+    return c.json({ counts: Object.fromEntries(SCREENING_STATES.map((s) => [s, requests.countIn(s)])) });
   });
 
   r.get('/:requestId', (c) => {

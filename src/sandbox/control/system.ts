@@ -14,6 +14,18 @@ export function systemRoutes() {
     return c.json({ now: clock.iso(), pendingTimers: clock.pendingTimers() });
   });
 
+  // what is pending (the soonest timers, a count per kind: one pass over the timers) and what the
+  // last advances fired
+  r.get('/clock/timers', (c) => {
+    const query = c.req.query();
+    onlyKeys(query, ['limit']);
+    const limit = query.limit === undefined ? 20 : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalid('limit must be an integer from 1 to 200', 'limit');
+    const { clock } = c.var.core;
+    const pending = clock.pending(limit);
+    return c.json({ now: clock.iso(), pendingTimers: pending.total, pendingByLabel: pending.byLabel, soonest: pending.soonest, advances: clock.history() });
+  });
+
   r.post('/clock/advance', async (c) => {
     const body = await readObject(c);
     onlyKeys(body, ['seconds']);
@@ -23,7 +35,7 @@ export function systemRoutes() {
     }
     const { clock } = c.var.core;
     clock.advance(s);
-    return c.json({ now: clock.iso(), pendingTimers: clock.pendingTimers() });
+    return c.json({ now: clock.iso(), pendingTimers: clock.pendingTimers(), fired: clock.history()[0] });
   });
 
   r.get('/faults', (c) => {

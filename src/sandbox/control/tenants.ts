@@ -7,6 +7,10 @@ import { isPlanTier, jobsLimitsOf, type PlanTier } from '../../domain/plans.js';
 import { SCOPES, type Scope, type Tenant } from '../../domain/tenants.js';
 import type { AppEnv } from '../../web/env.js';
 import { onlyKeys, optBool, optInt, optString, readObject } from './admin.js';
+import { PAGE_PARAMS, pageOf, readPageQuery } from './paging.js';
+
+/** How long the previous secret keeps signing after a rotation, unless the caller says (D-101). */
+export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
 
 function parseTier(v: unknown): PlanTier {
   if (!isPlanTier(v)) throw invalid(`planTier must be one of free, starter, pro, scale`, 'planTier');
@@ -43,6 +47,9 @@ export function tenantView(t: Tenant, now: number) {
     disabled: t.disabled,
     webhookUrl: t.webhookUrl,
     webhookSecret: t.webhookSecret,
+    // the rotated-out secret while it still signs (X-Screening-Signature-Previous), D-101
+    previousWebhookSecret: t.previousSecretExpiresAt !== null && t.previousSecretExpiresAt > now ? t.previousWebhookSecret : null,
+    previousSecretExpiresAt: t.previousSecretExpiresAt !== null && t.previousSecretExpiresAt > now ? new Date(t.previousSecretExpiresAt).toISOString() : null,
     screeningCredits: {
       remaining: t.screeningWallet.remaining,
       cap: t.screeningWallet.cap,
@@ -77,8 +84,11 @@ export function tenantRoutes() {
   });
 
   r.get('/', (c) => {
+    const query = c.req.query();
+    onlyKeys(query, PAGE_PARAMS);
     const { tenants, clock } = c.var.core;
-    return c.json({ tenants: tenants.list().map((t) => tenantView(t, clock.now())) });
+    const page = pageOf(tenants.ordered(), readPageQuery(query), (t) => t.id);
+    return c.json({ tenants: page.items.map((t) => tenantView(t, clock.now())), nextCursor: page.nextCursor });
   });
 
   r.get('/:tenantId', (c) => {
@@ -109,6 +119,19 @@ export function tenantRoutes() {
     if (name !== undefined) t.name = name;
     if (screeningCredits !== undefined) t.screeningWallet.remaining = screeningCredits;
     if (applyCredits !== undefined) t.applyWallet.remaining = applyCredits;
+    return c.json(tenantView(t, clock.now()));
+  });
+
+  // a new secret; the old one keeps signing beside it for overlapSeconds (default 24 h)
+  r.post('/:tenantId/webhook-secret/rotate', async (c) => {
+    const { tenants, clock } = c.var.core;
+    const t = tenants.get(c.req.param('tenantId'));
+    const body = await readObject(c, true);
+    onlyKeys(body, ['overlapSeconds', 'webhookSecret']);
+    const overlap = optInt(body, 'overlapSeconds', 0, 7 * 86400) ?? ROTATION_OVERLAP_SECONDS;
+    const next = optString(body, 'webhookSecret', 500);
+    if (next !== undefined && next.length < 8) throw invalid('webhookSecret must be at least 8 characters', 'webhookSecret');
+    tenants.rotateWebhookSecret(t, overlap, next);
     return c.json(tenantView(t, clock.now()));
   });
 

@@ -2,7 +2,7 @@
 // for jobs that have an employer contact.
 
 import { Hono } from 'hono';
-import { badge, controlError, empty, time } from '../components.js';
+import { badge, controlError, empty, pager, time } from '../components.js';
 import { html, safeHref, seg } from '../html.js';
 import { renderPage } from '../layout.js';
 import type { ConsoleEnv } from '../types.js';
@@ -28,13 +28,13 @@ export function applicationPages() {
 
   r.get('/', async (c) => {
     const tenantId = c.req.query('tenantId') ?? '';
-    const res = await c.var.ctl.get<{ applications: Application[] }>('/applications', { tenantId });
-    const apps = res.ok ? [...res.data.applications].sort((a, b) => b.createdAt.localeCompare(a.createdAt)) : [];
+    const res = await c.var.ctl.get<{ applications: Application[]; nextCursor: string | null }>('/applications', { tenantId, order: 'desc', cursor: c.req.query('cursor') });
+    const apps = res.ok ? res.data.applications : [];
     const body = !res.ok
       ? controlError('applications', res)
       : apps.length === 0
         ? empty(html`No applications in the curation queue — apply to a job that has an employer contact with <code>POST /api/v1/jobs/{id}/apply</code> or the MCP <code>apply_to_job</code> tool (paid tiers).`)
-        : html`<table class="list">
+        : html`<div class="table-wrap" tabindex="0"><table class="list">
   <caption class="sr-only">Applications</caption>
   <thead><tr><th scope="col">Application</th><th scope="col">Job</th><th scope="col">Candidate</th><th scope="col">Channel</th><th scope="col">Status</th><th scope="col">Received</th></tr></thead>
   <tbody>${apps.map((a) => {
@@ -49,7 +49,7 @@ export function applicationPages() {
       <td>${time(a.createdAt)}</td>
     </tr>`;
   })}</tbody>
-</table>`;
+</table></div>${pager(c.req.url, res.data.nextCursor, 'applications')}`;
     return renderPage(c, {
       title: 'Job applications',
       active: '/console/applications',

@@ -1,11 +1,12 @@
-// Sandbox clock: shows sandbox time and pending timers, and moves the clock forward, which fires
-// due webhook retries and review expiries at once.
+// Sandbox clock: sandbox time, what is pending (the soonest timers and a count per kind), and what
+// fired on each recent advance; moving the clock forward fires due webhook retries and review
+// expiries at once.
 
 import { Hono } from 'hono';
 import { limits } from '../../../domain/plans.js';
-import { controlError, time } from '../components.js';
+import { controlError, empty, time } from '../components.js';
 import { back, csrfField, field, numberOrRaw, readForm } from '../forms.js';
-import { html } from '../html.js';
+import { html, seg, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
 import type { ConsoleEnv } from '../types.js';
 
@@ -20,16 +21,65 @@ const human = (s: number) => (s < 60 ? `${s} s` : s < 3600 ? `${s / 60} min` : `
 const schedule = limits.policy.webhook.retryScheduleSeconds.map(human);
 const retries = `${schedule.slice(0, -1).join(', ')} and ${schedule.at(-1)}`;
 
+interface TimerView {
+  at: string;
+  label: string;
+  ref: string | null;
+}
+interface Advance {
+  from: string;
+  to: string;
+  fired: number;
+  byLabel: Record<string, number>;
+  first: TimerView[];
+}
+interface Timers {
+  now: string;
+  pendingTimers: number;
+  pendingByLabel: Record<string, number>;
+  soonest: TimerView[];
+  advances: Advance[];
+}
+
 function describe(seconds: number): string {
   const preset = PRESETS.find((p) => p.seconds === seconds);
   return preset ? preset.label.slice(1) : `${seconds} seconds`;
+}
+
+const counts = (byLabel: Record<string, number>) =>
+  Object.entries(byLabel).map(([k, n]) => `${n} ${k}${n === 1 ? '' : k.endsWith('y') ? '' : 's'}`).join(', ');
+
+function refLink(t: TimerView): Html {
+  if (!t.ref) return html``;
+  if (t.ref.startsWith('scr_')) return html`<a href="/console/requests/${seg(t.ref)}"><code>${t.ref}</code></a>`;
+  return html`<code>${t.ref}</code>`;
+}
+
+function timerList(list: TimerView[]): Html {
+  return html`<ol class="timers">${list.map((t) => html`<li>${time(t.at)} <strong>${t.label}</strong> ${refLink(t)}</li>`)}</ol>`;
+}
+
+function pendingView(t: Timers): Html {
+  return html`<section class="panel" aria-labelledby="pend-h"><h2 id="pend-h">Pending timers</h2>
+  ${t.pendingTimers === 0 ? empty('Nothing is scheduled.') : html`<p data-field="pending">${t.pendingTimers} pending: ${counts(t.pendingByLabel)}. The soonest:</p>${timerList(t.soonest)}`}
+  <p class="help">Rate-limit windows are not timers: they start afresh once their minute or day has passed on this clock.</p>
+</section>`;
+}
+
+function historyView(list: Advance[]): Html {
+  return html`<section class="panel" aria-labelledby="hist-h"><h2 id="hist-h">Recent advances</h2>
+  ${list.length === 0 ? empty('The clock has not been advanced yet.') : html`<ol class="advances">${list.map((a) => html`<li data-fired="${a.fired}">
+    ${time(a.from)} → ${time(a.to)}: ${a.fired === 0 ? 'nothing fired' : html`fired ${counts(a.byLabel)}`}
+    ${a.first.length ? html`<details><summary>What fired</summary>${timerList(a.first)}${a.fired > a.first.length ? html`<p class="help">and ${a.fired - a.first.length} more</p>` : ''}</details>` : ''}
+  </li>`)}</ol>`}
+</section>`;
 }
 
 export function clockPages() {
   const r = new Hono<ConsoleEnv>();
 
   r.get('/', async (c) => {
-    const res = await c.var.ctl.get<{ now: string; pendingTimers: number }>('/clock');
+    const res = await c.var.ctl.get<Timers>('/clock/timers');
     const body = html`${res.ok
       ? html`<dl class="facts big">
   <div><dt>Sandbox time</dt><dd data-field="now">${time(res.data.now)}</dd></div>
@@ -49,14 +99,16 @@ export function clockPages() {
     <button type="submit">Advance</button>
   </form>
   <p class="help">A request still pending review ${limits.policy.reviewWindowHours} hours after it was scored expires. A failed webhook delivery is retried after ${retries}.</p>
-</section>`;
+</section>
+<div class="cols">${res.ok ? html`${pendingView(res.data)}${historyView(res.data.advances)}` : ''}</div>`;
     return renderPage(c, { title: 'Sandbox clock', active: '/console/clock', body });
   });
 
   r.post('/advance', async (c) => {
     const seconds = numberOrRaw(field(await readForm(c), 'seconds'));
-    const res = await c.var.ctl.send<{ now: string; pendingTimers: number }>('POST', '/clock/advance', { seconds });
-    return back(c, '/console/clock', res, res.ok ? `Advanced by ${describe(seconds as number)}: sandbox time is now ${res.data.now} (${res.data.pendingTimers} timers pending).` : '');
+    const res = await c.var.ctl.send<{ now: string; pendingTimers: number; fired: Advance }>('POST', '/clock/advance', { seconds });
+    const fired = res.ok ? (res.data.fired.fired ? `fired ${counts(res.data.fired.byLabel)}` : 'nothing fired') : '';
+    return back(c, '/console/clock', res, res.ok ? `Advanced by ${describe(seconds as number)}: sandbox time is now ${res.data.now}; ${fired} (${res.data.pendingTimers} ${res.data.pendingTimers === 1 ? 'timer' : 'timers'} pending).` : '');
   });
 
   return r;

@@ -30,7 +30,7 @@ export function demoPages() {
       ? controlError('the demo tenants', res)
       : tenants.length === 0
         ? empty('No demo tenants: this sandbox was started without them (SANDBOX_DEMO=0). Create tenants on the Tenants page.')
-        : html`<table class="list">
+        : html`<div class="table-wrap" tabindex="0"><table class="list">
   <caption class="sr-only">Demo tenants</caption>
   <thead><tr><th scope="col">Tenant</th><th scope="col">Tier</th><th scope="col">Scopes</th><th scope="col">API key</th><th scope="col">Webhook secret</th></tr></thead>
   <tbody>${tenants.map((t) => html`<tr>
@@ -38,8 +38,8 @@ export function demoPages() {
     <td>${t.planTier}</td><td class="small">${t.scopes.join(', ')}</td>
     <td><code class="secret">${t.apiKey}</code></td><td><code class="secret small">${t.webhookSecret}</code></td>
   </tr>`)}</tbody>
-</table>
-${sample ? html`<h2>Try it</h2><pre class="raw">curl -H "Authorization: Bearer ${sample.apiKey}" ${base}/api/v1/me</pre>` : ''}`;
+</table></div>
+${sample ? html`<h2>Try it</h2><pre tabindex="0" class="raw">curl -H "Authorization: Bearer ${sample.apiKey}" ${base}/api/v1/me</pre>` : ''}`;
     return renderPage(c, {
       title: 'Demo & reset',
       active: '/console/demo',

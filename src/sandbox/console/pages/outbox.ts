@@ -2,7 +2,7 @@
 // by the sandbox; they are kept here to be read).
 
 import { Hono } from 'hono';
-import { controlError, empty, time } from '../components.js';
+import { controlError, empty, pager, time } from '../components.js';
 import { html, prettyJson } from '../html.js';
 import { renderPage } from '../layout.js';
 import type { ConsoleEnv } from '../types.js';
@@ -21,8 +21,8 @@ export function outboxPages() {
   const r = new Hono<ConsoleEnv>();
 
   r.get('/', async (c) => {
-    const res = await c.var.ctl.get<{ messages: Message[] }>('/outbox');
-    const messages = res.ok ? [...res.data.messages].sort((a, b) => b.createdAt.localeCompare(a.createdAt)) : [];
+    const res = await c.var.ctl.get<{ messages: Message[]; nextCursor: string | null }>('/outbox', { order: 'desc', cursor: c.req.query('cursor') });
+    const messages = res.ok ? res.data.messages : [];
     const body = !res.ok
       ? controlError('the outbox', res)
       : messages.length === 0
@@ -37,10 +37,10 @@ export function outboxPages() {
     <div><dt>Sent</dt><dd>${time(m.createdAt)}</dd></div>
     <div><dt>Id</dt><dd><code>${m.id}</code></dd></div>
   </dl>
-  <pre class="mail">${m.body}</pre>
-  ${m.data !== undefined ? html`<details><summary>Data</summary><pre>${prettyJson(m.data)}</pre></details>` : ''}
+  <pre tabindex="0" class="mail">${m.body}</pre>
+  ${m.data !== undefined ? html`<details><summary>Data</summary><pre tabindex="0">${prettyJson(m.data)}</pre></details>` : ''}
 </article>`;
-          })}`;
+          })}${pager(c.req.url, res.data.nextCursor, 'messages')}`;
     return renderPage(c, { title: 'Hire outbox', active: '/console/outbox', lead: 'Emails the sandbox would have sent.', body });
   });
 

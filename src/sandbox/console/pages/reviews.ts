@@ -1,66 +1,59 @@
-// Review queue: the human step of screening. Shows each pending request's score, rationale and
-// dimension evidence, and posts approve / reject / edit decisions to /sandbox/v1/reviews.
+// Review queue: the human step of screening, oldest first, a page at a time. Each card shows the
+// candidate and the job spec side by side with the score, dimensions and evidence, how long the
+// request has waited and how long until it expires, and the approve / reject / edit form. A refused
+// decision re-renders the form with what the reviewer typed and the message beside the field.
 
 import { Hono, type Context } from 'hono';
-import { badge, controlError, empty, scoreCard, time } from '../components.js';
-import { back, csrfField, field, numberOrRaw, readForm } from '../forms.js';
+import { badge, controlError, empty, pager, scoreCard, span, time } from '../components.js';
+import { back, field, readForm } from '../forms.js';
 import { html, seg, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
 import { safeNext } from '../login.js';
+import { submissionView } from '../submission.js';
 import type { ConsoleEnv } from '../types.js';
+import { decisionBody, decisionForm, type FormState } from './decisionForm.js';
 
 export const STATES = ['received', 'parsed', 'scored', 'pending_review', 'approved', 'rejected', 'edited', 'delivered', 'failed', 'expired'] as const;
+export { decisionForm };
 
-interface ReviewSummary {
+export interface ReviewSummary {
   requestId: string;
   tenantId: string;
   state: string;
   createdAt: string;
+  queuedForReviewAt: string | null;
+  reviewExpiresAt: string | null;
   jobTitle: string;
   candidateLabel: string;
+  submission?: { candidate: unknown; jobSpec: unknown };
   score: any;
 }
 
-export function decisionForm(c: Context<ConsoleEnv>, requestId: string, returnTo: string): Html {
-  const id = seg(requestId);
-  const f = `d-${requestId.replace(/[^\w-]/g, '')}`;
-  return html`<form method="post" action="/console/reviews/${id}/decision" class="decision" aria-label="Decision on ${requestId}">
-  ${csrfField(c)}<input type="hidden" name="return" value="${returnTo}">
-  <!-- Disabled first submit button: pressing Enter in a text field must not approve by accident. -->
-  <button type="submit" disabled hidden aria-hidden="true" tabindex="-1"></button>
-  <div class="grid-form">
-    <div><label for="${f}-rid">Reviewer id</label><input id="${f}-rid" name="reviewerId" value="console" required maxlength="200"></div>
-    <div><label for="${f}-role">Reviewer role <span class="muted">(optional)</span></label><input id="${f}-role" name="reviewerRole" placeholder="recruiter" maxlength="200"></div>
-    <div class="full"><label for="${f}-note">Note <span class="muted">(optional)</span></label><textarea id="${f}-note" name="note" rows="2" maxlength="10000"></textarea></div>
-  </div>
-  <div class="actions">
-    <button type="submit" name="decision" value="approved" class="primary">Approve</button>
-    <button type="submit" name="decision" value="rejected" class="danger">Reject</button>
-  </div>
-  <fieldset class="edit">
-    <legend>Or edit the result</legend>
-    <div class="grid-form">
-      <div><label for="${f}-score">Edited score (0–100)</label><input id="${f}-score" name="editedScore" inputmode="decimal"></div>
-      <div class="full"><label for="${f}-rat">Edited rationale</label><textarea id="${f}-rat" name="editedRationale" rows="2" maxlength="10000"></textarea></div>
-    </div>
-    <button type="submit" name="decision" value="edited">Save as edited</button>
-  </fieldset>
-</form>`;
+/** "waiting 3 h 10 min · expires in 68 h 50 min" for a pending request. */
+function waiting(r: ReviewSummary, now: number): Html {
+  if (r.state !== 'pending_review' || !r.queuedForReviewAt) return html`received ${time(r.createdAt)}`;
+  const age = now - Date.parse(r.queuedForReviewAt);
+  const left = r.reviewExpiresAt ? Date.parse(r.reviewExpiresAt) - now : null;
+  return html`<span data-field="age">waiting ${span(age)}</span>${
+    left !== null ? html` · <span data-field="expires" class="${left < 6 * 3600_000 ? 'soon' : ''}">expires in ${span(left)}</span>` : ''
+  }`;
 }
 
-function card(c: Context<ConsoleEnv>, r: ReviewSummary, returnTo: string): Html {
+export function reviewCard(c: Context<ConsoleEnv>, r: ReviewSummary, returnTo: string, now: number, form?: FormState): Html {
   const hid = `rv-${r.requestId.replace(/[^\w-]/g, '')}`;
   return html`<article class="panel review" aria-labelledby="${hid}" data-request-id="${r.requestId}">
   <header class="review-head">
     <h2 id="${hid}">${r.candidateLabel} <span class="muted">for</span> ${r.jobTitle}</h2>
     ${badge(r.state)}
   </header>
-  <p class="small">
+  <p class="small meta">
+    ${waiting(r, now)} ·
     <a href="/console/requests/${seg(r.requestId)}"><code>${r.requestId}</code> timeline</a> ·
-    tenant <a href="/console/tenants/${seg(r.tenantId)}"><code>${r.tenantId}</code></a> · received ${time(r.createdAt)}
+    tenant <a href="/console/tenants/${seg(r.tenantId)}"><code>${r.tenantId}</code></a>
   </p>
+  ${submissionView(r.submission)}
   ${scoreCard(r.score, 'h3')}
-  ${r.state === 'pending_review' ? decisionForm(c, r.requestId, returnTo) : ''}
+  ${r.state === 'pending_review' ? decisionForm(c, r.requestId, returnTo, form) : ''}
 </article>`;
 }
 
@@ -76,13 +69,25 @@ function filters(state: string, tenantId: string): Html {
 </form>`;
 }
 
+async function sandboxNow(c: Context<ConsoleEnv>): Promise<number> {
+  const clock = await c.var.ctl.get<{ now: string }>('/clock');
+  return clock.ok ? Date.parse(clock.data.now) : Date.now();
+}
+
 export function reviewPages() {
   const r = new Hono<ConsoleEnv>();
 
   r.get('/', async (c) => {
     const state = c.req.query('state') || 'pending_review';
     const tenantId = c.req.query('tenantId') ?? '';
-    const res = await c.var.ctl.get<{ reviews: ReviewSummary[] }>('/reviews', { state: state === 'all' ? undefined : state, tenantId });
+    const [res, now] = await Promise.all([
+      c.var.ctl.get<{ reviews: ReviewSummary[]; nextCursor: string | null }>('/reviews', {
+        state: state === 'all' ? undefined : state,
+        tenantId,
+        cursor: c.req.query('cursor'),
+      }),
+      sandboxNow(c),
+    ]);
     const url = new URL(c.req.url);
     const returnTo = url.pathname + url.search;
     let body: Html;
@@ -91,11 +96,11 @@ export function reviewPages() {
       body = state === 'pending_review'
         ? empty(html`No pending reviews — submit a candidate with <code>POST /api/screening/v1/screen</code> (see the <a href="/docs">API reference</a>); it appears here once scored.`)
         : empty('No requests match these filters.');
-    } else body = html`${res.data.reviews.map((rv) => card(c, rv, returnTo))}`;
+    } else body = html`${res.data.reviews.map((rv) => reviewCard(c, rv, returnTo, now))}${pager(c.req.url, res.data.nextCursor, 'reviews')}`;
     return renderPage(c, {
       title: 'Review queue',
       active: '/console/reviews',
-      lead: 'Every score waits here for a human decision before it is delivered. Approve, reject, or edit the score and rationale.',
+      lead: 'Every score waits here for a human decision before it is delivered, oldest first. Approve, reject, or edit the score and rationale.',
       body: html`${filters(state, tenantId)}${body}`,
     });
   });
@@ -104,15 +109,21 @@ export function reviewPages() {
     const requestId = c.req.param('requestId');
     const form = await readForm(c);
     const decision = field(form, 'decision');
-    const body: Record<string, unknown> = { decision, reviewerId: field(form, 'reviewerId') };
-    if (field(form, 'reviewerRole')) body.reviewerRole = field(form, 'reviewerRole');
-    if (field(form, 'note')) body.note = field(form, 'note');
-    if (decision === 'edited') {
-      if (field(form, 'editedScore')) body.editedScore = numberOrRaw(field(form, 'editedScore'));
-      if (field(form, 'editedRationale')) body.editedRationale = field(form, 'editedRationale');
-    }
-    const res = await c.var.ctl.send<{ state: string }>('POST', `/reviews/${seg(requestId)}/decision`, body);
+    const res = await c.var.ctl.send<{ state: string }>('POST', `/reviews/${seg(requestId)}/decision`, decisionBody(form));
     const returnTo = safeNext(field(form, 'return') || '/console/reviews');
+    if (!res.ok) {
+      // keep what the reviewer typed; show the refusal beside the field it is about
+      const [detail, now] = await Promise.all([c.var.ctl.get<ReviewSummary>(`/reviews/${seg(requestId)}`), sandboxNow(c)]);
+      if (detail.ok && detail.data.state === 'pending_review') {
+        return renderPage(c, {
+          title: 'Review queue',
+          active: '/console/reviews',
+          status: 400,
+          lead: html`The decision was not recorded; correct it below. <a href="${returnTo}">Back</a>`,
+          body: reviewCard(c, detail.data, returnTo, now, { form, error: res }),
+        });
+      }
+    }
     const verb = decision === 'approved' ? 'Approved' : decision === 'rejected' ? 'Rejected' : 'Edited';
     return back(c, returnTo, res, {
       kind: 'ok',

@@ -4,11 +4,12 @@
 import { Hono, type Context } from 'hono';
 import { PLAN_TIERS } from '../../../domain/plans.js';
 import { SCOPES } from '../../../domain/tenants.js';
-import { badge, controlError, empty, time } from '../components.js';
+import { badge, controlError, empty, pager, time } from '../components.js';
 import { back, csrfField, field, fields, flash, numberOrRaw, readForm } from '../forms.js';
 import { html, seg, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
 import type { ConsoleEnv } from '../types.js';
+import { webhookActions, webhookPanel } from './tenantWebhook.js';
 
 interface TenantView {
   tenantId: string;
@@ -50,7 +51,7 @@ function createForm(c: Context<ConsoleEnv>): Html {
 
 function listTable(tenants: TenantView[]): Html {
   if (tenants.length === 0) return empty('No tenants yet — create one below, or reset the sandbox on the Demo page to re-seed the demo tenants.');
-  return html`<table class="list">
+  return html`<div class="table-wrap" tabindex="0"><table class="list">
   <caption class="sr-only">Tenants</caption>
   <thead><tr><th scope="col">Tenant</th><th scope="col">Tier</th><th scope="col">Status</th><th scope="col" class="num">Screening credits</th><th scope="col" class="num">Apply credits</th><th scope="col">Webhook</th><th scope="col">Created</th></tr></thead>
   <tbody>${tenants.map(
@@ -64,7 +65,7 @@ function listTable(tenants: TenantView[]): Html {
       <td>${time(t.createdAt)}</td>
     </tr>`,
   )}</tbody>
-</table>`;
+</table></div>`;
 }
 
 function detail(c: Context<ConsoleEnv>, t: TenantView): Html {
@@ -89,15 +90,16 @@ ${key ? html`<section class="panel reveal" aria-labelledby="key-h">
 <p class="links">
   <a href="/console/reviews?tenantId=${id}">Reviews</a> ·
   <a href="/console/deliveries?tenantId=${id}">Webhook deliveries</a> ·
-  <a href="/console/applications?tenantId=${id}">Job applications</a>
+  <a href="/console/applications?tenantId=${id}">Job applications</a> ·
+  <a href="/console/logs?tenantId=${id}">Request log</a>
 </p>
 <div class="cols">
 <section class="panel" aria-labelledby="keys-h">
   <h2 id="keys-h">API keys</h2>
-  <table class="list">
+  <div class="table-wrap" tabindex="0"><table class="list">
     <thead><tr><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th></tr></thead>
     <tbody>${(t.keys ?? []).map((k) => html`<tr><td><code>${k.hint}</code><br><span class="small muted">${k.keyId}</span></td><td>${k.scopes.join(', ') || html`<span class="muted">none</span>`}</td><td>${time(k.createdAt)}</td></tr>`)}</tbody>
-  </table>
+  </table></div>
   <form method="post" action="/console/tenants/${id}/keys" class="stack">
     ${csrfField(c)}
     ${scopeBoxes('k-scope')}
@@ -119,19 +121,7 @@ ${key ? html`<section class="panel reveal" aria-labelledby="key-h">
     <div class="full"><button type="submit">Set credit balances</button></div>
   </form>
 </section>
-<section class="panel" aria-labelledby="hook-h">
-  <h2 id="hook-h">Webhook</h2>
-  <form method="post" action="/console/tenants/${id}" class="stack">
-    ${csrfField(c)}<input type="hidden" name="action" value="webhook">
-    <label for="w-url">Webhook URL</label>
-    <input id="w-url" name="webhookUrl" type="url" value="${t.webhookUrl ?? ''}" aria-describedby="w-url-help">
-    <p class="help" id="w-url-help">Empty removes the webhook: requests then reach <code>delivered</code> as soon as they are decided.</p>
-    <label for="w-secret">New webhook secret</label>
-    <input id="w-secret" name="webhookSecret" autocomplete="off" spellcheck="false" placeholder="unchanged when empty">
-    <details><summary>Show the current secret</summary><p><code class="secret">${t.webhookSecret}</code></p></details>
-    <button type="submit">Save webhook</button>
-  </form>
-</section>
+${webhookPanel(c, t)}
 <section class="panel" aria-labelledby="state-h">
   <h2 id="state-h">Access</h2>
   <p>${t.disabled ? 'This tenant is disabled: every call with its keys answers 403 forbidden.' : 'Disabling a tenant makes every call with its keys answer 403 forbidden.'}</p>
@@ -172,12 +162,12 @@ export function tenantPages() {
   const r = new Hono<ConsoleEnv>();
 
   r.get('/', async (c) => {
-    const res = await c.var.ctl.get<{ tenants: TenantView[] }>('/tenants');
+    const res = await c.var.ctl.get<{ tenants: TenantView[]; nextCursor: string | null }>('/tenants', { cursor: c.req.query('cursor') });
     return renderPage(c, {
       title: 'Tenants & keys',
       active: '/console/tenants',
       lead: 'Accounts that own API keys. Each has one plan tier across the screening and jobs APIs.',
-      body: html`${res.ok ? listTable(res.data.tenants) : controlError('tenants', res)}${createForm(c)}`,
+      body: html`${res.ok ? html`${listTable(res.data.tenants)}${pager(c.req.url, res.data.nextCursor, 'tenants')}` : controlError('tenants', res)}${createForm(c)}`,
     });
   });
 
@@ -202,6 +192,8 @@ export function tenantPages() {
       body: res.ok ? detail(c, res.data) : html`${controlError('the tenant', res)}<p><a href="/console/tenants">All tenants</a></p>`,
     });
   });
+
+  webhookActions(r);
 
   r.post('/:tenantId/keys', async (c) => {
     const tenantId = c.req.param('tenantId');

@@ -1,0 +1,56 @@
+// The per-request budget of a JSON value (D-81): array lengths, property counts, nesting
+// depth and the number of values are bounded before any schema or per-item work, so no single request
+// can make validation, error formatting or the domain do work out of proportion to the limits.
+
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { CONTRACTS_DIR } from './load.js';
+
+export interface Budget {
+  arrayMaxItems: number;
+  objectMaxProperties: number;
+  depth: number;
+  values: number;
+}
+
+// limits.yaml is a contract file: read here so the contract layer depends on nothing above it
+const policy = (parse(readFileSync(`${CONTRACTS_DIR}limits.yaml`, 'utf8')) as { policy: Record<string, number> }).policy;
+
+export const REQUEST_BUDGET: Readonly<Budget> = Object.freeze({
+  arrayMaxItems: policy.arrayMaxItems,
+  objectMaxProperties: policy.objectMaxProperties,
+  depth: policy.jsonMaxDepth,
+  values: policy.jsonMaxValues,
+});
+
+/** How many messages one refusal lists; the rest are counted. */
+export const MAX_MESSAGES: number = policy.validationMaxMessages;
+
+const pathText = (path: ReadonlyArray<string | number>, root: string): string =>
+  path.reduce<string>((out, seg) => (typeof seg === 'number' ? `${out}[${seg}]` : out ? `${out}.${seg}` : seg), root) || root || 'body';
+
+/**
+ * The first bound `value` exceeds, as a message naming where, or null. Iterative and stops early, so its
+ * own cost is linear in what it visits and never more than `budget.values` values.
+ */
+export function overBudget(value: unknown, root = '', budget: Readonly<Budget> = REQUEST_BUDGET): string | null {
+  const stack: Array<{ v: unknown; path: Array<string | number> }> = [{ v: value, path: [] }];
+  let seen = 0;
+  while (stack.length > 0) {
+    const { v, path } = stack.pop()!;
+    if (++seen > budget.values) return `${root || 'body'} holds more than ${budget.values} values; the limit is ${budget.values}`;
+    if (path.length > budget.depth) return `${pathText(path, root)} is nested more than ${budget.depth} levels deep`;
+    // strings are left to the schemas' own maxLength (every request string has one), whose message says more
+    if (Array.isArray(v)) {
+      if (v.length > budget.arrayMaxItems) return `${pathText(path, root)} has ${v.length} items; the limit is ${budget.arrayMaxItems}`;
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: [...path, i] });
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v);
+      if (keys.length > budget.objectMaxProperties) {
+        return `${pathText(path, root)} has ${keys.length} properties; the limit is ${budget.objectMaxProperties}`;
+      }
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]], path: [...path, keys[i]] });
+    }
+  }
+  return null;
+}

@@ -1,0 +1,44 @@
+// Success rate per webhook endpoint (tenant + URL): attempts and 2xx answers counted as they are
+// recorded, so a console page shows each endpoint's health without walking every delivery.
+// Bounded: past MAX_ENDPOINTS the least recently used endpoint is forgotten.
+// Requirements: none of the documents (console health figures); decisions D-109.
+
+const MAX_ENDPOINTS = 2000;
+
+export interface EndpointStats {
+  tenantId: string;
+  url: string;
+  attempts: number;
+  succeeded: number;
+  /** succeeded / attempts, 0..1 (null before the first attempt). */
+  successRate: number | null;
+  lastStatusCode: number | null;
+  lastAttemptAt: string;
+}
+
+export class EndpointStatsBook {
+  private byKey = new Map<string, EndpointStats>();
+
+  record(tenantId: string, url: string, statusCode: number | null, at: string): void {
+    const key = `${tenantId} ${url}`;
+    const s = this.byKey.get(key) ?? { tenantId, url, attempts: 0, succeeded: 0, successRate: null, lastStatusCode: null, lastAttemptAt: at };
+    this.byKey.delete(key);
+    s.attempts++;
+    if (statusCode !== null && statusCode >= 200 && statusCode < 300) s.succeeded++;
+    s.successRate = s.succeeded / s.attempts;
+    s.lastStatusCode = statusCode;
+    s.lastAttemptAt = at;
+    this.byKey.set(key, s);
+    if (this.byKey.size > MAX_ENDPOINTS) this.byKey.delete(this.byKey.keys().next().value!);
+  }
+
+  list(tenantId?: string): EndpointStats[] {
+    const out: EndpointStats[] = [];
+    for (const s of this.byKey.values()) if (!tenantId || s.tenantId === tenantId) out.push({ ...s });
+    return out.reverse();
+  }
+
+  clear(): void {
+    this.byKey.clear();
+  }
+}

@@ -1,0 +1,102 @@
+// Reads a request body while counting its bytes as they arrive, chunked or not, and stops at the limit:
+// a body past it is refused with 413 before more of it is held in memory (D-80). A Content-Encoding other
+// than identity is refused with 415 before anything is read.
+
+import type { IncomingMessage } from 'node:http';
+import type { Context } from 'hono';
+import { DomainError } from '../errors/errors.js';
+import { headerOf } from './headers.js';
+
+const refusal = (status: number, message: string) => new DomainError('invalid_request', message, { field: 'body', status });
+
+export const tooLarge = (maxBytes: number) => refusal(413, `request body is larger than the limit of ${maxBytes} bytes`);
+
+/** 415 for an encoded body: the sandbox reads only identity-encoded JSON. */
+export function refuseEncoded(c: Context): void {
+  const encoding = headerOf(c, 'content-encoding')?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    throw refusal(415, `Content-Encoding '${encoding}' is not supported; send the body unencoded (identity)`);
+  }
+}
+
+// After a refusal the connection stays open for a moment before it is closed: closed at once, the client's
+// next write would reset the connection before it read the 413 (the "lingering close" of web servers).
+// Meanwhile up to LINGER_BYTES more are read and dropped, then reading stops (the client's writes wait);
+// nothing of it is kept.
+const LINGER_BYTES = 4 * 1024 * 1024;
+const LINGER_MS = 2000;
+
+function lingerThenClose(incoming: IncomingMessage): void {
+  let dropped = 0;
+  const timer = setTimeout(() => incoming.socket?.destroy(), LINGER_MS);
+  timer.unref();
+  incoming.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_BYTES) incoming.pause();
+  });
+  incoming.once('close', () => clearTimeout(timer));
+}
+
+function readNode(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = (err: Error | null) => {
+      if (settled) return;
+      settled = true;
+      incoming.off('data', onData);
+      if (err) return reject(err);
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        finish(tooLarge(maxBytes));
+        return lingerThenClose(incoming);
+      }
+      chunks.push(chunk);
+    };
+    incoming.on('data', onData);
+    incoming.once('end', () => finish(null));
+    incoming.once('error', (e) => finish(e));
+    // 'close' follows 'end' on every request; before it, the client went away mid-body
+    incoming.once('close', () => finish(new Error('the request body was cut off')));
+  });
+}
+
+async function readWeb(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) throw tooLarge(maxBytes);
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+}
+
+/**
+ * The body's bytes, at most `maxBytes` of them. Served by @hono/node-server, Node's request stream is read
+ * directly (cheaper than the Web stream adapters); otherwise the Web Request's stream.
+ */
+export async function readBodyCapped(c: Context, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(headerOf(c, 'content-length') ?? NaN);
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const fromNode = Boolean(incoming && typeof incoming.on === 'function' && !incoming.readableDidRead);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    if (fromNode) lingerThenClose(incoming!);
+    throw refusal(413, `request body is ${declared} bytes; the limit is ${maxBytes} bytes`);
+  }
+  const buf = fromNode ? await readNode(incoming!, maxBytes) : c.req.raw.body ? await readWeb(c.req.raw.body, maxBytes) : new Uint8Array(0);
+  // kept where Hono keeps a body it read, so later readers (the request log) find it without reading again
+  c.req.bodyCache.arrayBuffer = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+  return buf;
+}

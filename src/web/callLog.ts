@@ -1,0 +1,96 @@
+// Writes every REST and keyed-MCP call into the request log (domain/callLog.ts): who called, what,
+// the answer's status and duration, and the first bytes of both bodies. Bodies come from what the
+// handler already read, or from copies of at most COPY_LIMIT bytes, and are written to the log after
+// the answer has been handed back, so the caller never waits on it.
+
+import type { MiddlewareHandler } from 'hono';
+import { BODY_CAP, capBody } from '../domain/callLog.js';
+import type { AppEnv } from './env.js';
+
+// bodies larger than this are not copied at all: the log keeps BODY_CAP characters anyway
+const COPY_LIMIT = 64 * 1024;
+
+async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size <= BODY_CAP * 4) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    void reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The text of a response built from a string, read without touching its stream. @hono/node-server
+ * answers such responses straight from the string it keeps under a symbol named 'cache'; cloning or
+ * reading the response instead would cost that fast path on every API call.
+ */
+function stringBodyOf(res: Response): string | null {
+  for (const s of Object.getOwnPropertySymbols(res)) {
+    if (s.description !== 'cache') continue;
+    const kept = (res as unknown as Record<symbol, unknown>)[s];
+    if (!Array.isArray(kept)) continue;
+    if (typeof kept[1] === 'string') return kept[1];
+    if (kept[1] instanceof Uint8Array) return Buffer.from(kept[1].buffer, kept[1].byteOffset, Math.min(kept[1].byteLength, BODY_CAP * 4)).toString('utf8');
+  }
+  return null;
+}
+
+/** The JSON-RPC method, and the tool's name for tools/call, of an MCP request body. */
+function mcpTarget(text: string): string | null {
+  try {
+    const msg = JSON.parse(text) as { method?: unknown; params?: { name?: unknown } };
+    if (typeof msg.method !== 'string') return null;
+    return msg.method === 'tools/call' && typeof msg.params?.name === 'string' ? `tools/call ${msg.params.name}` : msg.method;
+  } catch {
+    return null;
+  }
+}
+
+export const callLog: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const core = c.var.core;
+  const at = core.clock.iso();
+  const t0 = performance.now();
+  const declared = Number(c.req.header('content-length') ?? NaN);
+  const hasBody = c.req.method !== 'GET' && c.req.method !== 'HEAD';
+  const isMcp = c.req.path === '/api/mcp';
+  // REST handlers read their body through Hono's body cache (the log reads it there afterwards);
+  // the MCP transport reads the Web request itself, so its body is copied, alongside the handler
+  const mcpText = isMcp && hasBody && declared > 0 && declared <= COPY_LIMIT ? readCapped(c.req.raw.clone().body) : null;
+  await next();
+  const cached = c.req.bodyCache.arrayBuffer as Promise<ArrayBuffer> | ArrayBuffer | undefined;
+  const reqText = mcpText ?? (cached && declared <= COPY_LIMIT ? Promise.resolve(cached).then((b) => Buffer.from(b).toString('utf8')).catch(() => '') : null);
+  const durationMs = Math.round((performance.now() - t0) * 10) / 10;
+  const status = c.res.status;
+  const resString = stringBodyOf(c.res);
+  // a stream (an MCP answer), or a response something already read (self-check mode), is copied
+  const resCopy = resString === null && /json|text|event-stream/.test(c.res.headers.get('content-type') ?? '') ? c.res.clone() : null;
+  const tenantId = c.var.principal?.tenant.id ?? null;
+  void Promise.all([reqText ?? '', resString ?? readCapped(resCopy?.body ?? null)])
+    .then(([reqText, resText]) => {
+      const req = capBody(reqText || (hasBody && declared > COPY_LIMIT ? `(${declared} bytes, not kept)` : ''));
+      const res = capBody(resText);
+      core.callLog.append({
+        at,
+        tenantId,
+        api: isMcp ? 'mcp' : 'rest',
+        method: c.req.method,
+        path: c.req.path + (c.req.url.includes('?') ? c.req.url.slice(c.req.url.indexOf('?')) : ''),
+        tool: isMcp ? mcpTarget(reqText) : null,
+        status,
+        durationMs,
+        requestBody: req.text,
+        responseBody: res.text,
+        truncated: req.cut || res.cut,
+      });
+    })
+    .catch(() => undefined);
+};

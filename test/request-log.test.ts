@@ -1,0 +1,69 @@
+// The request log: REST and keyed-MCP calls recorded per tenant with method, path or tool, status,
+// duration and capped bodies; searchable; bounded to the latest entries whatever the traffic.
+
+import { describe, expect, it } from 'vitest';
+import { BODY_CAP, CAPACITY } from '../src/domain/callLog.js';
+import { connectMcp, call } from './support/mcp.js';
+import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
+import { SCREENING, submitBody, waitFor } from './support/screening.js';
+
+const sb = useSandbox({ seedDemo: false, corpusSize: 50 });
+
+const logOf = (query: string) => client(sb.get().baseUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/logs?${query}`).then((r) => r.json);
+
+describe('request log', () => {
+  it('records REST and MCP calls per tenant, with capped bodies, and finds them by search', async () => {
+    const { baseUrl } = sb.get();
+    const a = await createTenant(baseUrl, { planTier: 'pro' });
+    const b = await createTenant(baseUrl, { planTier: 'pro' });
+    const submit = await client(baseUrl, a.apiKey)('POST', `${SCREENING}/screen`, submitBody({ idempotencyKey: 'log-me-1' }));
+    const requestId = submit.json.requestId;
+    const long = 'x'.repeat(BODY_CAP * 3);
+    const refused = await client(baseUrl, a.apiKey)('POST', `${SCREENING}/screen`, { idempotencyKey: long });
+    expect(refused.status).toBe(400);
+    await client(baseUrl, b.apiKey)('GET', '/api/v1/jobs?q=engineer&limit=2');
+    const mcp = await connectMcp(`${baseUrl}/api/mcp`, a.apiKey);
+    await call(mcp.client, 'get_me');
+    await mcp.close();
+
+    const mine = await waitFor(async () => {
+      const page = await logOf(`tenantId=${a.tenantId}&limit=50`);
+      return page.entries.some((e: any) => e.tool === 'tools/call get_me') ? page.entries : undefined;
+    }, 'the MCP call in the log');
+    expect(mine.every((e: any) => e.tenantId === a.tenantId)).toBe(true);
+    const created = mine.find((e: any) => e.status === 201)!;
+    expect(created).toMatchObject({ api: 'rest', method: 'POST', path: `${SCREENING}/screen` });
+    expect(created.requestBody).toContain('log-me-1');
+    expect(created.responseBody).toContain(requestId);
+    expect(typeof created.durationMs).toBe('number');
+    const bad = mine.find((e: any) => e.status === 400)!;
+    expect(bad.requestBody.length).toBe(BODY_CAP);
+    expect(bad.truncated).toBe(true);
+    expect(bad.responseBody).toContain('invalid_request');
+    const tool = mine.find((e: any) => e.tool === 'tools/call get_me')!;
+    expect(tool).toMatchObject({ api: 'mcp', method: 'POST', path: '/api/mcp', status: 200 });
+
+    // search: by request id, and by status class; the other tenant's calls stay out of a's view
+    const found = await logOf(`tenantId=${a.tenantId}&q=${requestId}`);
+    expect(found.entries.length).toBeGreaterThan(0);
+    expect(found.entries.every((e: any) => `${e.path}${e.requestBody}${e.responseBody}`.includes(requestId))).toBe(true);
+    expect((await logOf(`tenantId=${a.tenantId}&status=4xx`)).entries.every((e: any) => e.status >= 400 && e.status < 500)).toBe(true);
+    expect((await logOf(`tenantId=${b.tenantId}`)).entries.map((e: any) => e.path)).toEqual(['/api/v1/jobs?q=engineer&limit=2']);
+  });
+
+  it('keeps only the latest entries, and pages across the roll-off', async () => {
+    const { core } = sb.get();
+    const log = core.callLog;
+    const entry = { at: core.clock.iso(), tenantId: null, api: 'rest' as const, method: 'GET', path: '/api/v1/me', tool: null, status: 200, durationMs: 1, requestBody: '', responseBody: 'x'.repeat(BODY_CAP), truncated: false };
+    for (let i = 0; i < CAPACITY * 3 + 10; i++) log.append(entry);
+    const { entries, base } = log.window();
+    expect(entries).toHaveLength(CAPACITY);
+    expect(base).toBeGreaterThan(0);
+    // what is held, not just what is shown, stays under twice the capacity
+    expect((log as unknown as { entries: unknown[] }).entries.length).toBeLessThan(2 * CAPACITY);
+    const first = await logOf('limit=500');
+    const second = await logOf(`limit=500&cursor=${first.nextCursor}`);
+    expect(second.entries[0].id < first.entries.at(-1).id).toBe(true);
+    expect(new Set([...first.entries, ...second.entries].map((e: { id: string }) => e.id)).size).toBe(1000);
+  });
+});
