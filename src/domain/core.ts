@@ -1,5 +1,6 @@
 // Builds every domain service from one set of resolved settings. Adapters (HTTP, MCP,
 // control API, console) receive the Core and call into it; the Core knows nothing of them.
+// Requirements: none of its own (the services it builds name theirs); decisions D-50 (reset).
 
 import { loadContracts } from '../contract/index.js';
 import { Faults } from './faults.js';
@@ -7,7 +8,7 @@ import { Clock } from './clock.js';
 import type { CoreContext } from './context.js';
 import { createEmployer } from './employer/index.js';
 import { createJobs } from './jobs/index.js';
-import { FixedWindowLimiter } from './ratelimit/limiter.js';
+import { createRateLimits } from './ratelimit/rules.js';
 import { IdFactory, Rng } from './rng.js';
 import { createScreening } from './screening/index.js';
 import { seedDemo, type DemoSeed } from './seed.js';
@@ -28,8 +29,7 @@ export async function createCore(config: Readonly<Settings>) {
     ids,
     tenants: new TenantService(ids, () => clock.now()),
     faults: new Faults(rng.fork('faults'), () => clock.iso(), config.bugs),
-    perMinute: FixedWindowLimiter.perMinute(),
-    perDay: FixedWindowLimiter.perUtcDay(),
+    rateLimits: createRateLimits(clock, config.noRateLimits),
   };
   const webhooks = createWebhooks(ctx);
   const screening = createScreening(ctx, webhooks);
@@ -50,8 +50,7 @@ export async function createCore(config: Readonly<Settings>) {
       clock.clear();
       ctx.tenants.clear();
       ctx.faults.reset();
-      ctx.perMinute.reset();
-      ctx.perDay.reset();
+      ctx.rateLimits.reset();
       webhooks.reset();
       screening.reset();
       jobs.reset();

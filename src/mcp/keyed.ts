@@ -5,14 +5,13 @@
 import { Hono, type Context } from 'hono';
 import { DomainError, forbidden } from '../errors/errors.js';
 import { RateLimitExceeded } from '../domain/jobs/index.js';
-import { jobsLimitsOf } from '../domain/plans.js';
 import type { RateDecision } from '../domain/ratelimit/limiter.js';
 import type { Principal } from '../domain/tenants.js';
 import { authenticate } from '../web/auth.js';
 import { clientIp } from '../web/clientIp.js';
 import { setRateHeaders } from '../web/rateHeaders.js';
-import { toErrorResponse } from '../web/envelope.js';
 import type { AppEnv } from '../web/env.js';
+import { refusalResponse } from './gate.js';
 import { methodNotAllowed, rebindingProblem } from './httpBits.js';
 import { KEYED_INFO, KEYED_INSTRUCTIONS } from './instructions.js';
 import { keyedListed } from './listing.js';
@@ -21,12 +20,15 @@ import type { ToolCall } from './tool.js';
 import { HANDLERS } from './tools/index.js';
 import { serveMcp } from './transport.js';
 
-function challenge(c: Context<AppEnv>, err: DomainError): Response {
-  const res = toErrorResponse(c, err);
-  // RFC 6750: no error code when no credentials were sent at all
-  const sent = c.req.header('authorization') !== undefined;
-  const detail = sent ? `, error="invalid_token", error_description="${err.message.replace(/"/g, "'")}"` : '';
-  res.headers.set('WWW-Authenticate', `Bearer realm="remote-jobs"${detail}`);
+/** 401/403 as a JSON-RPC error body that REST clients read too (D-92); 401 adds the Bearer challenge. */
+function refusal(c: Context<AppEnv>, err: DomainError): Response {
+  const res = refusalResponse(err);
+  if (err.code === 'unauthorized') {
+    // RFC 6750: no error code when no credentials were sent at all
+    const sent = c.req.header('authorization') !== undefined;
+    const detail = sent ? `, error="invalid_token", error_description="${err.message.replace(/"/g, "'")}"` : '';
+    res.headers.set('WWW-Authenticate', `Bearer realm="remote-jobs"${detail}`);
+  }
   return res;
 }
 
@@ -42,12 +44,12 @@ export function keyedMcpRoutes() {
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       // like the REST API: a call without a usable key still gets headers, from a per-IP window
-      const res = err.code === 'unauthorized' ? challenge(c, err) : toErrorResponse(c, err);
-      setRateHeaders(res.headers, core.jobs.countAnonymous(clientIp(c)));
+      const res = refusal(c, err);
+      setRateHeaders(res.headers, core.rateLimits.countAnonymous(clientIp(c)));
       return res;
     }
     c.set('principal', principal);
-    const peek = () => core.perMinute.peek(principal.key.id, jobsLimitsOf(principal.tenant.planTier).rateLimitPerMinute, core.clock.now());
+    const peek = () => core.rateLimits.peekRate(principal);
     if (c.req.method !== 'POST') {
       const res = methodNotAllowed('POST', 'this server is stateless and answers JSON-RPC over POST only (no SSE stream, no session to delete)');
       setRateHeaders(res.headers, peek());
@@ -62,7 +64,7 @@ export function keyedMcpRoutes() {
       listed: () => keyedListed(core),
       beforeCall: () => {
         try {
-          last = core.jobs.takeRate(principal);
+          last = core.rateLimits.takeRate(principal);
         } catch (err) {
           if (err instanceof RateLimitExceeded) last = err.decision;
           throw err;

@@ -1,7 +1,9 @@
 // hire: one call from a plain-words brief. With enough strong matches it returns an anonymized
 // shortlist and e-mails the same shortlist to the contact; otherwise it says so, and with
 // publish_if_no_match it posts the role free, live only when the scam check passes.
+// Requirements: MCP-TOOL-12, MCP-TOOL-13, POL-MCP-6; decisions D-32, D-49.
 
+import type { KeyedHireInput } from '../../contract/types.js';
 import { invalid } from '../../errors/errors.js';
 import { limits } from '../plans.js';
 import type { Principal } from '../tenants.js';
@@ -14,17 +16,7 @@ import { scamCheck } from './scamCheck.js';
 import { rank } from './scoring.js';
 import { criteriaView, parseCriteria, type Criteria } from './vocabulary.js';
 
-export interface HireArgs {
-  brief: string;
-  company: string;
-  contact_email: string;
-  publish_if_no_match?: boolean;
-  title?: string;
-  pay_min?: number;
-  pay_max?: number;
-  pay_currency?: 'IDR' | 'USD';
-  pay_period?: string;
-}
+export type HireArgs = KeyedHireInput;
 
 export const SHORTLIST_MAX = 10;
 
@@ -49,6 +41,30 @@ export function hire(pool: readonly Candidate[], postings: Postings, outbox: Out
   const title = titleOf(args, criteria);
   const pay = payOf({ ...args, pay_currency: args.pay_currency ?? 'IDR', pay_period: args.pay_period ?? 'month' });
   const base = { strongMatches: strong.length, threshold, criteria: criteriaView(criteria) };
+  const listing = {
+    title,
+    company: args.company.trim(),
+    description: args.brief,
+    applyUrl: null,
+    hostedApplyForm: true,
+    contactEmail: args.contact_email,
+    location: criteria.location ? (criteria.location.city ?? criteria.location.region) : null,
+    remoteType: null,
+    jobType: null,
+    pay,
+  };
+  // the brief is checked before anyone is shared: a brief that looks like a scam gets no shortlist (D-96)
+  const check = scamCheck(listing);
+
+  if (strong.length >= need && !check.passed) {
+    const flagged = check.rules.map((r) => r.id).join(', ');
+    return {
+      strongMatch: false,
+      ...base,
+      scamCheck: { passed: false, score: check.score, verdict: check.verdict, rules: check.rules },
+      message: `The brief was held by the scam check (${flagged}), so no shortlist was shared or e-mailed. Remove what the rules flag and call hire again.`,
+    };
+  }
 
   if (strong.length >= need) {
     const shortlist = strong.slice(0, SHORTLIST_MAX).map((r) => hireEntry(r.candidate, r.fit));
@@ -85,19 +101,6 @@ export function hire(pool: readonly Candidate[], postings: Postings, outbox: Out
     };
   }
 
-  const listing = {
-    title,
-    company: args.company.trim(),
-    description: args.brief,
-    applyUrl: null,
-    hostedApplyForm: true,
-    contactEmail: args.contact_email,
-    location: criteria.location ? (criteria.location.city ?? criteria.location.region) : null,
-    remoteType: null,
-    jobType: null,
-    pay,
-  };
-  const check = scamCheck(listing);
   const created = postings.createListing(principal.tenant.id, listing, check);
   const view = listingView(created, postings.listingUrl(created.listingId));
   const flagged = check.rules.map((r) => r.id).join(', ');
