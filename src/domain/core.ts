@@ -2,34 +2,33 @@
 // control API, console) receive the Core and call into it; the Core knows nothing of them.
 
 import { loadContracts } from '../contract/index.js';
-import { Faults } from './faults.js';
-import { Clock } from './clock.js';
 import type { CoreContext } from './context.js';
 import { createEmployer } from './employer/index.js';
 import { createJobs } from './jobs/index.js';
-import { FixedWindowLimiter } from './ratelimit/limiter.js';
 import { IdFactory, Rng } from './rng.js';
 import { createScreening } from './screening/index.js';
 import { seedDemo, type DemoSeed } from './seed.js';
 import type { Settings } from './settings.js';
-import { TenantService } from './tenants.js';
+import type { OpenStore } from './store.js';
 import { CallLog } from './callLog.js';
 import { createWebhooks } from './webhooks/index.js';
 
-export async function createCore(config: Readonly<Settings>) {
-  const clock = new Clock();
+export async function createCore(config: Readonly<Settings>, openStore: OpenStore) {
   const rng = new Rng(config.seed);
   const ids = new IdFactory(rng.fork('ids'));
+  const store = await openStore({ config, rng, ids });
+  const { clock } = store;
   const ctx: CoreContext = {
     config,
+    store,
     contracts: await loadContracts(),
     clock,
     rng,
     ids,
-    tenants: new TenantService(ids, () => clock.now()),
-    faults: new Faults(rng.fork('faults'), () => clock.iso(), config.bugs),
-    perMinute: FixedWindowLimiter.perMinute(),
-    perDay: FixedWindowLimiter.perUtcDay(),
+    tenants: store.tenants,
+    faults: store.faults,
+    perMinute: store.perMinute,
+    perDay: store.perDay,
   };
   const webhooks = createWebhooks(ctx);
   const screening = createScreening(ctx, webhooks);
