@@ -34,7 +34,7 @@ export function applicationPages() {
       ? controlError('applications', res)
       : apps.length === 0
         ? empty(html`No applications in the curation queue — apply to a job that has an employer contact with <code>POST /api/v1/jobs/{id}/apply</code> or the MCP <code>apply_to_job</code> tool (paid tiers).`)
-        : html`<div class="table-wrap"><table class="list">
+        : html`<div class="table-wrap" tabindex="0"><table class="list">
   <caption class="sr-only">Applications</caption>
   <thead><tr><th scope="col">Application</th><th scope="col">Job</th><th scope="col">Candidate</th><th scope="col">Channel</th><th scope="col">Status</th><th scope="col">Received</th></tr></thead>
   <tbody>${apps.map((a) => {

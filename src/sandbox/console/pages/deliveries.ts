@@ -63,7 +63,7 @@ function card(c: Context<ConsoleEnv>, d: Delivery, returnTo: string): Html {
 function endpointsTable(list: Endpoint[]): Html {
   if (list.length === 0) return html``;
   return html`<section class="panel" aria-labelledby="ep-h"><h2 id="ep-h">Endpoints</h2>
-  <div class="table-wrap"><table class="list endpoints">
+  <div class="table-wrap" tabindex="0"><table class="list endpoints">
     <thead><tr><th scope="col">Endpoint</th><th scope="col">Tenant</th><th scope="col" class="num">Success rate</th><th scope="col" class="num">Attempts</th><th scope="col">Last answer</th></tr></thead>
     <tbody>${list.map((e) => html`<tr><td class="wrap">${e.url}</td><td><code>${e.tenantId}</code></td>
       <td class="num" data-field="success-rate">${e.successRate === null ? '—' : `${Math.round(e.successRate * 1000) / 10}%`}</td>

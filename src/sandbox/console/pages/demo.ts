@@ -30,7 +30,7 @@ export function demoPages() {
       ? controlError('the demo tenants', res)
       : tenants.length === 0
         ? empty('No demo tenants: this sandbox was started without them (SANDBOX_DEMO=0). Create tenants on the Tenants page.')
-        : html`<div class="table-wrap"><table class="list">
+        : html`<div class="table-wrap" tabindex="0"><table class="list">
   <caption class="sr-only">Demo tenants</caption>
   <thead><tr><th scope="col">Tenant</th><th scope="col">Tier</th><th scope="col">Scopes</th><th scope="col">API key</th><th scope="col">Webhook secret</th></tr></thead>
   <tbody>${tenants.map((t) => html`<tr>

@@ -35,7 +35,7 @@ function effect(r: Rule): string {
 
 function rulesTable(c: Context<ConsoleEnv>, rules: Rule[]): Html {
   if (rules.length === 0) return empty('No faults active: every API call behaves normally. Add one below to see how your client copes with failures.');
-  return html`<div class="table-wrap"><table class="list">
+  return html`<div class="table-wrap" tabindex="0"><table class="list">
   <caption class="sr-only">Active chaos rules</caption>
   <thead><tr><th scope="col">Rule</th><th scope="col">Matches</th><th scope="col">Effect</th><th scope="col">Applies to</th><th scope="col" class="num">Hits</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
   <tbody>${rules.map((r) => html`<tr>
@@ -84,7 +84,7 @@ function bugsTable(c: Context<ConsoleEnv>, bugs: Bug[]): Html {
   return html`<section class="panel" aria-labelledby="bugs-h">
   <h2 id="bugs-h">Planted bugs</h2>
   <p>Each breaks one rule of the specification on purpose, to prove a conformance run catches it. Keep them off otherwise.</p>
-  <div class="table-wrap"><table class="list"><thead><tr><th scope="col">Bug</th><th scope="col">Effect</th><th scope="col">State</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+  <div class="table-wrap" tabindex="0"><table class="list"><thead><tr><th scope="col">Bug</th><th scope="col">Effect</th><th scope="col">State</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
   <tbody>${bugs.map((b) => html`<tr><th scope="row"><code>${b.name}</code></th><td>${b.description}</td><td>${b.enabled ? html`<span class="badge bad">on</span>` : html`<span class="badge neutral">off</span>`}</td>
     <td><form method="post" action="/console/faults/bugs/${seg(b.name)}">${csrfField(c)}<input type="hidden" name="enabled" value="${b.enabled ? 'false' : 'true'}">
       <button type="submit" class="small" aria-label="${b.enabled ? 'Switch off' : 'Switch on'} ${b.name}">${b.enabled ? 'Switch off' : 'Switch on'}</button></form></td></tr>`)}</tbody></table></div>

@@ -55,7 +55,7 @@ function deliveriesSummary(requestId: string, res: ControlResult<{ deliveries: a
     if (endedUnscored) return empty('No webhook deliveries: the request ended before it was scored, so none was due.');
     return empty(hasWebhook === false ? 'No webhook deliveries: the tenant has no webhook URL.' : 'No webhook deliveries for this request yet.');
   }
-  return html`<div class="table-wrap"><table class="list">
+  return html`<div class="table-wrap" tabindex="0"><table class="list">
     <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Next retry</th></tr></thead>
     <tbody>${list.map((d) => html`<tr><td><code>${d.event}</code></td><td>${badge(d.status)}</td><td class="num">${d.attempts?.length ?? 0}</td><td>${d.nextAttemptAt ? time(d.nextAttemptAt) : html`<span class="muted">none</span>`}</td></tr>`)}</tbody>
   </table></div>
@@ -87,7 +87,7 @@ export function requestPages() {
       ? controlError('requests', res)
       : res.data.reviews.length === 0
         ? empty(html`No screening requests yet — submit one with <code>POST /api/screening/v1/screen</code>.`)
-        : html`<div class="table-wrap"><table class="list"><caption class="sr-only">Requests, newest first</caption>
+        : html`<div class="table-wrap" tabindex="0"><table class="list"><caption class="sr-only">Requests, newest first</caption>
         <thead><tr><th scope="col">Request</th><th scope="col">Candidate / job</th><th scope="col">State</th><th scope="col">Tenant</th><th scope="col">Received</th></tr></thead>
         <tbody>${res.data.reviews.map((q) => html`<tr><th scope="row"><a href="/console/requests/${seg(q.requestId)}"><code>${q.requestId}</code></a></th>
           <td>${q.candidateLabel} <span class="muted">for</span> ${q.jobTitle}</td><td>${badge(q.state)}</td><td><code>${q.tenantId}</code></td><td>${time(q.createdAt)}</td></tr>`)}</tbody></table></div>

@@ -51,7 +51,7 @@ function createForm(c: Context<ConsoleEnv>): Html {
 
 function listTable(tenants: TenantView[]): Html {
   if (tenants.length === 0) return empty('No tenants yet — create one below, or reset the sandbox on the Demo page to re-seed the demo tenants.');
-  return html`<div class="table-wrap"><table class="list">
+  return html`<div class="table-wrap" tabindex="0"><table class="list">
   <caption class="sr-only">Tenants</caption>
   <thead><tr><th scope="col">Tenant</th><th scope="col">Tier</th><th scope="col">Status</th><th scope="col" class="num">Screening credits</th><th scope="col" class="num">Apply credits</th><th scope="col">Webhook</th><th scope="col">Created</th></tr></thead>
   <tbody>${tenants.map(
@@ -96,7 +96,7 @@ ${key ? html`<section class="panel reveal" aria-labelledby="key-h">
 <div class="cols">
 <section class="panel" aria-labelledby="keys-h">
   <h2 id="keys-h">API keys</h2>
-  <div class="table-wrap"><table class="list">
+  <div class="table-wrap" tabindex="0"><table class="list">
     <thead><tr><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th></tr></thead>
     <tbody>${(t.keys ?? []).map((k) => html`<tr><td><code>${k.hint}</code><br><span class="small muted">${k.keyId}</span></td><td>${k.scopes.join(', ') || html`<span class="muted">none</span>`}</td><td>${time(k.createdAt)}</td></tr>`)}</tbody>
   </table></div>
