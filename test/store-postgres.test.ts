@@ -2,6 +2,7 @@
 // two pools stand for two sandbox instances on one database, and every guarantee the shared sandbox
 // rests on is exercised by both at once.
 
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../src/store/postgres/migrate.js';
 import { advanceClock, claimSeed, clockOffset, cursorSecret } from '../src/store/postgres/meta.js';
@@ -28,6 +29,7 @@ describe.skipIf(why !== null)('PostgreSQL store, two instances on one database',
     db = await startTestDatabase();
     a = openPool(db.url);
     b = openPool(db.url);
+    await migrate(a);
   }, 90_000);
   afterAll(async () => {
     await Promise.all([a?.end(), b?.end()]);
@@ -35,14 +37,15 @@ describe.skipIf(why !== null)('PostgreSQL store, two instances on one database',
   });
 
   it('migrates once when four instances start at the same moment, and seeds the demo tenants once', async () => {
-    const pools = [a, b, openPool(db.url, 2), openPool(db.url, 2)];
+    const url = await db.another();
+    const pools = Array.from({ length: 4 }, () => openPool(url, 2));
     const seeded: boolean[] = [];
     const applied = await Promise.all(pools.map((p) => migrate(p, async (client) => void seeded.push(await claimSeed(client, 1)))));
     expect(applied.flat()).toEqual([1]);
     expect(seeded.filter(Boolean)).toHaveLength(1);
-    const { rows } = await a.query('SELECT version FROM schema_migrations');
+    const { rows } = await pools[0].query('SELECT version FROM schema_migrations');
     expect(rows).toEqual([{ version: 1 }]);
-    await Promise.all(pools.slice(2).map((p) => p.end()));
+    await Promise.all(pools.map((p) => p.end()));
   });
 
   it('concurrent same-key submits on both instances make one request and one charge', async () => {
@@ -167,4 +170,51 @@ describe.skipIf(why !== null)('PostgreSQL store, two instances on one database',
     const fired = await Promise.all(Array.from({ length: 20 }, (_, i) => fireChaosRule(i % 2 ? a : b, 'rule_1')));
     expect(fired.filter(Boolean)).toHaveLength(5);
   });
+
+  it('kill -9 of an instance mid-write loses nothing it acknowledged, and its claimed work is taken over', async () => {
+    const { tenantId } = await createTenant(a, { planTier: 'scale' }, now());
+    await a.query('DELETE FROM pipeline_jobs');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/pg-writer.ts', db.url, tenantId], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const acked = new Map<string, string>();
+    const claimed = new Set<string>();
+    let buffer = '';
+    const enough = new Promise<void>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`writer exited early (${code})`)));
+      child.stdout!.on('data', (chunk) => {
+        buffer += chunk;
+        const lines = buffer.split('\n');
+        buffer = lines.pop()!;
+        for (const l of lines) {
+          const [what, x, y] = l.split(' ');
+          if (what === 'ack') acked.set(x, y);
+          if (what === 'claimed') claimed.add(x);
+        }
+        if (acked.size >= 40 && claimed.size >= 5) resolve();
+        else if (acked.size >= 400) reject(new Error(`the writer claimed only ${claimed.size} distinct queued jobs in 400 submits`));
+      });
+    });
+    await enough.catch((err) => {
+      child.kill('SIGKILL');
+      throw err;
+    });
+    child.removeAllListeners('exit');
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    const { rows } = await b.query('SELECT idempotency_key, id FROM screening_requests WHERE tenant_id = $1', [tenantId]);
+    const stored = new Map(rows.map((r) => [r.idempotency_key, r.id]));
+    for (const [key, id] of acked) expect(stored.get(key), key).toBe(id);
+    // whatever committed, acknowledged or not, was charged once and written to the ledger once
+    const w = await screeningCredits(b, tenantId);
+    expect(w!.cap - w!.remaining).toBe(stored.size);
+    const ledger = await b.query('SELECT count(*)::int AS n FROM ledger WHERE tenant_id = $1', [tenantId]);
+    expect(ledger.rows[0].n).toBe(stored.size);
+    // the dead instance's leased jobs stay untouched until the lease runs out, then another instance takes them all
+    const queued = (await b.query('SELECT request_id FROM pipeline_jobs')).rows.map((r) => r.request_id);
+    expect(queued.sort()).toEqual([...stored.values()].sort());
+    const takenNow = await claimPipelineJobs(b, 'survivor', 10_000);
+    for (const id of claimed) expect(takenNow).not.toContain(id);
+    const takenLater = await claimPipelineJobs(b, 'survivor', 10_000, Date.now() + LEASE_MS + 1);
+    for (const id of claimed) expect(takenLater).toContain(id);
+  }, 60_000);
 });

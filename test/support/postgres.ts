@@ -13,6 +13,8 @@ import { freePort } from './ports.js';
 export interface TestDatabase {
   /** A connection URL of a fresh, empty database. */
   url: string;
+  /** Another fresh, empty database on the same server. */
+  another(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -51,7 +53,7 @@ async function createDatabase(serverUrl: string): Promise<string> {
 
 export async function startTestDatabase(): Promise<TestDatabase> {
   const external = process.env.SANDBOX_TEST_DATABASE_URL;
-  if (external) return { url: await createDatabase(external), stop: async () => {} };
+  if (external) return { url: await createDatabase(external), another: () => createDatabase(external), stop: async () => {} };
   const bin = postgresBin();
   if (!bin) throw new Error(postgresUnavailable() ?? 'no PostgreSQL');
   const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-pg-'));
@@ -73,6 +75,7 @@ export async function startTestDatabase(): Promise<TestDatabase> {
   const serverUrl = `postgres://${user}@127.0.0.1:${port}/postgres`;
   return {
     url: await createDatabase(serverUrl),
+    another: () => createDatabase(serverUrl),
     async stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
