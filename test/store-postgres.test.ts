@@ -61,6 +61,25 @@ describe.skipIf(why !== null)('PostgreSQL store, two instances on one database',
     expect(rows[0].n).toBe(1);
   });
 
+  it('same-key submits that all missed the key before any committed still make one request and one charge', async () => {
+    const { tenantId } = await createTenant(a, { planTier: 'pro' }, now());
+    // hold the tenant's row so every submit gets past its first look-up and then queues up behind the lock
+    const holder = await a.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
+    const racing = Array.from({ length: 8 }, (_, i) => admit(i % 2 ? a : b, tenantId, submission('queued-key'), now()));
+    for (let waiting = 0; waiting < 8; ) {
+      const { rows } = await b.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+      waiting = rows[0].n;
+    }
+    await holder.query('COMMIT');
+    holder.release();
+    const outcomes = await Promise.all(racing);
+    expect(outcomes.map((o) => o.kind).sort()).toEqual(['created', ...Array(7).fill('replayed')]);
+    const credits = (await screeningCredits(a, tenantId))!;
+    expect(credits.cap - credits.remaining).toBe(1);
+  });
+
   it('a wallet at its cap is charged exactly up to it across instances, never below zero', async () => {
     const { tenantId } = await createTenant(b, { planTier: 'free' }, now());
     const cap = (await screeningCredits(a, tenantId))!.cap;

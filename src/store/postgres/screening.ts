@@ -12,7 +12,7 @@ import { limits } from '../../domain/plans.js';
 import type { Actor, LedgerPayload } from '../../domain/screening/ledger.js';
 import type { ScreeningState, Submission } from '../../domain/screening/types.js';
 import { inTx, type Db, type Tx } from './pool.js';
-import { freshId, lockTenant, saveWallets } from './tenants.js';
+import { freshId, lockTenant } from './tenants.js';
 
 export type Admission =
   | { kind: 'created'; requestId: string; state: ScreeningState }
@@ -41,27 +41,36 @@ export async function admit(db: Db, tenantId: string, submission: Submission, no
   // a replay needs no lock
   const replay = await existing(db, tenantId, submission.idempotencyKey);
   if (replay) return replay;
-  return inTx(db, async (tx) => {
-    const tenant = await lockTenant(tx, tenantId);
-    if (!tenant) return { kind: 'no_tenant' } as const;
-    // a same-key submit that held the lock before us has committed by now: it is seen here
-    const raced = await existing(tx, tenantId, submission.idempotencyKey);
-    if (raced) return raced;
-    if (!tenant.screeningWallet.tryCharge(limits.spec.creditsPerScreen, now)) return { kind: 'exhausted' } as const;
-    await saveWallets(tx, tenant);
-    const requestId = freshId('scr');
-    await tx.query(`INSERT INTO screening_requests (id, tenant_id, idempotency_key, state, submission, created_at) VALUES ($1, $2, $3, 'received', $4, $5)`, [
-      requestId,
-      tenantId,
-      submission.idempotencyKey,
-      submission,
-      now,
-    ]);
-    const payload = { creditsCharged: limits.spec.creditsPerScreen, candidateKind: submission.candidate.kind };
-    await appendRow(tx, tenantId, requestId, null, 'received', 'system', payload, now);
-    await tx.query(`INSERT INTO pipeline_jobs (request_id) VALUES ($1)`, [requestId]);
-    return { kind: 'created', requestId, state: 'received' } as const;
+  return inTx(db, (tx) => admitLocked(tx, tenantId, submission, now)).catch(async (err) => {
+    // the unique constraint is the last word: a same-key insert that lost the race is a replay
+    const replayed = (err as { code?: string }).code === UNIQUE_VIOLATION ? await existing(db, tenantId, submission.idempotencyKey) : null;
+    if (replayed) return replayed;
+    throw err;
   });
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+async function admitLocked(tx: Tx, tenantId: string, submission: Submission, now: number): Promise<Admission> {
+  const tenant = await lockTenant(tx, tenantId);
+  if (!tenant) return { kind: 'no_tenant' } as const;
+  // a same-key submit that held the lock before us has committed by now: it is seen here
+  const raced = await existing(tx, tenantId, submission.idempotencyKey);
+  if (raced) return raced;
+  const wallet = tenant.screeningWallet;
+  if (!wallet.tryCharge(limits.spec.creditsPerScreen, now)) return { kind: 'exhausted' } as const;
+  const requestId = freshId('scr');
+  const payload = { creditsCharged: limits.spec.creditsPerScreen, candidateKind: submission.candidate.kind };
+  // the charge, the request, its intake row and its queued job in one statement: one round trip
+  await tx.query(
+    `WITH t AS (UPDATE tenants SET screening_remaining = $3, screening_reset_at = $4, ledger_seq = ledger_seq + 1 WHERE id = $1 RETURNING ledger_seq),
+          r AS (INSERT INTO screening_requests (id, tenant_id, idempotency_key, state, submission, created_at) VALUES ($2, $1, $5, 'received', $6, $7)),
+          j AS (INSERT INTO pipeline_jobs (request_id) VALUES ($2))
+     INSERT INTO ledger (tenant_id, seq, event_id, request_id, from_state, to_state, actor, payload, created_at)
+     SELECT $1, t.ledger_seq, 'evt_' || to_hex(nextval('ledger_event_seq')), $2, NULL, 'received', 'system', $8, $7 FROM t`,
+    [tenantId, requestId, wallet.remaining, wallet.resetAt, submission.idempotencyKey, submission, now, payload],
+  );
+  return { kind: 'created', requestId, state: 'received' } as const;
 }
 
 /**

@@ -79,13 +79,3 @@ export async function lockTenant(tx: Tx, tenantId: string): Promise<TenantRow | 
   const { rows } = await tx.query(`SELECT * FROM tenants WHERE id = $1 FOR UPDATE`, [tenantId]);
   return rows.length ? tenantOf(rows[0]) : null;
 }
-
-/** Writes a locked tenant's wallets back after the domain's Wallet logic changed them. */
-export async function saveWallets(tx: Tx, t: TenantRow): Promise<void> {
-  const s = t.screeningWallet;
-  const a = t.applyWallet;
-  await tx.query(
-    `UPDATE tenants SET screening_remaining = $2, screening_reset_at = $3, apply_remaining = $4, apply_reset_at = $5 WHERE id = $1`,
-    [t.id, s.remaining, s.resetAt, a.remaining, a.resetAt],
-  );
-}
