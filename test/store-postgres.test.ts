@@ -9,8 +9,8 @@ import { advanceClock, claimSeed, clockOffset, cursorSecret } from '../src/store
 import { claimDueDeliveries, claimPipelineJobs, enqueueDelivery, finishPipelineJob, LEASE_MS, recordAttempt } from '../src/store/postgres/outbox.js';
 import { openPool, type Db } from '../src/store/postgres/pool.js';
 import { admit, expireDue, ledgerPage, screeningCredits, transition, type LedgerPageRow } from '../src/store/postgres/screening.js';
-import { addChaosRule, fireChaosRule, takeWindow } from '../src/store/postgres/shared.js';
-import { createTenant, keyOwner } from '../src/store/postgres/tenants.js';
+import { addChaosRule, fireChaosRule, takeDraft, takeWindow } from '../src/store/postgres/shared.js';
+import { applyWithCredit, createTenant, keyOwner } from '../src/store/postgres/tenants.js';
 import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
 
 const why = postgresUnavailable();
@@ -87,6 +87,20 @@ describe.skipIf(why !== null)('PostgreSQL store, two instances on one database',
     expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(cap);
     expect(outcomes.filter((o) => o.kind === 'exhausted')).toHaveLength(cap * 2);
     expect((await screeningCredits(a, tenantId))!.remaining).toBe(0);
+  });
+
+  it('concurrent applies on both instances spend the apply wallet exactly down to zero; the draft quota likewise', async () => {
+    const { tenantId } = await createTenant(a, { planTier: 'starter' }, now());
+    const cap: number = (await a.query('SELECT apply_cap FROM tenants WHERE id = $1', [tenantId])).rows[0].apply_cap;
+    expect(cap).toBeGreaterThan(0);
+    const outcomes = await Promise.all(Array.from({ length: cap + 12 }, (_, i) => applyWithCredit(i % 2 ? a : b, tenantId, { jobId: `job_${i}` }, now())));
+    expect(outcomes.filter((o) => o.kind === 'submitted')).toHaveLength(cap);
+    expect(outcomes.filter((o) => o.kind === 'no_credits')).toHaveLength(12);
+    const stored = await a.query('SELECT count(*)::int AS n FROM applications WHERE tenant_id = $1', [tenantId]);
+    expect(stored.rows[0].n).toBe(cap);
+    expect((await a.query('SELECT apply_remaining FROM tenants WHERE id = $1', [tenantId])).rows[0].apply_remaining).toBe(0);
+    const drafts = await Promise.all(Array.from({ length: 20 }, (_, i) => takeDraft(i % 2 ? a : b, tenantId, 202611, 7)));
+    expect(drafts.filter((d) => d !== null).sort((p, q) => p! - q!)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('keyset pages read while both instances append never skip or repeat a row', async () => {

@@ -33,3 +33,13 @@ export async function bugs(db: Db): Promise<string[]> {
   const { rows } = await db.query(`SELECT name FROM planted_bugs ORDER BY name`);
   return rows.map((r) => r.name);
 }
+
+/** Takes one draft from the tenant's monthly quota if any is left; returns the count used, or null when none is left. */
+export async function takeDraft(db: Db, tenantId: string, month: number, limit: number): Promise<number | null> {
+  const { rows } = await db.query(
+    `INSERT INTO draft_quota (tenant_id, month, used) SELECT $1, $2, 1 WHERE $3 > 0
+     ON CONFLICT (tenant_id, month) DO UPDATE SET used = draft_quota.used + 1 WHERE draft_quota.used < $3 RETURNING used`,
+    [tenantId, month, limit],
+  );
+  return rows.length ? rows[0].used : null;
+}

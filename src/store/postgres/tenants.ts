@@ -6,7 +6,7 @@ import { jobsLimitsOf, limits, type PlanTier } from '../../domain/plans.js';
 import { secureToken } from '../../domain/rng.js';
 import { hashKey, KEY_PREFIX, SCOPES, type Scope, type Tenant } from '../../domain/tenants.js';
 import { Wallet } from '../../domain/wallet.js';
-import type { Db, Tx } from './pool.js';
+import { inTx, type Db, type Tx } from './pool.js';
 
 /** A tenant's row: the domain's tenant fields this store reads, and the last ledger sequence number. */
 export type TenantRow = Pick<Tenant, 'id' | 'name' | 'planTier' | 'disabled' | 'webhookUrl' | 'webhookSecret' | 'screeningWallet' | 'applyWallet' | 'createdAt'> & { ledgerSeq: number };
@@ -78,4 +78,26 @@ export async function keyOwner(db: Db | Tx, apiKey: string): Promise<{ tenant: T
 export async function lockTenant(tx: Tx, tenantId: string): Promise<TenantRow | null> {
   const { rows } = await tx.query(`SELECT * FROM tenants WHERE id = $1 FOR UPDATE`, [tenantId]);
   return rows.length ? tenantOf(rows[0]) : null;
+}
+
+export type AppliedOutcome = { kind: 'submitted'; applicationId: string; creditsRemaining: number } | { kind: 'no_credits' } | { kind: 'no_tenant' };
+
+/**
+ * Spends one apply credit and queues the application in one transaction, under the tenant's row lock:
+ * concurrent applies on any instances never spend more than the wallet holds.
+ */
+export async function applyWithCredit(db: Db, tenantId: string, record: object, now: number): Promise<AppliedOutcome> {
+  return inTx(db, async (tx) => {
+    const tenant = await lockTenant(tx, tenantId);
+    if (!tenant) return { kind: 'no_tenant' } as const;
+    const wallet = tenant.applyWallet;
+    if (!wallet.tryCharge(limits.spec.creditsPerApply, now)) return { kind: 'no_credits' } as const;
+    const applicationId = freshId('app');
+    await tx.query(
+      `WITH t AS (UPDATE tenants SET apply_remaining = $3, apply_reset_at = $4 WHERE id = $1)
+       INSERT INTO applications (id, tenant_id, record, created_at) VALUES ($2, $1, $5, $6)`,
+      [tenantId, applicationId, wallet.remaining, wallet.resetAt, { ...record, applicationId }, now],
+    );
+    return { kind: 'submitted', applicationId, creditsRemaining: wallet.remaining } as const;
+  });
 }
