@@ -17,8 +17,10 @@ import { consoleRoutes } from './sandbox/console/index.js';
 import { controlRoutes } from './sandbox/control/index.js';
 import { callLog } from './web/callLog.js';
 import { chaos } from './web/chaos.js';
+import { CORS_PATHS, publicCors } from './web/cors.js';
 import { docsRoutes } from './http/docs.js';
 import { toErrorResponse } from './web/envelope.js';
+import { methodNotServed } from './web/methods.js';
 import { jobsRoutes, rateHeaders, rateHeadersOnError } from './http/jobs.js';
 import { screeningRoutes } from './http/screening.js';
 import { selfCheck } from './web/selfcheck.js';
@@ -52,7 +54,11 @@ export function createApp(core: Core): Hono<AppEnv> {
   // /api/v1 answers carry the X-RateLimit-* headers, errors included: they go on before the envelope is built.
   const answerError = (c: Context<AppEnv>, err: unknown) => toErrorResponse(c, err, (status) => rateHeadersOnError(c, status));
   app.onError((err, c) => answerError(c, err));
-  app.notFound((c) => answerError(c, notFound(`no route for ${c.req.method} ${c.req.path}`)));
+  app.notFound(
+    (c) =>
+      methodNotServed(c, core.contracts, (status) => rateHeadersOnError(c, status)) ??
+      answerError(c, notFound(`no route for ${c.req.method} ${c.req.path}`)),
+  );
   app.use('*', async (c, next) => {
     c.set('core', core);
     await next();
@@ -64,6 +70,7 @@ export function createApp(core: Core): Hono<AppEnv> {
       console.log(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - t0).toFixed(1)}ms`);
     });
   }
+  for (const path of CORS_PATHS) app.use(path, publicCors(['GET', 'POST']));
   app.use('/api/*', callLog);
   if (core.config.selfCheck) app.use('/api/*', selfCheck);
   app.use('/api/v1/*', rateHeaders);

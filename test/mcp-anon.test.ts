@@ -1,6 +1,7 @@
 // The anonymous MCP server end to end: no key, three read-only tools with their own argument names,
 // the GET discovery document, the planted bug that exposes apply_to_job, and the per-IP daily limit.
 
+import { request as httpRequest } from 'node:http';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, client, useSandbox } from './support/sandbox.js';
@@ -76,7 +77,7 @@ describe('anonymous server', () => {
     expect(doc.authentication.required).toBe(false);
     expect(doc.rateLimit).toMatchObject({ limit: 500, window: 'day', scope: 'client IP' });
     const { tools } = await anon.client.listTools();
-    expect(doc.tools).toEqual(tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema })));
+    expect(doc.tools).toEqual(tools.map((t) => ({ name: t.name, title: t.title, description: t.description, annotations: t.annotations, inputSchema: t.inputSchema, outputSchema: t.outputSchema })));
     const stream = await fetch(sb.get().anonMcpUrl, { headers: { accept: 'text/event-stream' } });
     expect(stream.status).toBe(405);
   });
@@ -93,12 +94,33 @@ describe('anonymous server', () => {
     expect((await anon.client.listTools()).tools.map((t) => t.name)).not.toContain('apply_to_job');
   });
 
-  it('refuses a non-local Host or Origin (DNS rebinding)', async () => {
-    const res = await rpc(sb.get().anonMcpUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { origin: 'http://evil.example.com' });
-    expect(res.status).toBe(403);
-    expect(res.json.error.code).toBe('forbidden');
+  it('refuses a Host that is not this sandbox (DNS rebinding), and serves any Origin (public, read-only)', async () => {
+    const { port } = new URL(sb.get().anonMcpUrl);
+    const rebound = await rawPost(Number(port), 'evil.example.com', 'http://evil.example.com');
+    expect(rebound.status).toBe(403);
+    expect(JSON.parse(rebound.body).error).toMatchObject({ code: -32003, data: { code: 'forbidden' } });
+    const page = await rpc(sb.get().anonMcpUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { origin: 'https://agent.example' });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('access-control-allow-origin')).toBe('*');
   });
 });
+
+/** A POST with a chosen Host header (fetch does not let a caller set Host). */
+function rawPost(port: number, host: string, origin: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host, origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 describe('per-IP daily limit', () => {
   it('allows 500 tool calls per day per IP, then rate_limited until 00:00 UTC', async () => {

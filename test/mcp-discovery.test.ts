@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 const listed = async (c: Connected) =>
-  (await c.client.listTools()).tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema }));
+  (await c.client.listTools()).tools.map((t) => ({ name: t.name, title: t.title, description: t.description, annotations: t.annotations, inputSchema: t.inputSchema, outputSchema: t.outputSchema }));
 
 describe('/.well-known/mcp.json', () => {
   it('describes the keyed server exactly as it initializes and lists its tools', async () => {
@@ -75,19 +75,39 @@ describe('/llms.txt', () => {
     }
   });
 
-  it('lists exactly the tools each server lists, linking to its endpoint', async () => {
+  it('lists exactly the tools each server lists, each linking to its full entry as tools/list gives it', async () => {
     const text = await (await fetch(`${sb.get().baseUrl}/llms.txt`)).text();
     const section = (title: string) => {
       const start = text.indexOf(`## ${title}\n`);
       const end = text.indexOf('\n## ', start + 1);
-      return [...text.slice(start, end === -1 ? undefined : end).matchAll(/^- \[([^\]]+)\]\(([^)]+)\)/gm)].map((m) => ({ name: m[1], url: m[2] }));
+      return [...text.slice(start, end === -1 ? undefined : end).matchAll(/^- \[(\w+): ([^\]]+)\]\(([^)]+)\): (.+)$/gm)].map((m) => ({ name: m[1], title: m[2], url: m[3], text: m[4] }));
     };
-    const keyedTools = section('Keyed MCP tools');
-    expect(keyedTools.map((t) => t.name).sort()).toEqual((await listed(keyed)).map((t) => t.name).sort());
-    for (const t of keyedTools) expect(t.url).toBe(`${sb.get().baseUrl}/api/mcp`);
-    const anonTools = section('Anonymous MCP tools');
-    expect(anonTools.map((t) => t.name).sort()).toEqual((await listed(anon)).map((t) => t.name).sort());
-    for (const t of anonTools) expect(t.url).toBe(sb.get().anonMcpUrl);
+    for (const [title, conn] of [['Keyed MCP tools', keyed], ['Anonymous MCP tools', anon]] as const) {
+      const lines = section(title);
+      const tools = await listed(conn);
+      expect(lines.map((t) => t.name).sort()).toEqual(tools.map((t) => t.name).sort());
+      for (const line of lines) {
+        const tool = tools.find((t) => t.name === line.name)!;
+        expect(line.title).toBe(tool.title);
+        // the whole description, not a stub such as "Employer tool (scope 'employer')."
+        expect(line.text.length, line.name).toBeGreaterThan(80);
+        if (!tool.annotations!.readOnlyHint) expect(line.text, line.name).toMatch(/Acts\b.*confirm with the user/);
+        const entry = await fetch(line.url);
+        expect(entry.status, line.url).toBe(200);
+        expect(await entry.json()).toEqual(tool);
+      }
+    }
+  });
+
+  it('has no broken link: every link answers something other than 404', async () => {
+    const text = await (await fetch(`${sb.get().baseUrl}/llms.txt`)).text();
+    const links = [...text.matchAll(/\]\((https?:\/\/[^)\s]+)\)/g)].map((m) => m[1]);
+    expect(links.length).toBeGreaterThan(15);
+    for (const url of links) {
+      const res = await fetch(url);
+      expect(res.status, url).not.toBe(404);
+      expect(res.status, url).toBeLessThan(500);
+    }
   });
 });
 
@@ -101,6 +121,11 @@ describe('/api/openapi.json', () => {
     const { servers: _s, ...contract } = sb.get().core.contracts.documents.jobs;
     expect(rest).toEqual(JSON.parse(JSON.stringify(contract)));
     expect(servers[0].url.startsWith(sb.get().baseUrl)).toBe(true);
+    // the live origin of the request, not a configured one: reached as localhost, it says localhost
+    const viaLocalhost = await (await fetch(sb.get().baseUrl.replace('127.0.0.1', 'localhost') + '/api/openapi.json')).json();
+    expect(viaLocalhost.servers[0].url).toBe(sb.get().baseUrl.replace('127.0.0.1', 'localhost'));
+    const docs = await (await fetch(sb.get().baseUrl.replace('127.0.0.1', 'localhost') + '/docs/screening.json')).json();
+    expect(docs.servers[0].url).toBe(sb.get().baseUrl.replace('127.0.0.1', 'localhost'));
     const ids = Object.values(doc.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId));
     expect(ids).toEqual(expect.arrayContaining(['searchJobs', 'getJob', 'applyToJob', 'getMe', 'getSalaryBenchmarks', 'listRoles', 'getRoleReport', 'listSkills']));
   });

@@ -68,10 +68,12 @@ describe('tools/list', () => {
 describe('authentication', () => {
   const init = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
-  it('answers 401 with the error envelope and a Bearer challenge without a key', async () => {
+  it('answers 401 with a JSON-RPC error a REST client reads too, and a Bearer challenge, without a key', async () => {
     const res = await rpc(url(), init);
     expect(res.status).toBe(401);
-    expect(res.json.error.code).toBe('unauthorized');
+    // JSON-RPC: an integer code, the reason in message; REST: the envelope's code and message (D-92)
+    expect(res.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001, data: { code: 'unauthorized', status: 401 } } });
+    expect(res.json.error.message).toMatch(/missing bearer API key/);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="remote-jobs"$/);
     expect(res.headers.get('x-ratelimit-limit')).toBe('60');
     await expect(connectMcp(url())).rejects.toThrow(/401|unauthorized/i);
@@ -90,7 +92,7 @@ describe('authentication', () => {
     const narrow = await createTenant(sb.get().baseUrl, { planTier: 'pro', scopes: ['jobs', 'market'] });
     const res = await rpc(url(), init, { authorization: `Bearer ${narrow.apiKey}` });
     expect(res.status).toBe(403);
-    expect(res.json.error).toMatchObject({ code: 'forbidden' });
+    expect(res.json.error).toMatchObject({ code: -32003, data: { code: 'forbidden', status: 403 } });
     expect(res.json.error.message).toContain("'mcp' scope");
     const off = await createTenant(sb.get().baseUrl, { planTier: 'pro' });
     await client(sb.get().baseUrl, ADMIN_TOKEN)('PATCH', `/sandbox/v1/tenants/${off.tenantId}`, { disabled: true });

@@ -14,9 +14,20 @@ export { isPolicy, specView } from './policy.js';
 export type ApiName = 'screening' | 'jobs';
 export type McpServerName = 'keyed' | 'anon';
 
+/** MCP tool annotations (2025-06-18): hints a client uses to decide what needs the user's consent. */
+export interface McpToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
 export interface McpToolContract {
   name: string;
+  /** Human-readable name agent directories and clients show. */
+  title: string;
   description: string;
+  annotations: McpToolAnnotations;
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
 }

@@ -250,7 +250,11 @@ export interface components {
          */
         ApplyRequest: {
             candidate_name: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description An address with a dotted domain (`dewi@example.com`). The pattern pins what `format: email` leaves
+             *     to each validator (RFC 5321 admits `0@com`); every address it admits is also a valid `email`.
+             */
             candidate_email: string;
             message: string;
             /** Format: uri */
@@ -655,7 +659,10 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The job's id. */
+        /**
+         * @description The job's id, as search returns it.
+         * @example job_9dvebpqrsgc3
+         */
         JobId: string;
         /** @description Language of human-readable text. */
         Locale: components["schemas"]["Locale"];
@@ -686,10 +693,17 @@ export interface operations {
                 opportunity_type?: "regular" | "internship" | "fellowship" | "apprenticeship" | "volunteer";
                 /** @description Page size. */
                 limit?: number;
-                /** @description Number of results to skip. */
+                /**
+                 * @description Number of results to skip, 0 to 10000. Every tier's page cap lies below the maximum (pro: 50 pages of
+                 *     50 end at 2500), so a page past the cap still answers 402; the maximum only keeps the number exact.
+                 * @example 40
+                 */
                 offset?: number;
-                /** @description Language of human-readable text. */
-                locale?: components["parameters"]["Locale"];
+                /**
+                 * @description `id` or `en`. Accepted for symmetry with the market endpoints; it changes no Job field (listings are
+                 *     shown as the employer posted them, D-44).
+                 */
+                locale?: components["schemas"]["Locale"];
             };
             header?: never;
             path?: never;
@@ -721,7 +735,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The job's id. */
+                /**
+                 * @description The job's id, as search returns it.
+                 * @example job_9dvebpqrsgc3
+                 */
                 id: components["parameters"]["JobId"];
             };
             cookie?: never;
@@ -752,7 +769,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The job's id. */
+                /**
+                 * @description The job's id, as search returns it.
+                 * @example job_9dvebpqrsgc3
+                 */
                 id: components["parameters"]["JobId"];
             };
             cookie?: never;
@@ -877,7 +897,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A slug taken from the role list. */
+                /**
+                 * @description A slug taken from the role list.
+                 * @example backend-engineering
+                 */
                 role: string;
             };
             cookie?: never;

@@ -161,6 +161,20 @@ export interface KeyedHireOutput {
     location: string | null;
   };
   message: string;
+  /**
+   * Present when strong matches were found but the brief failed the scam check: no shortlist is returned or e-mailed.
+   */
+  scamCheck?: {
+    passed: boolean;
+    score: number;
+    rules: {
+      id: string;
+      weight: number;
+      description: string;
+      evidence?: string;
+    }[];
+    verdict?: "live" | "manual_review" | "rejected";
+  };
   shortlist?: {
     id: string;
     headline: string;
@@ -234,6 +248,12 @@ export interface KeyedMatchCandidatesOutput {
     seniority: string | null;
     location: string | null;
   };
+  /**
+   * Words of the query, and given skills, roles or location, that matched nothing known and were left out of the search. When any were ignored, no result is exact; when no role or skill was understood, nothing is matched.
+   *
+   * @maxItems 20
+   */
+  ignored: string[];
   /**
    * Consented, open-to-work candidates that were ranked.
    */
@@ -348,11 +368,11 @@ export interface KeyedSearchJobsInput {
    */
   limit?: number;
   /**
-   * Number of results to skip. The free tier reads at most 5 pages.
+   * Number of results to skip, 0 to 10000. The free tier reads at most 5 pages.
    */
   offset?: number;
   /**
-   * Language of the listing text: 'id' (Indonesian) or 'en' (English).
+   * Accepted as in the REST API ('id' or 'en'); it does not change the results: job fields are shown as the employer posted them.
    */
   locale?: "id" | "en";
 }
@@ -400,6 +420,12 @@ export interface KeyedTalentSearchOutput {
     seniority: string | null;
     location: string | null;
   };
+  /**
+   * Words of the query, and given skills, roles or location, that matched nothing known and were left out of the search. When any were ignored, no result is exact; when no role or skill was understood, nothing is matched.
+   *
+   * @maxItems 20
+   */
+  ignored: string[];
   matchCount: number;
   /**
    * @maxItems 10
@@ -478,7 +504,7 @@ export type AnonGetJobOutput = jobs.components['schemas']['Job'];
 /** Arguments of the anon server's `search_jobs` tool. */
 export interface AnonSearchJobsInput {
   /**
-   * Free-text query, e.g. 'data annotation'.
+   * Free-text query, e.g. 'customer support'.
    */
   query?: string;
   /**
@@ -502,11 +528,11 @@ export interface AnonSearchJobsInput {
    */
   limit?: number;
   /**
-   * Number of results to skip. The free tier reads at most 5 pages.
+   * Number of results to skip, 0 to 10000. The free tier reads at most 5 pages.
    */
   offset?: number;
   /**
-   * Language of the listing text: 'id' (Indonesian) or 'en' (English).
+   * Accepted as in the REST API ('id' or 'en'); it does not change the results: job fields are shown as the employer posted them.
    */
   locale?: "id" | "en";
 }

@@ -1,5 +1,5 @@
-// MCP tool contracts: every contracts/mcp/{keyed,anon}/<tool>.json ({ name, description, inputSchema,
-// outputSchema? }) present. A tool may instead name its output by `x-outputSchemaRef`
+// MCP tool contracts: every contracts/mcp/{keyed,anon}/<tool>.json ({ name, title, description,
+// annotations, inputSchema, outputSchema? }) present. A tool may instead name its output by `x-outputSchemaRef`
 // ("jobs.openapi.yaml#/components/schemas/Job"), validated with the OpenAPI component schema.
 // Schemas compile on first use, once.
 
@@ -9,6 +9,8 @@ import { createAjv, type Ajv, type ValidateFunction } from './ajv.js';
 import type { McpServerName, McpToolContract } from './index.js';
 import { MAX_MESSAGES, overBudget } from './budget.js';
 import { formatErrorsBounded } from './messages.js';
+
+const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
 export const MCP_SERVERS: readonly McpServerName[] = ['keyed', 'anon'];
 
@@ -48,6 +50,10 @@ export function loadMcpTools(dir: string, resolveRef: RefResolver): McpToolSet {
       }
       if (typeof def?.name !== 'string' || typeof def.description !== 'string' || !def.inputSchema || typeof def.inputSchema !== 'object') {
         throw new Error(`${where} must be { name, description, inputSchema, outputSchema? }`);
+      }
+      const hints = def.annotations as unknown as Record<string, unknown> | undefined;
+      if (typeof def.title !== 'string' || !hints || ANNOTATION_HINTS.some((h) => typeof hints[h] !== 'boolean')) {
+        throw new Error(`${where} must give a title and annotations with ${ANNOTATION_HINTS.join(', ')} (booleans)`);
       }
       if (`${def.name}.json` !== file) throw new Error(`${where} declares tool '${def.name}'; the file must be named ${def.name}.json`);
       tools[server][def.name] = Object.freeze(def);

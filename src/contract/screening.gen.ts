@@ -600,7 +600,10 @@ export interface operations {
             query?: {
                 /** @description Only rows created at or after this instant (first page only). */
                 since?: string;
-                /** @description Opaque keyset cursor, the `nextCursor` of a previous page. */
+                /**
+                 * @description Opaque keyset cursor, the `nextCursor` of a previous page.
+                 * @example eyJ2IjoxLCJ0IjoidGVuXzAwMDAwNnhiODVmeSIsInMiOjF9.uud2-tJ4YaeRBIrw2BsFpg
+                 */
                 cursor?: string;
                 /** @description Page size. */
                 limit?: number;

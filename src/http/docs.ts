@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { parse } from 'yaml';
 import type { ApiName } from '../contract/index.js';
 import type { Core } from '../domain/core.js';
@@ -70,11 +70,19 @@ function serverPrefix(doc: Record<string, any>): string {
   return path.replace(/\/+$/, '');
 }
 
-export function servedDocument(core: Core, api: ApiName): Record<string, any> {
+/**
+ * The contract with `servers` set to this sandbox: to `origin` (the origin the request reached it at,
+ * so "Try it out" and fuzzers call the host they read the document from), else the public URL.
+ */
+export function servedDocument(core: Core, api: ApiName, origin?: string): Record<string, any> {
   const doc = structuredClone(sourceDocument(core, api));
-  doc.servers = [{ url: `${core.config.publicUrl.replace(/\/+$/, '')}${serverPrefix(doc)}`, description: 'This sandbox' }];
+  const base = (origin ?? core.config.publicUrl).replace(/\/+$/, '');
+  doc.servers = [{ url: `${base}${serverPrefix(doc)}`, description: 'This sandbox' }];
   return doc;
 }
+
+/** The origin a request reached the sandbox at (scheme, Host header and port). */
+export const requestOrigin = (c: Context) => new URL(c.req.url).origin;
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -192,8 +200,8 @@ export function docsRoutes() {
   r.get('/', (c) => c.html(PAGE));
   r.get('/docs.css', (c) => c.body(CSS, 200, { 'content-type': 'text/css; charset=utf-8' }));
   r.get('/init.js', (c) => c.body(initScript(c.var.core), 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }));
-  r.get('/screening.json', (c) => c.json(withDerivedExamples(servedDocument(c.var.core, 'screening')), 200, { 'access-control-allow-origin': '*' }));
-  r.get('/jobs.json', (c) => c.json(withDerivedExamples(servedDocument(c.var.core, 'jobs')), 200, { 'access-control-allow-origin': '*' }));
+  r.get('/screening.json', (c) => c.json(withDerivedExamples(servedDocument(c.var.core, 'screening', requestOrigin(c)))));
+  r.get('/jobs.json', (c) => c.json(withDerivedExamples(servedDocument(c.var.core, 'jobs', requestOrigin(c)))));
   r.get('/control.json', (c) => c.json(withDerivedExamples(controlDocument(c.var.core)), 200, { 'access-control-allow-origin': '*' }));
   r.get('/assets/:file', (c) => {
     const name = c.req.param('file');

@@ -8,6 +8,7 @@ import { forbidden, notFound, rateLimited } from '../errors/errors.js';
 import { limits } from '../domain/plans.js';
 import type { RateDecision } from '../domain/ratelimit/limiter.js';
 import { clientIp } from '../web/clientIp.js';
+import { publicCors } from '../web/cors.js';
 import { toErrorResponse } from '../web/envelope.js';
 import { setRateHeaders } from '../web/rateHeaders.js';
 import { anonCard } from './card.js';
@@ -18,6 +19,7 @@ import { buildServer, type ServerSpec } from './server.js';
 import type { ToolCall } from './tool.js';
 import { HANDLERS } from './tools/index.js';
 import { serveMcp } from './transport.js';
+import { refusalResponse } from './gate.js';
 
 export function createAnonApp(core: Core): Hono {
   const app = new Hono();
@@ -26,21 +28,25 @@ export function createAnonApp(core: Core): Hono {
   app.onError((err, c) => toErrorResponse(c, err));
   app.notFound((c) => toErrorResponse(c, notFound(`no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp`)));
 
+  app.use('*', publicCors(['GET', 'POST']));
   app.use('/mcp', async (c, next) => {
-    const problem = rebindingProblem(c, core.config);
-    if (problem) throw forbidden(problem);
+    // public and read-only: any web page may call it (CORS), but only by this sandbox's own host name
+    const problem = rebindingProblem(c, core.config, { anyOrigin: true });
+    if (problem) return refusalResponse(forbidden(problem));
     await next();
   });
 
   app.get('/', (c) => c.redirect('/mcp'));
   app.get('/.well-known/mcp.json', (c) => c.json(anonCard(core, new URL('/mcp', c.req.url).toString())));
+  app.get('/.well-known/mcp/server-card.json', (c) => c.json(anonCard(core, new URL('/mcp', c.req.url).toString())));
 
   app.get('/mcp', (c) => {
     const ip = clientIp(c);
     const res = wantsEventStream(c)
       ? methodNotAllowed('GET, POST', 'this server is stateless and opens no SSE stream; send JSON-RPC with POST')
       : c.json(anonCard(core, new URL('/mcp', c.req.url).toString()));
-    setRateHeaders(res.headers, core.perDay.peek(bucket(ip), limit, core.clock.now()));
+    // on the context: the CORS middleware already holds a response whose headers are merged into this one
+    setRateHeaders(c.res.headers, core.perDay.peek(bucket(ip), limit, core.clock.now()));
     return res;
   });
 
@@ -63,7 +69,7 @@ export function createAnonApp(core: Core): Hono {
     };
     const call: ToolCall = { core, server: 'anon', principal: null, clientIp: ip };
     const res = await serveMcp(c.req.raw, buildServer(spec, call));
-    setRateHeaders(res.headers, last ?? core.perDay.peek(bucket(ip), limit, core.clock.now()));
+    setRateHeaders(c.res.headers, last ?? core.perDay.peek(bucket(ip), limit, core.clock.now()));
     return res;
   });
 

@@ -19,7 +19,7 @@ export function anonEndpoint(core: Core): string {
 }
 
 const toolEntries = (tools: ReturnType<typeof keyedListed>) =>
-  tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}) }));
+  tools.map((t) => ({ name: t.name, title: t.title, description: t.description, annotations: t.annotations, inputSchema: t.inputSchema, ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}) }));
 
 export function anonCard(core: Core, endpoint = anonEndpoint(core)) {
   return {

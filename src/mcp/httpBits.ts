@@ -26,14 +26,15 @@ function hostnameOf(hostOrUrl: string): string | null {
 /**
  * DNS-rebinding guard (MCP transports: servers must validate Origin). A browser Origin must name this
  * sandbox or a loopback host; and while the sandbox listens on loopback, so must the Host header, so a
- * page on evil.example resolving to 127.0.0.1 cannot drive the server. Returns the reason to refuse.
+ * page on evil.example resolving to 127.0.0.1 cannot drive the server. `anyOrigin` (the public,
+ * read-only anonymous server, D-93) skips the Origin rule and keeps the Host rule. Returns the reason to refuse.
  */
-export function rebindingProblem(c: Context, config: { host: string; publicUrl: string }): string | null {
+export function rebindingProblem(c: Context, config: { host: string; publicUrl: string }, opts: { anyOrigin?: boolean } = {}): string | null {
   const allowed = new Set(LOOPBACK);
   const publicHost = hostnameOf(config.publicUrl);
   if (publicHost) allowed.add(publicHost);
   const origin = c.req.header('origin');
-  if (origin !== undefined && origin !== 'null') {
+  if (origin !== undefined && origin !== 'null' && !opts.anyOrigin) {
     const h = hostnameOf(origin);
     if (!h || !allowed.has(h)) return `Origin ${origin} is not allowed to call this MCP server`;
   }

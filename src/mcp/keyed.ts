@@ -11,8 +11,8 @@ import type { Principal } from '../domain/tenants.js';
 import { authenticate } from '../web/auth.js';
 import { clientIp } from '../web/clientIp.js';
 import { setRateHeaders } from '../web/rateHeaders.js';
-import { toErrorResponse } from '../web/envelope.js';
 import type { AppEnv } from '../web/env.js';
+import { refusalResponse } from './gate.js';
 import { methodNotAllowed, rebindingProblem } from './httpBits.js';
 import { KEYED_INFO, KEYED_INSTRUCTIONS } from './instructions.js';
 import { keyedListed } from './listing.js';
@@ -21,12 +21,15 @@ import type { ToolCall } from './tool.js';
 import { HANDLERS } from './tools/index.js';
 import { serveMcp } from './transport.js';
 
-function challenge(c: Context<AppEnv>, err: DomainError): Response {
-  const res = toErrorResponse(c, err);
-  // RFC 6750: no error code when no credentials were sent at all
-  const sent = c.req.header('authorization') !== undefined;
-  const detail = sent ? `, error="invalid_token", error_description="${err.message.replace(/"/g, "'")}"` : '';
-  res.headers.set('WWW-Authenticate', `Bearer realm="remote-jobs"${detail}`);
+/** 401/403 as a JSON-RPC error body that REST clients read too (D-92); 401 adds the Bearer challenge. */
+function refusal(c: Context<AppEnv>, err: DomainError): Response {
+  const res = refusalResponse(err);
+  if (err.code === 'unauthorized') {
+    // RFC 6750: no error code when no credentials were sent at all
+    const sent = c.req.header('authorization') !== undefined;
+    const detail = sent ? `, error="invalid_token", error_description="${err.message.replace(/"/g, "'")}"` : '';
+    res.headers.set('WWW-Authenticate', `Bearer realm="remote-jobs"${detail}`);
+  }
   return res;
 }
 
@@ -42,7 +45,7 @@ export function keyedMcpRoutes() {
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       // like the REST API: a call without a usable key still gets headers, from a per-IP window
-      const res = err.code === 'unauthorized' ? challenge(c, err) : toErrorResponse(c, err);
+      const res = refusal(c, err);
       setRateHeaders(res.headers, core.jobs.countAnonymous(clientIp(c)));
       return res;
     }

@@ -8,7 +8,6 @@ import {
   ErrorCode,
   InitializeRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerName } from '../contract/index.js';
@@ -50,7 +49,8 @@ export function buildServer(spec: ServerSpec, call: ToolCall): Server {
     const { name, arguments: args } = req.params;
     const handler = Object.hasOwn(spec.handlers, name) ? spec.handlers[name] : undefined;
     if (!handler || !catalog.has(spec.server, name)) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      // McpError's own message already reads "MCP error -32602: …", and clients prefix it once more
+      throw Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
     }
     try {
       spec.beforeCall(call, handler);

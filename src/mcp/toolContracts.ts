@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createAjv, type ValidateFunction } from '../contract/ajv.js';
-import type { Contracts, McpServerName } from '../contract/index.js';
+import type { Contracts, McpServerName, McpToolAnnotations } from '../contract/index.js';
 import { invalid } from '../errors/errors.js';
 
 const MCP_DIR = fileURLToPath(new URL('../../contracts/mcp/', import.meta.url));
@@ -16,7 +16,9 @@ type JsonSchema = Record<string, unknown>;
 /** A tool as advertised by tools/list. */
 export interface AdvertisedTool {
   name: string;
+  title: string;
   description: string;
+  annotations: McpToolAnnotations;
   inputSchema: JsonSchema & { type: 'object' };
   outputSchema?: JsonSchema & { type: 'object' };
 }
@@ -77,7 +79,9 @@ function compile(contracts: Contracts): Map<string, CompiledTool> {
       const outputSchema = own ? { type: 'object' as const, anyOf: [{ type: 'object', ...own }, TOOL_ERROR_SCHEMA] } : undefined;
       const advertised: AdvertisedTool = {
         name: doc.name,
+        title: doc.title,
         description: doc.description,
+        annotations: { ...doc.annotations },
         inputSchema: doc.inputSchema as AdvertisedTool['inputSchema'],
         ...(outputSchema ? { outputSchema } : {}),
       };

@@ -6,16 +6,23 @@ import { unauthorized } from '../errors/errors.js';
 import type { Principal, Scope } from '../domain/tenants.js';
 import type { AppEnv } from './env.js';
 
-const KEYISH_PARAMS = new Set(['api_key', 'apikey', 'key', 'token', 'access_token', 'auth', 'authorization']);
-const LIVE = /_live_/;
+const KEYISH_PARAMS = new Set(['api_key', 'apikey', 'api-key', 'key', 'token', 'access_token', 'auth', 'authorization', 'bearer']);
+/** A value that is a key: a prefix ending in `_live_` (jobs §5) and a long token, maybe after "Bearer ". */
+const KEY_VALUE = /^(bearer\s+)?[a-z0-9]+_live_[a-z0-9]{16,}$/i;
 
-/** True when the URL's query (or the query itself) carries something that looks like an API key. */
-export function queryCarriesKey(url: URL | URLSearchParams): boolean {
+/**
+ * The query parameter that carries an API key (D-08): one named like a credential, or one whose value
+ * is a key. Other values merely containing `_live_` (q=feature_live_toggle) are not keys. Null if none.
+ */
+export function keyParamIn(url: URL | URLSearchParams): string | null {
   for (const [name, value] of url instanceof URL ? url.searchParams : url) {
-    if (KEYISH_PARAMS.has(name.toLowerCase()) || LIVE.test(value)) return true;
+    if (KEYISH_PARAMS.has(name.toLowerCase()) || KEY_VALUE.test(value.trim())) return name;
   }
-  return false;
+  return null;
 }
+
+export const keyInQuery = (param: string) =>
+  unauthorized(`query parameter '${param}' carries an API key; keys must never be sent in a query string: use the Authorization: Bearer header`);
 
 /**
  * The query parameters of a request URL, as `new URL(url).searchParams` gives them, without parsing
@@ -55,9 +62,8 @@ export function bearerToken(header: string | undefined): string | undefined {
 /** Resolves the caller from `Authorization: Bearer`, requiring `scope` (401/403 as DomainErrors). */
 export function authenticate(c: Context<AppEnv>, scope: Scope): Principal {
   const url = c.req.url;
-  if (url.includes('?') && queryCarriesKey(searchParamsOf(url))) {
-    throw unauthorized('API keys must never be sent in a query string; use the Authorization: Bearer header');
-  }
+  const param = url.includes('?') ? keyParamIn(searchParamsOf(url)) : null;
+  if (param !== null) throw keyInQuery(param);
   const header = authorizationOf(c);
   const token = bearerToken(header);
   if (header && !token) throw unauthorized('malformed Authorization header: expected "Bearer <API_KEY>"');

@@ -49,6 +49,30 @@ export function hire(pool: readonly Candidate[], postings: Postings, outbox: Out
   const title = titleOf(args, criteria);
   const pay = payOf({ ...args, pay_currency: args.pay_currency ?? 'IDR', pay_period: args.pay_period ?? 'month' });
   const base = { strongMatches: strong.length, threshold, criteria: criteriaView(criteria) };
+  const listing = {
+    title,
+    company: args.company.trim(),
+    description: args.brief,
+    applyUrl: null,
+    hostedApplyForm: true,
+    contactEmail: args.contact_email,
+    location: criteria.location ? (criteria.location.city ?? criteria.location.region) : null,
+    remoteType: null,
+    jobType: null,
+    pay,
+  };
+  // the brief is checked before anyone is shared: a brief that looks like a scam gets no shortlist (D-96)
+  const check = scamCheck(listing);
+
+  if (strong.length >= need && !check.passed) {
+    const flagged = check.rules.map((r) => r.id).join(', ');
+    return {
+      strongMatch: false,
+      ...base,
+      scamCheck: { passed: false, score: check.score, verdict: check.verdict, rules: check.rules },
+      message: `The brief was held by the scam check (${flagged}), so no shortlist was shared or e-mailed. Remove what the rules flag and call hire again.`,
+    };
+  }
 
   if (strong.length >= need) {
     const shortlist = strong.slice(0, SHORTLIST_MAX).map((r) => hireEntry(r.candidate, r.fit));
@@ -85,19 +109,6 @@ export function hire(pool: readonly Candidate[], postings: Postings, outbox: Out
     };
   }
 
-  const listing = {
-    title,
-    company: args.company.trim(),
-    description: args.brief,
-    applyUrl: null,
-    hostedApplyForm: true,
-    contactEmail: args.contact_email,
-    location: criteria.location ? (criteria.location.city ?? criteria.location.region) : null,
-    remoteType: null,
-    jobType: null,
-    pay,
-  };
-  const check = scamCheck(listing);
   const created = postings.createListing(principal.tenant.id, listing, check);
   const view = listingView(created, postings.listingUrl(created.listingId));
   const flagged = check.rules.map((r) => r.id).join(', ');

@@ -27,21 +27,32 @@ export function criteriaFrom(args: EmployerSearchArgs): Criteria {
   return parseCriteria(input);
 }
 
+const HINT = 'Name a role (e.g. "backend engineer"), skills (e.g. "Go, PostgreSQL") or a city.';
+
+/**
+ * A brief whose words were partly not understood, and that names no known role or skill, cannot be
+ * matched: years or a place alone would rank everyone with them as a perfect fit for words ignored.
+ */
+export function unmatchable(c: Criteria): boolean {
+  return isEmptyCriteria(c) || (c.ignored.length > 0 && c.roles.length === 0 && c.skills.length === 0);
+}
+
 export function unrecognizedNote(c: Criteria): string | undefined {
-  if (isEmptyCriteria(c)) {
-    return 'No known role, skill, seniority or place was recognised, so nothing could be matched. Name a role (e.g. "backend engineer"), skills (e.g. "Go, PostgreSQL") or a city.';
-  }
-  if (c.unrecognized > 0) return `${c.unrecognized} of the given skills, roles or locations were not recognised and were left out.`;
+  const ignored = c.ignored.length ? `Not understood and ignored: ${c.ignored.map((w) => `"${w}"`).join(', ')}.` : '';
+  if (isEmptyCriteria(c)) return `No known role, skill, seniority or place was recognised, so nothing could be matched. ${ignored} ${HINT}`.replace(/\s+/g, ' ');
+  if (unmatchable(c)) return `No known role or skill was recognised, so nothing was matched on the rest alone. ${ignored} ${HINT}`;
+  if (c.ignored.length) return `${ignored} Matches are on the understood criteria only, so none is exact.`;
   return undefined;
 }
 
 export function matchCandidates(pool: readonly Candidate[], args: EmployerSearchArgs & { limit?: number }) {
   const criteria = criteriaFrom(args);
   const eligible = pool.filter(isEligible);
-  const ranked = isEmptyCriteria(criteria) ? [] : rank(eligible, criteria).filter((r) => r.fit.fit >= MIN_RELEVANCE);
+  const ranked = unmatchable(criteria) ? [] : rank(eligible, criteria).filter((r) => r.fit.fit >= MIN_RELEVANCE);
   const note = unrecognizedNote(criteria);
   return {
     criteria: criteriaView(criteria),
+    ignored: [...criteria.ignored],
     considered: eligible.length,
     candidates: ranked.slice(0, args.limit ?? 10).map((r) => shortlistEntry(r.candidate, r.fit)),
     ...(note ? { note } : {}),

@@ -33,6 +33,17 @@ export interface ScamRule {
 const FREE_MAIL = new Set(['gmail.com', 'googlemail.com', 'yahoo.com', 'yahoo.co.id', 'ymail.com', 'hotmail.com', 'outlook.com', 'live.com', 'aol.com', 'icloud.com', 'proton.me', 'protonmail.com', 'mail.com', 'gmx.com', 'yandex.com']);
 const GENERIC_COMPANY = /^(n\/?a|-+|\.+|none|confidential|private|anonymous|rahasia|hiring company|company|perusahaan|tbd|unknown|secret)$/i;
 
+// An amount: dollars, rupiah written with "Rp"/"IDR", or Indonesian shorthand without a currency
+// ("5 juta", "5jt", "500 ribu", "500rb").
+// The unit after the digits is an optional group that starts with its spaces, so a run of spaces is
+// read one way only (linear time on hostile input).
+const AMOUNT = String.raw`(\$\s?\d{3,}|usd\s?\d{3,}|(rp\.?|idr)\s?\d[\d.,]*(?:\s*(juta|jt|ribu|rb))?|\d[\d.,]*\s*(juta|jt|ribu|rb)\b)`;
+const PER_DAY = String.raw`\s*(rupiah\s*)?(per|\/|a|sehari|setiap|tiap)\s*(day|hari|week|minggu)\b|\s*(rupiah\s*)?(sehari|seminggu)\b`;
+/** "earn Rp 500.000 per day", "gaji 5 juta/hari": an earnings promise per day or week. */
+const DAILY_LURE = new RegExp(String.raw`\b(earn|earning|income|make|gaji|penghasilan|dapat|dibayar)\b[^.\n]{0,30}?` + AMOUNT + `(${PER_DAY})`, 'i');
+/** "5 juta per day": millions a day or a week in the shorthand lures use, with or without "Rp". */
+const MILLIONS_A_DAY = new RegExp(String.raw`\b(rp\.?\s?|idr\s?)?\d+([.,]\d+)?\s*(juta|jt|million)\b` + `(${PER_DAY})`, 'i');
+
 const text = (p: Posting) => `${p.title}\n${p.description}`;
 const find = (re: RegExp, s: string) => re.exec(s)?.[0] ?? null;
 
@@ -70,7 +81,7 @@ export const SCAM_RULES: readonly ScamRule[] = [
     test: (p) => {
       const monthly = p.pay ? payPerMonthIdr(p.pay) : null;
       if (monthly !== null && monthly > MAX_PLAUSIBLE_IDR_PER_MONTH) return `pay of about IDR ${Math.round(monthly).toLocaleString('en-US')} a month`;
-      return find(/\b(earn|income|make|gaji|penghasilan)\b[^.\n]{0,30}(\$\s?\d{3,}|usd\s?\d{3,}|rp\.?\s?\d[\d.,]*(?:\s*(juta|jt))?)\s*(per|\/|a|sehari|setiap)\s*(day|hari|week|minggu)\b/i, text(p));
+      return find(DAILY_LURE, text(p)) ?? find(MILLIONS_A_DAY, text(p));
     },
   },
   {

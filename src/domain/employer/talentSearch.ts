@@ -4,10 +4,10 @@
 
 import type { Candidate } from './candidatePool.js';
 import { isEligible } from './candidatePool.js';
-import { unrecognizedNote, criteriaFrom, type EmployerSearchArgs } from './matchCandidates.js';
+import { unmatchable, unrecognizedNote, criteriaFrom, type EmployerSearchArgs } from './matchCandidates.js';
 import { talentCard, type CardTier } from './publicViews.js';
 import { rank, scoreCandidate, type Ranked } from './scoring.js';
-import { ROLES, criteriaView, isEmptyCriteria, type Criteria } from './vocabulary.js';
+import { ROLES, criteriaView, type Criteria } from './vocabulary.js';
 
 export const EXACT_FIT = 80;
 export const CLOSE_FIT = 60;
@@ -28,11 +28,14 @@ function widen(c: Criteria): { criteria: Criteria; dropped: string[] } {
 export function talentSearch(pool: readonly Candidate[], args: EmployerSearchArgs, maxCards: number) {
   const criteria = criteriaFrom(args);
   const view = criteriaView(criteria);
-  if (isEmptyCriteria(criteria)) return { criteria: view, matchCount: 0, cards: [], widened: false, note: unrecognizedNote(criteria)! };
+  const ignored = [...criteria.ignored];
+  if (unmatchable(criteria)) return { criteria: view, ignored, matchCount: 0, cards: [], widened: false, note: unrecognizedNote(criteria)! };
+  // a match on part of what was asked is never exact (D-95)
+  const exactAt = ignored.length ? Infinity : EXACT_FIT;
   const eligible = pool.filter(isEligible);
   const tiered: { r: Ranked; tier: CardTier }[] = rank(eligible, criteria)
     .filter((r) => r.fit.fit >= CLOSE_FIT)
-    .map((r) => ({ r, tier: r.fit.fit >= EXACT_FIT ? 'exact' : 'close' }));
+    .map((r) => ({ r, tier: r.fit.fit >= exactAt ? 'exact' : 'close' }));
   let widened = false;
   let note = unrecognizedNote(criteria);
   if (tiered.length < WIDEN_BELOW) {
@@ -52,6 +55,7 @@ export function talentSearch(pool: readonly Candidate[], args: EmployerSearchArg
   if (tiered.length === 0) note = `No consented, open-to-work candidate matches these criteria${widened ? ', even after widening' : ''}.${note ? ` ${note}` : ''}`;
   return {
     criteria: view,
+    ignored,
     matchCount: tiered.length,
     cards: tiered.slice(0, maxCards).map((t) => talentCard(t.r.candidate, t.r.fit, t.tier)),
     widened,

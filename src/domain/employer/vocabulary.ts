@@ -4,6 +4,7 @@
 // echoes the caller's raw words (a brief naming a person cannot confirm that the person exists).
 
 import { readFileSync } from 'node:fs';
+import { ignoredWords, MAX_IGNORED } from './ignoredWords.js';
 import { fileURLToPath } from 'node:url';
 
 export type Seniority = 'junior' | 'mid' | 'senior' | 'lead';
@@ -31,6 +32,8 @@ export interface Criteria {
   location: { city: string | null; region: string } | null;
   /** How many caller-supplied skills, roles or locations matched nothing known (they are dropped). */
   unrecognized: number;
+  /** Words of the query and explicit values that matched nothing known and were left out (D-95). */
+  ignored: string[];
   /** 'all': every skill counts (the normal reading); 'any': one of them is enough (a widened search). */
   skillMode?: 'all' | 'any';
 }
@@ -58,7 +61,7 @@ export function seniorityOf(years: number): Seniority {
   return 'junior';
 }
 
-const SENIORITY_WORDS: [RegExp, Seniority][] = [
+export const SENIORITY_WORDS: [RegExp, Seniority][] = [
   [/\b(junior|jr\.?|entry[- ]level|graduate|fresh ?grad(uate)?|lulusan baru|pemula)\b/i, 'junior'],
   [/\b(mid[- ]?level|mid|intermediate|menengah)\b/i, 'mid'],
   [/\b(senior|sr\.?|experienced|berpengalaman)\b/i, 'senior'],
@@ -73,7 +76,7 @@ export function termPattern(term: string): RegExp {
   return new RegExp(`(?<![\\w.+#/-])${escape(term)}(?![\\w+#]|\\.\\w|/\\w)`, flags);
 }
 
-const skillTerms: { term: string; skill: string; re: RegExp }[] = [
+export const skillTerms: { term: string; skill: string; re: RegExp }[] = [
   ...SKILLS.map((s) => ({ term: s, skill: s })),
   ...Object.entries(SKILL_ALIASES).map(([alias, skill]) => ({ term: alias, skill })),
 ]
@@ -116,7 +119,7 @@ export function normalizeRole(raw: string): RoleDef | null {
   );
 }
 
-const roleTerms = ROLES.flatMap((r) => [r.name, ...r.keywords].map((term) => ({ term, role: r, re: termPattern(term) }))).sort(
+export const roleTerms = ROLES.flatMap((r) => [r.name, ...r.keywords].map((term) => ({ term, role: r, re: termPattern(term) }))).sort(
   (a, b) => b.term.length - a.term.length,
 );
 
@@ -132,6 +135,9 @@ export function rolesIn(text: string): RoleDef[] {
   }
   return found;
 }
+
+// the "+" takes its own spaces, so a run of spaces is read one way only (linear time)
+export const YEARS = /(\d{1,2})\s*(?:\+\s*)?(?:years?|yrs?|tahun|thn)\b/i;
 
 export function placeIn(text: string): Criteria['location'] {
   for (const p of PLACES) if (termPattern(p.city).test(text)) return { city: p.city, region: p.region };
@@ -152,30 +158,40 @@ export interface CriteriaInput {
 export function parseCriteria(input: CriteriaInput): Criteria {
   const text = input.query ?? '';
   let unrecognized = 0;
+  const ignored = ignoredWords(text);
   const roles = rolesIn(text);
   for (const r of input.roles ?? []) {
     const role = normalizeRole(r);
-    if (!role) unrecognized++;
+    if (!role) {
+      unrecognized++;
+      ignored.push(r.trim());
+    }
     else if (!roles.includes(role)) roles.push(role);
   }
   const skills = skillsIn(text);
   for (const s of input.skills ?? []) {
     const skill = normalizeSkill(s);
-    if (!skill) unrecognized++;
+    if (!skill) {
+      unrecognized++;
+      ignored.push(s.trim());
+    }
     else if (!skills.includes(skill)) skills.push(skill);
   }
   let seniority: Seniority | null = null;
   for (const [re, level] of SENIORITY_WORDS) if (re.test(text)) seniority = level;
-  const yearsMatch = /(\d{1,2})\s*(?:\+\s*)?(?:years?|yrs?|tahun|thn)\b/i.exec(text);
+  const yearsMatch = YEARS.exec(text);
   let minYears = input.minYears ?? (yearsMatch ? Number(yearsMatch[1]) : null);
   if (minYears !== null && minYears > 40) minYears = 40;
   let location = placeIn(text);
   if (input.location !== undefined) {
     const explicit = placeIn(input.location);
     if (explicit) location = explicit;
-    else unrecognized++;
+    else {
+      unrecognized++;
+      ignored.push(input.location.trim());
+    }
   }
-  return { roles, skills, minYears, seniority, location, unrecognized };
+  return { roles, skills, minYears, seniority, location, unrecognized, ignored: [...new Set(ignored.filter(Boolean))].slice(0, MAX_IGNORED) };
 }
 
 export function isEmptyCriteria(c: Criteria): boolean {
