@@ -17,7 +17,7 @@ import type { TenantService } from './tenants.js';
 import type { DeliveryStore } from './webhooks/delivery.js';
 
 export interface Store {
-  /** Which implementation holds the state (reported by the control API and the start-up banner). */
+  /** Which implementation holds the state (`memory`, …). */
   readonly kind: string;
   /** The sandbox clock's offset and its timers (webhook retries, review expiries). */
   readonly clock: Clock;
