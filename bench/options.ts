@@ -6,11 +6,12 @@ import type { BenchOptions } from './lib/section.js';
 
 export const SECTION_IDS = ['http', 'scaling', 'webhooks', 'harness', 'hostile'] as const;
 
-export const USAGE = `usage: npm run bench -- [--quick] [--only ${SECTION_IDS.join(',')}] [--duration S] [--warmup S] [--connections N] [--out DIR]
+export const USAGE = `usage: npm run bench -- [--quick] [--only ${SECTION_IDS.join(',')}] [--duration S] [--warmup S] [--repetitions N] [--connections N] [--out DIR]
   --quick        short runs and small sizes while developing (figures not comparable with the targets)
   --only LIST    run only these sections (comma-separated)
   --duration S   seconds per timed load run (default 10; 1 with --quick)
   --warmup S     seconds of warm-up before each load run (default 2; 0.5 with --quick)
+  --repetitions N  interleaved runs per load figure, the median reported (default 3; 1 with --quick)
   --connections N  concurrent connections (default 50)
   --out DIR      where bench.md and bench.json go (default reports/)`;
 
@@ -19,6 +20,7 @@ export function defaultOptions(quick = false): BenchOptions {
     ? {
         durationS: 1,
         warmupS: 0.5,
+        repetitions: 1,
         connections: 50,
         quick: true,
         outDir: join(ROOT, 'reports'),
@@ -33,6 +35,7 @@ export function defaultOptions(quick = false): BenchOptions {
     : {
         durationS: 10,
         warmupS: 2,
+        repetitions: 3,
         connections: 50,
         quick: false,
         outDir: join(ROOT, 'reports'),
@@ -64,6 +67,7 @@ export function parseOptions(argv: string[]): Readonly<BenchOptions> {
       case '--quick': break;
       case '--duration': opts.durationS = positive(); break;
       case '--warmup': opts.warmupS = Number(val()); if (!(opts.warmupS >= 0)) throw new Error('--warmup needs a number ≥ 0'); break;
+      case '--repetitions': opts.repetitions = Math.round(positive()); break;
       case '--connections': opts.connections = Math.round(positive()); break;
       case '--out': opts.outDir = val(); break;
       case '--only': {

@@ -1,11 +1,13 @@
 // The layering of src/, enforced on the real import graph: the domain knows no adapter, kernel or root;
 // REST, MCP and the sandbox do not import each other; the contract loader and the errors sit at the
 // bottom; no circle between the parts; nothing imports the composition root; the harness takes nothing
-// of src/ but the contract loader. The rule checker itself is proved on planted edges first.
+// of src/ but the contract loader. The rule checker itself is proved on planted edges first. Every
+// domain module's header names the requirement and decision ids it implements, all of them real.
 
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { harnessViolations, importEdges, layeringViolations, partOf, type Edge } from './support/imports.js';
+import { harnessViolations, importEdges, layeringViolations, partOf, sourceFiles, type Edge } from './support/imports.js';
 
 const repo = path.resolve(import.meta.dirname, '..');
 const srcEdges = importEdges(repo, [path.join(repo, 'src')]);
@@ -60,5 +62,23 @@ describe('the import graph of src/', () => {
 
   it('leaves the harness with nothing of src/ but the contract loader', () => {
     expect(harnessViolations(importEdges(repo, [path.join(repo, 'conformance')]))).toEqual([]);
+  });
+});
+
+describe('rules findable by id', () => {
+  const catalogue = readFileSync(path.join(repo, 'contracts/requirements.yaml'), 'utf8');
+  const decisions = readFileSync(path.join(repo, 'contracts/DECISIONS.md'), 'utf8');
+  const requirementIds = new Set([...catalogue.matchAll(/- id: ([A-Z]+-[A-Z]+-\d+)/g)].map((m) => m[1]));
+  const decisionIds = new Set([...decisions.matchAll(/^### (D-\d+)/gm)].map((m) => m[1]));
+  const header = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('//'))).join('\n');
+
+  it.each(sourceFiles(path.join(repo, 'src/domain')).map((f) => path.relative(repo, f)))('%s names the requirements and decisions it implements', (file) => {
+    const text = header(path.join(repo, file));
+    expect(text, file).toMatch(/Requirements:|[A-Z]+-[A-Z]+-\d+/);
+    const unknown = [
+      ...[...text.matchAll(/\b(?:SCR|JOB|MCP|POL)-[A-Z]+-\d+\b/g)].map((m) => m[0]).filter((id) => !requirementIds.has(id)),
+      ...[...text.matchAll(/\bD-(\d+)\b/g)].map((m) => `D-${m[1].padStart(2, '0')}`).filter((id) => !decisionIds.has(id)),
+    ];
+    expect(unknown, file).toEqual([]);
   });
 });

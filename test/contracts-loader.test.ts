@@ -222,6 +222,20 @@ describe('MCP tool contracts', () => {
     expect(contracts.checkToolInput('anon', 'no_such_tool', {})).toEqual(["unknown tool 'no_such_tool' on the anon MCP server"]);
   });
 
+  it('apply_to_job takes the job id plus the REST ApplyRequest, so the two bodies cannot drift', () => {
+    const input = contracts.mcpTools.keyed.apply_to_job.inputSchema as Record<string, any>;
+    const rest = contracts.dereferenced.jobs.components.schemas.ApplyRequest;
+    expect(input.required).toEqual(['id', ...rest.required]);
+    expect(Object.keys(input.properties)).toEqual(['id', ...Object.keys(rest.properties)]);
+    for (const [name, field] of Object.entries<Record<string, unknown>>(rest.properties)) {
+      for (const k of ['type', 'format', 'minLength', 'maxLength', 'enum']) expect(input.properties[name][k], `${name}.${k}`).toEqual(field[k]);
+    }
+    const tooLong = `${'a'.repeat(250)}@b.co`;
+    const body = { candidate_name: 'Ayu', candidate_email: tooLong, message: 'm'.repeat(80) };
+    expect(contracts.checkToolInput('keyed', 'apply_to_job', { id: 'job_1', ...body })).toHaveLength(1);
+    expect(() => contracts.operation('applyToJob').checkBody(body)).toThrow(/candidate_email/);
+  });
+
   it.skipIf(!contracts.mcpTools.keyed.get_job)('names the offending argument', () => {
     expect(contracts.checkToolInput('keyed', 'get_job', {})).toEqual(['id is required']);
     expect(contracts.checkToolInput('keyed', 'get_job', { id: 5 })).toEqual(['id must be a string']);

@@ -4,9 +4,11 @@
 
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOOL_ERROR_SCHEMA } from '../src/mcp/toolContracts.js';
+import { readFileSync } from 'node:fs';
 import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
 import { call, connectMcp, contractFiles, rpc, type Connected } from './support/mcp.js';
+
+const TOOL_ERROR_SCHEMA = JSON.parse(readFileSync(new URL('../contracts/mcp/tool-error.json', import.meta.url), 'utf8'));
 
 const sb = useSandbox({ corpusSize: 400 });
 const url = () => `${sb.get().baseUrl}/api/mcp`;

@@ -2,6 +2,7 @@
 // tampering and other tenants; `since` seeds only the first page.
 
 import { describe, expect, it } from 'vitest';
+import type { SubmitRequest } from '../src/contract/types.js';
 import { client, createTenant, useSandbox } from './support/sandbox.js';
 import { SCREENING, clockAdvance, expectConforms, submitBody, waitFor } from './support/screening.js';
 
@@ -13,7 +14,7 @@ const core = () => sb.get().core;
 async function seed(tenantId: string, requests: number): Promise<void> {
   const tenant = core().tenants.get(tenantId);
   tenant.screeningWallet.remaining += requests;
-  for (let i = 0; i < requests; i++) core().screening.submit(tenant, submitBody());
+  for (let i = 0; i < requests; i++) core().screening.submit(tenant, submitBody() as SubmitRequest);
   await waitFor(() => core().screening.list({ tenantId }).every((r) => r.state === 'pending_review'), 'pipelines', 20_000);
 }
 

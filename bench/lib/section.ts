@@ -9,6 +9,8 @@ export interface BenchOptions {
   durationS: number;
   /** Seconds of warm-up before each timed load run (discarded). */
   warmupS: number;
+  /** Interleaved repetitions of each load run; the median is reported (default 3). */
+  repetitions?: number;
   connections: number;
   /** Reduced sizes and counts for development; figures are then not comparable with the targets. */
   quick: boolean;

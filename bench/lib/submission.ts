@@ -1,7 +1,9 @@
 // A valid SubmitRequest (structured candidate, full job spec), the same in load runs and in-process
 // seeding, so every benchmark exercises the same pipeline path.
 
-export function submission(idempotencyKey: string, n: number) {
+import type { SubmitRequest } from '../../src/contract/types.js';
+
+export function submission(idempotencyKey: string, n: number): SubmitRequest {
   return {
     idempotencyKey,
     candidate: {

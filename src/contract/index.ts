@@ -4,12 +4,13 @@
 
 import { createAjv } from './ajv.js';
 import { API_NAMES, CONTRACTS_DIR, loadDocument, schemaBase } from './load.js';
-import { loadMcpTools } from './mcp.js';
+import { loadMcpTools, parseSchemaRef, type AdvertisedTool } from './mcp.js';
 import { formatErrors } from './messages.js';
 import { compileOperation } from './operation.js';
 import { Router } from './router.js';
 
 export { isPolicy, specView } from './policy.js';
+export type { AdvertisedTool } from './mcp.js';
 
 export type ApiName = 'screening' | 'jobs';
 export type McpServerName = 'keyed' | 'anon';
@@ -69,6 +70,12 @@ export interface Contracts {
   checkToolInput(server: McpServerName, tool: string, args: unknown): string[];
   /** Validates a tool's structuredContent against its outputSchema (no problems when it declares none). */
   checkToolOutput(server: McpServerName, tool: string, structured: unknown): string[];
+  /** Each server's tools as tools/list advertises them (inputs composed, outputs admitting the tool error). */
+  mcpAdvertised: Record<McpServerName, readonly AdvertisedTool[]>;
+  /** structuredContent of every failed tool call (contracts/mcp/tool-error.json). */
+  toolErrorSchema: Record<string, unknown>;
+  /** Validates a tool result against the advertised outputSchema: the tool's output or a tool error. */
+  checkToolResult(server: McpServerName, tool: string, structured: unknown): string[];
   /** Every REST operation and webhook of both documents. */
   operations: readonly OperationContract[];
   /**
@@ -118,9 +125,15 @@ async function build(): Promise<Contracts> {
     }
   }
 
-  const mcp = loadMcpTools(`${CONTRACTS_DIR}mcp`, (ref) => {
-    const m = /^(screening|jobs)\.openapi\.yaml#\/components\/schemas\/([\w.-]+)$/.exec(ref);
-    return m ? ajv.getSchema(`${schemaBase(m[1] as ApiName)}#/$defs/${m[2]}`) : undefined;
+  const mcp = loadMcpTools(`${CONTRACTS_DIR}mcp`, {
+    schema(ref) {
+      const r = parseSchemaRef(ref);
+      return r ? dereferenced[r.api]?.components?.schemas?.[r.name] : undefined;
+    },
+    validator(ref) {
+      const r = parseSchemaRef(ref);
+      return r ? ajv.getSchema(`${schemaBase(r.api)}#/$defs/${r.name}`) : undefined;
+    },
   });
   const operations = Object.freeze([...ops.values()]);
 
@@ -148,6 +161,9 @@ async function build(): Promise<Contracts> {
     mcpTools: mcp.tools,
     checkToolInput: mcp.checkInput,
     checkToolOutput: mcp.checkOutput,
+    mcpAdvertised: mcp.advertised,
+    toolErrorSchema: mcp.toolErrorSchema,
+    checkToolResult: mcp.checkResult,
   };
 }
 

@@ -249,6 +249,7 @@ export interface components {
          *     }
          */
         ApplyRequest: {
+            /** @description The applicant's full name. */
             candidate_name: string;
             /**
              * Format: email
@@ -256,10 +257,17 @@ export interface components {
              *     to each validator (RFC 5321 admits `0@com`); every address it admits is also a valid `email`.
              */
             candidate_email: string;
+            /** @description Application message, 80 to 3000 characters. */
             message: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Link to the applicant's resume.
+             */
             resume_url?: string;
-            /** @enum {string} */
+            /**
+             * @description Language of the application.
+             * @enum {string}
+             */
             locale?: "id" | "en";
         };
         /**

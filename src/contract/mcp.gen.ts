@@ -10,11 +10,13 @@ export interface KeyedApplyToJobInput {
    */
   id: string;
   /**
-   * The seeker's full name.
+   * The applicant's full name.
    */
   candidate_name: string;
   /**
-   * Where the employer replies.
+   * An address with a dotted domain (`dewi@example.com`). The pattern pins what `format: email` leaves
+   * to each validator (RFC 5321 admits `0@com`); every address it admits is also a valid `email`.
+   *
    */
   candidate_email: string;
   /**
@@ -22,7 +24,7 @@ export interface KeyedApplyToJobInput {
    */
   message: string;
   /**
-   * Link to the seeker's resume.
+   * Link to the applicant's resume.
    */
   resume_url?: string;
   /**

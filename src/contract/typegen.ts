@@ -6,7 +6,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { compile } from 'json-schema-to-typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { API_NAMES, CONTRACTS_DIR, documentPath } from './load.js';
-import { loadMcpTools, MCP_SERVERS } from './mcp.js';
+import { loadMcpTools, MCP_SERVERS, parseSchemaRef } from './mcp.js';
 
 /** Generated files, relative to the repository root. */
 export const GENERATED = {
@@ -28,7 +28,13 @@ async function openApiTypes(api: (typeof API_NAMES)[number]): Promise<string> {
 const pascal = (s: string) => s.replace(/(^|[_\-\s]+)(\w)/g, (_m, _sep, ch: string) => ch.toUpperCase());
 
 async function mcpTypes(): Promise<string> {
-  const { tools } = loadMcpTools(`${CONTRACTS_DIR}mcp`, () => undefined);
+  const docs = Object.fromEntries(await Promise.all(API_NAMES.map(async (api) => [api, (await SwaggerParser.dereference(documentPath(api))) as any])));
+  const { tools } = loadMcpTools(`${CONTRACTS_DIR}mcp`, {
+    schema(ref) {
+      const r = parseSchemaRef(ref);
+      return r ? docs[r.api]?.components?.schemas?.[r.name] : undefined;
+    },
+  });
   const parts: string[] = [];
   const imports = new Set<string>();
   for (const server of MCP_SERVERS) {
@@ -40,10 +46,10 @@ async function mcpTypes(): Promise<string> {
       if (def.outputSchema) {
         parts.push(`/** structuredContent of the ${server} server's \`${name}\` tool. */\n` + (await compile(strip(def.outputSchema), `${base}Output`, options)).trim());
       } else if (typeof def['x-outputSchemaRef'] === 'string') {
-        const m = /^(screening|jobs)\.openapi\.yaml#\/components\/schemas\/([\w.-]+)$/.exec(def['x-outputSchemaRef']);
-        if (m) {
-          imports.add(m[1]);
-          parts.push(`/** structuredContent of the ${server} server's \`${name}\` tool. */\nexport type ${base}Output = ${m[1]}.components['schemas']['${m[2]}'];`);
+        const r = parseSchemaRef(def['x-outputSchemaRef']);
+        if (r) {
+          imports.add(r.api);
+          parts.push(`/** structuredContent of the ${server} server's \`${name}\` tool. */\nexport type ${base}Output = ${r.api}.components['schemas']['${r.name}'];`);
         }
       }
     }

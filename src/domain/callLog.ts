@@ -2,6 +2,7 @@
 // the first bytes of each body), the sandbox's counterpart of a payment provider's developer logs.
 // Adapters append; the control API and console read. Memory is bounded twice over: at most
 // CAPACITY entries (the oldest roll off) and at most BODY_CAP characters per body.
+// Requirements: none of the documents (a sandbox convenience, like a payment provider's developer logs); decisions D-104.
 
 export const CAPACITY = 2000;
 export const BODY_CAP = 2048;

@@ -3,6 +3,7 @@
 // advancing the clock fires every timer that has come due at once (webhook retries, expiry).
 // Timers live in a binary heap with lazy cancellation: a million pending expiries stay cheap to
 // schedule and cancel.
+// Requirements: POL-STATE-2, POL-HOOK-1, POL-MCP-3 (time they follow); decisions D-09, D-50.
 
 export type TimerFn = () => void;
 

@@ -1,11 +1,12 @@
 // What every domain service is built from: config, the sandbox clock, the seeded generator, ids,
-// tenants, fault switches and the shared rate limiters. Services never import each other's state
+// tenants, fault switches and the rate limits. Services never import each other's state
 // except through the Core they are handed.
+// Requirements: none of its own (the services it feeds name theirs).
 
 import type { Contracts } from '../contract/index.js';
 import type { Faults } from './faults.js';
 import type { Clock } from './clock.js';
-import type { FixedWindowLimiter } from './ratelimit/limiter.js';
+import type { RateLimits } from './ratelimit/rules.js';
 import type { IdFactory, Rng } from './rng.js';
 import type { Settings } from './settings.js';
 import type { Store } from './store.js';
@@ -22,10 +23,8 @@ export interface CoreContext {
   readonly ids: IdFactory;
   readonly tenants: TenantService;
   readonly faults: Faults;
-  /** Per-minute window per API key, shared by the jobs REST API and the keyed MCP server. */
-  readonly perMinute: FixedWindowLimiter;
-  /** Per-UTC-day windows: anonymous MCP per client IP, talent_search per key. */
-  readonly perDay: FixedWindowLimiter;
+  /** Every rate limit, in one place (ratelimit/rules.ts). */
+  readonly rateLimits: RateLimits;
 }
 
 /** Every stateful service can be emptied by POST /sandbox/v1/reset. */

@@ -1,10 +1,12 @@
 // Builds every domain service from one set of resolved settings. Adapters (HTTP, MCP,
 // control API, console) receive the Core and call into it; the Core knows nothing of them.
+// Requirements: none of its own (the services it builds name theirs); decisions D-50 (reset).
 
 import { loadContracts } from '../contract/index.js';
 import type { CoreContext } from './context.js';
 import { createEmployer } from './employer/index.js';
 import { createJobs } from './jobs/index.js';
+import { createRateLimits } from './ratelimit/rules.js';
 import { IdFactory, Rng } from './rng.js';
 import { createScreening } from './screening/index.js';
 import { seedDemo, type DemoSeed } from './seed.js';
@@ -27,8 +29,7 @@ export async function createCore(config: Readonly<Settings>, openStore: OpenStor
     ids,
     tenants: store.tenants,
     faults: store.faults,
-    perMinute: store.perMinute,
-    perDay: store.perDay,
+    rateLimits: createRateLimits(clock, config.noRateLimits, store),
   };
   const webhooks = createWebhooks(ctx);
   const screening = createScreening(ctx, webhooks);
@@ -49,8 +50,7 @@ export async function createCore(config: Readonly<Settings>, openStore: OpenStor
       clock.clear();
       ctx.tenants.clear();
       ctx.faults.reset();
-      ctx.perMinute.reset();
-      ctx.perDay.reset();
+      ctx.rateLimits.reset();
       webhooks.reset();
       screening.reset();
       jobs.reset();

@@ -3,6 +3,7 @@
 //   calls) of an endpoint answer 429, 503 or 500, add latency, or fail webhook deliveries;
 // - planted bugs, each breaking one rule of the specification on purpose, so that a test can prove
 //   the conformance harness catches it (see README "Planted bugs").
+// Requirements: none of the documents (chaos rules and planted bugs are sandbox conveniences); decisions D-38.
 
 import { invalid } from '../errors/errors.js';
 import type { Rng } from './rng.js';

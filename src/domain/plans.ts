@@ -1,4 +1,6 @@
 // Plan tiers and limits, read once from contracts/limits.yaml (spec values and sandbox policy).
+// Requirements: SCR-LIMIT-1, JOB-RATE-2, JOB-TIER-1, JOB-TIER-2, JOB-TIER-3, POL-CREDIT-1, POL-TIER-2; decisions
+// D-05, D-14, D-18, D-20.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

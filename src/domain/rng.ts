@@ -1,5 +1,6 @@
 // One seeded generator for everything random in the sandbox (corpus, ids, demo keys), so a seed
 // reproduces a run. Secrets handed to callers at run time (API keys created later) use crypto.
+// Requirements: POL-AUTH-3 (key randomness); decisions D-30.
 
 import { randomBytes } from 'node:crypto';
 

@@ -1,5 +1,6 @@
 // Demo tenants and keys from fixtures/demo-tenants.json. Keys are derived from the seed, so the same
 // seed prints the same demo keys on every start (like a payment provider's fixed test keys).
+// Requirements: POL-AUTH-3; decisions D-30, D-50.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

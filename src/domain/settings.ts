@@ -1,6 +1,7 @@
 // The resolved settings the core is built from. The composition root (src/config.ts) turns flags and
 // environment variables into these values and hands them down; nothing below the root reads them from
 // anywhere else.
+// Requirements: none (configuration values).
 
 export interface Settings {
   host: string;

@@ -1,6 +1,8 @@
 // Tenants (accounts) and their API keys. A tenant has one plan tier across both APIs, two credit
 // wallets (screening and jobs apply), webhook settings and a disabled flag. Keys are shown once at
 // creation and stored only as a SHA-256 hash; each key carries its own scopes.
+// Requirements: SCR-AUTH-1, SCR-AUTH-2, SCR-AUTH-3, SCR-AUTH-4, JOB-AUTH-1, JOB-AUTH-2, JOB-AUTH-3, JOB-AUTH-4,
+// MCP-KEYED-2, POL-AUTH-1, POL-AUTH-3, POL-TIER-2, POL-CREDIT-3; decisions D-06, D-17, D-18, D-30.
 
 import { hash } from 'node:crypto';
 import { DomainError, forbidden, notFound, unauthorized } from '../errors/errors.js';

@@ -1,5 +1,7 @@
 // A credit wallet with a cap and an optional monthly reset on the sandbox clock.
 // The screening wallet and the jobs apply wallet of a tenant are two instances.
+// Requirements: SCR-CREDIT-1, JOB-APPLY-2, JOB-TIER-3, POL-CREDIT-1, POL-CREDIT-3, POL-USAGE-1; decisions D-05,
+// D-16, D-17.
 
 import { nextMonthStart } from './plans.js';
 

@@ -4,6 +4,7 @@
 // when no usable key was sent (401/403 or no route), from a per-client-IP window of the free tier's size.
 
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import type { ApplyRequest } from '../contract/types.js';
 import { RateLimitExceeded, type RateDecision } from '../domain/jobs/index.js';
 import { onlyParams } from '../domain/jobs/params.js';
 import type { Scope } from '../domain/tenants.js';
@@ -41,7 +42,7 @@ export const rateHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
 export function rateHeadersOnError(c: Ctx, status: number): void {
   const set = rateHeadersSet.get(c);
   if (set === undefined) return;
-  if (!set) setRateHeaders(c, c.get('core').jobs.countAnonymous(clientIp(c)));
+  if (!set) setRateHeaders(c, c.get('core').rateLimits.countAnonymous(clientIp(c)));
   if (status === 429 && c.get('core').faults.bug('no_retry_after')) c.header('Retry-After', undefined);
 }
 
@@ -56,7 +57,7 @@ const guard =
     c.set('principal', principal);
     let decision: RateDecision;
     try {
-      decision = c.get('core').jobs.takeRate(principal);
+      decision = c.get('core').rateLimits.takeRate(principal);
     } catch (err) {
       if (err instanceof RateLimitExceeded) setRateHeaders(c, err.decision);
       throw err;
@@ -97,8 +98,9 @@ export function jobsRoutes() {
     query(c, 'applyToJob', []);
     const id = pathParam(c, 'applyToJob', 'id');
     const body = await readJsonBody(c);
+    // the one validation pass: past it, the body is an ApplyRequest
     c.get('core').contracts.operation('applyToJob').checkBody(body);
-    return c.json(c.get('core').jobs.apply(c.get('principal'), id, body, 'rest'));
+    return c.json(c.get('core').jobs.apply(c.get('principal'), id, body as ApplyRequest, 'rest'));
   });
 
   r.get('/me', guard('jobs'), (c) => {

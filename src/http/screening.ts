@@ -2,6 +2,7 @@
 // screening domain and shapes the answer. Screening endpoints are not rate-limited (policy).
 
 import { Hono } from 'hono';
+import type { SubmitRequest } from '../contract/types.js';
 import { invalid } from '../errors/errors.js';
 import { requireKey, searchParamsOf } from '../web/auth.js';
 import { readJsonBody } from '../web/body.js';
@@ -29,8 +30,9 @@ export function screeningRoutes() {
     const body = await readJsonBody(c);
     // c.get, not c.var: c.var builds a new object on each read
     const { contracts, screening, faults } = c.get('core');
+    // the one validation pass: past it, the body is a SubmitRequest
     contracts.operation('submitScreen').checkBody(body);
-    const out = screening.submit(c.get('principal').tenant, body);
+    const out = screening.submit(c.get('principal').tenant, body as SubmitRequest);
     if (!out.replayed) return c.json({ requestId: out.requestId, state: out.state }, 201);
     c.header('Idempotent-Replayed', 'true');
     // planted bug: a replay answered as if it were new

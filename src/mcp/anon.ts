@@ -4,8 +4,7 @@
 
 import { Hono } from 'hono';
 import type { Core } from '../domain/core.js';
-import { forbidden, notFound, rateLimited } from '../errors/errors.js';
-import { limits } from '../domain/plans.js';
+import { forbidden, notFound } from '../errors/errors.js';
 import type { RateDecision } from '../domain/ratelimit/limiter.js';
 import { clientIp } from '../web/clientIp.js';
 import { publicCors } from '../web/cors.js';
@@ -23,8 +22,6 @@ import { refusalResponse } from './gate.js';
 
 export function createAnonApp(core: Core): Hono {
   const app = new Hono();
-  const limit = limits.spec.anonMcpCallsPerDayPerIp;
-  const bucket = (ip: string) => `anon:${ip}`;
   app.onError((err, c) => toErrorResponse(c, err));
   app.notFound((c) => toErrorResponse(c, notFound(`no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp`)));
 
@@ -46,7 +43,7 @@ export function createAnonApp(core: Core): Hono {
       ? methodNotAllowed('GET, POST', 'this server is stateless and opens no SSE stream; send JSON-RPC with POST')
       : c.json(anonCard(core, new URL('/mcp', c.req.url).toString()));
     // on the context: the CORS middleware already holds a response whose headers are merged into this one
-    setRateHeaders(c.res.headers, core.perDay.peek(bucket(ip), limit, core.clock.now()));
+    setRateHeaders(c.res.headers, core.rateLimits.peekAnonCall(ip));
     return res;
   });
 
@@ -60,16 +57,12 @@ export function createAnonApp(core: Core): Hono {
       handlers: HANDLERS.anon,
       listed: () => anonListed(core),
       beforeCall: () => {
-        const d = core.perDay.hit(bucket(ip), limit, core.clock.now());
-        last = d;
-        if (!d.allowed && !core.config.noRateLimits) {
-          throw rateLimited(`the anonymous server allows ${limit} tool calls per day per client IP; the limit resets at ${new Date(d.resetAt).toISOString()} (00:00 UTC)`, d.resetSeconds);
-        }
+        last = core.rateLimits.takeAnonCall(ip);
       },
     };
     const call: ToolCall = { core, server: 'anon', principal: null, clientIp: ip };
     const res = await serveMcp(c.req.raw, buildServer(spec, call));
-    setRateHeaders(c.res.headers, last ?? core.perDay.peek(bucket(ip), limit, core.clock.now()));
+    setRateHeaders(c.res.headers, last ?? core.rateLimits.peekAnonCall(ip));
     return res;
   });
 

@@ -5,7 +5,6 @@
 import { Hono, type Context } from 'hono';
 import { DomainError, forbidden } from '../errors/errors.js';
 import { RateLimitExceeded } from '../domain/jobs/index.js';
-import { jobsLimitsOf } from '../domain/plans.js';
 import type { RateDecision } from '../domain/ratelimit/limiter.js';
 import type { Principal } from '../domain/tenants.js';
 import { authenticate } from '../web/auth.js';
@@ -46,11 +45,11 @@ export function keyedMcpRoutes() {
       if (!(err instanceof DomainError)) throw err;
       // like the REST API: a call without a usable key still gets headers, from a per-IP window
       const res = refusal(c, err);
-      setRateHeaders(res.headers, core.jobs.countAnonymous(clientIp(c)));
+      setRateHeaders(res.headers, core.rateLimits.countAnonymous(clientIp(c)));
       return res;
     }
     c.set('principal', principal);
-    const peek = () => core.perMinute.peek(principal.key.id, jobsLimitsOf(principal.tenant.planTier).rateLimitPerMinute, core.clock.now());
+    const peek = () => core.rateLimits.peekRate(principal);
     if (c.req.method !== 'POST') {
       const res = methodNotAllowed('POST', 'this server is stateless and answers JSON-RPC over POST only (no SSE stream, no session to delete)');
       setRateHeaders(res.headers, peek());
@@ -65,7 +64,7 @@ export function keyedMcpRoutes() {
       listed: () => keyedListed(core),
       beforeCall: () => {
         try {
-          last = core.jobs.takeRate(principal);
+          last = core.rateLimits.takeRate(principal);
         } catch (err) {
           if (err instanceof RateLimitExceeded) last = err.decision;
           throw err;

@@ -14,11 +14,15 @@ export interface ToolCall {
   clientIp: string;
 }
 
-export interface ToolHandler {
+/**
+ * `A` is the tool's generated argument type (src/contract/mcp.gen.ts): the server hands `run` only
+ * arguments that passed the tool's inputSchema.
+ */
+export interface ToolHandler<A extends object = Record<string, unknown>> {
   name: string;
   /** A scope the key needs besides `mcp` (employer tools, apply). */
   scope?: Scope;
-  run(args: Record<string, unknown>, call: ToolCall): Record<string, unknown> | Promise<Record<string, unknown>>;
+  run(args: A, call: ToolCall): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
 export function principalOf(call: ToolCall): Principal {

@@ -5,6 +5,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { unauthorized } from '../errors/errors.js';
 import type { Principal, Scope } from '../domain/tenants.js';
 import type { AppEnv } from './env.js';
+import { headerOf } from './headers.js';
 
 const KEYISH_PARAMS = new Set(['api_key', 'apikey', 'api-key', 'key', 'token', 'access_token', 'auth', 'authorization', 'bearer']);
 /** A value that is a key: a prefix ending in `_live_` (jobs §5) and a long token, maybe after "Bearer ". */
@@ -35,24 +36,6 @@ export function searchParamsOf(url: string): URLSearchParams {
   return new URLSearchParams(hash < 0 ? url.slice(q + 1) : url.slice(q + 1, hash));
 }
 
-// Headers.get() semantics on Node's raw header list: repeated fields joined with ", ", each value trimmed
-// of HTTP whitespace. Reading the one field this way spares building a whole Headers object per call.
-const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
-
-/** The request's Authorization header, exactly as c.req.header('authorization') would give it. */
-function authorizationOf(c: Context<AppEnv>): string | undefined {
-  const raw = (c.env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders;
-  if (!raw) return c.req.header('authorization');
-  let value: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i];
-    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
-    const v = raw[i + 1].replace(HTTP_WHITESPACE, '');
-    value = value === undefined ? v : `${value}, ${v}`;
-  }
-  return value;
-}
-
 export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -64,7 +47,7 @@ export function authenticate(c: Context<AppEnv>, scope: Scope): Principal {
   const url = c.req.url;
   const param = url.includes('?') ? keyParamIn(searchParamsOf(url)) : null;
   if (param !== null) throw keyInQuery(param);
-  const header = authorizationOf(c);
+  const header = headerOf(c, 'authorization');
   const token = bearerToken(header);
   if (header && !token) throw unauthorized('malformed Authorization header: expected "Bearer <API_KEY>"');
   return c.get('core').tenants.authenticate(token, scope);

@@ -1,15 +1,21 @@
 // Reads a JSON request body defensively: content type, encoding, size limit and syntax problems become
-// 4xx invalid_request with a message naming the problem, never a 500. The size is counted as the bytes
-// arrive (bodyStream.ts), so a large or endless body is refused without being held in memory.
+// 4xx invalid_request with a message naming the problem, never a 500 (POL-SUBMIT-2, POL-ERR-1; D-14,
+// D-15, D-80). The size is counted as the bytes arrive (bodyStream.ts), so a large or endless body is
+// refused without being held in memory.
 
 import type { Context } from 'hono';
 import { invalid } from '../errors/errors.js';
 import { limits } from '../domain/plans.js';
 import { readBodyCapped, refuseEncoded } from './bodyStream.js';
+import { headerOf } from './headers.js';
+
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
+// made once: decoding is stateless with the default (non-streaming) decode calls
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export async function readJsonBody(c: Context, maxBytes = limits.policy.bodyMaxBytes): Promise<unknown> {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/([\w.+-]*\+)?json\b/i.test(type.trim())) {
+  const type = headerOf(c, 'content-type') ?? '';
+  if (!JSON_TYPE.test(type.trim())) {
     throw invalid(`request body must be JSON: send Content-Type: application/json (got '${type || 'none'}')`, 'body');
   }
   refuseEncoded(c);
@@ -17,7 +23,7 @@ export async function readJsonBody(c: Context, maxBytes = limits.policy.bodyMaxB
   if (buf.byteLength === 0) throw invalid('request body is empty; a JSON object is required', 'body');
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(buf);
+    text = UTF8.decode(buf);
   } catch {
     throw invalid('request body is not valid UTF-8', 'body');
   }

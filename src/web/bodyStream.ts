@@ -5,6 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { DomainError } from '../errors/errors.js';
+import { headerOf } from './headers.js';
 
 const refusal = (status: number, message: string) => new DomainError('invalid_request', message, { field: 'body', status });
 
@@ -12,7 +13,7 @@ export const tooLarge = (maxBytes: number) => refusal(413, `request body is larg
 
 /** 415 for an encoded body: the sandbox reads only identity-encoded JSON. */
 export function refuseEncoded(c: Context): void {
-  const encoding = c.req.header('content-encoding')?.trim().toLowerCase();
+  const encoding = headerOf(c, 'content-encoding')?.trim().toLowerCase();
   if (encoding && encoding !== 'identity') {
     throw refusal(415, `Content-Encoding '${encoding}' is not supported; send the body unencoded (identity)`);
   }
@@ -87,7 +88,7 @@ async function readWeb(body: ReadableStream<Uint8Array>, maxBytes: number): Prom
  * directly (cheaper than the Web stream adapters); otherwise the Web Request's stream.
  */
 export async function readBodyCapped(c: Context, maxBytes: number): Promise<Uint8Array> {
-  const declared = Number(c.req.header('content-length') ?? NaN);
+  const declared = Number(headerOf(c, 'content-length') ?? NaN);
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   const fromNode = Boolean(incoming && typeof incoming.on === 'function' && !incoming.readableDidRead);
   if (Number.isFinite(declared) && declared > maxBytes) {

@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 
 export interface Connected {
   client: Client;
@@ -59,13 +60,28 @@ export async function rpc(url: string, body: unknown, headers: Record<string, st
 const MCP_DIR = fileURLToPath(new URL('../../contracts/mcp/', import.meta.url));
 
 /** The contract files of one server, by tool name. */
+/**
+ * The tool files of contracts/mcp/<server>/, read straight from disk. An inputSchema that takes its
+ * properties from an OpenAPI component (`x-propertiesFrom`) gets them merged in, as a client sees it in
+ * tools/list.
+ */
 export function contractFiles(server: 'keyed' | 'anon'): Record<string, { name: string; description: string; inputSchema: unknown }> {
   return Object.fromEntries(
     readdirSync(`${MCP_DIR}${server}`)
       .filter((f) => f.endsWith('.json'))
       .map((f) => {
         const doc = JSON.parse(readFileSync(`${MCP_DIR}${server}/${f}`, 'utf8'));
-        return [doc.name, doc];
+        return [doc.name, { ...doc, inputSchema: withPropertiesFrom(doc.inputSchema) }];
       }),
   );
+}
+
+
+function withPropertiesFrom(input: Record<string, any>): Record<string, any> {
+  const ref = input['x-propertiesFrom'];
+  if (ref === undefined) return input;
+  const [file, pointer] = String(ref).split('#/components/schemas/');
+  const from = parse(readFileSync(`${MCP_DIR}../${file}`, 'utf8')).components.schemas[pointer] as Record<string, any>;
+  const { 'x-propertiesFrom': _ref, ...own } = input;
+  return { ...own, properties: { ...own.properties, ...from.properties }, required: [...(own.required ?? []), ...(from.required ?? [])] };
 }

@@ -1,6 +1,7 @@
 // The fictional candidate pool behind the employer tools, generated deterministically from the seed.
 // Personal data (name, contact, CV text, salary expectation) lives under `private` and is never read
 // by anything but tests; every tool output goes through publicViews.ts, which copies allowed fields.
+// Requirements: MCP-TOOL-8, MCP-TOOL-9; decisions D-48.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

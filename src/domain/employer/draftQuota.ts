@@ -2,6 +2,7 @@
 // tier (limits.policy.draftApplicationPerMonth), reset at the start of each calendar month UTC.
 // Exhausted: the free tier gets payment_required with the upgrade link, paid tiers rate_limited with
 // the seconds until the quota resets.
+// Requirements: MCP-TOOL-4, POL-MCP-5, POL-MCP-14; decisions D-31.
 
 import { paymentRequired, rateLimited } from '../../errors/errors.js';
 import { jobsTierOf, limits, nextMonthStart } from '../plans.js';

@@ -2,7 +2,9 @@
 // the saved resume only. Every sentence about the seeker is a claim that goes through the grounding
 // check; unsupported ones are dropped and reported. Framing sentences (greeting, the job applied for,
 // sign-off) say nothing about the seeker and are not claims.
+// Requirements: MCP-TOOL-4, MCP-TOOL-5, POL-MCP-15; decisions D-47.
 
+import type { KeyedDraftApplicationInput } from '../../contract/types.js';
 import { DomainError, invalid } from '../../errors/errors.js';
 import { checkClaim, evidenceOf, type ClaimVerdict } from './grounding.js';
 import type { SeekerResume } from './seekerResumes.js';
@@ -19,11 +21,8 @@ export interface DraftJob {
   description: string;
 }
 
-export interface DraftInput {
-  tone?: Tone;
-  highlights?: string[];
-  strict?: boolean;
-}
+/** draft_application's arguments but the job id (the contract's type). */
+export type DraftInput = Omit<KeyedDraftApplicationInput, 'id'>;
 
 export interface RemovedClaim {
   claim: string;

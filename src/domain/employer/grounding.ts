@@ -4,6 +4,7 @@
 // ("at X"), title words (lead, manager…) and degrees. Then whatever is left: each remaining content word
 // must appear in the resume too, so a claim cannot carry an invented award, place or deed past the check
 // by also naming something true. Anything unbacked is a reason.
+// Requirements: MCP-TOOL-5, POL-MCP-15; decisions D-47.
 
 import type { SeekerResume } from './seekerResumes.js';
 import { SKILL_ALIASES, skillsIn, termPattern } from './vocabulary.js';

@@ -1,7 +1,9 @@
 // hire: one call from a plain-words brief. With enough strong matches it returns an anonymized
 // shortlist and e-mails the same shortlist to the contact; otherwise it says so, and with
 // publish_if_no_match it posts the role free, live only when the scam check passes.
+// Requirements: MCP-TOOL-12, MCP-TOOL-13, POL-MCP-6; decisions D-32, D-49.
 
+import type { KeyedHireInput } from '../../contract/types.js';
 import { invalid } from '../../errors/errors.js';
 import { limits } from '../plans.js';
 import type { Principal } from '../tenants.js';
@@ -14,17 +16,7 @@ import { scamCheck } from './scamCheck.js';
 import { rank } from './scoring.js';
 import { criteriaView, parseCriteria, type Criteria } from './vocabulary.js';
 
-export interface HireArgs {
-  brief: string;
-  company: string;
-  contact_email: string;
-  publish_if_no_match?: boolean;
-  title?: string;
-  pay_min?: number;
-  pay_max?: number;
-  pay_currency?: 'IDR' | 'USD';
-  pay_period?: string;
-}
+export type HireArgs = KeyedHireInput;
 
 export const SHORTLIST_MAX = 10;
 

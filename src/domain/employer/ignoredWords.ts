@@ -2,6 +2,7 @@
 // known role, skill, seniority word, place and "N years" is taken out, minus filler words. Results say
 // them back (D-95) so an agent can tell the user what the search could not use, instead of silently
 // matching on the rest.
+// Requirements: MCP-TOOL-8, MCP-TOOL-9, MCP-TOOL-12; decisions D-95.
 
 import { PLACES, roleTerms, SENIORITY_WORDS, skillTerms, termPattern, YEARS } from './vocabulary.js';
 

@@ -1,9 +1,11 @@
 // The employer tools (candidate pool, match_candidates, talent_search, post_job, hire with its scam
 // check and outbox) and the seeker's draft_application with its grounding check and monthly quota.
 // Everything is in memory, generated from the seed, and emptied by reset().
+// Requirements: MCP-TOOL-4, MCP-TOOL-8, MCP-TOOL-9, MCP-TOOL-10, MCP-TOOL-11, MCP-TOOL-12, MCP-TOOL-13 (through
+// the modules it wires); decisions D-31, D-32, D-47, D-48, D-49.
 
 import type { CoreContext } from '../context.js';
-import { notFound, rateLimited } from '../../errors/errors.js';
+import { notFound } from '../../errors/errors.js';
 import type { JobsService } from '../jobs/index.js';
 import { jobsTierOf, limits } from '../plans.js';
 import type { Principal } from '../tenants.js';
@@ -46,12 +48,8 @@ export function createEmployer(ctx: CoreContext, jobs: JobsService) {
     /** 50 calls a day per key (limits.spec.talentSearchPerDay); a call with bad arguments is not counted. */
     talentSearch(principal: Principal, args: EmployerSearchArgs) {
       criteriaFrom(args);
-      const now = ctx.clock.now();
-      const perDay = limits.spec.talentSearchPerDay;
-      const d = ctx.perDay.hit(`talent:${principal.key.id}`, perDay, now);
-      if (!d.allowed && !ctx.config.noRateLimits) {
-        throw rateLimited(`talent_search is limited to ${perDay} calls a day per key; the limit resets at ${new Date(d.resetAt).toISOString()}`, d.resetSeconds);
-      }
+      const d = ctx.rateLimits.takeTalentSearch(principal);
+      const perDay = d.limit;
       const result = talentSearch(pool, args, limits.spec.talentSearchMaxCards);
       return { ...result, usage: { callsToday: perDay - d.remaining, limitPerDay: perDay, resetAt: new Date(d.resetAt).toISOString() } };
     },

@@ -1,5 +1,7 @@
 // match_candidates: a ranked, anonymized shortlist of consented, open-to-work candidates.
+// Requirements: MCP-TOOL-8, POL-MCP-16; decisions D-48.
 
+import type { KeyedMatchCandidatesInput, KeyedTalentSearchInput } from '../../contract/types.js';
 import { invalid } from '../../errors/errors.js';
 import { isEligible, type Candidate } from './candidatePool.js';
 import { shortlistEntry } from './publicViews.js';
@@ -9,13 +11,8 @@ import { criteriaView, isEmptyCriteria, parseCriteria, type Criteria, type Crite
 /** Candidates below this relevance are noise, not a shortlist. */
 export const MIN_RELEVANCE = 30;
 
-export interface EmployerSearchArgs {
-  query?: string;
-  skills?: string[];
-  roles?: string[];
-  min_years?: number;
-  location?: string;
-}
+/** The arguments of talent_search, which match_candidates shares (plus `limit`): the contract's types. */
+export type EmployerSearchArgs = KeyedTalentSearchInput;
 
 /** The at-least-one rule shared by match_candidates and talent_search. */
 export function criteriaFrom(args: EmployerSearchArgs): Criteria {
@@ -45,7 +42,7 @@ export function unrecognizedNote(c: Criteria): string | undefined {
   return undefined;
 }
 
-export function matchCandidates(pool: readonly Candidate[], args: EmployerSearchArgs & { limit?: number }) {
+export function matchCandidates(pool: readonly Candidate[], args: KeyedMatchCandidatesInput) {
   const criteria = criteriaFrom(args);
   const eligible = pool.filter(isEligible);
   const ranked = unmatchable(criteria) ? [] : rank(eligible, criteria).filter((r) => r.fit.fit >= MIN_RELEVANCE);

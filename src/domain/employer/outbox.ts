@@ -1,5 +1,6 @@
 // The sandbox outbox: e-mails the employer tools would send (hire shortlists, listing notices).
 // Nothing leaves the sandbox; GET /sandbox/v1/outbox shows them.
+// Requirements: MCP-TOOL-12, MCP-TOOL-13; decisions D-32.
 
 import type { CoreContext } from '../context.js';
 

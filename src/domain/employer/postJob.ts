@@ -1,27 +1,14 @@
 // post_job: a job-post order with a checkout link in IDR; the pilot tier is free and goes to manual
 // review. Every posting passes the scam check first; a flagged one gets no checkout link.
+// Requirements: MCP-TOOL-11, POL-MCP-17; decisions D-49.
 
+import type { KeyedPostJobInput } from '../../contract/types.js';
 import type { Principal } from '../tenants.js';
 import { invalid } from '../../errors/errors.js';
-import type { Listing, OrderTier, Postings } from './postings.js';
+import type { Listing, Postings } from './postings.js';
 import { scamCheck } from './scamCheck.js';
 
-export interface PostJobArgs {
-  title: string;
-  company: string;
-  description: string;
-  apply_url?: string;
-  host_apply_form?: boolean;
-  contact_email?: string;
-  tier?: OrderTier;
-  location?: string;
-  remote_type?: string;
-  job_type?: string;
-  pay_min?: number;
-  pay_max?: number;
-  pay_currency?: 'IDR' | 'USD';
-  pay_period?: string;
-}
+export type PostJobArgs = KeyedPostJobInput;
 
 /** Pay rules shared with hire: a range needs a currency and must not be upside down. */
 export function payOf(args: Pick<PostJobArgs, 'pay_min' | 'pay_max' | 'pay_currency' | 'pay_period'>): Listing['pay'] {

@@ -1,5 +1,6 @@
 // Job-post orders (post_job) and free listings (hire with publish_if_no_match), with the sandbox
 // checkout that turns a pending order live.
+// Requirements: MCP-TOOL-11, MCP-TOOL-13, POL-MCP-17; decisions D-49.
 
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { CoreContext } from '../context.js';

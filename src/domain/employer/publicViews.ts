@@ -1,5 +1,6 @@
 // The only place a candidate becomes output. Each view copies named, privacy-safe fields; nothing
 // here may read `candidate.private` (a test asserts no personal data ever reaches a tool result).
+// Requirements: MCP-TOOL-8, MCP-TOOL-9, MCP-TOOL-12; decisions D-48.
 
 import type { Candidate } from './candidatePool.js';
 import type { Fit } from './scoring.js';

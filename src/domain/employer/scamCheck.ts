@@ -3,6 +3,7 @@
 // add up to a score: below REVIEW_AT the posting goes live, from REVIEW_AT it waits for manual review,
 // from REJECT_AT it is rejected. The rules follow the job-scam patterns consumer-protection agencies
 // warn about: fees, off-platform chat, money schemes, unrealistic pay and anonymous employers.
+// Requirements: MCP-TOOL-13; decisions D-49.
 
 import { toIdrMonthly } from '../jobs/pay.js';
 import type { Currency, PayPeriod } from '../jobs/types.js';

@@ -1,5 +1,6 @@
 // How well a candidate fits employer criteria: a 0..100 fit from four components (skills, role,
 // seniority, location). A component the caller did not ask about is null and carries no weight.
+// Requirements: MCP-TOOL-8, MCP-TOOL-9, POL-MCP-16; decisions D-48.
 
 import type { Candidate } from './candidatePool.js';
 import { SENIORITY_FLOOR, type Criteria } from './vocabulary.js';

@@ -1,5 +1,6 @@
 // Saved resumes of job-seeker keys (fixtures/resumes-seekers): demo tenants get the resume named for
 // them, any other tenant one picked deterministically from its tenant id.
+// Requirements: MCP-TOOL-4; decisions D-47.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,7 @@
 // talent_search: a match count and at most 10 anonymized cards, tiered exact / close / broader. When
 // fewer than three candidates match, the search is widened (location and seniority dropped, related
 // roles of the same family admitted, any one of several skills enough) and the result says so.
+// Requirements: MCP-TOOL-9, POL-MCP-16; decisions D-48.
 
 import type { Candidate } from './candidatePool.js';
 import { isEligible } from './candidatePool.js';

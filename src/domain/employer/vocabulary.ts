@@ -2,6 +2,7 @@
 // keywords in English and Indonesian, skills and their aliases, seniority words, cities and provinces.
 // Plain-words briefs are read into Criteria made only of these normalized values, so an output never
 // echoes the caller's raw words (a brief naming a person cannot confirm that the person exists).
+// Requirements: MCP-TOOL-8, MCP-TOOL-9, MCP-TOOL-12; decisions D-48.
 
 import { readFileSync } from 'node:fs';
 import { ignoredWords, MAX_IGNORED } from './ignoredWords.js';

@@ -1,14 +1,16 @@
 // Applying to a job (REST POST /jobs/{id}/apply and the MCP apply_to_job tool share this, and so the
-// same wallet). Checks run in a fixed order: body, job exists and is active, tier, credit; nothing is
-// charged or recorded unless every check passes.
+// same wallet). The body arrives validated by the contract (ApplyRequest, which apply_to_job's arguments
+// share); the checks here run in a fixed order: job exists and is active, tier, credit; nothing is
+// charged or recorded unless every check passes. Requirements: JOB-APPLY-1, JOB-APPLY-2, JOB-APPLY-3, JOB-APPLY-4,
+// JOB-APPLY-5, JOB-APPLY-6, MCP-KEYED-5, MCP-TOOL-6;
+// decisions D-19, D-23, D-28.
 
 import type { CoreContext } from '../context.js';
 import { notFound, paymentRequired } from '../../errors/errors.js';
 import { jobsLimitsOf, jobsTierOf, limits } from '../plans.js';
 import type { Principal } from '../tenants.js';
 import type { ApplicationQueue } from './applications.js';
-import { parseApplyBody } from './params.js';
-import type { Application, ApplyResult, Channel, StoredJob } from './types.js';
+import type { Application, ApplyBody, ApplyResult, Channel, StoredJob } from './types.js';
 
 export class ApplyDesk {
   constructor(
@@ -17,8 +19,7 @@ export class ApplyDesk {
     private readonly queue: ApplicationQueue,
   ) {}
 
-  apply(principal: Principal, jobId: string, body: unknown, channel: Channel): ApplyResult {
-    const input = parseApplyBody(body);
+  apply(principal: Principal, jobId: string, input: ApplyBody, channel: Channel): ApplyResult {
     const job = this.byId.get(jobId);
     if (!job || !job.active) throw notFound(`job '${jobId}' does not exist or is no longer active`);
     const { tenant } = principal;

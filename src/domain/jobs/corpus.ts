@@ -1,6 +1,7 @@
 // The deterministic jobs corpus: `size` active jobs plus about 5% inactive ones, generated from the
 // seed and the vocabularies in fixtures/jobs. The same seed and size give the same corpus byte for
 // byte, independent of the clock, the port or anything else that happened in the sandbox.
+// Requirements: JOB-SEARCH-2, JOB-SEARCH-6, JOB-GET-2; decisions D-26, D-29, D-43.
 
 import { Rng } from '../rng.js';
 import { Describer } from './description.js';

@@ -1,6 +1,7 @@
 // Job descriptions are stored as a handful of template indices and rendered on demand, which keeps a
 // 100,000-job corpus small. The search terms of a job come from the same pieces, tokenized once per
 // distinct piece, so indexing never has to render and re-scan every description.
+// Requirements: POL-SEARCH-2; decisions D-43, D-44.
 
 import { tokenize } from './text.js';
 import type { StoredJob } from './types.js';

@@ -1,6 +1,10 @@
 // The jobs domain: a deterministic corpus, its search index, apply with credits, /me, market data and
 // the per-key rate limit. REST (src/http/jobs.ts) and the MCP tools call the same functions, so an
 // apply over either spends the same wallet and a call over either counts against the same window.
+// Requirements: JOB-SEARCH-1, JOB-SEARCH-2, JOB-SEARCH-3, JOB-SEARCH-4, JOB-SEARCH-5, JOB-SEARCH-6, JOB-SEARCH-7,
+// JOB-SEARCH-8, JOB-SEARCH-9, JOB-GET-1, JOB-GET-2, JOB-APPLY-1, JOB-APPLY-2, JOB-APPLY-3, JOB-APPLY-4,
+// JOB-APPLY-5, JOB-APPLY-6, JOB-ME-1, JOB-ME-2, JOB-MKT-1, JOB-MKT-2, JOB-MKT-3, JOB-MKT-4, JOB-MKT-5, JOB-MKT-6,
+// JOB-MKT-7, MCP-KEYED-5 (through the modules it wires).
 
 import type { CoreContext } from '../context.js';
 import { notFound } from '../../errors/errors.js';
@@ -12,14 +16,13 @@ import { Describer } from './description.js';
 import { Market } from './market.js';
 import { meOf } from './me.js';
 import { parseLocale, parseSearchParams, parseSkillsLimit, type RawParams } from './params.js';
-import { createRate } from '../ratelimit/keyRate.js';
 import { SearchIndex } from './search-index.js';
 import { JobSearch } from './search.js';
-import type { Application, ApplyResult, Channel, JobRecord, JobView, Me, SearchResponse, StoredJob } from './types.js';
+import type { Application, ApplyBody, ApplyResult, Channel, JobRecord, JobView, Me, SearchResponse, StoredJob } from './types.js';
 import { jobViewBytes, toJobView } from './view.js';
 import { vocabulary } from './vocab.js';
 
-export { RateLimitExceeded, type RateDecision } from '../ratelimit/keyRate.js';
+export { RateLimitExceeded, type RateDecision } from '../ratelimit/rules.js';
 export type * from './types.js';
 
 export async function createJobs(ctx: CoreContext) {
@@ -33,7 +36,7 @@ export async function createJobs(ctx: CoreContext) {
   const market = new Market(vocab.families, corpus.active, new Date(CORPUS_EPOCH_MS).toISOString());
   const finder = new JobSearch(corpus.active, index, ctx.faults);
   const desk = new ApplyDesk(ctx, corpus.byId, ctx.store.applications);
-  const rate = createRate(ctx);
+  const rate = ctx.rateLimits;
   const stats = Object.freeze({
     activeJobs: corpus.active.length,
     inactiveJobs: corpus.all.length - corpus.active.length,
@@ -78,7 +81,8 @@ export async function createJobs(ctx: CoreContext) {
       const { descParts: _parts, ...rest } = job;
       return { ...rest, skills: [...job.skills], description: describer.render(job) };
     },
-    apply(principal: Principal, jobId: string, body: unknown, channel: Channel): ApplyResult {
+    /** `body` must have passed the contract's ApplyRequest validation. */
+    apply(principal: Principal, jobId: string, body: ApplyBody, channel: Channel): ApplyResult {
       return desk.apply(principal, jobId, body, channel);
     },
     me(principal: Principal): Me {

@@ -1,6 +1,8 @@
 // Market data over the active corpus: salary benchmarks by role family and seniority, role reports in
 // Indonesian or English, and in-demand skills. Computed once when the corpus loads (the corpus is
 // static), so market calls are constant-time and free on every tier.
+// Requirements: JOB-MKT-1, JOB-MKT-2, JOB-MKT-3, JOB-MKT-4, JOB-MKT-5, JOB-MKT-6, JOB-MKT-7, MCP-TOOL-3,
+// POL-MKT-1, POL-MKT-2; decisions D-25.
 
 import { notFound } from '../../errors/errors.js';
 import { percentile } from './pay.js';

@@ -1,4 +1,5 @@
 // GET /me and the get_me tool: the caller's jobs tier, scopes, apply-credit balance and limits.
+// Requirements: JOB-ME-1, JOB-ME-2, MCP-TOOL-7, POL-ME-1; decisions D-24.
 
 import { jobsLimitsOf, jobsTierOf, limits } from '../plans.js';
 import type { Principal } from '../tenants.js';

@@ -1,16 +1,15 @@
 // Typed commands of the jobs domain from loosely typed input. Adapters validate against the contract
 // first (which names the parameter); these checks are the domain's own guard, so every adapter (REST,
 // MCP) gets the same 400 for the same bad input, whether values arrive as query strings or numbers.
+// Requirements: JOB-SEARCH-3, JOB-SEARCH-4, JOB-MKT-4, JOB-MKT-5, POL-ERR-2; decisions D-07, D-39.
 
 import { invalid } from '../../errors/errors.js';
 import { limits } from '../plans.js';
-import { JOB_TYPES, LOCALES, OPPORTUNITY_TYPES, REMOTE_TYPES, type ApplyBody, type Locale, type SearchParams } from './types.js';
+import { JOB_TYPES, LOCALES, OPPORTUNITY_TYPES, REMOTE_TYPES, type Locale, type SearchParams } from './types.js';
 
 export type RawParams = Record<string, unknown>;
 
 const SEARCH_PARAMS = ['q', 'location', 'remote_type', 'job_type', 'opportunity_type', 'limit', 'offset', 'locale'] as const;
-const APPLY_FIELDS = ['candidate_name', 'candidate_email', 'message', 'resume_url', 'locale'] as const;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Refuses parameters outside `allowed`, naming the first unknown one. */
 export function onlyParams(raw: RawParams, allowed: readonly string[], what = 'query parameter'): void {
@@ -79,38 +78,4 @@ export function parseLocale(raw: RawParams, def: Locale = 'en'): Locale {
 export function parseSkillsLimit(raw: RawParams): number {
   const { min, max, default: def } = limits.spec.skillsLimit;
   return intParam(raw, 'limit', min, max, def ?? max);
-}
-
-function requiredString(body: RawParams, name: string): string {
-  const v = body[name];
-  if (v === undefined || v === null) throw invalid(`${name} is required`, name);
-  if (typeof v !== 'string') throw invalid(`${name} must be a string`, name);
-  const max = limits.policy.stringMaxLength;
-  if (v.length === 0 || v.length > max) throw invalid(`${name} must be a non-empty string of at most ${max} characters`, name);
-  return v;
-}
-
-function optionalString(body: RawParams, name: string): string | undefined {
-  const v = body[name];
-  if (v === undefined) return undefined;
-  const max = limits.policy.stringMaxLength;
-  if (typeof v !== 'string' || v.length === 0 || v.length > max) throw invalid(`${name} must be a non-empty string of at most ${max} characters`, name);
-  return v;
-}
-
-export function parseApplyBody(body: unknown): ApplyBody {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('request body must be a JSON object', 'body');
-  const b = body as RawParams;
-  onlyParams(b, APPLY_FIELDS, 'field');
-  const candidate_name = requiredString(b, 'candidate_name');
-  const candidate_email = requiredString(b, 'candidate_email');
-  if (!EMAIL.test(candidate_email)) throw invalid('candidate_email must be an email address', 'candidate_email');
-  const message = requiredString(b, 'message');
-  const { min, max } = limits.spec.applyMessageLength;
-  const length = [...message].length;
-  if (length < min || length > max) throw invalid(`message must be ${min} to ${max} characters (got ${length})`, 'message');
-  const resume_url = optionalString(b, 'resume_url');
-  if (resume_url !== undefined && !URL.canParse(resume_url)) throw invalid('resume_url must be an absolute URL', 'resume_url');
-  const locale = enumParam(b, 'locale', LOCALES);
-  return { candidate_name, candidate_email, message, ...(resume_url ? { resume_url } : {}), ...(locale ? { locale } : {}) };
 }

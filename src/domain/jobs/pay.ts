@@ -1,5 +1,6 @@
 // Pay normalization for market data: every listing's pay becomes IDR per month at fixed, documented
 // rates, so benchmarks are comparable and reproducible (a live exchange rate would make them drift).
+// Requirements: POL-MKT-1; decisions D-25.
 
 import type { Currency, PayPeriod } from './types.js';
 

@@ -1,6 +1,7 @@
 // The inverted index over active jobs, built once. Document i is the i-th active job in result order
 // (postedAt descending, then id), so every posting list is sorted ascending AND in result order: an
 // intersection yields matches already ordered, and paging by offset is stable.
+// Requirements: JOB-SEARCH-5, JOB-SEARCH-6, POL-SEARCH-2; decisions D-44.
 
 import { fold, tokenize } from './text.js';
 import { JOB_TYPES, OPPORTUNITY_TYPES, REMOTE_TYPES, type JobType, type OpportunityType, type RemoteType, type StoredJob } from './types.js';

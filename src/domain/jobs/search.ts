@@ -2,6 +2,8 @@
 // listings. The free tier's results are one fixed interleaving of the organic matches and the
 // matching promoted jobs (every `sponsoredEvery`-th slot is promoted while promoted matches last),
 // so offsets page through it consistently and no job appears twice.
+// Requirements: JOB-SEARCH-1, JOB-SEARCH-3, JOB-SEARCH-7, JOB-SEARCH-8, JOB-TIER-2, POL-SEARCH-1, POL-TIER-1,
+// POL-TIER-3; decisions D-20, D-27, D-44.
 
 import type { CoreContext } from '../context.js';
 import { paymentRequired } from '../../errors/errors.js';

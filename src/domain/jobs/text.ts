@@ -1,6 +1,7 @@
 // Text normalization shared by the index and the query side: lowercase, diacritics folded, tokens
 // of letters and digits (keeping a trailing + or #, so "C++" and "C#" stay searchable), and a light
 // plural stemmer so "developers" finds "Developer".
+// Requirements: POL-SEARCH-2; decisions D-44.
 
 const COMBINING_MARKS = /[\u0300-\u036f]/g;
 const TOKEN = /[a-z0-9]+[+#]*/g;

@@ -1,6 +1,8 @@
 // The vocabulary of the jobs domain: enumerations, the internal job record, the public Job view and
 // the shapes of search, apply, me and market results (as fixed in the contract, contracts/jobs.openapi.yaml).
+// Requirements: JOB-SEARCH-2, JOB-TIER-1; decisions D-26.
 
+import type { Job } from '../../contract/types.js';
 
 export const REMOTE_TYPES = ['worldwide', 'regional', 'timezone-based'] as const;
 export const JOB_TYPES = ['full-time', 'part-time', 'contract', 'freelance'] as const;
@@ -19,22 +21,12 @@ export type Currency = (typeof CURRENCIES)[number];
 export type Locale = (typeof LOCALES)[number];
 export type Channel = 'rest' | 'mcp';
 
-/** A job as the corpus stores it. Only the 14 Job fields ever leave the sandbox (see toJobView). */
-export interface StoredJob {
-  id: string;
-  title: string;
-  company: string;
-  location: string;
-  payMin: number | null;
-  payMax: number | null;
-  payCurrency: Currency;
-  payPeriod: PayPeriod;
-  remoteType: RemoteType;
-  jobType: JobType;
-  postedAt: string;
+/**
+ * A job as the corpus stores it: the contract's Job fields (but `sponsored`, which depends on the caller's
+ * tier and the result slot) and the sandbox's own. Only the 14 Job fields ever leave the sandbox (see toJobView).
+ */
+export interface StoredJob extends Omit<Job, 'sponsored'> {
   postedAtMs: number;
-  url: string;
-  applyUrl: string;
   active: boolean;
   opportunityType: OpportunityType;
   roleFamily: string;

@@ -1,6 +1,7 @@
 // The one place a stored job becomes the public Job: exactly the 14 fields of the specification.
 // Also its JSON as bytes, for the REST adapter: stored jobs never change, so each one is serialized and
 // encoded once (up to its `sponsored` value, which depends on the tier and slot) and reused after that.
+// Requirements: JOB-SEARCH-2, JOB-GET-1, JOB-SEARCH-7; decisions D-26.
 
 import type { JobView, StoredJob } from './types.js';
 

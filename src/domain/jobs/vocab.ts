@@ -1,4 +1,5 @@
 // The seed vocabularies of the jobs corpus (fixtures/jobs/*.json), read once per process.
+// Requirements: none directly (corpus vocabularies); decisions D-43.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

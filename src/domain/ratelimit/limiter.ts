@@ -1,6 +1,7 @@
 // Fixed-window rate limits on the sandbox clock. One limiter instance counts per (bucket) per window:
 // the jobs API and the keyed MCP server share one per-minute window per API key; the anonymous MCP
 // server uses a per-day window per client IP; talent_search a per-day window per key.
+// Requirements: JOB-RATE-4, POL-RATE-1, POL-MCP-3; decisions D-22, D-33.
 
 export interface RateDecision {
   allowed: boolean;

@@ -2,6 +2,8 @@
 // once a cursor is given it alone decides where the page starts, so rows appended between pages are
 // neither skipped nor repeated. A page comes as objects or, for the REST adapter, as its JSON text
 // built straight from the column store (the same bytes JSON.stringify would write for the objects).
+// Requirements: SCR-AUDIT-1, SCR-AUDIT-2, SCR-AUDIT-3, SCR-AUDIT-4, SCR-AUDIT-5, SCR-AUDIT-6, POL-AUDIT-1,
+// POL-AUDIT-3; decisions D-21.
 
 import type { CoreContext } from '../context.js';
 import { invalid } from '../../errors/errors.js';

@@ -1,6 +1,7 @@
 // Years of experience: what a job spec asks for (an explicit "5+ years" in the title or description,
 // else a seniority word such as "Senior") and what a candidate shows (experienceYears, or a
 // "7 years" in the summary). Each finding carries the words it was read from, for evidence.
+// Requirements: SCR-HOOK-4 (evidence), POL-REVIEW-2; decisions D-42.
 
 import type { CandidateProfile, JobSpec } from './types.js';
 

@@ -1,5 +1,8 @@
 // Screening domain: submissions, idempotency, the pipeline, review decisions and the audit ledger.
 // It knows nothing of HTTP; the REST adapter and the control API call the functions returned here.
+// Requirements: SCR-SUBMIT-1, SCR-USAGE-1, SCR-USAGE-2, SCR-USAGE-3, SCR-USAGE-4, SCR-USAGE-5, SCR-USAGE-6,
+// SCR-USAGE-7, SCR-AUDIT-1, SCR-AUDIT-2, SCR-AUDIT-3, SCR-AUDIT-4, SCR-AUDIT-5, SCR-AUDIT-6, SCR-REVIEW-1,
+// SCR-REVIEW-2 (through the modules it wires).
 
 import type { CoreContext } from '../context.js';
 import type { Tenant } from '../tenants.js';
@@ -11,6 +14,7 @@ import type { RequestFilter } from './requests.js';
 import { loadResumes } from './resumes.js';
 import { type DecisionInput, decide } from './review.js';
 import { submit } from './submit.js';
+import type { Submission } from './types.js';
 import { usageOf } from './usage.js';
 
 export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
@@ -24,7 +28,8 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
     ledger,
     requests,
     resumes,
-    submit: (tenant: Tenant, body: unknown) => submit(ctx, requests, pipeline, tenant, body),
+    /** `submission` must have passed the contract's SubmitRequest validation. */
+    submit: (tenant: Tenant, submission: Submission) => submit(ctx, requests, pipeline, tenant, submission),
     usage: (tenant: Tenant) => usageOf(ctx, tenant),
     audit: (tenantId: string, query: AuditQuery) => auditPage(ctx, ledger, cursors, tenantId, query),
     /** The same page as JSON text, built without intermediate objects (for the REST adapter). */

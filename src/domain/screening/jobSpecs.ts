@@ -1,8 +1,10 @@
 // Job specs as requests keep them. Many candidates are screened against the same job spec, so each
-// distinct spec (by its canonical JSON text) is kept once, with its scorer compilation made on first
+// distinct spec (by its JSON text) is kept once, with its scorer compilation made on first
 // use; a bounded table of recent specs finds the shared copy. Every reader gets its own parsed copy.
+// Requirements: none of its own (storage of SCR-SUBMIT-7 job specs); decisions D-42.
 
 import { flatten } from './flatten.js';
+import { RecentTable } from './recentTable.js';
 import { type CompiledJob, compileJob } from './scorer.js';
 import type { JobSpec } from './types.js';
 
@@ -10,7 +12,7 @@ export class StoredJobSpec {
   private compiledJob: CompiledJob | null = null;
 
   constructor(
-    /** JSON.stringify of the spec as parseSubmission returned it. */
+    /** JSON.stringify of the spec as submitted. */
     readonly json: string,
   ) {}
 
@@ -24,12 +26,10 @@ export class StoredJobSpec {
   }
 }
 
-const RECENT = 256;
-
 const sameList = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
   a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((x, i) => x === b[i]));
 
-/** Equal job specs, as parseSubmission makes them (the same keys mean the same JSON text). */
+/** Equal job specs: the same fields with the same values, whatever their order. */
 const sameSpec = (a: JobSpec, b: JobSpec) =>
   a.title === b.title &&
   a.description === b.description &&
@@ -40,7 +40,7 @@ const sameSpec = (a: JobSpec, b: JobSpec) =>
   Object.keys(a).length === Object.keys(b).length;
 
 export class JobSpecTable {
-  private recent = new Map<string, StoredJobSpec>();
+  private recent = new RecentTable<StoredJobSpec>();
   // screenings come in runs against one job: the last spec is recognised without serialising it
   private last: { spec: JobSpec; stored: StoredJobSpec } | null = null;
 
@@ -53,21 +53,11 @@ export class JobSpecTable {
   }
 
   private lookup(spec: JobSpec): StoredJobSpec {
-    const json = JSON.stringify(spec);
-    let stored = this.recent.get(json);
-    if (stored) {
-      // most recently used last, so the oldest goes first when the table is full
-      this.recent.delete(json);
-    } else {
-      stored = new StoredJobSpec(flatten(json));
-      if (this.recent.size >= RECENT) this.recent.delete(this.recent.keys().next().value!);
-    }
-    this.recent.set(json, stored);
-    return stored;
+    return this.recent.get(JSON.stringify(spec), (json) => new StoredJobSpec(flatten(json)));
   }
 
   reset(): void {
-    this.recent.clear();
+    this.recent.reset();
     this.last = null;
   }
 }

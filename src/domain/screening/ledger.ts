@@ -3,6 +3,7 @@
 // tenant. A page is a binary search plus a run of rows, so reading any page costs O(log n + limit)
 // however long the ledger. Identical payloads are stored once, so a million rows stay within a few
 // tens of megabytes; row objects are only made when asked for.
+// Requirements: SCR-LEDGER-1, SCR-LEDGER-2, SCR-LEDGER-3, SCR-LEDGER-4, SCR-LEDGER-5, SCR-AUDIT-3; decisions D-21.
 
 import { flatten } from './flatten.js';
 import { ActorTable, eventIdOf, isoOf, TenantRows } from './tenantRows.js';

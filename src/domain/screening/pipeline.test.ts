@@ -38,6 +38,26 @@ describe('review-window timers', () => {
     expect(core.screening.get(ids[1])!.rows.map((r) => r.toState)).toEqual(['received', 'parsed', 'scored', 'pending_review', 'expired']);
   });
 
+  it('scores a request once and keeps the result: later reads do not run the scorer again', async () => {
+    const { tenant } = core.tenants.create({ planTier: 'scale', name: 'score once' });
+    const id = core.screening.submit(tenant, {
+      idempotencyKey: 'score-once',
+      candidate: { kind: 'resume_ref', resumeRef: 'res_demo_backend' },
+      jobSpec: { title: 'Backend Engineer', mustHaves: ['Go'] },
+    }).requestId;
+    await settle();
+    const first = core.screening.get(id)!.score;
+    expect(first?.schemaVersion).toBe(1);
+    // without its resume the scorer could no longer score this candidate; the kept result stays
+    const resume = core.screening.resumes.get('res_demo_backend')!;
+    core.screening.resumes.delete('res_demo_backend');
+    try {
+      expect(core.screening.get(id)!.score).toEqual(first);
+    } finally {
+      core.screening.resumes.set('res_demo_backend', resume);
+    }
+  });
+
   it('drops every pending timer on reset', async () => {
     const { tenant } = core.tenants.create({ planTier: 'scale', name: 'reset' });
     submit(tenant, 10);

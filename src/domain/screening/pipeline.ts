@@ -3,6 +3,8 @@
 // with `failed` when the candidate cannot be parsed or the decision's delivery exhausts its retries,
 // and `expired` when no reviewer decides within the review window. Every transition writes exactly
 // one ledger row. A result reaches `delivered` only after a human decision.
+// Requirements: SCR-STATE-1, SCR-STATE-2, SCR-REVIEW-1, SCR-LEDGER-1, SCR-HOOK-1, SCR-HOOK-2, POL-STATE-1,
+// POL-STATE-2, POL-STATE-3, POL-HOOK-3, POL-HOOK-5; decisions D-02, D-03.
 
 import type { CoreContext } from '../context.js';
 import { limits } from '../plans.js';
@@ -10,19 +12,31 @@ import type { Delivery, WebhookService } from '../webhooks/index.js';
 import { flatten } from './flatten.js';
 import { JobSpecTable } from './jobSpecs.js';
 import type { Actor, Ledger, LedgerPayload } from './ledger.js';
+import { RecentTable } from './recentTable.js';
 import { encodeCandidate, StoredRequest } from './record.js';
 import type { RequestStore } from './requests.js';
 import { parseCandidate, type ResumeFixture } from './resumes.js';
-import { scoreCandidate } from './scorer.js';
-import type { ReviewDecisionV1, ReviewEdits, ScreeningState, Submission } from './types.js';
+import { scoreTemplate, subjectOf, withSubject } from './scorer.js';
+import type { ReviewDecisionV1, ReviewEdits, ScoreResultV1, ScreeningState, Submission } from './types.js';
 
 /** Magic job title whose review window closes as soon as the request is queued for review. */
 export const EXPIRE_TITLE = 'sandbox expire';
 
 const DECIDED: readonly ScreeningState[] = ['approved', 'rejected', 'edited'];
 
+const sameResult = (a: ScoreResultV1, b: ScoreResultV1) =>
+  a.score === b.score &&
+  a.rationale === b.rationale &&
+  a.confidence === b.confidence &&
+  a.modelId === b.modelId &&
+  a.promptVersion === b.promptVersion &&
+  a.dimensions.length === b.dimensions.length &&
+  a.dimensions.every((d, i) => d.name === b.dimensions[i].name && d.score === b.dimensions[i].score && d.evidence === b.dimensions[i].evidence);
+
 export class Pipeline {
   private readonly jobSpecs = new JobSpecTable();
+  // identical scores (the same candidate data against the same spec) share one stored text
+  private readonly scores = new RecentTable<string>();
 
   constructor(
     private readonly ctx: CoreContext,
@@ -37,12 +51,22 @@ export class Pipeline {
   /** Forgets the shared job specs (requests still hold theirs). */
   reset(): void {
     this.jobSpecs.reset();
+    this.scores.reset();
+    this.lastTemplate = null;
   }
 
-  /** A new request in state `received`, not yet stored. */
-  create(id: string, tenantId: string, submission: Submission, now: number): StoredRequest {
+  /**
+   * Takes a new request in: stores it in state `received` with its intake row, and schedules the
+   * automatic steps to run after the submit response has been computed.
+   */
+  admit(id: string, tenantId: string, submission: Submission, now: number): StoredRequest {
     const job = this.jobSpecs.intern(submission.jobSpec);
-    return new StoredRequest(flatten(id), submission.idempotencyKey, now, this.ledger.rowsFor(tenantId), encodeCandidate(submission.candidate), job, this.resumes);
+    const req = new StoredRequest(flatten(id), submission.idempotencyKey, now, this.ledger.rowsFor(tenantId), encodeCandidate(submission.candidate), job);
+    this.requests.insert(req);
+    const payload = { creditsCharged: limits.spec.creditsPerScreen, candidateKind: submission.candidate.kind };
+    this.ledger.appendTo(req.store, req, req.id, null, 'received', 'system', payload, now);
+    setImmediate(this.runLater, req, submission);
+    return req;
   }
 
   /** Moves the request and writes its ledger row (unless a planted bug swallows it). */
@@ -53,23 +77,28 @@ export class Pipeline {
     if (writeRow) this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.now());
   }
 
-  intake(req: StoredRequest, submission: Submission): void {
-    const payload = { creditsCharged: limits.spec.creditsPerScreen, candidateKind: submission.candidate.kind };
-    this.ledger.appendTo(req.store, req, req.id, null, 'received', 'system', payload, req.createdAt);
+  // screenings come in runs of similar candidates: the last template is recognised without serialising it
+  private lastTemplate: { template: ScoreResultV1; text: string } | null = null;
+
+  /** The shared JSON text of a result template. */
+  private templateText(template: ScoreResultV1): string {
+    const last = this.lastTemplate;
+    if (last && sameResult(last.template, template)) return last.text;
+    const text = this.scores.get(JSON.stringify(template), flatten);
+    this.lastTemplate = { template, text };
+    return text;
   }
 
-  /** Runs the automatic steps, after the submit response has been computed. */
-  schedule(req: StoredRequest, submission: Submission): void {
-    setImmediate(() => {
-      // a sandbox reset in between drops the request
-      if (this.requests.get(req.id) !== req) return;
-      try {
-        this.run(req, submission);
-      } catch (err) {
-        console.error(`screening pipeline failed for ${req.id}`, err);
-      }
-    });
-  }
+  // one function for every request's automatic steps: no closure per submit
+  private readonly runLater = (req: StoredRequest, submission: Submission) => {
+    // a sandbox reset in between drops the request
+    if (this.requests.get(req.id) !== req) return;
+    try {
+      this.run(req, submission);
+    } catch (err) {
+      console.error(`screening pipeline failed for ${req.id}`, err);
+    }
+  };
 
   private run(req: StoredRequest, submission: Submission): void {
     const parsed = parseCandidate(submission.candidate, this.resumes);
@@ -79,8 +108,12 @@ export class Pipeline {
     }
     this.transition(req, 'parsed', 'system', { source: parsed.profile.source });
 
-    const score = scoreCandidate(parsed.profile, submission.jobSpec, req.job.compiled(submission.jobSpec));
-    req.scored = true;
+    // scored once, here, and kept: every later read gets the kept result. Candidates with the same data
+    // against the same spec share one template; only the name in the rationale is their own.
+    const template = scoreTemplate(parsed.profile, submission.jobSpec, req.job.compiled(submission.jobSpec));
+    const score = withSubject(template, subjectOf(parsed.profile.name));
+    // a structured candidate's name is kept with the candidate already; a resume's is the fixture's own
+    req.keepScore(this.templateText(template), submission.candidate.kind === 'structured' ? null : parsed.profile.name);
     const summary = { score: score.score, confidence: score.confidence, modelId: score.modelId, promptVersion: score.promptVersion };
     this.transition(req, 'scored', 'system', summary, !this.ctx.faults.bug('skip_ledger_row'));
     if (this.webhookUrlOf(req)) this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.scored', result: score });

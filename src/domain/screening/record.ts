@@ -1,14 +1,15 @@
 // A screening request as the store keeps it: compact, because a sandbox may hold hundreds of
 // thousands. The candidate is kept as a short JSON text, the job spec is shared with every request that
-// sent the same one, the ledger rows are a chain in the tenant's row store, and the score is not kept
-// at all: the scorer is deterministic, so it is computed again from the submission when read.
+// sent the same one, the ledger rows are a chain in the tenant's row store, and the score, computed once
+// by the pipeline, is kept as the JSON text of its template (shared between requests that earned the same
+// one) plus the candidate's name that fills it.
+// Requirements: SCR-LEDGER-2, SCR-HOOK-4 (the kept ScoreResultV1); decisions D-02.
 
 import type { TimerHandle } from '../clock.js';
 import { flatten } from './flatten.js';
 import type { StoredJobSpec } from './jobSpecs.js';
 import { type LedgerRow, type RowChain, rowsOfChain } from './ledger.js';
-import { parseCandidate, type ResumeFixture } from './resumes.js';
-import { scoreCandidate } from './scorer.js';
+import { subjectOf, withSubject } from './scorer.js';
 import type { TenantRows } from './tenantRows.js';
 import type { CandidateBlob, ReviewDecisionV1, ReviewEdits, ScoreResultV1, ScreeningRequest, ScreeningState, Submission } from './types.js';
 
@@ -27,7 +28,7 @@ export function encodeCandidate(c: CandidateBlob): string {
   return flatten(JSON.stringify(values));
 }
 
-/** The candidate with its keys in the order parseSubmission gives them. */
+/** The candidate, its keys in the contract's order. */
 export function decodeCandidate(text: string): CandidateBlob {
   const [code, ...values] = JSON.parse(text) as [number, ...unknown[]];
   const kind = KINDS[code];
@@ -45,8 +46,10 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   queuedForReviewAt: number | null = null;
   firstRow = -1;
   lastRow = -1;
-  /** True once the scorer has run for this request. */
-  scored = false;
+  /** JSON text of the model's result template (shared), once scored, and the name that fills it (null: the
+   * structured candidate's own fullName). */
+  private scoreText: string | null = null;
+  private scoreName: string | null = null;
   /** The pending review-window timer. */
   expiry: TimerHandle | null = null;
 
@@ -59,7 +62,6 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     /** encodeCandidate() of the submitted candidate. */
     private readonly candidateText: string,
     readonly job: StoredJobSpec,
-    private readonly resumes: ReadonlyMap<string, ResumeFixture>,
   ) {}
 
   get tenantId(): string {
@@ -75,12 +77,20 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return { idempotencyKey: this.idempotencyKey, candidate: this.candidate(), jobSpec: this.job.spec() };
   }
 
+  /**
+   * Keeps the model's result: the JSON text of its template (see scorer.ts) and the candidate name that
+   * fills it, or null to take the structured candidate's fullName (which the request keeps anyway).
+   */
+  keepScore(templateJson: string, name: string | null): void {
+    this.scoreText = templateJson;
+    this.scoreName = name;
+  }
+
   get score(): ScoreResultV1 | null {
-    if (!this.scored) return null;
-    const parsed = parseCandidate(this.candidate(), this.resumes);
-    if (!parsed.ok) return null;
-    const spec = this.job.spec();
-    return scoreCandidate(parsed.profile, spec, this.job.compiled(spec));
+    if (this.scoreText === null) return null;
+    const c = this.scoreName === null ? this.candidate() : null;
+    const name = this.scoreName ?? (c?.kind === 'structured' ? c.fullName : '');
+    return withSubject(JSON.parse(this.scoreText) as ScoreResultV1, subjectOf(name));
   }
 
   get rows(): LedgerRow[] {

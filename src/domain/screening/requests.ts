@@ -1,5 +1,6 @@
 // The store of screening requests: by id, and by (tenant, idempotency key). Lookup and insert are
 // synchronous, so the idempotency check-and-insert cannot interleave with another request.
+// Requirements: SCR-IDEMP-1, SCR-IDEMP-2, SCR-IDEMP-4; decisions D-12.
 
 import type { StoredRequest } from './record.js';
 import type { ScreeningState } from './types.js';

@@ -1,5 +1,6 @@
 // Resume fixtures for `resume_ref` candidates (fixtures/resumes/*.json), loaded once. A resumeRef
 // that is not among them cannot be parsed, which is how a request reaches `failed` without magic.
+// Requirements: POL-STATE-3; decisions D-03.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,6 @@
 // Human review: a reviewer approves, rejects or edits a scored request that is pending review. The
 // console and the control API both call `decide`; the result becomes a ReviewDecisionV1.
+// Requirements: SCR-REVIEW-2, SCR-LEDGER-3, SCR-HOOK-5, POL-REVIEW-1; decisions D-04, D-41.
 
 import type { CoreContext } from '../context.js';
 import { invalid, notFound } from '../../errors/errors.js';

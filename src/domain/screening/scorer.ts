@@ -3,6 +3,7 @@
 // asks). Evidence quotes the candidate's own data; the same input always gives the same result.
 // A job spec is compiled once (its requirements' key terms, the years it asks for) and can be kept
 // beside the spec; a candidate's skills and summary are tokenized once per scoring.
+// Requirements: SCR-HOOK-4, SCR-VER-3, POL-REVIEW-2; decisions D-42.
 
 import { candidateYears, requiredYears, type YearsFinding } from './experience.js';
 import { alternatives, findRun, keyTermsOf, type Token, tokenize } from './terms.js';
@@ -127,7 +128,24 @@ function names(ms: TermMatch[], found: boolean): { count: number; text: string }
 }
 
 /** `compiled` is compileJob(job), when the caller keeps it. */
+/**
+ * Where the candidate's name stands in a result template's rationale: the only part of a result that
+ * differs between candidates with the same data against the same spec, so templates can be shared.
+ */
+export const SUBJECT = '\u0000';
+
+/** How the rationale names a candidate of this name. */
+export const subjectOf = (name: string): string => clip(name);
+
+/** A template with its subject filled in. The subject sentence comes first, so the first marker is it. */
+export const withSubject = (template: ScoreResultV1, subject: string): ScoreResultV1 => ({ ...template, rationale: template.rationale.replace(SUBJECT, () => subject) });
+
 export function scoreCandidate(c: CandidateProfile, job: JobSpec, compiled: CompiledJob = compileJob(job)): ScoreResultV1 {
+  return withSubject(scoreTemplate(c, job, compiled), subjectOf(c.name));
+}
+
+/** The result with SUBJECT in place of the candidate's name. */
+export function scoreTemplate(c: CandidateProfile, job: JobSpec, compiled: CompiledJob = compileJob(job)): ScoreResultV1 {
   const cc = compileCandidate(c);
   const must = listDimension('must_haves', compiled.must, cc, 'must-haves');
   const nice = listDimension('nice_to_haves', compiled.nice, cc, 'nice-to-haves');
@@ -145,7 +163,7 @@ export function scoreCandidate(c: CandidateProfile, job: JobSpec, compiled: Comp
   else {
     const met = names(must.matches, true);
     const missing = names(must.matches, false);
-    sentences.push(`${clip(c.name)} meets ${met.count} of ${must.matches.length} must-haves${met.count ? ` (${met.text})` : ''}${missing.count ? `; missing ${missing.text}` : ''}.`);
+    sentences.push(`${SUBJECT} meets ${met.count} of ${must.matches.length} must-haves${met.count ? ` (${met.text})` : ''}${missing.count ? `; missing ${missing.text}` : ''}.`);
   }
   if (nice.matches.length > 0) sentences.push(`Nice-to-haves met: ${names(nice.matches, true).count} of ${nice.matches.length}.`);
   if (exp.have && exp.need) sentences.push(`${exp.have.years} years of experience against ${exp.need.years} asked.`);

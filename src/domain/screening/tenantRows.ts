@@ -3,6 +3,7 @@
 // payload (a frozen object shared by the rows that have the same one) as references. A row costs
 // about 40 bytes however many there are, appending never copies earlier rows, and a row's AuditEvent
 // JSON is built by concatenating pieces that were mostly encoded once.
+// Requirements: SCR-LEDGER-1, SCR-LEDGER-2, SCR-LEDGER-3, SCR-LEDGER-4, SCR-LEDGER-5, SCR-AUDIT-3; decisions D-21.
 
 import type { LedgerPayload } from './ledger.js';
 import { SCREENING_STATES, type ScreeningState } from './types.js';

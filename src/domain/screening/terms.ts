@@ -2,6 +2,7 @@
 // evidence can quote the candidate's own words; folds case, punctuation, common synonyms
 // ("Postgres" = "PostgreSQL", "k8s" = "Kubernetes", "Node.js" = "NodeJS") and simple plural and
 // verb endings, the same way on both sides.
+// Requirements: SCR-HOOK-4 (evidence quoting the candidate); decisions D-42.
 
 export interface Token {
   /** canonical form */

@@ -1,60 +1,33 @@
-// The screening domain's vocabulary: submissions as the API accepts them, requests as the sandbox
-// keeps them, and the two result documents a webhook carries (ScoreResultV1, ReviewDecisionV1).
+// The screening domain's own vocabulary: the request as the sandbox keeps it, the scorer's view of a
+// candidate and a reviewer's edits. Every shape the API exchanges (the submission, its candidate and
+// job spec, ScoreResultV1, ReviewDecisionV1, the states) is the contract's generated type, named here
+// once for the domain. Requirements: SCR-STATE-1 (the ten states); decisions D-02, D-04.
 
+import type {
+  CandidateBlob,
+  JobSpec,
+  ReviewDecisionV1,
+  ScoreDimension,
+  ScoreResultV1,
+  ScreeningState,
+  StructuredCandidate,
+  ResumeRefCandidate,
+  SubmitRequest,
+} from '../../contract/types.js';
 import type { LedgerRow } from './ledger.js';
 
-export const SCREENING_STATES = [
-  'received',
-  'parsed',
-  'scored',
-  'pending_review',
-  'approved',
-  'rejected',
-  'edited',
-  'delivered',
-  'failed',
-  'expired',
-] as const;
-export type ScreeningState = (typeof SCREENING_STATES)[number];
+export type { CandidateBlob, JobSpec, ResumeRefCandidate, ReviewDecisionV1, ScoreDimension, ScoreResultV1, ScreeningState, StructuredCandidate };
+/** A submit body, as the contract has validated it. */
+export type Submission = SubmitRequest;
+export type Decision = ReviewDecisionV1['decision'];
 
-export const isScreeningState = (v: unknown): v is ScreeningState =>
-  typeof v === 'string' && (SCREENING_STATES as readonly string[]).includes(v);
-
+// Runtime lists of the contract's enums (for checks and messages); the typecheck fails if they drift.
+export const SCREENING_STATES = ['received', 'parsed', 'scored', 'pending_review', 'approved', 'rejected', 'edited', 'delivered', 'failed', 'expired'] as const;
 export const DECISIONS = ['approved', 'rejected', 'edited'] as const;
-export type Decision = (typeof DECISIONS)[number];
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+export const LISTS_MATCH_CONTRACT: [Same<(typeof SCREENING_STATES)[number], ScreeningState>, Same<(typeof DECISIONS)[number], Decision>] = [true, true];
 
-export interface ResumeRefCandidate {
-  kind: 'resume_ref';
-  resumeRef: string;
-  filename?: string;
-}
-
-export interface StructuredCandidate {
-  kind: 'structured';
-  fullName: string;
-  email?: string;
-  phone?: string;
-  summary?: string;
-  skills?: string[];
-  experienceYears?: number;
-}
-
-export type CandidateBlob = ResumeRefCandidate | StructuredCandidate;
-
-export interface JobSpec {
-  title: string;
-  mustHaves: string[];
-  niceToHaves?: string[];
-  salaryBandMinIdr?: number;
-  salaryBandMaxIdr?: number;
-  description?: string;
-}
-
-export interface Submission {
-  idempotencyKey: string;
-  candidate: CandidateBlob;
-  jobSpec: JobSpec;
-}
+export const isScreeningState = (v: unknown): v is ScreeningState => typeof v === 'string' && (SCREENING_STATES as readonly string[]).includes(v);
 
 /** What the scorer reads, whichever variant the candidate came in. */
 export interface CandidateProfile {
@@ -64,31 +37,6 @@ export interface CandidateProfile {
   experienceYears: number | null;
   /** Where the data came from, quoted in evidence ("resume res_demo_backend"). */
   source: string;
-}
-
-export interface ScoreDimension {
-  name: string;
-  score: number;
-  evidence: string;
-}
-
-export interface ScoreResultV1 {
-  schemaVersion: 1;
-  score: number;
-  dimensions: ScoreDimension[];
-  rationale: string;
-  confidence: number;
-  modelId: string;
-  promptVersion: string;
-}
-
-export interface ReviewDecisionV1 {
-  schemaVersion: 1;
-  decision: Decision;
-  reviewerId: string;
-  reviewerRole: string;
-  latencyMs: number;
-  note?: string;
 }
 
 /** A reviewer's correction of the model's result, kept beside the decision when it is `edited`. */

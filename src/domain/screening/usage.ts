@@ -1,21 +1,15 @@
 // The caller's screening wallet as the usage endpoint reports it, and the 402 a submit gets when
 // the wallet is empty (always with a next step: the upgrade URL, and the free cap on the free tier).
+// Requirements: SCR-USAGE-1, SCR-USAGE-2, SCR-USAGE-3, SCR-USAGE-4, SCR-USAGE-5, SCR-USAGE-6, SCR-USAGE-7,
+// SCR-CREDIT-3, SCR-CREDIT-4, SCR-CREDIT-5, POL-USAGE-1, POL-USAGE-2, POL-CREDIT-2; decisions D-05, D-16.
 
+import type { ScreeningUsage } from '../../contract/types.js';
 import type { CoreContext } from '../context.js';
 import { type DomainError, paymentRequired } from '../../errors/errors.js';
-import { limits, type PlanTier } from '../plans.js';
+import { limits } from '../plans.js';
 import type { Tenant } from '../tenants.js';
 
-export interface ScreeningUsage {
-  tenantId: string;
-  planTier: PlanTier;
-  creditsRemaining: number;
-  creditsCap: number;
-  usagePercent: number;
-  nearLimit: boolean;
-  resetAt: string | null;
-  freeScreenCap?: number;
-}
+export type { ScreeningUsage };
 
 const freeCap = () => limits.policy.screening.free.creditsCap;
 

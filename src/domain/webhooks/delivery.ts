@@ -1,5 +1,6 @@
 // A webhook delivery: one event for one request, its attempts, and where it stands. Deliveries are
 // kept by id, by tenant and by request, so the control API and console can list them either way.
+// Requirements: SCR-HOOK-3, POL-HOOK-1; decisions D-09.
 
 export type WebhookEvent = 'screening.scored' | 'screening.review_decided';
 export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'exhausted';

@@ -3,6 +3,8 @@
 // takes effect at the next retry. Advancing the sandbox clock fires every retry that came due.
 // A person's redelivery is one extra attempt beside the automatic schedule, never a change to it;
 // during a secret rotation each attempt carries a second signature made with the previous secret.
+// Requirements: SCR-HOOK-1, SCR-HOOK-2, SCR-HOOK-3, SCR-HOOK-4, SCR-HOOK-5, SCR-HOOK-6, SCR-HOOK-7, SCR-HOOK-8,
+// POL-HOOK-1, POL-HOOK-2, POL-HOOK-3, POL-HOOK-4, POL-HOOK-5; decisions D-09, D-10, D-100, D-101.
 
 import type { CoreContext } from '../context.js';
 import { invalid, notFound } from '../../errors/errors.js';

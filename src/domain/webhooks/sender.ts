@@ -2,6 +2,7 @@
 // the status (2xx is success; redirects are not followed and count as failures) or the network error.
 // Only the first RESPONSE_CAP bytes of the receiver's answer are read and kept: then the connection
 // is closed, so a receiver answering with gigabytes costs the sandbox a few KiB.
+// Requirements: POL-HOOK-1 (2xx within 15 s is success); decisions D-09.
 
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';

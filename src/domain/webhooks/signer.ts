@@ -3,6 +3,7 @@
 // `verify`, which compares in constant time. While a rotated-out secret is still in its overlap
 // window, `X-Screening-Signature-Previous` carries the same body signed with that secret (D-101):
 // a receiver holding either secret accepts the delivery with `verifyAny`.
+// Requirements: SCR-HOOK-6, SCR-HOOK-7.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 

@@ -1,6 +1,7 @@
 // Success rate per webhook endpoint (tenant + URL): attempts and 2xx answers counted as they are
 // recorded, so a console page shows each endpoint's health without walking every delivery.
 // Bounded: past MAX_ENDPOINTS the least recently used endpoint is forgotten.
+// Requirements: none of the documents (console health figures); decisions D-109.
 
 const MAX_ENDPOINTS = 2000;
 

@@ -1,12 +1,11 @@
-// apply_to_job (keyed): the REST apply (same wallet, same rules), recorded as channel "mcp".
+// apply_to_job (keyed): the REST apply (same wallet, same rules), recorded as channel "mcp". Its
+// arguments are the job id plus the REST ApplyRequest (the contract composes them).
 
+import type { KeyedApplyToJobInput } from '../../contract/types.js';
 import { principalOf, type ToolHandler } from '../tool.js';
 
-export const applyToJob: ToolHandler = {
+export const applyToJob: ToolHandler<KeyedApplyToJobInput> = {
   name: 'apply_to_job',
   scope: 'apply',
-  run: (args, call) => {
-    const { id, ...body } = args;
-    return { ...call.core.jobs.apply(principalOf(call), String(id), body, 'mcp') };
-  },
+  run: ({ id, ...body }, call) => ({ ...call.core.jobs.apply(principalOf(call), id, body, 'mcp') }),
 };

@@ -1,10 +1,10 @@
 // match_candidates (keyed, employer): a ranked, anonymized shortlist.
 
-import type { EmployerSearchArgs } from '../../domain/employer/matchCandidates.js';
+import type { KeyedMatchCandidatesInput } from '../../contract/types.js';
 import type { ToolHandler } from '../tool.js';
 
-export const matchCandidates: ToolHandler = {
+export const matchCandidates: ToolHandler<KeyedMatchCandidatesInput> = {
   name: 'match_candidates',
   scope: 'employer',
-  run: (args, call) => call.core.employer.matchCandidates(args as EmployerSearchArgs & { limit?: number }),
+  run: (args, call) => call.core.employer.matchCandidates(args),
 };

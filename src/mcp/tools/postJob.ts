@@ -1,10 +1,10 @@
 // post_job (keyed, employer): a job-post order with a checkout link.
 
-import type { PostJobArgs } from '../../domain/employer/postJob.js';
+import type { KeyedPostJobInput } from '../../contract/types.js';
 import { principalOf, type ToolHandler } from '../tool.js';
 
-export const postJob: ToolHandler = {
+export const postJob: ToolHandler<KeyedPostJobInput> = {
   name: 'post_job',
   scope: 'employer',
-  run: (args, call) => call.core.employer.postJob(principalOf(call), args as unknown as PostJobArgs),
+  run: (args, call) => call.core.employer.postJob(principalOf(call), args),
 };
