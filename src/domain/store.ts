@@ -1,6 +1,7 @@
 // The store port: everything the sandbox keeps between calls, one holder per concept. The domain's
 // services read and write state only through the holders handed to them here, so a store other than
-// the in-memory default (src/store/) sits beside it without touching the services (D-110).
+// the in-memory default (src/store/) sits beside it without touching the services.
+// Requirements: none of its own (the services that use each holder name theirs); decisions D-110, D-21.
 
 import type { Clock } from './clock.js';
 import type { Postings } from './employer/postings.js';

@@ -1,5 +1,6 @@
 // The curation queue of submitted job applications, oldest first: the store holder behind apply
 // (REST and MCP alike) and the control API's listing. Readers get copies, never the stored records.
+// Requirements: JOB-APPLY-1, MCP-KEYED-5; decisions D-23, D-110.
 
 import type { Application } from './types.js';
 
