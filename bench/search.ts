@@ -10,6 +10,7 @@ import type { JobsTier } from '../src/domain/plans.js';
 import { Rng } from '../src/domain/rng.js';
 import { JOB_TYPES, OPPORTUNITY_TYPES, REMOTE_TYPES } from '../src/domain/jobs/types.js';
 import { vocabulary } from '../src/domain/jobs/vocab.js';
+import { openMemoryStore } from '../src/store/memory.js';
 
 export interface SearchBenchOptions {
   /** Active jobs in the corpus (default 100,000). */
@@ -67,7 +68,7 @@ export async function benchSearch(options: SearchBenchOptions = {}): Promise<Sea
   const corpus = options.corpus ?? 100_000;
   const count = options.queries ?? 3_000;
   const t0 = performance.now();
-  const core = await createCore(resolveConfig({ corpusSize: corpus, seedDemo: false, noRateLimits: true, ...(options.seed !== undefined ? { seed: options.seed } : {}) }));
+  const core = await createCore(resolveConfig({ corpusSize: corpus, seedDemo: false, noRateLimits: true, ...(options.seed !== undefined ? { seed: options.seed } : {}) }), openMemoryStore);
   const { stats } = core.jobs;
   const createMs = performance.now() - t0;
   const rng = new Rng(options.seed ?? 1).fork('search-bench');

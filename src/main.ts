@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { resolveConfig, type ConfigInput } from './config.js';
 import { createCore, type Core } from './domain/core.js';
 import { createAnonApp, createApp } from './app.js';
+import { openMemoryStore } from './store/memory.js';
 import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './web/headLimit.js';
 
 export interface RunningSandbox {
@@ -44,7 +45,7 @@ async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInp
     { ...input, adminToken: pre.adminToken, port, anonMcpPort: anonPort, publicUrl: input.publicUrl ?? env.SANDBOX_PUBLIC_URL ?? `http://${hostForUrl}:${port}` },
     env,
   );
-  const core = await createCore({ ...config, adminTokenGenerated: pre.adminTokenGenerated });
+  const core = await createCore({ ...config, adminTokenGenerated: pre.adminTokenGenerated }, openMemoryStore);
   holder.app = createApp(core);
   holder.anon = createAnonApp(core);
   const closeServer = (s: ServerType) =>
@@ -58,7 +59,7 @@ async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInp
     anonMcpUrl: `http://${hostForUrl}:${anonPort}/mcp`,
     adminToken: config.adminToken,
     async close() {
-      core.clock.clear();
+      await core.store.close();
       await Promise.all([closeServer(server), closeServer(anonServer)]);
     },
   };

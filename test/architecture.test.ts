@@ -19,6 +19,8 @@ describe('the layering rules catch what they name (planted edges)', () => {
     ['the domain importing the kernel', edge('src/domain/core.ts', 'src/web/auth.ts')],
     ['the domain importing the sandbox', edge('src/domain/core.ts', 'src/sandbox/control/index.ts')],
     ['the domain importing the root', edge('src/domain/context.ts', 'src/config.ts')],
+    ['the domain importing a store implementation', edge('src/domain/core.ts', 'src/store/memory.ts')],
+    ['a store importing an adapter', edge('src/store/memory.ts', 'src/http/jobs.ts')],
     ['MCP importing REST', edge('src/mcp/keyed.ts', 'src/http/jobs.ts')],
     ['REST importing MCP', edge('src/http/jobs.ts', 'src/mcp/card.ts')],
     ['the sandbox importing REST', edge('src/sandbox/control/admin.ts', 'src/http/screening.ts')],
@@ -51,7 +53,7 @@ describe('the layering rules catch what they name (planted edges)', () => {
 describe('the import graph of src/', () => {
   it('is read (every top-level part is seen)', () => {
     const parts = new Set(srcEdges.map((e) => partOf(e.from)));
-    for (const p of ['root', 'contract', 'domain', 'web', 'http', 'mcp', 'sandbox']) expect(parts.has(p), p).toBe(true);
+    for (const p of ['root', 'contract', 'domain', 'web', 'http', 'mcp', 'sandbox', 'store']) expect(parts.has(p), p).toBe(true);
   });
 
   it('keeps every layering rule', () => {

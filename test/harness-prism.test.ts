@@ -5,26 +5,16 @@
 // proxies (the harness skips negative-input checks and routes policy probes around a validating proxy).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runConformance } from '../conformance/index.js';
 import type { Exchange } from '../conformance/target/http.js';
 import { useSandbox } from './support/sandbox.js';
+import { freePort } from './support/ports.js';
 
 const sb = useSandbox({ selfCheck: false, seedDemo: false });
 const proxies: ChildProcess[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts `prism proxy <doc> <upstream> --errors` on a free port; resolves with its URL and a log reader. */
 async function startPrism(doc: string, upstream: string): Promise<{ url: string; log: () => string }> {

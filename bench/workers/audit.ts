@@ -10,6 +10,7 @@ import type { Ledger } from '../../src/domain/screening/ledger.js';
 import { summarize } from '../lib/stats.js';
 import { submission } from '../lib/submission.js';
 import { collectGarbage, runAsWorker, seeded, yieldToLoop } from './ipc.js';
+import { openMemoryStore } from '../../src/store/memory.js';
 
 export interface AuditArgs {
   rows: number;
@@ -48,7 +49,7 @@ function appendLifecycle(ledger: Ledger, tenantId: string, requestId: string, no
 }
 
 runAsWorker<AuditArgs, AuditResult>(async ({ rows, samples, pageSize, seedBudgetMs, via }) => {
-  const core = await createCore(resolveConfig({ adminToken: 'sat_bench', seedDemo: false }));
+  const core = await createCore(resolveConfig({ adminToken: 'sat_bench', seedDemo: false }), openMemoryStore);
   collectGarbage();
   const baselineRssBytes = process.memoryUsage().rss;
   const { tenant } = core.tenants.create({ planTier: 'scale', name: 'bench audit' });

@@ -9,10 +9,13 @@ import type { Clock } from './clock.js';
 import type { RateLimits } from './ratelimit/rules.js';
 import type { IdFactory, Rng } from './rng.js';
 import type { Settings } from './settings.js';
+import type { Store } from './store.js';
 import type { TenantService } from './tenants.js';
 
 export interface CoreContext {
   readonly config: Readonly<Settings>;
+  /** Every holder of state; the fields below are its most used holders, named for short access. */
+  readonly store: Store;
   /** The compiled contracts (loaded once). */
   readonly contracts: Contracts;
   readonly clock: Clock;

@@ -3,8 +3,6 @@
 // Requirements: none of its own (the services it builds name theirs); decisions D-50 (reset).
 
 import { loadContracts } from '../contract/index.js';
-import { Faults } from './faults.js';
-import { Clock } from './clock.js';
 import type { CoreContext } from './context.js';
 import { createEmployer } from './employer/index.js';
 import { createJobs } from './jobs/index.js';
@@ -13,23 +11,25 @@ import { IdFactory, Rng } from './rng.js';
 import { createScreening } from './screening/index.js';
 import { seedDemo, type DemoSeed } from './seed.js';
 import type { Settings } from './settings.js';
-import { TenantService } from './tenants.js';
+import type { OpenStore } from './store.js';
 import { CallLog } from './callLog.js';
 import { createWebhooks } from './webhooks/index.js';
 
-export async function createCore(config: Readonly<Settings>) {
-  const clock = new Clock();
+export async function createCore(config: Readonly<Settings>, openStore: OpenStore) {
   const rng = new Rng(config.seed);
   const ids = new IdFactory(rng.fork('ids'));
+  const store = await openStore({ config, rng, ids });
+  const { clock } = store;
   const ctx: CoreContext = {
     config,
+    store,
     contracts: await loadContracts(),
     clock,
     rng,
     ids,
-    tenants: new TenantService(ids, () => clock.now()),
-    faults: new Faults(rng.fork('faults'), () => clock.iso(), config.bugs),
-    rateLimits: createRateLimits(clock, config.noRateLimits),
+    tenants: store.tenants,
+    faults: store.faults,
+    rateLimits: createRateLimits(clock, config.noRateLimits, store),
   };
   const webhooks = createWebhooks(ctx);
   const screening = createScreening(ctx, webhooks);

@@ -12,12 +12,10 @@ import type { Principal } from '../tenants.js';
 import { generatePool } from './candidatePool.js';
 import { curatedList } from './curatedList.js';
 import { draftApplication, type DraftInput } from './drafting.js';
-import { DraftQuota } from './draftQuota.js';
 import { hire, type HireArgs } from './hire.js';
 import { criteriaFrom, matchCandidates, type EmployerSearchArgs } from './matchCandidates.js';
-import { Outbox } from './outbox.js';
 import { postJob, type PostJobArgs } from './postJob.js';
-import { orderView, Postings } from './postings.js';
+import { orderView } from './postings.js';
 import { resumeOf } from './seekerResumes.js';
 import { talentSearch } from './talentSearch.js';
 
@@ -27,9 +25,7 @@ export const REPLY_DOMAIN = 'replies.remote-jobs.example';
 export function createEmployer(ctx: CoreContext, jobs: JobsService) {
   const pool = generatePool(ctx.config.seed);
   const rng = ctx.rng.fork('employer');
-  const outbox = new Outbox(ctx);
-  const postings = new Postings(ctx);
-  const quota = new DraftQuota();
+  const { mail: outbox, postings, draftQuota: quota } = ctx.store;
   const replyTokens = new Map<string, string>();
 
   /** Paid tiers get a reply-to address, stable per tenant and job. */

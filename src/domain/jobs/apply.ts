@@ -9,14 +9,14 @@ import type { CoreContext } from '../context.js';
 import { notFound, paymentRequired } from '../../errors/errors.js';
 import { jobsLimitsOf, jobsTierOf, limits } from '../plans.js';
 import type { Principal } from '../tenants.js';
+import type { ApplicationQueue } from './applications.js';
 import type { Application, ApplyBody, ApplyResult, Channel, StoredJob } from './types.js';
 
 export class ApplyDesk {
-  private queue: Application[] = [];
-
   constructor(
     private readonly ctx: Pick<CoreContext, 'clock' | 'ids'>,
     private readonly byId: ReadonlyMap<string, StoredJob>,
+    private readonly queue: ApplicationQueue,
   ) {}
 
   apply(principal: Principal, jobId: string, input: ApplyBody, channel: Channel): ApplyResult {
@@ -54,24 +54,5 @@ export class ApplyDesk {
     };
     this.queue.push(application);
     return { status: 'submitted', applicationId: application.applicationId, jobId: job.id, creditsRemaining: wallet.remaining };
-  }
-
-  /** The curation queue, oldest first, optionally for one tenant. */
-  list(tenantId?: string): Application[] {
-    return this.queue.filter((a) => tenantId === undefined || a.tenantId === tenantId).map((a) => ({ ...a }));
-  }
-
-  /** The queue itself, oldest first and read only, for keyset paging. */
-  ordered(): readonly Application[] {
-    return this.queue;
-  }
-
-  get(applicationId: string): Application | undefined {
-    const a = this.queue.find((x) => x.applicationId === applicationId);
-    return a && { ...a };
-  }
-
-  reset(): void {
-    this.queue = [];
   }
 }

@@ -35,7 +35,7 @@ export async function createJobs(ctx: CoreContext) {
   const t2 = performance.now();
   const market = new Market(vocab.families, corpus.active, new Date(CORPUS_EPOCH_MS).toISOString());
   const finder = new JobSearch(corpus.active, index, ctx.faults);
-  const desk = new ApplyDesk(ctx, corpus.byId);
+  const desk = new ApplyDesk(ctx, corpus.byId, ctx.store.applications);
   const rate = ctx.rateLimits;
   const stats = Object.freeze({
     activeJobs: corpus.active.length,
@@ -99,18 +99,18 @@ export async function createJobs(ctx: CoreContext) {
     },
     /** The curation queue of submitted applications, optionally for one tenant. */
     applications(tenantId?: string): Application[] {
-      return desk.list(tenantId);
+      return ctx.store.applications.list(tenantId);
     },
     /** Every application, oldest first, read only (the control API pages through it). */
     orderedApplications(): readonly Application[] {
-      return desk.ordered();
+      return ctx.store.applications.ordered();
     },
     application(applicationId: string): Application | undefined {
-      return desk.get(applicationId);
+      return ctx.store.applications.get(applicationId);
     },
     /** Empties the applications; the corpus is static and is kept. */
     reset(): void {
-      desk.reset();
+      ctx.store.applications.reset();
     },
   };
 }

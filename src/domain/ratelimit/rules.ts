@@ -29,9 +29,8 @@ export class RateLimitExceeded extends DomainError {
 
 const resetIso = (d: RateDecision) => new Date(d.resetAt).toISOString();
 
-export function createRateLimits(clock: Clock, noRateLimits: boolean) {
-  const perMinute = FixedWindowLimiter.perMinute();
-  const perDay = FixedWindowLimiter.perUtcDay();
+/** The windows come from the store (D-110): per minute per key or IP, per UTC day per IP or key. */
+export function createRateLimits(clock: Clock, noRateLimits: boolean, { perMinute, perDay }: { perMinute: FixedWindowLimiter; perDay: FixedWindowLimiter }) {
   const lifted = (d: RateDecision): RateDecision => (noRateLimits ? { ...d, allowed: true } : d);
   const keyLimit = (principal: Principal) => jobsLimitsOf(principal.tenant.planTier).rateLimitPerMinute;
   const anonLimit = limits.spec.anonMcpCallsPerDayPerIp;

@@ -1,7 +1,7 @@
 // Opaque audit cursors: base64url of a versioned JSON position ({v, t: tenant, s: sequence}) plus an
-// HMAC tag under a per-process secret. A cursor cannot be forged, edited, or replayed by another
-// tenant, and a cursor from another process (or a restarted sandbox) is refused rather than misread.
-// Requirements: SCR-AUDIT-4, SCR-AUDIT-5, POL-AUDIT-1, POL-AUDIT-3; decisions D-21.
+// HMAC tag under the store's secret. A cursor cannot be forged, edited, or replayed by another
+// tenant, and a cursor from another store (or a restarted in-memory sandbox) is refused rather than misread.
+// Requirements: SCR-AUDIT-4, SCR-AUDIT-5, POL-AUDIT-1, POL-AUDIT-3; decisions D-21, D-110.
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { invalid } from '../../errors/errors.js';

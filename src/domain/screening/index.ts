@@ -9,9 +9,8 @@ import type { Tenant } from '../tenants.js';
 import type { WebhookService } from '../webhooks/index.js';
 import { type AuditQuery, auditPage, auditPageJson } from './audit.js';
 import { CursorCodec } from './cursor.js';
-import { firstSeqAt, Ledger } from './ledger.js';
 import { Pipeline } from './pipeline.js';
-import { type RequestFilter, RequestStore } from './requests.js';
+import type { RequestFilter } from './requests.js';
 import { loadResumes } from './resumes.js';
 import { type DecisionInput, decide } from './review.js';
 import { submit } from './submit.js';
@@ -19,9 +18,8 @@ import type { Submission } from './types.js';
 import { usageOf } from './usage.js';
 
 export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
-  const ledger = new Ledger(firstSeqAt(ctx.clock.now()));
-  const requests = new RequestStore();
-  const cursors = new CursorCodec();
+  const { ledger, requests } = ctx.store;
+  const cursors = new CursorCodec(ctx.store.cursorSecret);
   const resumes = loadResumes();
   const pipeline = new Pipeline(ctx, ledger, requests, webhooks, resumes);
 

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../config.js';
 import { createCore, type Core } from '../core.js';
+import { openMemoryStore } from '../../store/memory.js';
 
 describe('review-window timers', () => {
   let core: Core;
   beforeAll(async () => {
-    core = await createCore(resolveConfig({ adminToken: 'sat_pipeline_test', seedDemo: false, corpusSize: 50 }));
+    core = await createCore(resolveConfig({ adminToken: 'sat_pipeline_test', seedDemo: false, corpusSize: 50 }), openMemoryStore);
   });
   afterAll(() => core.clock.clear());
 

@@ -10,7 +10,7 @@ import type { CoreContext } from '../context.js';
 import { invalid, notFound } from '../../errors/errors.js';
 import { limits } from '../plans.js';
 import type { Tenant } from '../tenants.js';
-import { type Attempt, type Delivery, DeliveryStore, type WebhookEvent } from './delivery.js';
+import type { Attempt, Delivery, WebhookEvent } from './delivery.js';
 import { postWebhook } from './sender.js';
 import { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, sign } from './signer.js';
 import { EndpointStatsBook } from './stats.js';
@@ -33,7 +33,7 @@ export interface EnqueueInput {
 export type OutcomeListener = (d: Delivery) => void;
 
 export function createWebhooks(ctx: CoreContext) {
-  const store = new DeliveryStore();
+  const store = ctx.store.deliveries;
   const listeners = new Set<OutcomeListener>();
   const stats = new EndpointStatsBook();
   const { timeoutMs, retryScheduleSeconds: schedule } = limits.policy.webhook;

@@ -1,0 +1,32 @@
+// The curation queue of submitted job applications, oldest first: the store holder behind apply
+// (REST and MCP alike) and the control API's listing. Readers get copies, never the stored records.
+// Requirements: JOB-APPLY-1, MCP-KEYED-5; decisions D-23, D-110.
+
+import type { Application } from './types.js';
+
+export class ApplicationQueue {
+  private queue: Application[] = [];
+
+  push(application: Application): void {
+    this.queue.push(application);
+  }
+
+  /** Oldest first; optionally for one tenant. */
+  list(tenantId?: string): Application[] {
+    return this.queue.filter((a) => tenantId === undefined || a.tenantId === tenantId).map((a) => ({ ...a }));
+  }
+
+  /** The queue itself, oldest first and read only, for keyset paging. */
+  ordered(): readonly Application[] {
+    return this.queue;
+  }
+
+  get(applicationId: string): Application | undefined {
+    const a = this.queue.find((x) => x.applicationId === applicationId);
+    return a && { ...a };
+  }
+
+  reset(): void {
+    this.queue = [];
+  }
+}

@@ -1,0 +1,61 @@
+// The store port: everything the sandbox keeps between calls, one holder per concept. The domain's
+// services read and write state only through the holders handed to them here, so a store other than
+// the in-memory default (src/store/) sits beside it without touching the services.
+// Requirements: none of its own (the services that use each holder name theirs); decisions D-110, D-21.
+
+import type { Clock } from './clock.js';
+import type { Postings } from './employer/postings.js';
+import type { DraftQuota } from './employer/draftQuota.js';
+import type { Outbox } from './employer/outbox.js';
+import type { Faults } from './faults.js';
+import type { ApplicationQueue } from './jobs/applications.js';
+import type { FixedWindowLimiter } from './ratelimit/limiter.js';
+import type { IdFactory, Rng } from './rng.js';
+import type { Ledger } from './screening/ledger.js';
+import type { RequestStore } from './screening/requests.js';
+import type { Settings } from './settings.js';
+import type { TenantService } from './tenants.js';
+import type { DeliveryStore } from './webhooks/delivery.js';
+
+export interface Store {
+  /** Which implementation holds the state (`memory`, …). */
+  readonly kind: string;
+  /** The sandbox clock's offset and its timers (webhook retries, review expiries). */
+  readonly clock: Clock;
+  /** Tenants, their API keys (hashes) and both credit wallets. */
+  readonly tenants: TenantService;
+  /** Screening requests, by id and by (tenant, idempotency key). */
+  readonly requests: RequestStore;
+  /** The append-only audit ledger, ordered per tenant. */
+  readonly ledger: Ledger;
+  /** Webhook deliveries with their attempts: the outbox the retry schedule works from. */
+  readonly deliveries: DeliveryStore;
+  /** The curation queue of submitted job applications. */
+  readonly applications: ApplicationQueue;
+  /** Job-post orders and free listings. */
+  readonly postings: Postings;
+  /** Mail the employer tools send (shortlists, forwarded applicants). */
+  readonly mail: Outbox;
+  /** draft_application's monthly quota per tenant. */
+  readonly draftQuota: DraftQuota;
+  /** Per-minute rate windows per API key. */
+  readonly perMinute: FixedWindowLimiter;
+  /** Per-UTC-day windows: the anonymous MCP server's per-IP day, talent_search per key. */
+  readonly perDay: FixedWindowLimiter;
+  /** Chaos rules with their remaining counts, and the planted bugs. */
+  readonly faults: Faults;
+  /** The key audit cursors are signed with: one per store, so every instance on it honours them (D-21). */
+  readonly cursorSecret: Buffer;
+  /** Releases what the store holds open (connections, timers); the in-memory store holds nothing. */
+  close(): Promise<void>;
+}
+
+/** What a store is built from: the resolved settings and the seeded generators of the run. */
+export interface StoreDeps {
+  readonly config: Readonly<Settings>;
+  readonly rng: Rng;
+  readonly ids: IdFactory;
+}
+
+/** Opens a store; the composition root picks the implementation. */
+export type OpenStore = (deps: StoreDeps) => Store | Promise<Store>;

@@ -1,0 +1,137 @@
+// The PostgreSQL schema as versioned migrations, applied in order at start-up (migrate.ts). A
+// migration is never edited once released: a change to the schema is a new entry at the end.
+// Times are milliseconds on the sandbox clock (bigint); ids are text, unique across instances.
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'the store port: every holder of state',
+    sql: `
+      -- one-of-a-kind values shared by every instance: the clock offset, the cursor secret, the seed mark
+      CREATE TABLE sandbox_meta (key text PRIMARY KEY, value text NOT NULL);
+
+      CREATE TABLE tenants (
+        id text PRIMARY KEY,
+        name text NOT NULL,
+        plan_tier text NOT NULL,
+        disabled boolean NOT NULL DEFAULT false,
+        webhook_url text,
+        webhook_secret text NOT NULL,
+        previous_webhook_secret text,
+        previous_secret_expires_at bigint,
+        created_at bigint NOT NULL,
+        -- the last ledger sequence number of this tenant: allocated under this row's lock
+        ledger_seq bigint NOT NULL DEFAULT 0,
+        screening_cap integer NOT NULL,
+        screening_remaining integer NOT NULL CHECK (screening_remaining >= 0),
+        screening_reset_at bigint,
+        apply_cap integer NOT NULL,
+        apply_remaining integer NOT NULL CHECK (apply_remaining >= 0),
+        apply_reset_at bigint
+      );
+
+      CREATE TABLE api_keys (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+        hash text NOT NULL UNIQUE,
+        hint text NOT NULL,
+        scopes text[] NOT NULL,
+        created_at bigint NOT NULL
+      );
+
+      CREATE TABLE screening_requests (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+        idempotency_key text NOT NULL,
+        state text NOT NULL,
+        submission jsonb NOT NULL,
+        decision jsonb,
+        review_expires_at bigint,
+        created_at bigint NOT NULL,
+        UNIQUE (tenant_id, idempotency_key)
+      );
+      CREATE INDEX screening_requests_expiry ON screening_requests (review_expires_at) WHERE state = 'pending_review';
+
+      CREATE SEQUENCE ledger_event_seq;
+      CREATE TABLE ledger (
+        tenant_id text NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+        seq bigint NOT NULL,
+        event_id text NOT NULL UNIQUE,
+        request_id text NOT NULL,
+        from_state text,
+        to_state text NOT NULL,
+        actor text NOT NULL,
+        payload jsonb,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, seq)
+      );
+
+      -- queued pipeline work (scoring after intake): leased, so a dead instance's work is taken over
+      CREATE TABLE pipeline_jobs (
+        request_id text PRIMARY KEY REFERENCES screening_requests (id) ON DELETE CASCADE,
+        lease_owner text,
+        lease_until bigint
+      );
+
+      -- the webhook outbox: one row per delivery, claimed FOR UPDATE SKIP LOCKED when due
+      CREATE TABLE deliveries (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+        request_id text NOT NULL,
+        event text NOT NULL,
+        result jsonb NOT NULL,
+        status text NOT NULL,
+        failures integer NOT NULL DEFAULT 0,
+        next_attempt_at bigint,
+        lease_owner text,
+        lease_until bigint,
+        created_at bigint NOT NULL
+      );
+      CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status IN ('pending', 'retrying');
+
+      CREATE TABLE delivery_attempts (
+        delivery_id text NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+        attempt integer NOT NULL,
+        instance text NOT NULL,
+        record jsonb NOT NULL,
+        PRIMARY KEY (delivery_id, attempt)
+      );
+
+      CREATE TABLE applications (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+        record jsonb NOT NULL,
+        created_at bigint NOT NULL
+      );
+
+      CREATE TABLE job_post_orders (
+        id text PRIMARY KEY,
+        tenant_id text NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
+        record jsonb NOT NULL,
+        created_at bigint NOT NULL
+      );
+
+      CREATE TABLE mail (id text PRIMARY KEY, recipient text NOT NULL, record jsonb NOT NULL, created_at bigint NOT NULL);
+
+      CREATE TABLE draft_quota (tenant_id text NOT NULL, month bigint NOT NULL, used integer NOT NULL, PRIMARY KEY (tenant_id, month));
+
+      -- fixed windows: per minute per key, per UTC day per client IP (anonymous MCP) or per key
+      CREATE TABLE rate_windows (
+        scope text NOT NULL,
+        key text NOT NULL,
+        window_start bigint NOT NULL,
+        count integer NOT NULL,
+        PRIMARY KEY (scope, key, window_start)
+      );
+
+      CREATE TABLE chaos_rules (id text PRIMARY KEY, rule jsonb NOT NULL, remaining integer, created_at bigint NOT NULL);
+      CREATE TABLE planted_bugs (name text PRIMARY KEY);
+    `,
+  },
+];

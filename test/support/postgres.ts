@@ -1,0 +1,87 @@
+// A throwaway PostgreSQL for tests: initdb in a temporary directory owned by the `postgres` user (the
+// server refuses to run as root), pg_ctl on a free loopback port, and everything removed afterwards.
+// SANDBOX_TEST_DATABASE_URL points the tests at an existing server instead; with neither binaries
+// nor that variable the tests skip with a message saying how to run them.
+
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { freePort } from './ports.js';
+
+export interface TestDatabase {
+  /** A connection URL of a fresh, empty database. */
+  url: string;
+  /** Another fresh, empty database on the same server. */
+  another(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const ROOT = '/usr/lib/postgresql';
+
+/** The newest installed server's bin directory, or null. */
+export function postgresBin(): string | null {
+  if (!existsSync(ROOT)) return null;
+  const versions = readdirSync(ROOT).filter((v) => existsSync(path.join(ROOT, v, 'bin', 'pg_ctl'))).sort((a, b) => Number(b) - Number(a));
+  return versions.length ? path.join(ROOT, versions[0], 'bin') : null;
+}
+
+/** Why the PostgreSQL tests cannot run here, or null when they can. */
+export function postgresUnavailable(): string | null {
+  if (process.env.SANDBOX_TEST_DATABASE_URL || postgresBin()) return null;
+  return 'PostgreSQL tests skipped: no server binaries under /usr/lib/postgresql/<version>/bin and no SANDBOX_TEST_DATABASE_URL. Install Debian\'s `postgresql` package (.ci/run does) or set SANDBOX_TEST_DATABASE_URL=postgres://user:password@host:port/db of a database the tests may fill.';
+}
+
+
+let counter = 0;
+
+/** A database of its own on the given server (each test file gets a clean one). */
+async function createDatabase(serverUrl: string): Promise<string> {
+  const name = `sandbox_test_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function startTestDatabase(): Promise<TestDatabase> {
+  const external = process.env.SANDBOX_TEST_DATABASE_URL;
+  if (external) return { url: await createDatabase(external), another: () => createDatabase(external), stop: async () => {} };
+  const bin = postgresBin();
+  if (!bin) throw new Error(postgresUnavailable() ?? 'no PostgreSQL');
+  const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-pg-'));
+  const data = path.join(dir, 'data');
+  const asRoot = userInfo().uid === 0;
+  // initdb and postgres refuse to run as root: hand the directory to the postgres user
+  const run = (cmd: string, args: string[]) =>
+    asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], { stdio: 'pipe' }) : execFileSync(path.join(bin, cmd), args, { stdio: 'pipe' });
+  if (asRoot) {
+    const { uid, gid } = { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) };
+    chownSync(dir, uid, gid);
+    chmodSync(dir, 0o700);
+  }
+  const user = asRoot ? 'postgres' : userInfo().username;
+  run('initdb', ['-D', data, '-U', user, '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const port = await freePort();
+  const opts = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  run('pg_ctl', ['-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w', '-t', '60', 'start']);
+  const serverUrl = `postgres://${user}@127.0.0.1:${port}/postgres`;
+  return {
+    url: await createDatabase(serverUrl),
+    another: () => createDatabase(serverUrl),
+    async stop() {
+      try {
+        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
