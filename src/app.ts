@@ -26,31 +26,38 @@ import { screeningRoutes } from './http/screening.js';
 import { selfCheck } from './web/selfcheck.js';
 import type { AppEnv } from './web/env.js';
 
-const isConsolePath = (path: string) => path === '/console' || path.startsWith('/console/');
+// The console's pages and the control API are admin paths: served by a TrieRouter of their own, so no
+// pattern of theirs can push the API routes off the RegExpRouter (a SmartRouter falls back to the
+// TrieRouter for every route when one pattern does not suit the RegExpRouter, at several times the cost).
+const isAdminPath = (path: string) => path === '/console' || path.startsWith('/console/') || path.startsWith('/sandbox/');
 
 /**
- * Hono's default router choice, made apart for the console's pages: their patterns need the TrieRouter,
- * which would otherwise route every API call too, at several times the cost of the RegExpRouter.
- * Console routes can only match console paths, so the console side holds every route and the rest
- * every other one: each request is matched against all the routes that could match it.
+ * Hono's default router choice, made apart for the admin paths. Admin routes can only match admin
+ * paths, so the admin side holds every route and the rest every other one: each request is matched
+ * against all the routes that could match it.
  */
-class ConsoleApartRouter<T> implements Router<T> {
-  readonly name = 'ConsoleApartRouter';
-  private readonly console = new TrieRouter<T>();
+export class AdminApartRouter<T> implements Router<T> {
+  readonly name = 'AdminApartRouter';
+  private readonly admin = new TrieRouter<T>();
   private readonly rest = new SmartRouter<T>({ routers: [new RegExpRouter(), new TrieRouter()] });
 
   add(method: string, path: string, handler: T): void {
-    this.console.add(method, path, handler);
-    if (!isConsolePath(path)) this.rest.add(method, path, handler);
+    this.admin.add(method, path, handler);
+    if (!isAdminPath(path)) this.rest.add(method, path, handler);
   }
 
   match(method: string, path: string): Result<T> {
-    return isConsolePath(path) ? this.console.match(method, path) : this.rest.match(method, path);
+    return isAdminPath(path) ? this.admin.match(method, path) : this.rest.match(method, path);
+  }
+
+  /** The router the API side settled on (after its first match): RegExpRouter unless a pattern forced the fallback. */
+  get apiRouterName(): string {
+    return (this.rest as unknown as { activeRouter?: { name: string } }).activeRouter?.name ?? 'not built yet';
   }
 }
 
 export function createApp(core: Core): Hono<AppEnv> {
-  const app = new Hono<AppEnv>({ router: new ConsoleApartRouter() });
+  const app = new Hono<AppEnv>({ router: new AdminApartRouter() });
   // /api/v1 answers carry the X-RateLimit-* headers, errors included: they go on before the envelope is built.
   const answerError = (c: Context<AppEnv>, err: unknown) => toErrorResponse(c, err, (status) => rateHeadersOnError(c, status));
   app.onError((err, c) => answerError(c, err));

@@ -34,15 +34,16 @@ async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<stri
  * reading the response instead would cost that fast path on every API call.
  */
 function stringBodyOf(res: Response): string | null {
-  for (const s of Object.getOwnPropertySymbols(res)) {
-    if (s.description !== 'cache') continue;
-    const kept = (res as unknown as Record<symbol, unknown>)[s];
-    if (!Array.isArray(kept)) continue;
-    if (typeof kept[1] === 'string') return kept[1];
-    if (kept[1] instanceof Uint8Array) return Buffer.from(kept[1].buffer, kept[1].byteOffset, Math.min(kept[1].byteLength, BODY_CAP * 4)).toString('utf8');
-  }
+  cacheSymbol ??= Object.getOwnPropertySymbols(res).find((s) => s.description === 'cache');
+  if (!cacheSymbol) return null;
+  const kept = (res as unknown as Record<symbol, unknown>)[cacheSymbol];
+  if (!Array.isArray(kept)) return null;
+  if (typeof kept[1] === 'string') return kept[1];
+  if (kept[1] instanceof Uint8Array) return Buffer.from(kept[1].buffer, kept[1].byteOffset, Math.min(kept[1].byteLength, BODY_CAP * 4)).toString('utf8');
   return null;
 }
+// found on the first response that has it, then reused: looking it up costs an array per call
+let cacheSymbol: symbol | undefined;
 
 /** The JSON-RPC method, and the tool's name for tools/call, of an MCP request body. */
 function mcpTarget(text: string): string | null {
@@ -67,30 +68,40 @@ export const callLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const mcpText = isMcp && hasBody && declared > 0 && declared <= COPY_LIMIT ? readCapped(c.req.raw.clone().body) : null;
   await next();
   const cached = c.req.bodyCache.arrayBuffer as Promise<ArrayBuffer> | ArrayBuffer | undefined;
-  const reqText = mcpText ?? (cached && declared <= COPY_LIMIT ? Promise.resolve(cached).then((b) => Buffer.from(b).toString('utf8')).catch(() => '') : null);
   const durationMs = Math.round((performance.now() - t0) * 10) / 10;
   const status = c.res.status;
   const resString = stringBodyOf(c.res);
   // a stream (an MCP answer), or a response something already read (self-check mode), is copied
   const resCopy = resString === null && /json|text|event-stream/.test(c.res.headers.get('content-type') ?? '') ? c.res.clone() : null;
   const tenantId = c.var.principal?.tenant.id ?? null;
-  void Promise.all([reqText ?? '', resString ?? readCapped(resCopy?.body ?? null)])
-    .then(([reqText, resText]) => {
-      const req = capBody(reqText || (hasBody && declared > COPY_LIMIT ? `(${declared} bytes, not kept)` : ''));
-      const res = capBody(resText);
-      core.callLog.append({
-        at,
-        tenantId,
-        api: isMcp ? 'mcp' : 'rest',
-        method: c.req.method,
-        path: c.req.path + (c.req.url.includes('?') ? c.req.url.slice(c.req.url.indexOf('?')) : ''),
-        tool: isMcp ? mcpTarget(reqText) : null,
-        status,
-        durationMs,
-        requestBody: req.text,
-        responseBody: res.text,
-        truncated: req.cut || res.cut,
-      });
-    })
+  const write = (reqText: string, resText: string) => {
+    const req = capBody(reqText || (hasBody && declared > COPY_LIMIT ? `(${declared} bytes, not kept)` : ''));
+    const res = capBody(resText);
+    const url = c.req.url;
+    const q = url.indexOf('?');
+    core.callLog.append({
+      at,
+      tenantId,
+      api: isMcp ? 'mcp' : 'rest',
+      method: c.req.method,
+      path: q < 0 ? c.req.path : c.req.path + url.slice(q),
+      tool: isMcp ? mcpTarget(reqText) : null,
+      status,
+      durationMs,
+      requestBody: req.text,
+      responseBody: res.text,
+      truncated: req.cut || res.cut,
+    });
+  };
+  const keep = cached !== undefined && declared <= COPY_LIMIT;
+  // the common case (a string answer, and no body or one already read whole) is written at once:
+  // no promise per API call
+  if (resString !== null && mcpText === null && (!keep || cached instanceof ArrayBuffer)) {
+    write(keep ? Buffer.from(cached as ArrayBuffer).toString('utf8') : '', resString);
+    return;
+  }
+  const reqText = mcpText ?? (keep ? Promise.resolve(cached).then((b) => Buffer.from(b).toString('utf8')).catch(() => '') : '');
+  void Promise.all([reqText, resString ?? readCapped(resCopy?.body ?? null)])
+    .then(([reqText, resText]) => write(reqText, resText))
     .catch(() => undefined);
 };
