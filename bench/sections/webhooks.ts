@@ -19,6 +19,18 @@ async function submitMany(sb: SandboxChild, apiKey: string, n: number, concurren
   return pool(Array.from({ length: n }), concurrency, async () => expectStatus(await api('POST', '/api/screening/v1/screen', submitBody('webhook')), 201, 'submit').json.requestId as string);
 }
 
+/** Every item of a paged control-API listing (keyset pages of at most 500, D-103). */
+async function listAll(sb: SandboxChild, path: string, field: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await sb.admin('GET', `${path}&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, undefined, 30_000);
+    items.push(...((res.json?.[field] as unknown[] | undefined) ?? []));
+    cursor = (res.json?.nextCursor as string | null | undefined) ?? null;
+  } while (cursor);
+  return items;
+}
+
 function arrivalOf(rx: WebhookReceiver, match: (a: Arrival) => boolean, timeoutMs: number): Promise<Arrival> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -41,8 +53,7 @@ async function decisionLatency(ctx: SectionContext, sb: SandboxChild, rx: Webhoo
   const pending = await waitFor(
     `${n} requests pending review`,
     async () => {
-      const res = await sb.admin('GET', `/sandbox/v1/reviews?state=pending_review&tenantId=${tenant.tenantId}`);
-      const count = Array.isArray(res.json?.reviews) ? res.json.reviews.length : 0;
+      const count = (await listAll(sb, `/sandbox/v1/reviews?state=pending_review&tenantId=${tenant.tenantId}`, 'reviews')).length;
       return count >= n ? count : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 200, child: sb.child },
@@ -101,8 +112,7 @@ async function deliveryRate(ctx: SectionContext, sb: SandboxChild, rx: WebhookRe
   await waitFor(
     'every failed attempt to be recorded',
     async () => {
-      const res = await sb.admin('GET', `/sandbox/v1/webhooks/deliveries?tenantId=${tenant.tenantId}`, undefined, 30_000);
-      const list: { status: string }[] = res.json?.deliveries ?? [];
+      const list = (await listAll(sb, `/sandbox/v1/webhooks/deliveries?tenantId=${tenant.tenantId}`, 'deliveries')) as { status: string }[];
       return list.length >= n && list.every((d) => d.status !== 'pending') ? true : undefined;
     },
     { timeoutMs: 30_000, intervalMs: 250, child: sb.child },
