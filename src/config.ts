@@ -34,6 +34,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     bugs: input.bugs ?? (env.SANDBOX_BUGS ? env.SANDBOX_BUGS.split(',').map((s) => s.trim()).filter(Boolean) : []),
     publicUrl: input.publicUrl ?? env.SANDBOX_PUBLIC_URL ?? `http://${host}:${port}`,
     log: input.log ?? env.SANDBOX_LOG === '1',
+    fastPath: input.fastPath ?? env.SANDBOX_FAST_PATH !== '0',
   };
   return Object.freeze(cfg);
 }

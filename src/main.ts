@@ -2,12 +2,13 @@
 // server, and returns handles so tests and the CLI can stop it.
 
 import { serve, type ServerType } from '@hono/node-server';
-import type { Server } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolveConfig, type ConfigInput } from './config.js';
 import { createCore, type Core } from './domain/core.js';
 import { createAnonApp, createApp } from './app.js';
 import { openMemoryStore } from './store/memory.js';
+import { restFastPath, type FastPath } from './http/fastPath.js';
 import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './web/headLimit.js';
 
 export interface RunningSandbox {
@@ -15,12 +16,19 @@ export interface RunningSandbox {
   baseUrl: string;
   anonMcpUrl: string;
   adminToken: string;
+  /** Calls the REST fast path answered so far (0 when it is off). */
+  fastPathCalls(): number;
   close(): Promise<void>;
 }
 
-function listen(fetch: (req: Request, ...rest: any[]) => Response | Promise<Response>, host: string, port: number): Promise<ServerType> {
+type Fetch = (req: Request, ...rest: any[]) => Response | Promise<Response>;
+
+/** Serves `fetch`; calls `fast` takes first (when it answers true, the call is its own). */
+function listen(fetch: Fetch, host: string, port: number, fast?: () => FastPath | undefined): Promise<ServerType> {
+  const createServer = ((options: ServerOptions, listener: RequestListener) =>
+    createHttpServer(options, fast ? (req, res) => void (fast()?.take(req, res) || listener(req, res)) : listener)) as typeof createHttpServer;
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname: host, port, serverOptions: { maxHeaderSize: HEADER_MAX_BYTES } }, () => resolve(server));
+    const server = serve({ fetch, hostname: host, port, serverOptions: { maxHeaderSize: HEADER_MAX_BYTES }, createServer }, () => resolve(server));
     server.once('error', reject);
     answerBadHeadsWithEnvelope(server as Server);
   });
@@ -34,9 +42,9 @@ export async function startSandbox(input: ConfigInput = {}, env: NodeJS.ProcessE
 
 async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInput, env: NodeJS.ProcessEnv): Promise<RunningSandbox> {
   // Listen first (port 0 picks a free port), then fix the public URL to the real address.
-  const holder: { app?: ReturnType<typeof createApp>; anon?: ReturnType<typeof createAnonApp> } = {};
+  const holder: { app?: ReturnType<typeof createApp>; anon?: ReturnType<typeof createAnonApp>; fast?: FastPath } = {};
   const notReady = () => new Response('starting', { status: 503 });
-  const server = await listen((req, ...rest) => (holder.app ? holder.app.fetch(req, ...rest) : notReady()), pre.host, pre.port);
+  const server = await listen((req, ...rest) => (holder.app ? holder.app.fetch(req, ...rest) : notReady()), pre.host, pre.port, () => holder.fast);
   const anonServer = await listen((req, ...rest) => (holder.anon ? holder.anon.fetch(req, ...rest) : notReady()), pre.host, pre.anonMcpPort);
   const port = (server.address() as AddressInfo).port;
   const anonPort = (anonServer.address() as AddressInfo).port;
@@ -47,6 +55,7 @@ async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInp
   );
   const core = await createCore({ ...config, adminTokenGenerated: pre.adminTokenGenerated }, openMemoryStore);
   holder.app = createApp(core);
+  if (config.fastPath) holder.fast = restFastPath(core);
   holder.anon = createAnonApp(core);
   const closeServer = (s: ServerType) =>
     new Promise<void>((resolve) => {
@@ -58,6 +67,7 @@ async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInp
     baseUrl: config.publicUrl,
     anonMcpUrl: `http://${hostForUrl}:${anonPort}/mcp`,
     adminToken: config.adminToken,
+    fastPathCalls: () => holder.fast?.taken ?? 0,
     async close() {
       await core.store.close();
       await Promise.all([closeServer(server), closeServer(anonServer)]);

@@ -26,4 +26,6 @@ export interface Settings {
   publicUrl: string;
   /** Log one line per request to stdout. */
   log: boolean;
+  /** Answer the hot REST reads on the server's fast path (on by default; off only to compare the two paths). */
+  fastPath: boolean;
 }

@@ -7,7 +7,8 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { ApplyRequest } from '../contract/types.js';
 import { RateLimitExceeded, type RateDecision } from '../domain/jobs/index.js';
 import { onlyParams } from '../domain/jobs/params.js';
-import type { Scope } from '../domain/tenants.js';
+import type { Core } from '../domain/core.js';
+import type { Principal, Scope } from '../domain/tenants.js';
 import { authenticate, searchParamsOf } from '../web/auth.js';
 import { clientIp } from '../web/clientIp.js';
 import { setContextRateHeaders } from '../web/rateHeaders.js';
@@ -55,44 +56,61 @@ const guard =
   async (c, next) => {
     const principal = authenticate(c, scope);
     c.set('principal', principal);
-    let decision: RateDecision;
-    try {
-      decision = c.get('core').rateLimits.takeRate(principal);
-    } catch (err) {
-      if (err instanceof RateLimitExceeded) setRateHeaders(c, err.decision);
-      throw err;
-    }
-    setRateHeaders(c, decision);
+    setRateHeaders(c, keyWindow(c.get('core'), principal, (d) => setRateHeaders(c, d)));
     await next();
   };
 
+/** Counts a call against the key's per-minute window; a refusal's window is handed to `refused` first. */
+export function keyWindow(core: Core, principal: Principal, refused: (d: RateDecision) => void): RateDecision {
+  try {
+    return core.rateLimits.takeRate(principal);
+  } catch (err) {
+    if (err instanceof RateLimitExceeded) refused(err.decision);
+    throw err;
+  }
+}
+
 /** Query parameters through the contract, then the domain's own check of which ones exist. */
 function query(c: Ctx, operationId: string, allowed: readonly string[]): Record<string, unknown> {
-  const parsed = c.get('core').contracts.operation(operationId).parseQuery(searchParamsOf(c.req.url));
+  return queryOf(c.get('core'), c.req.url, operationId, allowed);
+}
+
+function queryOf(core: Core, url: string, operationId: string, allowed: readonly string[]): Record<string, unknown> {
+  const parsed = core.contracts.operation(operationId).parseQuery(searchParamsOf(url));
   onlyParams(parsed, allowed);
   return parsed;
 }
 
 function pathParam(c: Ctx, operationId: string, name: string): string {
-  const parsed = c.get('core').contracts.operation(operationId).parsePath({ [name]: c.req.param(name) ?? '' });
+  return pathParamOf(c.get('core'), operationId, name, c.req.param(name) ?? '');
+}
+
+function pathParamOf(core: Core, operationId: string, name: string, value: string): string {
+  const parsed = core.contracts.operation(operationId).parsePath({ [name]: value });
   return String(parsed[name]);
+}
+
+// The two hot reads answer with bytes the jobs domain builds from cached per-job JSON, byte for byte
+// what c.json() would send. Shared with the fast path (fastPath.ts), which calls them on Node's request.
+
+/** GET /jobs: the search answer for the caller's tier. */
+export function searchAnswer(core: Core, principal: Principal, url: string): Buffer<ArrayBuffer> {
+  const params = core.contracts.operation('searchJobs').parseQuery(searchParamsOf(url));
+  return core.jobs.searchBody(core.jobs.tierOf(principal), params);
+}
+
+/** GET /jobs/{id}: one job; `id` as routed (decoded). */
+export function jobAnswer(core: Core, url: string, id: string): Buffer<ArrayBuffer> {
+  queryOf(core, url, 'getJob', []);
+  return core.jobs.getBody(pathParamOf(core, 'getJob', 'id', id));
 }
 
 export function jobsRoutes() {
   const r = new Hono<AppEnv>();
 
-  // The two hot reads answer with bytes the jobs domain builds from cached per-job JSON, byte for byte
-  // what c.json() would send.
-  r.get('/jobs', guard('jobs'), (c) => {
-    const { jobs, contracts } = c.get('core');
-    const params = contracts.operation('searchJobs').parseQuery(searchParamsOf(c.req.url));
-    return c.body(jobs.searchBody(jobs.tierOf(c.get('principal')), params), 200, jsonType());
-  });
+  r.get('/jobs', guard('jobs'), (c) => c.body(searchAnswer(c.get('core'), c.get('principal'), c.req.url), 200, jsonType()));
 
-  r.get('/jobs/:id', guard('jobs'), (c) => {
-    query(c, 'getJob', []);
-    return c.body(c.get('core').jobs.getBody(pathParam(c, 'getJob', 'id')), 200, jsonType());
-  });
+  r.get('/jobs/:id', guard('jobs'), (c) => c.body(jobAnswer(c.get('core'), c.req.url, c.req.param('id') ?? ''), 200, jsonType()));
 
   r.post('/jobs/:id/apply', guard('apply'), async (c) => {
     query(c, 'applyToJob', []);

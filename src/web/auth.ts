@@ -3,7 +3,7 @@
 
 import type { Context, MiddlewareHandler } from 'hono';
 import { unauthorized } from '../errors/errors.js';
-import type { Principal, Scope } from '../domain/tenants.js';
+import type { Principal, Scope, TenantService } from '../domain/tenants.js';
 import type { AppEnv } from './env.js';
 import { headerOf } from './headers.js';
 
@@ -44,13 +44,16 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 /** Resolves the caller from `Authorization: Bearer`, requiring `scope` (401/403 as DomainErrors). */
 export function authenticate(c: Context<AppEnv>, scope: Scope): Principal {
-  const url = c.req.url;
+  return authenticateCall(c.get('core').tenants, c.req.url, headerOf(c, 'authorization'), scope);
+}
+
+/** The same, from a request's URL (or its path and query) and its Authorization header. */
+export function authenticateCall(tenants: TenantService, url: string, header: string | undefined, scope: Scope): Principal {
   const param = url.includes('?') ? keyParamIn(searchParamsOf(url)) : null;
   if (param !== null) throw keyInQuery(param);
-  const header = headerOf(c, 'authorization');
   const token = bearerToken(header);
   if (header && !token) throw unauthorized('malformed Authorization header: expected "Bearer <API_KEY>"');
-  return c.get('core').tenants.authenticate(token, scope);
+  return tenants.authenticate(token, scope);
 }
 
 /** Resolves the caller from `Authorization: Bearer`, requiring `scope`; sets c.var.principal. */

@@ -4,7 +4,7 @@
 // the answer has been handed back, so the caller never waits on it.
 
 import type { MiddlewareHandler } from 'hono';
-import { BODY_CAP, capBody } from '../domain/callLog.js';
+import { BODY_CAP, capBody, type CallEntry, type CallLog } from '../domain/callLog.js';
 import type { AppEnv } from './env.js';
 
 // bodies larger than this are not copied at all: the log keeps BODY_CAP characters anyway
@@ -38,9 +38,20 @@ function stringBodyOf(res: Response): string | null {
   if (!cacheSymbol) return null;
   const kept = (res as unknown as Record<symbol, unknown>)[cacheSymbol];
   if (!Array.isArray(kept)) return null;
-  if (typeof kept[1] === 'string') return kept[1];
-  if (kept[1] instanceof Uint8Array) return Buffer.from(kept[1].buffer, kept[1].byteOffset, Math.min(kept[1].byteLength, BODY_CAP * 4)).toString('utf8');
-  return null;
+  return typeof kept[1] === 'string' || kept[1] instanceof Uint8Array ? answerText(kept[1]) : null;
+}
+
+/** The text the log keeps of an answer built from a string or bytes (at most BODY_CAP * 4 bytes decoded). */
+export function answerText(body: string | Uint8Array): string {
+  if (typeof body === 'string') return body;
+  return Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, BODY_CAP * 4)).toString('utf8');
+}
+
+/** One finished call, as the log keeps it: both bodies capped. */
+export function recordCall(log: CallLog, call: Omit<CallEntry, 'id' | 'requestBody' | 'responseBody' | 'truncated'>, reqText: string, resText: string): void {
+  const req = capBody(reqText);
+  const res = capBody(resText);
+  log.append({ ...call, requestBody: req.text, responseBody: res.text, truncated: req.cut || res.cut });
 }
 // found on the first response that has it, then reused: looking it up costs an array per call
 let cacheSymbol: symbol | undefined;
@@ -75,23 +86,10 @@ export const callLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const resCopy = resString === null && /json|text|event-stream/.test(c.res.headers.get('content-type') ?? '') ? c.res.clone() : null;
   const tenantId = c.var.principal?.tenant.id ?? null;
   const write = (reqText: string, resText: string) => {
-    const req = capBody(reqText || (hasBody && declared > COPY_LIMIT ? `(${declared} bytes, not kept)` : ''));
-    const res = capBody(resText);
     const url = c.req.url;
     const q = url.indexOf('?');
-    core.callLog.append({
-      at,
-      tenantId,
-      api: isMcp ? 'mcp' : 'rest',
-      method: c.req.method,
-      path: q < 0 ? c.req.path : c.req.path + url.slice(q),
-      tool: isMcp ? mcpTarget(reqText) : null,
-      status,
-      durationMs,
-      requestBody: req.text,
-      responseBody: res.text,
-      truncated: req.cut || res.cut,
-    });
+    const call = { at, tenantId, api: isMcp ? 'mcp' : 'rest', method: c.req.method, path: q < 0 ? c.req.path : c.req.path + url.slice(q), tool: isMcp ? mcpTarget(reqText) : null, status, durationMs } as const;
+    recordCall(core.callLog, call, reqText || (hasBody && declared > COPY_LIMIT ? `(${declared} bytes, not kept)` : ''), resText);
   };
   const keep = cached !== undefined && declared <= COPY_LIMIT;
   // the common case (a string answer, and no body or one already read whole) is written at once:

@@ -2,20 +2,35 @@
 // forced 429 / 500 / 503 in the error envelope. Control API, console and docs are never affected.
 
 import type { MiddlewareHandler } from 'hono';
+import type { Faults } from '../domain/faults.js';
 import { DomainError } from '../errors/errors.js';
 import type { AppEnv } from './env.js';
 
 const CODE_OF = { 429: 'rate_limited', 500: 'internal', 503: 'service_disabled' } as const;
 
-export const chaos: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const fired = c.get('core').faults.take(c.req.method, c.req.path);
-  for (const r of fired) {
-    if (r.mode === 'latency' && r.latencyMs > 0) await new Promise((res) => setTimeout(res, r.latencyMs));
-  }
+/**
+ * Takes the rules that fire for this call: undefined when none delays it (the common case, no promise),
+ * otherwise a promise of the added latency. A forced status is thrown as its DomainError, after the latency.
+ */
+export function applyChaos(faults: Faults, method: string, path: string): Promise<void> | undefined {
+  const fired = faults.take(method, path);
+  if (fired.length === 0) return undefined;
+  const latency = fired.reduce((ms, r) => (r.mode === 'latency' && r.latencyMs > 0 ? [...ms, r.latencyMs] : ms), [] as number[]);
   const forced = fired.find((r) => r.mode === 'status' && r.status);
-  if (forced?.status) {
+  const force = () => {
+    if (!forced?.status) return;
     const code = CODE_OF[forced.status];
     throw new DomainError(code, `injected fault ${forced.id}: this call was made to fail with ${forced.status} by a sandbox chaos rule`, forced.status === 429 ? { retryAfter: 1 } : {});
+  };
+  if (latency.length === 0) {
+    force();
+    return undefined;
   }
+  return latency.reduce((p, ms) => p.then(() => new Promise<void>((res) => setTimeout(res, ms))), Promise.resolve()).then(force);
+}
+
+export const chaos: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const delay = applyChaos(c.get('core').faults, c.req.method, c.req.path);
+  if (delay) await delay;
   await next();
 };

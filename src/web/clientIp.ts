@@ -6,6 +6,10 @@ import type { Context } from 'hono';
 
 export function clientIp(c: Context): string {
   const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  const addr = env?.incoming?.socket?.remoteAddress;
+  return peerIp(env?.incoming?.socket?.remoteAddress);
+}
+
+/** The client IP for a TCP peer address (undefined when the socket is gone). */
+export function peerIp(addr: string | undefined): string {
   return addr ? addr.replace(/^::ffff:/, '') : 'unknown';
 }

@@ -17,6 +17,13 @@ const ALLOWED = ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Versio
 
 const MAX_AGE = '600';
 
+/** The headers of an actual (not preflight) call that carries an Origin. */
+export const CORS_ANSWER: ReadonlyArray<readonly [string, string]> = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Expose-Headers', EXPOSED],
+  ['Vary', 'Origin'],
+];
+
 export const publicCors = (methods: string[]): MiddlewareHandler => {
   const allowMethods = methods.join(',');
   return async (c, next) => {
@@ -30,9 +37,7 @@ export const publicCors = (methods: string[]): MiddlewareHandler => {
         Vary: 'Origin',
       });
     }
-    c.header('Access-Control-Allow-Origin', '*');
-    c.header('Access-Control-Expose-Headers', EXPOSED);
-    c.header('Vary', 'Origin');
+    for (const [name, value] of CORS_ANSWER) c.header(name, value);
     return next();
   };
 };

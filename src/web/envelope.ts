@@ -14,19 +14,22 @@ export function envelopeOf(err: DomainError): ErrorEnvelope {
   return body;
 }
 
+/** Anything thrown, as the DomainError it is answered with; unknown errors are `internal` (and logged). */
+export function domainErrorOf(err: unknown): DomainError {
+  if (err instanceof DomainError) return err;
+  if (err instanceof HTTPException && err.status < 500) {
+    return new DomainError(err.status === 401 ? 'unauthorized' : 'invalid_request', err.message || 'bad request');
+  }
+  console.error('internal error', err);
+  return new DomainError('internal', 'internal error');
+}
+
 /**
  * Maps anything thrown by a route to the envelope; unknown errors are 500 `internal` (and logged).
  * `beforeBuild` may still set headers on the context once the status is known.
  */
 export function toErrorResponse(c: Context, err: unknown, beforeBuild?: (status: number) => void): Response {
-  let de: DomainError;
-  if (err instanceof DomainError) de = err;
-  else if (err instanceof HTTPException && err.status < 500) {
-    de = new DomainError(err.status === 401 ? 'unauthorized' : 'invalid_request', err.message || 'bad request');
-  } else {
-    console.error('internal error', err);
-    de = new DomainError('internal', 'internal error');
-  }
+  const de = domainErrorOf(err);
   if (de.details.retryAfter !== undefined) c.header('Retry-After', String(de.details.retryAfter));
   beforeBuild?.(de.status);
   return c.json(envelopeOf(de), de.status as 400);

@@ -10,7 +10,11 @@ const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 /** The request header `name` (lower case), exactly as c.req.header(name) would give it. */
 export function headerOf(c: Context, name: string): string | undefined {
   const raw = (c.env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders;
-  if (!raw) return c.req.header(name);
+  return raw ? rawHeaderValue(raw, name) : c.req.header(name);
+}
+
+/** The header `name` (lower case) of Node's raw header list, as Headers.get(name) would give it. */
+export function rawHeaderValue(raw: readonly string[], name: string): string | undefined {
   let value: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const field = raw[i];

@@ -1,0 +1,213 @@
+// REST fast path: the hot reads (GET /api/v1/jobs, GET /api/v1/jobs/{id}, GET /api/screening/v1/audit)
+// answered on Node's request and response, without a Web Request, a Hono context and a Response per call.
+// The steps, their order and the functions are the routed app's (app.ts): CORS, the request log, self-check,
+// chaos, the key and its window, the contract's parameter checks, the domain's answer, the error envelope
+// with its rate headers. The status, the headers (names, case and order) and the bytes are the routed
+// app's too (test/rest-fastpath.test.ts compares both on the same requests). Every other call, and any URL
+// the router would normalise first, is left to the routed app.
+
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Core } from '../domain/core.js';
+import type { RateDecision } from '../domain/ratelimit/limiter.js';
+import type { Principal, Scope } from '../domain/tenants.js';
+import { authenticateCall } from '../web/auth.js';
+import { answerText, recordCall } from '../web/callLog.js';
+import { applyChaos } from '../web/chaos.js';
+import { peerIp } from '../web/clientIp.js';
+import { CORS_ANSWER } from '../web/cors.js';
+import { domainErrorOf, envelopeOf } from '../web/envelope.js';
+import { rawHeaderValue } from '../web/headers.js';
+import { checksAnswersOf, FAILURE_TYPE, failureBody, selfCheckFailure } from '../web/selfcheck.js';
+import { jobAnswer, keyWindow, searchAnswer } from './jobs.js';
+import { auditAnswer } from './screening.js';
+
+interface Route {
+  scope: Scope;
+  /** /api/v1 answers carry the rate headers (jobs.ts). */
+  rated: boolean;
+  answer(core: Core, principal: Principal, url: string, id: string): string | Uint8Array;
+  /** How the routed handler names its content type: alone, Hono keeps a single header's spelling. */
+  typeName: 'content-type' | 'Content-Type';
+}
+
+const SEARCH: Route = { scope: 'jobs', rated: true, answer: (core, p, url) => searchAnswer(core, p, url), typeName: 'content-type' };
+const JOB: Route = { scope: 'jobs', rated: true, answer: (core, _p, url, id) => jobAnswer(core, url, id), typeName: 'content-type' };
+const AUDIT: Route = { scope: 'screening', rated: false, answer: (core, p, url) => auditAnswer(core, p, url), typeName: 'Content-Type' };
+
+const JOB_PREFIX = '/api/v1/jobs/';
+// Request targets the router takes as they are: no percent-decoding of the path, no characters the URL
+// parser would escape or drop, nothing to resolve. Anything else goes the routed way.
+const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/;
+const JOB_ID = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Whether the routed app's server adapter accepts this Host header (its own check: the URL parser must
+ * keep the host name as sent); a refused one is answered there. Decided once per distinct header.
+ */
+function hostAccepted(host: string): boolean {
+  let ok = hostsSeen.get(host);
+  if (ok === undefined) {
+    try {
+      const { hostname } = new URL(`http://${host}/`);
+      ok = hostname.length === host.length || hostname === host.replace(/:\d+$/, '');
+    } catch {
+      ok = false;
+    }
+    if (hostsSeen.size >= 64) hostsSeen.clear();
+    hostsSeen.set(host, ok);
+  }
+  return ok;
+}
+const hostsSeen = new Map<string, boolean>();
+
+function routeOf(method: string | undefined, url: string, path: string): Route | null {
+  if (method !== 'GET') return null;
+  if (path === '/api/v1/jobs') return SEARCH;
+  if (path === '/api/screening/v1/audit') return AUDIT;
+  if (path.startsWith(JOB_PREFIX) && JOB_ID.test(path.slice(JOB_PREFIX.length))) return JOB;
+  return null;
+}
+
+/** The headers the routed app writes: set on the context (lower case, sorted), or the handler's one. */
+function outgoing(route: Route, set: Record<string, string> | null, type: string, length: number): OutgoingHttpHeaders {
+  if (set === null) return { [route.typeName]: type, 'Content-Length': length };
+  set['content-type'] = type;
+  const out: OutgoingHttpHeaders = {};
+  for (const name of Object.keys(set).sort()) out[name] = set[name];
+  out['Content-Length'] = length;
+  return out;
+}
+
+/** One call on the fast path, from arrival to its record in the request log. */
+class Call {
+  private readonly at: string;
+  private readonly t0 = performance.now();
+  /** Headers set before the answer is built, as Hono's c.header() keeps them. */
+  private set: Record<string, string> | null = null;
+  private principal: Principal | null = null;
+  private rateSet = false;
+
+  constructor(
+    private readonly core: Core,
+    private readonly route: Route,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly url: string,
+    private readonly path: string,
+    private readonly authorization: string | undefined,
+    origin: string | undefined,
+  ) {
+    if (origin) for (const [name, value] of CORS_ANSWER) this.header(name, value);
+    this.at = core.clock.iso();
+  }
+
+  private header(name: string, value: string | undefined): void {
+    const lower = name.toLowerCase();
+    if (value === undefined) {
+      if (this.set) delete this.set[lower];
+      return;
+    }
+    (this.set ??= {})[lower] = value;
+  }
+
+  private rateHeaders(d: RateDecision): void {
+    this.header('X-RateLimit-Limit', String(d.limit));
+    if (!this.core.faults.bug('drop_ratelimit_remaining')) this.header('X-RateLimit-Remaining', String(d.remaining));
+    this.header('X-RateLimit-Reset', String(d.resetSeconds));
+    this.rateSet = true;
+  }
+
+  start(): void {
+    let delay: Promise<void> | undefined;
+    try {
+      delay = applyChaos(this.core.faults, 'GET', this.path);
+    } catch (err) {
+      return this.fail(err);
+    }
+    if (delay) delay.then(() => this.serve(), (err) => this.fail(err));
+    else this.serve();
+  }
+
+  private serve(): void {
+    let body: string | Uint8Array;
+    try {
+      const { core, route } = this;
+      this.principal = authenticateCall(core.tenants, this.url, this.authorization, route.scope);
+      if (route.rated) this.rateHeaders(keyWindow(core, this.principal, (d) => this.rateHeaders(d)));
+      body = route.answer(core, this.principal, this.url, route === JOB ? this.path.slice(JOB_PREFIX.length) : '');
+    } catch (err) {
+      return this.fail(err);
+    }
+    this.finish(200, body);
+  }
+
+  /** The envelope, as app.ts's error handler builds it (toErrorResponse with rateHeadersOnError). */
+  private fail(err: unknown): void {
+    const de = domainErrorOf(err);
+    if (de.details.retryAfter !== undefined) this.header('Retry-After', String(de.details.retryAfter));
+    if (this.route.rated) {
+      if (!this.rateSet) this.rateHeaders(this.core.rateLimits.countAnonymous(peerIp(this.req.socket?.remoteAddress)));
+      if (de.status === 429 && this.core.faults.bug('no_retry_after')) this.header('Retry-After', undefined);
+    }
+    // c.json's own spelling of its content type, kept when no header was set before
+    this.finishWith(de.status, this.set === null ? { 'Content-Type': 'application/json' } : null, JSON.stringify(envelopeOf(de)));
+  }
+
+  private finish(status: number, body: string | Uint8Array): void {
+    this.finishWith(status, null, body);
+  }
+
+  private finishWith(status: number, plain: OutgoingHttpHeaders | null, body: string | Uint8Array): void {
+    const { core } = this;
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    let headers = plain ? { ...plain, 'Content-Length': length } : outgoing(this.route, this.set, 'application/json', length);
+    if (core.config.selfCheck && checksAnswersOf('GET', this.path)) {
+      const { 'Content-Length': _length, ...answered } = headers;
+      const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+      const message = selfCheckFailure(core.contracts, 'GET', this.path, status, text, new Headers(answered as Record<string, string>));
+      if (message !== null) {
+        status = 500;
+        body = failureBody(message);
+        headers = { 'content-type': FAILURE_TYPE, 'Content-Length': Buffer.byteLength(body) };
+      }
+    }
+    const durationMs = Math.round((performance.now() - this.t0) * 10) / 10;
+    const call = { at: this.at, tenantId: this.principal?.tenant.id ?? null, api: 'rest', method: 'GET', path: this.url, tool: null, status, durationMs } as const;
+    recordCall(core.callLog, call, '', answerText(body));
+    this.res.writeHead(status, headers);
+    this.res.end(body);
+  }
+}
+
+export interface FastPath {
+  /** True when the fast path took the call (and answers it), false when it is the routed app's. */
+  take(req: IncomingMessage, res: ServerResponse): boolean;
+  /** How many calls it took since start (tests prove with it that the path under test was this one). */
+  readonly taken: number;
+}
+
+/** The fast path, built once the core exists; `--log` mode leaves every call to the routed app. */
+export function restFastPath(core: Core): FastPath {
+  let taken = 0;
+  const take = (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (core.config.log) return false;
+    const url = req.url ?? '';
+    if (url.charCodeAt(0) !== 47 || !PLAIN_TARGET.test(url)) return false;
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const route = routeOf(req.method, url, path);
+    if (!route) return false;
+    const raw = req.rawHeaders;
+    const host = rawHeaderValue(raw, 'host');
+    if (host !== undefined && !hostAccepted(host)) return false;
+    taken++;
+    new Call(core, route, req, res, url, path, rawHeaderValue(raw, 'authorization'), rawHeaderValue(raw, 'origin')).start();
+    return true;
+  };
+  return {
+    take,
+    get taken() {
+      return taken;
+    },
+  };
+}
