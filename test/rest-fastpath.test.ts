@@ -15,7 +15,7 @@ let fast: RunningSandbox;
 let routed: RunningSandbox;
 
 /** One raw HTTP/1.1 exchange; the answer's bytes as a string. */
-function exchange(baseUrl: string, head: string): Promise<string> {
+function exchange(baseUrl: string, head: string | Buffer): Promise<string> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -27,19 +27,38 @@ function exchange(baseUrl: string, head: string): Promise<string> {
   });
 }
 
-const request = (target: string, headers: Record<string, string> = {}, host = 'sandbox.test') =>
-  `GET ${target} HTTP/1.1\r\nHost: ${host}\r\n${Object.entries(headers)
+const request = (target: string, headers: Record<string, string> = {}, host = 'sandbox.test', method = 'GET') =>
+  `${method} ${target} HTTP/1.1\r\nHost: ${host}\r\n${Object.entries(headers)
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('')}Connection: close\r\n\r\n`;
 
-/** The answer with what depends on the moment alone (the Date, the window's seconds to reset) masked. */
-const masked = (raw: string) =>
-  raw.replace(/^Date: .*$/m, 'Date: <date>').replace(/^(x-ratelimit-reset): \d+$/m, '$1: <seconds>');
+/** A POST with a body sent as given (a string, or bytes), its Content-Length declared unless chunked. */
+function post(target: string, headers: Record<string, string>, body: string | Buffer): Buffer {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  const chunked = headers['Transfer-Encoding'] === 'chunked';
+  const framed = chunked ? Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n0\r\n\r\n')]) : bytes;
+  const head = request(target, chunked ? headers : { ...headers, 'Content-Length': String(bytes.length) }, undefined, 'POST');
+  return Buffer.concat([Buffer.from(head), framed]);
+}
+
+/**
+ * The answer with what depends on the moment alone masked: the Date, the window's seconds to reset, and
+ * the instance's epoch in new ids (random per start, so ids never repeat across restarts).
+ */
+const masked = (raw: string, sb: RunningSandbox) =>
+  raw
+    .replace(/^Date: .*$/m, 'Date: <date>')
+    .replace(/^(x-ratelimit-reset): \d+$/m, '$1: <seconds>')
+    .replaceAll(`_${sb.core.ids.epoch}`, '_<epoch>');
 
 /** The same call on both sandboxes, one after the other; both answers, masked. */
 async function both(target: string, headers: Record<string, string> = {}, host?: string) {
-  const a = masked(await exchange(fast.baseUrl, request(target, headers, host)));
-  const b = masked(await exchange(routed.baseUrl, request(target, headers, host)));
+  return bothRaw(request(target, headers, host));
+}
+
+async function bothRaw(call: string | Buffer) {
+  const a = masked(await exchange(fast.baseUrl, call), fast);
+  const b = masked(await exchange(routed.baseUrl, call), routed);
   return { fast: a, routed: b };
 }
 
@@ -48,7 +67,7 @@ const onBoth = async (method: string, path: string, body?: unknown) => {
   for (const sb of [fast, routed]) expect((await admin(sb)(method, path, body)).status, `${method} ${path}`).toBeLessThan(300);
 };
 
-let keys: { free: string; pro: string; jobsOnly: string };
+let keys: { free: string; pro: string; scale: string; jobsOnly: string };
 let jobId: string;
 
 beforeAll(async () => {
@@ -60,6 +79,7 @@ beforeAll(async () => {
   keys = {
     free: tenants.find((t) => t.planTier === 'free')!.apiKey,
     pro: tenants.find((t) => t.planTier === 'pro')!.apiKey,
+    scale: tenants.find((t) => t.planTier === 'scale')!.apiKey,
     jobsOnly: tenants.find((t) => t.note)!.apiKey,
   };
   // the same first call on both, so both windows count alike from here
@@ -115,6 +135,48 @@ describe('the REST fast path answers as the routed app does', () => {
     expect(routed.fastPathCalls()).toBe(0);
   });
 
+  it('on submits, their replays and refusals, byte for byte', async () => {
+    const json = { Authorization: `Bearer ${keys.pro}`, 'Content-Type': 'application/json' };
+    const submit = (key: string, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        idempotencyKey: key,
+        candidate: { kind: 'structured', fullName: 'Sari Wulandari', summary: 'Backend engineer, TypeScript and PostgreSQL.', skills: ['TypeScript', 'PostgreSQL'], experienceYears: 6 },
+        jobSpec: { title: 'Backend Engineer', mustHaves: ['TypeScript'], niceToHaves: ['AWS'] },
+        ...extra,
+      });
+    const target = '/api/screening/v1/screen';
+    const calls: Array<[Record<string, string>, string | Buffer, boolean]> = [
+      // [headers, body, taken by the fast path]
+      [json, submit('fp-1'), true],
+      [json, submit('fp-1'), true],
+      [{ ...json, Origin: 'https://docs.example' }, submit('fp-2'), true],
+      [{ ...json, Origin: 'https://docs.example' }, submit('fp-2'), true],
+      [{ ...json, 'Content-Type': 'application/vnd.api+json; charset=utf-8' }, submit('fp-3'), true],
+      [json, submit('fp-1', { jobSpec: { title: 'Other' } }), true],
+      [json, '{"idempotencyKey": "fp-4", ', true],
+      [json, '', true],
+      [json, Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), true],
+      [json, submit('fp-5', { candidate: { kind: 'structured' } }), true],
+      [json, submit('x'.repeat(70_000)), true],
+      [json, submit('fp-6', { jobSpec: { title: 'Backend', salaryBandMinIdr: 9, salaryBandMaxIdr: 1 } }), true],
+      [{ ...json, 'Content-Type': 'text/plain' }, submit('fp-7'), false],
+      [{ ...json, 'Content-Encoding': 'gzip' }, submit('fp-8'), false],
+      [{ ...json, Authorization: 'Bearer rjk_live_0000000000000000000000' }, submit('fp-9'), false],
+      [{ ...json, Authorization: `Bearer ${keys.jobsOnly}` }, submit('fp-10'), false],
+      [{ ...json, 'Transfer-Encoding': 'chunked' }, submit('fp-11'), false],
+      [json, 'x'.repeat(300_000), false],
+    ];
+    const before = fast.fastPathCalls();
+    for (const [headers, body] of calls) {
+      const { fast: a, routed: b } = await bothRaw(post(target, headers, body));
+      expect(a, `POST ${JSON.stringify(headers)} ${String(body).slice(0, 80)}`).toBe(b);
+    }
+    expect(fast.fastPathCalls() - before).toBe(calls.filter(([, , taken]) => taken).length);
+    // the key's balance moved alike: the same usage on both
+    const usage = await both('/api/screening/v1/usage', { Authorization: `Bearer ${keys.pro}` });
+    expect(usage.fast).toBe(usage.routed);
+  });
+
   it('counts the rate window alike, up to the 429 and past it', async () => {
     const bearer = { Authorization: `Bearer ${keys.free}` };
     let last = { fast: '', routed: '' };
@@ -127,14 +189,20 @@ describe('the REST fast path answers as the routed app does', () => {
   });
 
   it('applies chaos rules and planted bugs alike', async () => {
-    const bearer = { Authorization: `Bearer ${keys.pro}` };
+    // a tenant without submits: its audit page holds no rows stamped with either instance's clock
+    const bearer = { Authorization: `Bearer ${keys.scale}` };
     await onBoth('POST', '/sandbox/v1/faults', { path: '/api/v1/jobs', mode: 'status', status: 503, count: 1 });
     await onBoth('POST', '/sandbox/v1/faults', { path: '/api/screening/v1/audit', mode: 'status', status: 429, count: 1 });
     await onBoth('POST', '/sandbox/v1/faults', { path: '/api/v1/jobs/', mode: 'latency', latencyMs: 30, count: 1 });
+    await onBoth('POST', '/sandbox/v1/faults', { path: '/api/screening/v1/screen', mode: 'status', status: 500, count: 1 });
     for (const target of [`/api/v1/jobs/${jobId}`, `/api/v1/jobs/${jobId}`, '/api/screening/v1/audit', '/api/screening/v1/audit']) {
       const { fast: a, routed: b } = await both(target, bearer);
       expect(a, target).toBe(b);
     }
+    const submit = post('/api/screening/v1/screen', { ...bearer, 'Content-Type': 'application/json' }, '{"idempotencyKey":"chaos-1"}');
+    const forced = await bothRaw(submit);
+    expect(forced.fast).toBe(forced.routed);
+    expect(forced.fast).toMatch(/^HTTP\/1\.1 500 /);
     for (const bug of ['drop_ratelimit_remaining', 'no_retry_after']) await onBoth('PUT', `/sandbox/v1/bugs/${bug}`);
     await onBoth('POST', '/sandbox/v1/faults', { path: '*', mode: 'status', status: 429, count: 1 });
     try {
@@ -156,7 +224,9 @@ describe('the REST fast path answers as the routed app does', () => {
       return (page.json.entries as Array<Record<string, unknown>>).map(({ at, durationMs, ...rest }) => {
         expect(typeof at).toBe('string');
         expect(typeof durationMs).toBe('number');
-        return rest;
+        // ledger rows carry the instant they were written and ids made from it
+        const text = masked(JSON.stringify(rest), sb).replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>').replace(/evt_[a-z0-9]+/g, 'evt_<id>');
+        return JSON.parse(text);
       });
     };
     const a = await entries(fast);

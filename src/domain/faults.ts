@@ -80,6 +80,11 @@ export class Faults {
     return this.bugs.has(name);
   }
 
+  /** Whether any chaos rule is active: with none, take() fires nothing and changes nothing. */
+  get armed(): boolean {
+    return this.rules.length > 0;
+  }
+
   enableBug(name: string): void {
     if (!isBugName(name)) throw invalid(`unknown bug '${name}'; known: ${Object.keys(BUGS).join(', ')}`, 'bug');
     this.bugs.add(name);

@@ -10,7 +10,10 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Core } from '../domain/core.js';
 import type { RateDecision } from '../domain/ratelimit/limiter.js';
 import type { Principal, Scope } from '../domain/tenants.js';
+import { limits } from '../domain/plans.js';
 import { authenticateCall } from '../web/auth.js';
+import { isJsonType, parseJsonBytes } from '../web/body.js';
+import { isIdentityEncoding, readNode } from '../web/bodyStream.js';
 import { answerText, recordCall } from '../web/callLog.js';
 import { applyChaos } from '../web/chaos.js';
 import { peerIp } from '../web/clientIp.js';
@@ -19,26 +22,54 @@ import { domainErrorOf, envelopeOf } from '../web/envelope.js';
 import { rawHeaderValue } from '../web/headers.js';
 import { checksAnswersOf, FAILURE_TYPE, failureBody, selfCheckFailure } from '../web/selfcheck.js';
 import { jobAnswer, keyWindow, searchAnswer } from './jobs.js';
-import { auditAnswer } from './screening.js';
+import { auditAnswer, submitAnswer } from './screening.js';
+
+/** What a route's answer needs from its call. */
+interface Asked {
+  core: Core;
+  principal: Principal;
+  url: string;
+  path: string;
+  /** The parsed JSON body (POST routes). */
+  body: unknown;
+  /** Sets a header before the answer is built (Hono's c.header). */
+  header(name: string, value: string): void;
+}
 
 interface Route {
+  method: 'GET' | 'POST';
   scope: Scope;
   /** /api/v1 answers carry the rate headers (jobs.ts). */
   rated: boolean;
-  answer(core: Core, principal: Principal, url: string, id: string): string | Uint8Array;
   /** How the routed handler names its content type: alone, Hono keeps a single header's spelling. */
   typeName: 'content-type' | 'Content-Type';
+  answer(a: Asked): { status: number; body: string | Uint8Array };
 }
 
-const SEARCH: Route = { scope: 'jobs', rated: true, answer: (core, p, url) => searchAnswer(core, p, url), typeName: 'content-type' };
-const JOB: Route = { scope: 'jobs', rated: true, answer: (core, _p, url, id) => jobAnswer(core, url, id), typeName: 'content-type' };
-const AUDIT: Route = { scope: 'screening', rated: false, answer: (core, p, url) => auditAnswer(core, p, url), typeName: 'Content-Type' };
+const ok = (body: string | Uint8Array) => ({ status: 200, body });
+const SEARCH: Route = { method: 'GET', scope: 'jobs', rated: true, typeName: 'content-type', answer: (a) => ok(searchAnswer(a.core, a.principal, a.url)) };
+const JOB: Route = { method: 'GET', scope: 'jobs', rated: true, typeName: 'content-type', answer: (a) => ok(jobAnswer(a.core, a.url, a.path.slice(JOB_PREFIX.length))) };
+const AUDIT: Route = { method: 'GET', scope: 'screening', rated: false, typeName: 'Content-Type', answer: (a) => ok(auditAnswer(a.core, a.principal, a.url)) };
+const SUBMIT: Route = {
+  method: 'POST',
+  scope: 'screening',
+  rated: false,
+  typeName: 'Content-Type',
+  answer(a) {
+    const out = submitAnswer(a.core, a.principal, a.body);
+    if (out.replayed) a.header('Idempotent-Replayed', 'true');
+    return { status: out.status, body: JSON.stringify(out.result) };
+  },
+};
 
 const JOB_PREFIX = '/api/v1/jobs/';
+const SUBMIT_PATH = '/api/screening/v1/screen';
 // Request targets the router takes as they are: no percent-decoding of the path, no characters the URL
 // parser would escape or drop, nothing to resolve. Anything else goes the routed way.
 const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/;
 const JOB_ID = /^[A-Za-z0-9_-]+$/;
+// bodies up to this size are kept in the request log (callLog.ts's COPY_LIMIT)
+const LOG_BODY_LIMIT = 64 * 1024;
 
 /**
  * Whether the routed app's server adapter accepts this Host header (its own check: the URL parser must
@@ -60,12 +91,28 @@ function hostAccepted(host: string): boolean {
 }
 const hostsSeen = new Map<string, boolean>();
 
-function routeOf(method: string | undefined, url: string, path: string): Route | null {
+function routeOf(method: string | undefined, path: string): Route | null {
+  if (method === 'POST') return path === SUBMIT_PATH ? SUBMIT : null;
   if (method !== 'GET') return null;
   if (path === '/api/v1/jobs') return SEARCH;
   if (path === '/api/screening/v1/audit') return AUDIT;
   if (path.startsWith(JOB_PREFIX) && JOB_ID.test(path.slice(JOB_PREFIX.length))) return JOB;
   return null;
+}
+
+/**
+ * A body the fast path reads: a declared length within the limit, JSON, not encoded. Any other body is
+ * refused before it is read, and its refusal (with the adapter's handling of the unread rest) is the
+ * routed app's; so are calls that a chaos rule might hit or that no key admits, all decided without
+ * any effect. Null when the call is the routed app's, else the declared length.
+ */
+function plainBody(core: Core, raw: readonly string[]): number | null {
+  if (core.faults.armed) return null;
+  const length = rawHeaderValue(raw, 'content-length');
+  if (length === undefined || !/^\d{1,9}$/.test(length) || Number(length) > limits.policy.bodyMaxBytes) return null;
+  if (rawHeaderValue(raw, 'transfer-encoding') !== undefined) return null;
+  if (!isJsonType(rawHeaderValue(raw, 'content-type')) || !isIdentityEncoding(rawHeaderValue(raw, 'content-encoding'))) return null;
+  return Number(length);
 }
 
 /** The headers the routed app writes: set on the context (lower case, sorted), or the handler's one. */
@@ -86,6 +133,7 @@ class Call {
   private set: Record<string, string> | null = null;
   private principal: Principal | null = null;
   private rateSet = false;
+  private body: Uint8Array | null = null;
 
   constructor(
     private readonly core: Core,
@@ -96,9 +144,21 @@ class Call {
     private readonly path: string,
     private readonly authorization: string | undefined,
     origin: string | undefined,
+    /** The declared body length (POST), or null. */
+    private readonly declared: number | null,
+    /** Already admitted (POST: the key is checked before the call is taken). */
+    principal: Principal | null,
   ) {
+    this.principal = principal;
     if (origin) for (const [name, value] of CORS_ANSWER) this.header(name, value);
     this.at = core.clock.iso();
+  }
+
+  /** The request body as the request log keeps it (callLog.ts: whole bodies up to its copy limit). */
+  private requestText(): string {
+    if (this.declared === null) return '';
+    if (this.body !== null && this.declared <= LOG_BODY_LIMIT) return Buffer.from(this.body.buffer, this.body.byteOffset, this.body.byteLength).toString('utf8');
+    return this.declared > LOG_BODY_LIMIT ? `(${this.declared} bytes, not kept)` : '';
   }
 
   private header(name: string, value: string | undefined): void {
@@ -118,9 +178,19 @@ class Call {
   }
 
   start(): void {
+    if (this.declared !== null) {
+      readNode(this.req, limits.policy.bodyMaxBytes).then(
+        (buf) => {
+          this.body = buf;
+          this.serve();
+        },
+        (err) => this.fail(err),
+      );
+      return;
+    }
     let delay: Promise<void> | undefined;
     try {
-      delay = applyChaos(this.core.faults, 'GET', this.path);
+      delay = applyChaos(this.core.faults, this.route.method, this.path);
     } catch (err) {
       return this.fail(err);
     }
@@ -129,16 +199,17 @@ class Call {
   }
 
   private serve(): void {
-    let body: string | Uint8Array;
+    let answer: { status: number; body: string | Uint8Array };
     try {
       const { core, route } = this;
-      this.principal = authenticateCall(core.tenants, this.url, this.authorization, route.scope);
-      if (route.rated) this.rateHeaders(keyWindow(core, this.principal, (d) => this.rateHeaders(d)));
-      body = route.answer(core, this.principal, this.url, route === JOB ? this.path.slice(JOB_PREFIX.length) : '');
+      const principal = (this.principal ??= authenticateCall(core.tenants, this.url, this.authorization, route.scope));
+      if (route.rated) this.rateHeaders(keyWindow(core, principal, (d) => this.rateHeaders(d)));
+      const body = this.body === null ? undefined : parseJsonBytes(this.body);
+      answer = route.answer({ core, principal, url: this.url, path: this.path, body, header: (n, v) => this.header(n, v) });
     } catch (err) {
       return this.fail(err);
     }
-    this.finish(200, body);
+    this.finish(answer.status, answer.body);
   }
 
   /** The envelope, as app.ts's error handler builds it (toErrorResponse with rateHeadersOnError). */
@@ -160,11 +231,12 @@ class Call {
   private finishWith(status: number, plain: OutgoingHttpHeaders | null, body: string | Uint8Array): void {
     const { core } = this;
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    const { method } = this.route;
     let headers = plain ? { ...plain, 'Content-Length': length } : outgoing(this.route, this.set, 'application/json', length);
-    if (core.config.selfCheck && checksAnswersOf('GET', this.path)) {
+    if (core.config.selfCheck && checksAnswersOf(method, this.path)) {
       const { 'Content-Length': _length, ...answered } = headers;
       const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-      const message = selfCheckFailure(core.contracts, 'GET', this.path, status, text, new Headers(answered as Record<string, string>));
+      const message = selfCheckFailure(core.contracts, method, this.path, status, text, new Headers(answered as Record<string, string>));
       if (message !== null) {
         status = 500;
         body = failureBody(message);
@@ -172,8 +244,8 @@ class Call {
       }
     }
     const durationMs = Math.round((performance.now() - this.t0) * 10) / 10;
-    const call = { at: this.at, tenantId: this.principal?.tenant.id ?? null, api: 'rest', method: 'GET', path: this.url, tool: null, status, durationMs } as const;
-    recordCall(core.callLog, call, '', answerText(body));
+    const call = { at: this.at, tenantId: this.principal?.tenant.id ?? null, api: 'rest', method, path: this.url, tool: null, status, durationMs } as const;
+    recordCall(core.callLog, call, this.requestText(), answerText(body));
     this.res.writeHead(status, headers);
     this.res.end(body);
   }
@@ -195,13 +267,25 @@ export function restFastPath(core: Core): FastPath {
     if (url.charCodeAt(0) !== 47 || !PLAIN_TARGET.test(url)) return false;
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    const route = routeOf(req.method, url, path);
+    const route = routeOf(req.method, path);
     if (!route) return false;
     const raw = req.rawHeaders;
     const host = rawHeaderValue(raw, 'host');
     if (host !== undefined && !hostAccepted(host)) return false;
+    const authorization = rawHeaderValue(raw, 'authorization');
+    let declared: number | null = null;
+    let principal: Principal | null = null;
+    if (route.method === 'POST') {
+      declared = plainBody(core, raw);
+      if (declared === null || req.readableDidRead) return false;
+      try {
+        principal = authenticateCall(core.tenants, url, authorization, route.scope);
+      } catch {
+        return false;
+      }
+    }
     taken++;
-    new Call(core, route, req, res, url, path, rawHeaderValue(raw, 'authorization'), rawHeaderValue(raw, 'origin')).start();
+    new Call(core, route, req, res, url, path, authorization, rawHeaderValue(raw, 'origin'), declared, principal).start();
     return true;
   };
   return {

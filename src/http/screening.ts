@@ -31,14 +31,9 @@ export function screeningRoutes() {
   r.post('/screen', async (c) => {
     const body = await readJsonBody(c);
     // c.get, not c.var: c.var builds a new object on each read
-    const { contracts, screening, faults } = c.get('core');
-    // the one validation pass: past it, the body is a SubmitRequest
-    contracts.operation('submitScreen').checkBody(body);
-    const out = screening.submit(c.get('principal').tenant, body as SubmitRequest);
-    if (!out.replayed) return c.json({ requestId: out.requestId, state: out.state }, 201);
-    c.header('Idempotent-Replayed', 'true');
-    // planted bug: a replay answered as if it were new
-    return c.json({ requestId: out.requestId, state: out.state }, faults.bug('replay_returns_201') ? 201 : 200);
+    const out = submitAnswer(c.get('core'), c.get('principal'), body);
+    if (out.replayed) c.header('Idempotent-Replayed', 'true');
+    return c.json(out.result, out.status);
   });
 
   // The specification documents no parameters and no 400 for usage: query parameters are ignored
@@ -49,6 +44,17 @@ export function screeningRoutes() {
   r.get('/audit', (c) => c.body(auditAnswer(c.get('core'), c.get('principal'), c.req.url), 200, { 'Content-Type': 'application/json' }));
 
   return r;
+}
+
+/** POST /screen on a parsed body: the answer's status and result, and whether it replays an earlier submit. */
+export function submitAnswer(core: Core, principal: Principal, body: unknown) {
+  // the one validation pass: past it, the body is a SubmitRequest
+  core.contracts.operation('submitScreen').checkBody(body);
+  const out = core.screening.submit(principal.tenant, body as SubmitRequest);
+  const result = { requestId: out.requestId, state: out.state };
+  // planted bug: a replay answered as if it were new
+  const status = !out.replayed || core.faults.bug('replay_returns_201') ? 201 : 200;
+  return { status: status as 200 | 201, result, replayed: out.replayed };
 }
 
 /** GET /audit: one page of the caller's ledger, serialized. Shared with the fast path (fastPath.ts). */

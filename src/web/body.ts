@@ -14,12 +14,19 @@ const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export async function readJsonBody(c: Context, maxBytes = limits.policy.bodyMaxBytes): Promise<unknown> {
-  const type = headerOf(c, 'content-type') ?? '';
-  if (!JSON_TYPE.test(type.trim())) {
+  const type = headerOf(c, 'content-type');
+  if (!isJsonType(type)) {
     throw invalid(`request body must be JSON: send Content-Type: application/json (got '${type || 'none'}')`, 'body');
   }
   refuseEncoded(c);
-  const buf = await readBodyCapped(c, maxBytes);
+  return parseJsonBytes(await readBodyCapped(c, maxBytes));
+}
+
+/** Whether a Content-Type header names JSON (application/json or a +json type). */
+export const isJsonType = (type: string | undefined) => JSON_TYPE.test((type ?? '').trim());
+
+/** A whole JSON body's bytes, parsed: empty, non-UTF-8 and malformed bodies are 400 invalid_request. */
+export function parseJsonBytes(buf: Uint8Array): unknown {
   if (buf.byteLength === 0) throw invalid('request body is empty; a JSON object is required', 'body');
   let text: string;
   try {

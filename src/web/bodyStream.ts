@@ -11,10 +11,16 @@ const refusal = (status: number, message: string) => new DomainError('invalid_re
 
 export const tooLarge = (maxBytes: number) => refusal(413, `request body is larger than the limit of ${maxBytes} bytes`);
 
+/** Whether a Content-Encoding header leaves the body as it is (absent or identity). */
+export const isIdentityEncoding = (header: string | undefined) => {
+  const encoding = header?.trim().toLowerCase();
+  return !encoding || encoding === 'identity';
+};
+
 /** 415 for an encoded body: the sandbox reads only identity-encoded JSON. */
 export function refuseEncoded(c: Context): void {
   const encoding = headerOf(c, 'content-encoding')?.trim().toLowerCase();
-  if (encoding && encoding !== 'identity') {
+  if (!isIdentityEncoding(encoding)) {
     throw refusal(415, `Content-Encoding '${encoding}' is not supported; send the body unencoded (identity)`);
   }
 }
@@ -37,7 +43,8 @@ function lingerThenClose(incoming: IncomingMessage): void {
   incoming.once('close', () => clearTimeout(timer));
 }
 
-function readNode(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+/** The body of Node's request, at most `maxBytes` of it (413 past them, and the connection lingers). */
+export function readNode(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
