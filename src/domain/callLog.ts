@@ -35,7 +35,21 @@ export class CallLog {
   private seq = 0;
 
   append(entry: Omit<CallEntry, 'id'>): CallEntry {
-    const e: CallEntry = { id: `log_${(++this.seq).toString(36).padStart(6, '0')}`, ...entry };
+    // written out, not spread: one entry per API call
+    const e: CallEntry = {
+      id: `log_${(++this.seq).toString(36).padStart(6, '0')}`,
+      at: entry.at,
+      tenantId: entry.tenantId,
+      api: entry.api,
+      method: entry.method,
+      path: entry.path,
+      tool: entry.tool,
+      status: entry.status,
+      durationMs: entry.durationMs,
+      requestBody: entry.requestBody,
+      responseBody: entry.responseBody,
+      truncated: entry.truncated,
+    };
     this.entries.push(e);
     // drop in batches, so appending stays O(1) amortized
     if (this.entries.length >= 2 * CAPACITY) {

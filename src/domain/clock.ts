@@ -64,8 +64,15 @@ export class Clock {
   }
 
   iso(ms: number = this.now()): string {
-    return new Date(ms).toISOString();
+    // every API call stamps its log entry: calls within one millisecond share the string
+    if (ms !== this.lastIsoMs) {
+      this.lastIsoMs = ms;
+      this.lastIso = new Date(ms).toISOString();
+    }
+    return this.lastIso;
   }
+  private lastIsoMs = NaN;
+  private lastIso = '';
 
   /** Moves the sandbox clock forward and fires every timer that is now due. */
   advance(seconds: number): number {

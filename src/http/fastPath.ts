@@ -14,7 +14,7 @@ import { limits } from '../domain/plans.js';
 import { authenticateCall } from '../web/auth.js';
 import { isJsonType, parseJsonBytes } from '../web/body.js';
 import { isIdentityEncoding, readNode } from '../web/bodyStream.js';
-import { answerText, recordCall } from '../web/callLog.js';
+import { recordCall } from '../web/callLog.js';
 import { applyChaos } from '../web/chaos.js';
 import { peerIp } from '../web/clientIp.js';
 import { CORS_ANSWER } from '../web/cors.js';
@@ -126,22 +126,23 @@ function outgoing(route: Route, set: Record<string, string> | null, type: string
 }
 
 /** One call on the fast path, from arrival to its record in the request log. */
-class Call {
+class Call implements Asked {
   private readonly at: string;
   private readonly t0 = performance.now();
   /** Headers set before the answer is built, as Hono's c.header() keeps them. */
   private set: Record<string, string> | null = null;
-  private principal: Principal | null = null;
+  principal!: Principal;
   private rateSet = false;
-  private body: Uint8Array | null = null;
+  private bytes: Uint8Array | null = null;
+  body: unknown = undefined;
 
   constructor(
-    private readonly core: Core,
+    readonly core: Core,
     private readonly route: Route,
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
-    private readonly url: string,
-    private readonly path: string,
+    readonly url: string,
+    readonly path: string,
     private readonly authorization: string | undefined,
     origin: string | undefined,
     /** The declared body length (POST), or null. */
@@ -149,7 +150,7 @@ class Call {
     /** Already admitted (POST: the key is checked before the call is taken). */
     principal: Principal | null,
   ) {
-    this.principal = principal;
+    if (principal) this.principal = principal;
     if (origin) for (const [name, value] of CORS_ANSWER) this.header(name, value);
     this.at = core.clock.iso();
   }
@@ -157,11 +158,12 @@ class Call {
   /** The request body as the request log keeps it (callLog.ts: whole bodies up to its copy limit). */
   private requestText(): string {
     if (this.declared === null) return '';
-    if (this.body !== null && this.declared <= LOG_BODY_LIMIT) return Buffer.from(this.body.buffer, this.body.byteOffset, this.body.byteLength).toString('utf8');
+    const bytes = this.bytes;
+    if (bytes !== null && this.declared <= LOG_BODY_LIMIT) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     return this.declared > LOG_BODY_LIMIT ? `(${this.declared} bytes, not kept)` : '';
   }
 
-  private header(name: string, value: string | undefined): void {
+  header(name: string, value: string | undefined): void {
     const lower = name.toLowerCase();
     if (value === undefined) {
       if (this.set) delete this.set[lower];
@@ -181,7 +183,7 @@ class Call {
     if (this.declared !== null) {
       readNode(this.req, limits.policy.bodyMaxBytes).then(
         (buf) => {
-          this.body = buf;
+          this.bytes = buf;
           this.serve();
         },
         (err) => this.fail(err),
@@ -202,10 +204,10 @@ class Call {
     let answer: { status: number; body: string | Uint8Array };
     try {
       const { core, route } = this;
-      const principal = (this.principal ??= authenticateCall(core.tenants, this.url, this.authorization, route.scope));
-      if (route.rated) this.rateHeaders(keyWindow(core, principal, (d) => this.rateHeaders(d)));
-      const body = this.body === null ? undefined : parseJsonBytes(this.body);
-      answer = route.answer({ core, principal, url: this.url, path: this.path, body, header: (n, v) => this.header(n, v) });
+      this.principal ??= authenticateCall(core.tenants, this.url, this.authorization, route.scope);
+      if (route.rated) this.rateHeaders(keyWindow(core, this.principal, (d) => this.rateHeaders(d)));
+      if (this.bytes !== null) this.body = parseJsonBytes(this.bytes);
+      answer = route.answer(this);
     } catch (err) {
       return this.fail(err);
     }
@@ -245,7 +247,7 @@ class Call {
     }
     const durationMs = Math.round((performance.now() - this.t0) * 10) / 10;
     const call = { at: this.at, tenantId: this.principal?.tenant.id ?? null, api: 'rest', method, path: this.url, tool: null, status, durationMs } as const;
-    recordCall(core.callLog, call, this.requestText(), answerText(body));
+    recordCall(core.callLog, call, this.requestText(), body);
     this.res.writeHead(status, headers);
     this.res.end(body);
   }

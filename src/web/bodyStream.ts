@@ -43,32 +43,60 @@ function lingerThenClose(incoming: IncomingMessage): void {
   incoming.once('close', () => clearTimeout(timer));
 }
 
+// The reader's state rides on the request, and its listeners are made once: no closure per body.
+const READER = Symbol('body reader');
+
+interface Reader {
+  chunks: Buffer[];
+  size: number;
+  maxBytes: number;
+  resolve: (buf: Uint8Array) => void;
+  reject: (err: Error) => void;
+}
+
+type Reading = IncomingMessage & { [READER]?: Reader };
+
+function finish(incoming: Reading, err: Error | null): void {
+  const r = incoming[READER];
+  if (!r) return;
+  incoming[READER] = undefined;
+  incoming.off('data', onData);
+  if (err) return r.reject(err);
+  r.resolve(r.chunks.length === 1 ? r.chunks[0] : Buffer.concat(r.chunks, r.size));
+}
+
+function onData(this: Reading, chunk: Buffer): void {
+  const r = this[READER];
+  if (!r) return;
+  r.size += chunk.length;
+  if (r.size > r.maxBytes) {
+    finish(this, tooLarge(r.maxBytes));
+    return lingerThenClose(this);
+  }
+  r.chunks.push(chunk);
+}
+
+function onEnd(this: Reading): void {
+  finish(this, null);
+}
+
+function onError(this: Reading, e: Error): void {
+  finish(this, e);
+}
+
+// 'close' follows 'end' on every request; before it, the client went away mid-body
+function onClose(this: Reading): void {
+  finish(this, new Error('the request body was cut off'));
+}
+
 /** The body of Node's request, at most `maxBytes` of it (413 past them, and the connection lingers). */
 export function readNode(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const finish = (err: Error | null) => {
-      if (settled) return;
-      settled = true;
-      incoming.off('data', onData);
-      if (err) return reject(err);
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        finish(tooLarge(maxBytes));
-        return lingerThenClose(incoming);
-      }
-      chunks.push(chunk);
-    };
+    (incoming as Reading)[READER] = { chunks: [], size: 0, maxBytes, resolve, reject };
     incoming.on('data', onData);
-    incoming.once('end', () => finish(null));
-    incoming.once('error', (e) => finish(e));
-    // 'close' follows 'end' on every request; before it, the client went away mid-body
-    incoming.once('close', () => finish(new Error('the request body was cut off')));
+    incoming.once('end', onEnd);
+    incoming.once('error', onError);
+    incoming.once('close', onClose);
   });
 }
 

@@ -4,6 +4,7 @@
 // the answer has been handed back, so the caller never waits on it.
 
 import type { MiddlewareHandler } from 'hono';
+import { isAscii } from 'node:buffer';
 import { BODY_CAP, capBody, type CallEntry, type CallLog } from '../domain/callLog.js';
 import type { AppEnv } from './env.js';
 
@@ -33,24 +34,39 @@ async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<stri
  * answers such responses straight from the string it keeps under a symbol named 'cache'; cloning or
  * reading the response instead would cost that fast path on every API call.
  */
-function stringBodyOf(res: Response): string | null {
+function stringBodyOf(res: Response): string | Uint8Array | null {
   cacheSymbol ??= Object.getOwnPropertySymbols(res).find((s) => s.description === 'cache');
   if (!cacheSymbol) return null;
   const kept = (res as unknown as Record<symbol, unknown>)[cacheSymbol];
   if (!Array.isArray(kept)) return null;
-  return typeof kept[1] === 'string' || kept[1] instanceof Uint8Array ? answerText(kept[1]) : null;
+  return typeof kept[1] === 'string' || kept[1] instanceof Uint8Array ? kept[1] : null;
 }
 
-/** The text the log keeps of an answer built from a string or bytes (at most BODY_CAP * 4 bytes decoded). */
-export function answerText(body: string | Uint8Array): string {
-  if (typeof body === 'string') return body;
+/** The text the log reads of an answer built from bytes: at most BODY_CAP * 4 of them, decoded. */
+function answerText(body: Uint8Array): string {
   return Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, BODY_CAP * 4)).toString('utf8');
 }
 
+/**
+ * What the log keeps of a body: capBody() of its text. The kept part is a copy, so an entry never holds
+ * on to the whole answer it was cut from; an answer in bytes whose kept part is ASCII is read no further.
+ */
+function kept(body: string | Uint8Array): { text: string; cut: boolean } {
+  if (typeof body === 'string') {
+    if (body.length <= BODY_CAP) return { text: body, cut: false };
+    return { text: Buffer.from(body.slice(0, BODY_CAP), 'utf16le').toString('utf16le'), cut: true };
+  }
+  if (body.byteLength > BODY_CAP && isAscii(body.subarray(0, BODY_CAP))) {
+    return { text: Buffer.from(body.buffer, body.byteOffset, BODY_CAP).toString('latin1'), cut: true };
+  }
+  const text = answerText(body);
+  return text.length <= BODY_CAP ? { text, cut: false } : { text: Buffer.from(text.slice(0, BODY_CAP), 'utf16le').toString('utf16le'), cut: true };
+}
+
 /** One finished call, as the log keeps it: both bodies capped. */
-export function recordCall(log: CallLog, call: Omit<CallEntry, 'id' | 'requestBody' | 'responseBody' | 'truncated'>, reqText: string, resText: string): void {
+export function recordCall(log: CallLog, call: Omit<CallEntry, 'id' | 'requestBody' | 'responseBody' | 'truncated'>, reqText: string, resBody: string | Uint8Array): void {
   const req = capBody(reqText);
-  const res = capBody(resText);
+  const res = kept(resBody);
   log.append({ ...call, requestBody: req.text, responseBody: res.text, truncated: req.cut || res.cut });
 }
 // found on the first response that has it, then reused: looking it up costs an array per call
@@ -85,7 +101,7 @@ export const callLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   // a stream (an MCP answer), or a response something already read (self-check mode), is copied
   const resCopy = resString === null && /json|text|event-stream/.test(c.res.headers.get('content-type') ?? '') ? c.res.clone() : null;
   const tenantId = c.var.principal?.tenant.id ?? null;
-  const write = (reqText: string, resText: string) => {
+  const write = (reqText: string, resText: string | Uint8Array) => {
     const url = c.req.url;
     const q = url.indexOf('?');
     const call = { at, tenantId, api: isMcp ? 'mcp' : 'rest', method: c.req.method, path: q < 0 ? c.req.path : c.req.path + url.slice(q), tool: isMcp ? mcpTarget(reqText) : null, status, durationMs } as const;
