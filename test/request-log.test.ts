@@ -51,6 +51,19 @@ describe('request log', () => {
     expect((await logOf(`tenantId=${b.tenantId}`)).entries.map((e: any) => e.path)).toEqual(['/api/v1/jobs?q=engineer&limit=2']);
   });
 
+  it('keeps the first characters of every answer, long or short, as the client read them', async () => {
+    const { baseUrl } = sb.get();
+    const t = await createTenant(baseUrl, { planTier: 'pro' });
+    const api = client(baseUrl, t.apiKey);
+    const long = await api('GET', '/api/v1/jobs?limit=50');
+    const short = await api('GET', `/api/v1/jobs/${long.json.jobs[0].id}`);
+    expect(long.text.length).toBeGreaterThan(BODY_CAP * 3);
+    const entries = (await logOf(`tenantId=${t.tenantId}&limit=10`)).entries;
+    const of = (path: string) => entries.find((e: any) => e.path === path);
+    expect(of('/api/v1/jobs?limit=50')).toMatchObject({ status: 200, responseBody: long.text.slice(0, BODY_CAP), truncated: true });
+    expect(of(`/api/v1/jobs/${long.json.jobs[0].id}`)).toMatchObject({ status: 200, responseBody: short.text, truncated: false });
+  });
+
   it('keeps only the latest entries, and pages across the roll-off', async () => {
     const { core } = sb.get();
     const log = core.callLog;

@@ -4,8 +4,7 @@
 // the answer has been handed back, so the caller never waits on it.
 
 import type { MiddlewareHandler } from 'hono';
-import { isAscii } from 'node:buffer';
-import { BODY_CAP, capBody, type CallEntry, type CallLog } from '../domain/callLog.js';
+import { BODY_CAP, CAP_BYTES, capBody, type CallEntry, type CallLog } from '../domain/callLog.js';
 import type { AppEnv } from './env.js';
 
 // bodies larger than this are not copied at all: the log keeps BODY_CAP characters anyway
@@ -42,31 +41,15 @@ function stringBodyOf(res: Response): string | Uint8Array | null {
   return typeof kept[1] === 'string' || kept[1] instanceof Uint8Array ? kept[1] : null;
 }
 
-/** The text the log reads of an answer built from bytes: at most BODY_CAP * 4 of them, decoded. */
-function answerText(body: Uint8Array): string {
-  return Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, BODY_CAP * 4)).toString('utf8');
-}
-
-/**
- * What the log keeps of a body: capBody() of its text. The kept part is a copy, so an entry never holds
- * on to the whole answer it was cut from; an answer in bytes whose kept part is ASCII is read no further.
- */
-function kept(body: string | Uint8Array): { text: string; cut: boolean } {
-  if (typeof body === 'string') {
-    if (body.length <= BODY_CAP) return { text: body, cut: false };
-    return { text: Buffer.from(body.slice(0, BODY_CAP), 'utf16le').toString('utf16le'), cut: true };
-  }
-  if (body.byteLength > BODY_CAP && isAscii(body.subarray(0, BODY_CAP))) {
-    return { text: Buffer.from(body.buffer, body.byteOffset, BODY_CAP).toString('latin1'), cut: true };
-  }
-  const text = answerText(body);
-  return text.length <= BODY_CAP ? { text, cut: false } : { text: Buffer.from(text.slice(0, BODY_CAP), 'utf16le').toString('utf16le'), cut: true };
-}
-
-/** One finished call, as the log keeps it: both bodies capped. */
+/** One finished call, as the log keeps it: both bodies capped (an answer in bytes decoded when the log is read). */
 export function recordCall(log: CallLog, call: Omit<CallEntry, 'id' | 'requestBody' | 'responseBody' | 'truncated'>, reqText: string, resBody: string | Uint8Array): void {
   const req = capBody(reqText);
-  const res = kept(resBody);
+  if (typeof resBody !== 'string') {
+    log.appendAnswer({ ...call, requestBody: req.text, truncated: req.cut }, Buffer.from(resBody.subarray(0, CAP_BYTES)));
+    return;
+  }
+  // kept as a copy, so an entry never holds on to the whole answer it was cut from
+  const res = resBody.length <= BODY_CAP ? { text: resBody, cut: false } : { text: Buffer.from(resBody.slice(0, BODY_CAP), 'utf16le').toString('utf16le'), cut: true };
   log.append({ ...call, requestBody: req.text, responseBody: res.text, truncated: req.cut || res.cut });
 }
 // found on the first response that has it, then reused: looking it up costs an array per call

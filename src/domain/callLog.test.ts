@@ -1,0 +1,45 @@
+// Requirements: none of the documents (the request log's capped bodies, D-104). The log decodes an answer
+// from its first CAP_BYTES bytes only: for any bytes, that must give exactly what decoding the answer
+// whole and capping the text gives.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BODY_CAP, CAP_BYTES, CallLog, capBody, capBytes } from './callLog.js';
+
+const whole = (bytes: Uint8Array) => capBody(Buffer.from(bytes).toString('utf8'));
+
+// text around the cap in every UTF-8 width (1 to 4 bytes), and raw bytes that are not valid UTF-8
+const char = fc.constantFrom('a', '"', 'é', '—', '漢', '😀', '\u{10FFFF}');
+const text = fc.tuple(fc.integer({ min: BODY_CAP - 8, max: CAP_BYTES + 8 }), fc.array(char, { minLength: 1, maxLength: 7 })).map(([n, cs]) => Array.from({ length: n }, (_, i) => cs[i % cs.length]).join(''));
+const bytes = fc.oneof(
+  text.map((t) => Buffer.from(t)),
+  fc.uint8Array({ minLength: CAP_BYTES - 8, maxLength: CAP_BYTES * 2 }),
+  fc.tuple(text, fc.uint8Array({ maxLength: 8 }), fc.nat()).map(([t, junk, at]) => {
+    const b = Buffer.from(t);
+    const i = at % b.length;
+    return Buffer.concat([b.subarray(0, i), junk, b.subarray(i)]);
+  }),
+);
+
+describe('capBytes', () => {
+  it('gives what decoding the whole answer and capping its text gives', () => {
+    fc.assert(
+      fc.property(bytes, (b) => {
+        expect(capBytes(b.subarray(0, CAP_BYTES))).toEqual(whole(b));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('is what the log shows for an answer kept as bytes, truncation included', () => {
+    const log = new CallLog();
+    const body = Buffer.from('é'.repeat(BODY_CAP + 1));
+    const entry = { at: 'now', tenantId: null, api: 'rest' as const, method: 'GET', path: '/x', tool: null, status: 200, durationMs: 1, requestBody: '' };
+    log.appendAnswer({ ...entry, truncated: false }, Buffer.from(body.subarray(0, CAP_BYTES)));
+    log.appendAnswer({ ...entry, truncated: false }, Buffer.from('{"ok":true}'));
+    const [long, short] = log.window().entries;
+    expect(long).toMatchObject({ responseBody: 'é'.repeat(BODY_CAP), truncated: true });
+    expect(short).toMatchObject({ responseBody: '{"ok":true}', truncated: false });
+    expect(Object.keys(long)).toEqual(['id', 'at', 'tenantId', 'api', 'method', 'path', 'tool', 'status', 'durationMs', 'requestBody', 'responseBody', 'truncated']);
+  });
+});
