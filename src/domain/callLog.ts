@@ -55,8 +55,8 @@ export class CallLog {
   }
 
   /**
-   * Appends a call whose answer is known by its first CAP_BYTES bytes (a copy the log may keep): they
-   * are decoded into responseBody, and `truncated` updated, only when the log is read.
+   * Appends a call whose answer is known by its first CAP_BYTES bytes (which nothing writes to again):
+   * they are decoded into responseBody, and `truncated` updated, only when the log is read.
    */
   appendAnswer(entry: Omit<CallEntry, 'id' | 'responseBody'>, head: Uint8Array): CallEntry {
     return this.push({ ...entry, responseBody: '' }, head);
