@@ -56,7 +56,23 @@ export class Clock {
   private firing: AdvanceRecord | null = null;
   private advances: AdvanceRecord[] = [];
 
+  /** Who fires due timers when real time reaches them; null: this clock, at once. */
+  private dispatcher: (() => void) | null = null;
+
   constructor(private readonly realNow: () => number = () => Date.now()) {}
+
+  /**
+   * Hands the firing of timers that real time made due to `dispatch`, which calls fireDueNow() when it
+   * sees fit: a store that replays calls across instances fires them as one recorded step (D-112).
+   */
+  dispatchDueTo(dispatch: () => void): void {
+    this.dispatcher = dispatch;
+  }
+
+  /** Fires every timer due at the sandbox time now. */
+  fireDueNow(): void {
+    this.fireDue();
+  }
 
   /** Milliseconds since the epoch, on the sandbox clock. */
   now(): number {
@@ -185,9 +201,16 @@ export class Clock {
     if (this.heap.length === 0) return;
     this.armedFor = this.heap[0].at;
     const delay = Math.max(0, Math.min(this.heap[0].at - this.now(), 2 ** 31 - 1));
-    this.handle = setTimeout(() => this.fireDue(), delay);
+    this.handle = setTimeout(this.onTimer, delay);
     this.handle.unref();
   }
+
+  private readonly onTimer = () => {
+    this.handle = null;
+    this.armedFor = Infinity;
+    if (this.dispatcher) this.dispatcher();
+    else this.fireDue();
+  };
 
   private push(t: Timer): void {
     const h = this.heap;

@@ -34,6 +34,7 @@ export type OutcomeListener = (d: Delivery) => void;
 
 export function createWebhooks(ctx: CoreContext) {
   const store = ctx.store.deliveries;
+  const send = ctx.store.sendWebhook ?? postWebhook;
   const listeners = new Set<OutcomeListener>();
   const stats = new EndpointStatsBook();
   const { timeoutMs, retryScheduleSeconds: schedule } = limits.policy.webhook;
@@ -143,7 +144,7 @@ export function createWebhooks(ctx: CoreContext) {
     }
     const gen = generation;
     d.inFlight = true;
-    void postWebhook(d.url, requestHeaders, d.body, timeoutMs).then((out) => {
+    void send(d.url, requestHeaders, d.body, timeoutMs).then((out) => {
       if (gen !== generation) return;
       d.inFlight = false;
       record(d, { ...base, ...out }, true);
