@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../src/main.js';
+import { browser } from './support/console.js';
 import { applyBody } from './support/jobs.js';
 import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
@@ -190,6 +191,16 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
       await Promise.all([c.close(), d.close()]);
       await receiver.close();
     }
+  });
+
+  it('a console action on one instance is a change every instance sees (its control call is recorded)', async () => {
+    const page = browser(a.listenUrl);
+    await page.login();
+    const before = Date.parse((await adminAt(b)('GET', '/sandbox/v1/clock')).json.now);
+    const done = await page.request('POST', '/console/clock/advance', { _csrf: await page.csrf('/console/clock'), seconds: '7200' });
+    expect(done.status).toBe(303);
+    const after = Date.parse((await adminAt(b)('GET', '/sandbox/v1/clock')).json.now);
+    expect(after - before).toBeGreaterThanOrEqual(7200_000);
   });
 
   it('refuses an instance whose settings differ from the sandbox on that database, naming them', async () => {
