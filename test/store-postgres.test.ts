@@ -218,9 +218,11 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
     await db?.stop();
   });
 
-  function spawnInstance(url: string): Promise<{ child: ChildProcess; base: string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--store', url, '--port', '0', '--anon-port', '0'], {
-      env: { ...process.env, SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN, SANDBOX_PUBLIC_URL: PUBLIC_URL },
+  /** An instance in a child process; `viaEnv` names the database with SANDBOX_DATABASE_URL instead of --store. */
+  function spawnInstance(url: string, viaEnv = false): Promise<{ child: ChildProcess; base: string }> {
+    const store = viaEnv ? [] : ['--store', url];
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...store, '--port', '0', '--anon-port', '0'], {
+      env: { ...process.env, SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN, SANDBOX_PUBLIC_URL: PUBLIC_URL, ...(viaEnv ? { SANDBOX_DATABASE_URL: url } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     return new Promise((resolve, reject) => {
@@ -252,7 +254,7 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
     first.child.kill('SIGKILL');
     stop = true;
     await Promise.all(load);
-    const again = await spawnInstance(db.url);
+    const again = await spawnInstance(db.url, true);
     try {
       const rows = await auditAll([{ listenUrl: again.base } as RunningSandbox], t.json.apiKey, 200);
       const present = new Set(rows.filter((r) => r.toState === 'received').map((r) => r.requestId));
@@ -268,6 +270,48 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
       for (const id of pending) expect(expired.has(id), id).toBe(true);
     } finally {
       again.child.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('records an attempt whose instance was killed mid-flight as a failed attempt, and the retry goes on', async () => {
+    const url = await db.another();
+    // the receiver holds the first attempt unanswered, then answers 200
+    const held: import('node:http').ServerResponse[] = [];
+    const got: string[] = [];
+    const { createServer } = await import('node:http');
+    const receiver = createServer((req, res) => {
+      got.push(String(req.headers['x-screening-delivery']));
+      req.resume();
+      if (got.length === 1) held.push(res);
+      else res.end('ok');
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const hook = `http://127.0.0.1:${(receiver.address() as import('node:net').AddressInfo).port}/hooks`;
+    const doomed = await spawnInstance(url);
+    const survivor = await start(url);
+    try {
+      const t = await client(doomed.base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'pro', webhookUrl: hook });
+      const made = await client(doomed.base, t.json.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+      expect(made.status).toBe(201);
+      await waitFor(() => got.length === 1, 'the first attempt to reach the receiver');
+      doomed.child.kill('SIGKILL');
+      // 15 s of receiver timeout and 10 s of grace later, the survivor records the lost attempt
+      const lost = await waitFor(async () => {
+        const list = (await adminAt(survivor)('GET', `/sandbox/v1/webhooks/deliveries?requestId=${made.json.requestId}`)).json.deliveries;
+        return list[0]?.attempts?.length === 1 ? list[0] : undefined;
+      }, 'the lost attempt to be recorded', 40_000);
+      expect(lost.attempts[0].statusCode).toBe(null);
+      expect(lost.attempts[0].error).toMatch(/instance making this attempt stopped/);
+      expect(lost.status).toBe('retrying');
+      expect((await adminAt(survivor)('POST', '/sandbox/v1/clock/advance', { seconds: 6 })).status).toBe(200);
+      await waitFor(() => got.length === 2, 'the retry');
+      expect(got[1]).toBe(got[0]);
+    } finally {
+      doomed.child.kill('SIGKILL');
+      await survivor.close();
+      for (const res of held) res.destroy();
+      receiver.closeAllConnections();
+      await new Promise<void>((r) => receiver.close(() => r()));
     }
   }, 90_000);
 });
