@@ -1,12 +1,13 @@
 // `npm start`: runs the sandbox on its embedded in-memory default and prints where everything is.
 // Flags: --port N, --anon-port N, --host H, --seed N, --corpus N (e.g. 100000), --no-demo,
-// --no-rate-limits, --self-check, --bug NAME (repeatable), --log.
+// --no-rate-limits, --self-check, --bug NAME (repeatable), --log, --store postgres://… (a shared sandbox).
 
 import { startSandbox } from './main.js';
 import type { ConfigInput } from './config.js';
+import type { StoreInput } from './main.js';
 
-function parseArgs(argv: string[]): ConfigInput {
-  const out: ConfigInput = {};
+function parseArgs(argv: string[]): ConfigInput & StoreInput {
+  const out: ConfigInput & StoreInput = {};
   const bugs: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -31,9 +32,10 @@ function parseArgs(argv: string[]): ConfigInput {
       case '--self-check': out.selfCheck = true; break;
       case '--log': out.log = true; break;
       case '--bug': bugs.push(val()); break;
+      case '--store': out.store = val(); break;
       case '--help':
       case '-h':
-        console.log('usage: npm start -- [--port N] [--anon-port N] [--host H] [--seed N] [--corpus N] [--no-demo] [--no-rate-limits] [--self-check] [--bug NAME] [--log]');
+        console.log('usage: npm start -- [--port N] [--anon-port N] [--host H] [--seed N] [--corpus N] [--no-demo] [--no-rate-limits] [--self-check] [--bug NAME] [--log] [--store memory|postgres://user:password@host:port/db]');
         process.exit(0);
       default:
         throw new Error(`unknown option ${a} (try --help)`);
@@ -49,6 +51,7 @@ async function main() {
   const lines = [
     `remote-jobs sandbox listening`,
     `  API base URL        ${sb.baseUrl}`,
+    ...(sb.listenUrl !== sb.baseUrl ? [`  this instance       ${sb.listenUrl}`] : []),
     `  screening API       ${sb.baseUrl}/api/screening/v1`,
     `  jobs & market API   ${sb.baseUrl}/api/v1`,
     `  keyed MCP server    ${sb.baseUrl}/api/mcp`,
@@ -62,6 +65,7 @@ async function main() {
       ? `  admin token         ${sb.adminToken}   (generated; set SANDBOX_ADMIN_TOKEN to fix it)`
       : '  admin token         (as supplied in SANDBOX_ADMIN_TOKEN; not printed)',
     `  corpus              ${core.config.corpusSize} active jobs, seed ${core.config.seed}`,
+    `  store               ${core.store.kind === 'memory' ? 'in memory (this process only)' : 'PostgreSQL, shared by every instance on the same database'}`,
   ];
   if (core.config.noRateLimits) lines.push('  rate limits         LIFTED (--no-rate-limits)');
   if (core.config.bugs.length) lines.push(`  planted bugs        ${core.config.bugs.join(', ')}  (for harness self-tests only)`);

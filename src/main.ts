@@ -8,12 +8,16 @@ import { resolveConfig, type ConfigInput } from './config.js';
 import { createCore, type Core } from './domain/core.js';
 import { createAnonApp, createApp } from './app.js';
 import { openMemoryStore } from './store/memory.js';
+import { openShared, type SharedSandbox } from './store/postgres/index.js';
+import { shareApps } from './shared.js';
 import { restFastPath, type FastPath } from './http/fastPath.js';
 import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './web/headLimit.js';
 
 export interface RunningSandbox {
   core: Core;
   baseUrl: string;
+  /** Where this instance listens (the public URL may be a load balancer's in front of several). */
+  listenUrl: string;
   anonMcpUrl: string;
   adminToken: string;
   /** Calls the REST fast path answered so far (0 when it is off). */
@@ -34,15 +38,30 @@ function listen(fetch: Fetch, host: string, port: number, fast?: () => FastPath 
   });
 }
 
-export async function startSandbox(input: ConfigInput = {}, env: NodeJS.ProcessEnv = {}): Promise<RunningSandbox> {
+/** What the sandbox keeps its state in: the in-memory default, or a PostgreSQL URL shared by several instances. */
+export interface StoreInput {
+  store?: string;
+  /** What a shared instance does when the log cannot be written (default: log and exit, so a restart replays). */
+  onStoreFailure?: (err: Error) => void;
+}
+
+/** The store named by --store or SANDBOX_DATABASE_URL: null for the in-memory default. */
+export function storeUrlOf(input: StoreInput, env: NodeJS.ProcessEnv): string | null {
+  const url = input.store ?? env.SANDBOX_DATABASE_URL ?? '';
+  if (url === '' || url === 'memory') return null;
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error(`unknown store '${url}': use memory (the default) or a postgres://user:password@host:port/db URL`);
+  return url;
+}
+
+export async function startSandbox(input: ConfigInput & StoreInput = {}, env: NodeJS.ProcessEnv = {}): Promise<RunningSandbox> {
   const pre = resolveConfig(input, env);
   const main = await listenApp(pre, input, env);
   return main;
 }
 
-async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInput, env: NodeJS.ProcessEnv): Promise<RunningSandbox> {
+async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInput & StoreInput, env: NodeJS.ProcessEnv): Promise<RunningSandbox> {
   // Listen first (port 0 picks a free port), then fix the public URL to the real address.
-  const holder: { app?: ReturnType<typeof createApp>; anon?: ReturnType<typeof createAnonApp>; fast?: FastPath } = {};
+  const holder: { app?: { fetch: Fetch }; anon?: { fetch: Fetch }; fast?: FastPath } = {};
   const notReady = () => new Response('starting', { status: 503 });
   const server = await listen((req, ...rest) => (holder.app ? holder.app.fetch(req, ...rest) : notReady()), pre.host, pre.port, () => holder.fast);
   const anonServer = await listen((req, ...rest) => (holder.anon ? holder.anon.fetch(req, ...rest) : notReady()), pre.host, pre.anonMcpPort);
@@ -53,10 +72,27 @@ async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInp
     { ...input, adminToken: pre.adminToken, port, anonMcpPort: anonPort, publicUrl: input.publicUrl ?? env.SANDBOX_PUBLIC_URL ?? `http://${hostForUrl}:${port}` },
     env,
   );
-  const core = await createCore({ ...config, adminTokenGenerated: pre.adminTokenGenerated }, openMemoryStore);
-  holder.app = createApp(core);
-  if (config.fastPath) holder.fast = restFastPath(core);
-  holder.anon = createAnonApp(core);
+  const url = storeUrlOf(input, env);
+  let shared: SharedSandbox | null = null;
+  let settings = { ...config, adminTokenGenerated: pre.adminTokenGenerated };
+  if (url) {
+    shared = await openShared(url, settings, input.onStoreFailure);
+    settings = { ...settings, adminToken: shared.adminToken };
+  }
+  const core = await createCore(settings, shared?.openStore ?? openMemoryStore);
+  const app = createApp(core);
+  const anon = createAnonApp(core);
+  if (shared) {
+    const fetches = shareApps(shared.replica, core, app, anon);
+    await shared.replica.start();
+    holder.app = { fetch: fetches.main };
+    holder.anon = { fetch: fetches.anon };
+  } else {
+    holder.app = app;
+    holder.anon = anon;
+    // a shared sandbox records every API call as a step of its log (D-112): the fast path is for one process
+    if (config.fastPath) holder.fast = restFastPath(core);
+  }
   const closeServer = (s: ServerType) =>
     new Promise<void>((resolve) => {
       (s as any).closeAllConnections?.();
@@ -65,8 +101,9 @@ async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInp
   return {
     core,
     baseUrl: config.publicUrl,
+    listenUrl: `http://${hostForUrl}:${port}`,
     anonMcpUrl: `http://${hostForUrl}:${anonPort}/mcp`,
-    adminToken: config.adminToken,
+    adminToken: settings.adminToken,
     fastPathCalls: () => holder.fast?.taken ?? 0,
     async close() {
       await core.store.close();

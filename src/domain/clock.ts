@@ -7,6 +7,9 @@
 
 export type TimerFn = () => void;
 
+/** Runs fn(a, b) after the current task (two arguments, so callers need no closure per call). */
+export type Deferrer = <A, B>(fn: (a: A, b: B) => void, a: A, b: B) => void;
+
 interface Timer {
   at: number;
   seq: number;
@@ -56,7 +59,36 @@ export class Clock {
   private firing: AdvanceRecord | null = null;
   private advances: AdvanceRecord[] = [];
 
+  /** How work "right after the current task" is run; a store replaying calls runs it inside the call (D-112). */
+  private deferrer: Deferrer = (fn, a, b) => setImmediate(fn, a, b);
+
+  /** Who fires due timers when real time reaches them; null: this clock, at once. */
+  private dispatcher: (() => void) | null = null;
+
   constructor(private readonly realNow: () => number = () => Date.now()) {}
+
+  /**
+   * Hands the firing of timers that real time made due to `dispatch`, which calls fireDueNow() when it
+   * sees fit: a store that replays calls across instances fires them as one recorded step (D-112).
+   */
+  dispatchDueTo(dispatch: () => void): void {
+    this.dispatcher = dispatch;
+  }
+
+  /** Runs fn(arg) right after the current task: after the answer to the call being served is computed. */
+  defer<A, B>(fn: (a: A, b: B) => void, a: A, b: B): void {
+    this.deferrer(fn, a, b);
+  }
+
+  /** Hands deferred work to `deferrer` instead of the event loop. */
+  deferWith(deferrer: Deferrer): void {
+    this.deferrer = deferrer;
+  }
+
+  /** Fires every timer due at the sandbox time now. */
+  fireDueNow(): void {
+    this.fireDue();
+  }
 
   /** Milliseconds since the epoch, on the sandbox clock. */
   now(): number {
@@ -192,9 +224,16 @@ export class Clock {
     if (this.heap.length === 0) return;
     this.armedFor = this.heap[0].at;
     const delay = Math.max(0, Math.min(this.heap[0].at - this.now(), 2 ** 31 - 1));
-    this.handle = setTimeout(() => this.fireDue(), delay);
+    this.handle = setTimeout(this.onTimer, delay);
     this.handle.unref();
   }
+
+  private readonly onTimer = () => {
+    this.handle = null;
+    this.armedFor = Infinity;
+    if (this.dispatcher) this.dispatcher();
+    else this.fireDue();
+  };
 
   private push(t: Timer): void {
     const h = this.heap;

@@ -49,7 +49,14 @@ export class Rng {
 
 /** Cryptographically random token from the same alphabet, for secrets created at run time. */
 export function secureToken(length: number): string {
-  const bytes = randomBytes(length);
+  return tokenOf(randomBytes(length));
+}
+
+/** Where run-time secrets draw their bytes: crypto unless a store that replays calls records them (D-112). */
+export type Entropy = (length: number) => Uint8Array;
+
+function tokenOf(bytes: Uint8Array): string {
+  const length = bytes.length;
   let s = '';
   for (let i = 0; i < length; i++) s += ALPHABET[bytes[i] % ALPHABET.length];
   return s;
@@ -62,13 +69,28 @@ export function secureToken(length: number): string {
  */
 export class IdFactory {
   private counters = new Map<string, number>();
-  readonly epoch: string;
+  epoch: string;
+  private entropy: Entropy | null = null;
 
   constructor(
     private readonly rng: Rng,
     epoch: string = secureToken(6),
   ) {
     this.epoch = epoch;
+  }
+
+  /**
+   * Shares one sandbox across instances (D-112): every instance uses the database's epoch, so the same
+   * history of calls gives the same ids everywhere, and secrets come from `entropy`, which records them.
+   */
+  share(epoch: string, entropy: Entropy): void {
+    this.epoch = epoch;
+    this.entropy = entropy;
+  }
+
+  /** A secret handed to a caller (API key, webhook secret): cryptographically random. */
+  secret(length: number): string {
+    return this.entropy ? tokenOf(this.entropy(length)) : secureToken(length);
   }
 
   next(prefix: string): string {

@@ -16,6 +16,7 @@ import type { RequestStore } from './screening/requests.js';
 import type { Settings } from './settings.js';
 import type { TenantService } from './tenants.js';
 import type { DeliveryStore } from './webhooks/delivery.js';
+import type { SendWebhook } from './webhooks/sender.js';
 
 export interface Store {
   /** Which implementation holds the state (`memory`, …). */
@@ -46,6 +47,8 @@ export interface Store {
   readonly faults: Faults;
   /** The key audit cursors are signed with: one per store, so every instance on it honours them (D-21). */
   readonly cursorSecret: Buffer;
+  /** Makes webhook attempts, when the store must see them (D-112); absent: straight to the network. */
+  readonly sendWebhook?: SendWebhook;
   /** Releases what the store holds open (connections, timers); the in-memory store holds nothing. */
   close(): Promise<void>;
 }

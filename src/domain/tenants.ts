@@ -6,7 +6,7 @@
 
 import { hash } from 'node:crypto';
 import { DomainError, forbidden, notFound, unauthorized } from '../errors/errors.js';
-import { IdFactory, secureToken } from './rng.js';
+import type { IdFactory } from './rng.js';
 import { type PlanTier, jobsLimitsOf, limits } from './plans.js';
 import { Wallet } from './wallet.js';
 
@@ -95,7 +95,7 @@ export class TenantService {
       planTier: input.planTier,
       disabled: false,
       webhookUrl: input.webhookUrl ?? null,
-      webhookSecret: input.webhookSecret ?? `whsec_${secureToken(32)}`,
+      webhookSecret: input.webhookSecret ?? `whsec_${this.ids.secret(32)}`,
       previousWebhookSecret: null,
       previousSecretExpiresAt: null,
       screeningWallet: new Wallet(0, false, now),
@@ -111,7 +111,7 @@ export class TenantService {
 
   issueKey(tenantId: string, scopes: Scope[], fixed?: string): { apiKey: string; key: ApiKey } {
     this.get(tenantId);
-    const apiKey = fixed ?? `${KEY_PREFIX}${secureToken(32)}`;
+    const apiKey = fixed ?? `${KEY_PREFIX}${this.ids.secret(32)}`;
     const key: ApiKey = {
       id: this.ids.next('key'),
       tenantId,
@@ -151,7 +151,7 @@ export class TenantService {
   rotateWebhookSecret(tenant: Tenant, overlapSeconds: number, next?: string): void {
     tenant.previousWebhookSecret = tenant.webhookSecret;
     tenant.previousSecretExpiresAt = this.now() + overlapSeconds * 1000;
-    tenant.webhookSecret = next ?? `whsec_${secureToken(32)}`;
+    tenant.webhookSecret = next ?? `whsec_${this.ids.secret(32)}`;
   }
 
   /** The pre-rotation secret while its overlap window is open, else null. */

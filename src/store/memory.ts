@@ -1,6 +1,7 @@
 // The in-memory store: the embedded default, what `npm start` runs. Every holder is a plain
 // structure in this process, read and written synchronously, so the hot paths pay for no promise
-// and the idempotency check-and-insert cannot interleave with another request.
+// and the idempotency check-and-insert cannot interleave with another request. The shared store
+// (postgres/) keeps the same holders and puts its hooks in through `MemoryHooks`.
 
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../domain/clock.js';
@@ -15,16 +16,28 @@ import { RequestStore } from '../domain/screening/requests.js';
 import type { Store, StoreDeps } from '../domain/store.js';
 import { TenantService } from '../domain/tenants.js';
 import { DeliveryStore } from '../domain/webhooks/delivery.js';
+import type { SendWebhook } from '../domain/webhooks/sender.js';
 
-export function openMemoryStore({ config, rng, ids }: StoreDeps): Store {
-  const clock = new Clock();
+export interface MemoryHooks {
+  kind: string;
+  /** The clock's source of real time. */
+  realNow: () => number;
+  cursorSecret: Buffer;
+  /** Where this sandbox's ledger numbering starts (firstSeqAt of its first start). */
+  ledgerFirstSeq: number;
+  sendWebhook: SendWebhook;
+  close: () => Promise<void>;
+}
+
+export function openMemoryStore({ config, rng, ids }: StoreDeps, hooks: Partial<MemoryHooks> = {}): Store {
+  const clock = new Clock(hooks.realNow);
   const deps = { config, ids, clock };
   return {
-    kind: 'memory',
+    kind: hooks.kind ?? 'memory',
     clock,
     tenants: new TenantService(ids, () => clock.now()),
     requests: new RequestStore(),
-    ledger: new Ledger(firstSeqAt(clock.now())),
+    ledger: new Ledger(hooks.ledgerFirstSeq ?? firstSeqAt(clock.now())),
     deliveries: new DeliveryStore(),
     applications: new ApplicationQueue(),
     postings: new Postings(deps),
@@ -32,8 +45,12 @@ export function openMemoryStore({ config, rng, ids }: StoreDeps): Store {
     draftQuota: new DraftQuota(),
     perMinute: FixedWindowLimiter.perMinute(),
     perDay: FixedWindowLimiter.perUtcDay(),
-    cursorSecret: randomBytes(32),
+    cursorSecret: hooks.cursorSecret ?? randomBytes(32),
     faults: new Faults(rng.fork('faults'), () => clock.iso(), config.bugs),
-    close: async () => clock.clear(),
+    ...(hooks.sendWebhook ? { sendWebhook: hooks.sendWebhook } : {}),
+    close: async () => {
+      clock.clear();
+      await hooks.close?.();
+    },
   };
 }

@@ -8,14 +8,26 @@ import type { AppEnv } from './env.js';
 
 const CODE_OF = { 429: 'rate_limited', 500: 'internal', 503: 'service_disabled' } as const;
 
+/** What a shared sandbox (D-113) tells the chaos step: a replay adds no latency; a recorded call has its answer held back. */
+export interface ChaosEnv {
+  replaying?: boolean;
+  delayAnswer?: (ms: number) => void;
+}
+
 /**
  * Takes the rules that fire for this call: undefined when none delays it (the common case, no promise),
  * otherwise a promise of the added latency. A forced status is thrown as its DomainError, after the latency.
  */
-export function applyChaos(faults: Faults, method: string, path: string): Promise<void> | undefined {
+export function applyChaos(faults: Faults, method: string, path: string, shared?: ChaosEnv): Promise<void> | undefined {
   const fired = faults.take(method, path);
   if (fired.length === 0) return undefined;
-  const latency = fired.reduce((ms, r) => (r.mode === 'latency' && r.latencyMs > 0 ? [...ms, r.latencyMs] : ms), [] as number[]);
+  const latency: number[] = [];
+  for (const r of fired) {
+    if (r.mode !== 'latency' || r.latencyMs <= 0 || shared?.replaying) continue;
+    // a shared sandbox holds the answer back after the call is recorded, and does not wait on replays
+    if (shared?.delayAnswer) shared.delayAnswer(r.latencyMs);
+    else latency.push(r.latencyMs);
+  }
   const forced = fired.find((r) => r.mode === 'status' && r.status);
   const force = () => {
     if (!forced?.status) return;
@@ -30,7 +42,7 @@ export function applyChaos(faults: Faults, method: string, path: string): Promis
 }
 
 export const chaos: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const delay = applyChaos(c.get('core').faults, c.req.method, c.req.path);
+  const delay = applyChaos(c.get('core').faults, c.req.method, c.req.path, c.env as ChaosEnv | undefined);
   if (delay) await delay;
   await next();
 };

@@ -34,6 +34,7 @@ export type OutcomeListener = (d: Delivery) => void;
 
 export function createWebhooks(ctx: CoreContext) {
   const store = ctx.store.deliveries;
+  const send = ctx.store.sendWebhook ?? postWebhook;
   const listeners = new Set<OutcomeListener>();
   const stats = new EndpointStatsBook();
   const { timeoutMs, retryScheduleSeconds: schedule } = limits.policy.webhook;
@@ -143,7 +144,7 @@ export function createWebhooks(ctx: CoreContext) {
     }
     const gen = generation;
     d.inFlight = true;
-    void postWebhook(d.url, requestHeaders, d.body, timeoutMs).then((out) => {
+    void send(d.url, requestHeaders, d.body, timeoutMs).then((out) => {
       if (gen !== generation) return;
       d.inFlight = false;
       record(d, { ...base, ...out }, true);
@@ -152,6 +153,11 @@ export function createWebhooks(ctx: CoreContext) {
         if (d.status === 'retrying') attempt(d, false);
       }
     });
+  }
+
+  function firstAttempt(d: Delivery, gen: number): void {
+    // a redelivery may already have made the first attempt
+    if (gen === generation && d.attempts.length === 0 && !d.inFlight) attempt(d, false);
   }
 
   function create(input: EnqueueInput, test: boolean): Delivery {
@@ -176,11 +182,7 @@ export function createWebhooks(ctx: CoreContext) {
     d.body = bodyOf(d, now);
     d.signature = tenant ? signatureOf(tenant.webhookSecret, d.body) : '';
     store.add(d);
-    const gen = generation;
-    setImmediate(() => {
-      // a redelivery may already have made the first attempt
-      if (gen === generation && d.attempts.length === 0 && !d.inFlight) attempt(d, false);
-    });
+    ctx.clock.defer(firstAttempt, d, generation);
     return d;
   }
 

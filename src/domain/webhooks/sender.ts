@@ -20,6 +20,9 @@ export interface SendOutcome {
   responseTruncated: boolean;
 }
 
+/** Makes one attempt; a store that replays calls across instances puts its own in front (D-112). */
+export type SendWebhook = (url: string, headers: Record<string, string>, body: string, timeoutMs: number) => Promise<SendOutcome>;
+
 export function postWebhook(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendOutcome> {
   const t0 = performance.now();
   const elapsed = () => Math.round(performance.now() - t0);

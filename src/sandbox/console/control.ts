@@ -20,7 +20,16 @@ export interface ControlClient {
 const FIELD_HEADER = 'x-error-field';
 const apps = new WeakMap<Core, Hono<AppEnv>>();
 
-function controlApp(core: Core): Hono<AppEnv> {
+/** How a console call reaches the control app: in-process by default; the composition root may put a recorder in between. */
+export type ControlTransport = (app: Hono<AppEnv>, req: Request) => Promise<Response>;
+const transports = new WeakMap<Core, ControlTransport>();
+
+/** Routes every console call of `core` through `via` (a shared sandbox records the ones that change state). */
+export function routeControlCalls(core: Core, via: ControlTransport): void {
+  transports.set(core, via);
+}
+
+export function controlApp(core: Core): Hono<AppEnv> {
   let app = apps.get(core);
   if (!app) {
     app = new Hono<AppEnv>();
@@ -63,12 +72,17 @@ async function toResult(res: Response): Promise<ControlResult> {
 export function controlClient(core: Core): ControlClient {
   const app = controlApp(core);
   const auth = { authorization: `Bearer ${core.config.adminToken}` };
+  const via = transports.get(core);
+  const call = async (path: string, init: RequestInit) => {
+    const req = new Request(new URL(path, 'http://localhost'), init);
+    return via ? via(app, req) : app.fetch(req);
+  };
   return {
     async get(path, query) {
       const qs = new URLSearchParams();
       for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') qs.set(k, v);
       const q = qs.toString();
-      return toResult(await app.request(`/sandbox/v1${path}${q ? `?${q}` : ''}`, { headers: auth }));
+      return toResult(await call(`/sandbox/v1${path}${q ? `?${q}` : ''}`, { headers: auth }));
     },
     async send(method, path, body) {
       const init: RequestInit = { method, headers: { ...auth } };
@@ -76,7 +90,7 @@ export function controlClient(core: Core): ControlClient {
         init.headers = { ...auth, 'content-type': 'application/json' };
         init.body = JSON.stringify(body);
       }
-      return toResult(await app.request(`/sandbox/v1${path}`, init));
+      return toResult(await call(`/sandbox/v1${path}`, init));
     },
   };
 }

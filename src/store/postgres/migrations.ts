@@ -134,4 +134,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE planted_bugs (name text PRIMARY KEY);
     `,
   },
+  {
+    version: 2,
+    name: 'the shared sandbox as a log of recorded steps (D-112)',
+    sql: `
+      -- every recorded step in the one order all instances apply them; seq is allocated under the
+      -- log's advisory lock, so the committed steps are always a gapless prefix
+      CREATE TABLE sandbox_log (
+        seq bigint PRIMARY KEY,
+        step jsonb NOT NULL,
+        body bytea,
+        committed_at timestamptz NOT NULL DEFAULT now()
+      );
+      -- the per-concept tables of version 1 were never written by a running sandbox: the log replaced them
+      DROP TABLE planted_bugs, chaos_rules, rate_windows, draft_quota, mail, job_post_orders, applications,
+        delivery_attempts, deliveries, pipeline_jobs, ledger, screening_requests, api_keys, tenants;
+      DROP SEQUENCE ledger_event_seq;
+    `,
+  },
 ];

@@ -1,0 +1,61 @@
+// The composition root's half of a shared sandbox (D-112): which calls are recorded steps and which
+// are reads, for the main app, the anonymous MCP app and the console's control calls. A recorded
+// call runs when the log's lock is held and is answered once it is committed; a read runs after the
+// steps committed before it arrived are applied here. Console pages run as they are: each of their
+// control calls goes through here on its own.
+
+import type { Core } from './domain/core.js';
+import { controlApp, routeControlCalls } from './sandbox/console/control.js';
+import type { Replica } from './store/postgres/replica.js';
+import { readCapped, readNodeCapped, settled } from './store/postgres/steps.js';
+
+/** Bytes of a body kept for the log: more than any route accepts, so a refused body is refused on replay too. */
+const BODY_CAP = 1024 * 1024;
+
+type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
+
+interface Incoming {
+  socket?: { remoteAddress?: string };
+  rawHeaders?: string[];
+  on?: unknown;
+}
+
+const pathOf = (url: string) => {
+  const at = url.indexOf('/', url.indexOf('//') + 2);
+  const q = url.indexOf('?', at);
+  return at < 0 ? '/' : url.slice(at, q < 0 ? undefined : q);
+};
+
+const isConsole = (path: string) => path === '/console' || path.startsWith('/console/');
+
+/** Calls that change state: every API and MCP call (rate windows, request log, chaos counts), and any write. */
+function recorded(method: string, path: string, apiPrefix: string): boolean {
+  if (path.startsWith(apiPrefix)) return method !== 'OPTIONS';
+  return method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+}
+
+function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string): Fetch {
+  replica.mount(name, app);
+  return async (req, env) => {
+    const path = pathOf(req.url);
+    if (isConsole(path)) return app(req, env);
+    if (!recorded(req.method, path, apiPrefix)) return replica.read(async () => settled(await app(req, env)));
+    const incoming = (env as { incoming?: Incoming } | undefined)?.incoming;
+    const body = req.method === 'GET' || req.method === 'HEAD' ? null : incoming && typeof incoming.on === 'function' ? await readNodeCapped(incoming as Parameters<typeof readNodeCapped>[0], BODY_CAP) : await readCapped(req.body, BODY_CAP);
+    return replica.call(name, req, body, incoming?.rawHeaders ?? null, incoming?.socket?.remoteAddress ?? 'unknown');
+  };
+}
+
+/** Puts the replica in front of both apps and of the console's control calls; returns the fetch functions to serve. */
+export function shareApps(replica: Replica, core: Core, main: { fetch: Fetch }, anon: { fetch: Fetch }): { main: Fetch; anon: Fetch } {
+  const control = controlApp(core);
+  replica.mount('control', (req, env) => control.fetch(req, env));
+  routeControlCalls(core, async (app, req) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return replica.read(async () => settled(await app.fetch(req)));
+    return replica.call('control', req, await readCapped(req.body, BODY_CAP), null, 'console');
+  });
+  return {
+    main: gated(replica, 'main', (req, env) => main.fetch(req, env), '/api/'),
+    anon: gated(replica, 'anon', (req, env) => anon.fetch(req, env), '/mcp'),
+  };
+}

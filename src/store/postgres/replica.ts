@@ -1,0 +1,365 @@
+// One sandbox over several instances (D-112): every instance keeps the whole state in memory, as the
+// in-memory default does, and PostgreSQL holds the ordered log of recorded steps (steps.ts) that
+// every instance applies in the same order. A step that changes state runs on one instance at a time:
+// the instance takes the log's advisory lock in a transaction, applies the steps other instances
+// committed since its last one, runs its own queued steps, appends them and commits; only then are
+// their answers sent. So:
+// - whatever one instance acknowledged is in the log before the client hears of it, and a restart
+//   (or another instance) rebuilds it by replaying the log;
+// - every call sees every step acknowledged before it, on any instance: no lagging cache;
+// - idempotency, credits, ledger sequence, rate windows and chaos counts are decided in one total
+//   order, so concurrent calls on different instances behave as they do on one process;
+// - steps queued while a transaction is open are committed together (group commit).
+// Webhook attempts are made only by the instance that runs the step making them; the receiver's
+// answer comes back as a `sent` step. Real-time timers are fired by a `timers` step.
+// Requirements: none of its own (it preserves the behaviour of every service); decisions D-112, D-113, D-21.
+
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { limits } from '../../domain/plans.js';
+import type { Deferrer } from '../../domain/clock.js';
+import { Rng } from '../../domain/rng.js';
+import { postWebhook, type SendOutcome, type SendWebhook } from '../../domain/webhooks/sender.js';
+import type { Db } from './pool.js';
+import { connectionOf, requestOf, settled, type LoggedStep, type Step } from './steps.js';
+
+/** The advisory lock that orders appends to the log (any constant shared by every instance). */
+export const LOG_LOCK = 0x5a4e_1065;
+const BATCH_MAX = 256;
+const CATCH_UP_PAGE = 2_000;
+/** How long past the receiver timeout an attempt with no answer is taken for lost with its instance. */
+const LOST_ATTEMPT_GRACE_MS = 10_000;
+const SWEEP_MS = 2_000;
+
+export type AppFetch = (req: Request, env: unknown) => Response | Promise<Response>;
+
+interface Item {
+  /** Null for a read: it needs the log applied first and records nothing. */
+  step: Step | null;
+  body: Buffer | null;
+  run(): Promise<unknown>;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+
+/** What a recorded call answers, and how long a chaos latency rule holds the answer back. */
+interface Answer {
+  response: Response | null;
+  delayMs: number;
+}
+
+interface PendingSend {
+  resolve(out: SendOutcome): void;
+  startedAt: number;
+  /** Made by this instance (its answer will come); else made elsewhere, or before a restart. */
+  live: boolean;
+  givenUp: boolean;
+}
+
+export class Replica {
+  private apps = new Map<string, AppFetch>();
+  private applied = 0;
+  private queue: Item[] = [];
+  private running = false;
+  private started = false;
+  private closed = false;
+  private fatal: Error | null = null;
+  // the step being run: its sandbox time, and its random bytes (recorded when live, read when replayed)
+  private frozen: number | null = null;
+  private lastNow = 0;
+  private tape: string[] | null = null;
+  private tapeAt = 0;
+  private live = false;
+  // webhook attempts in every instance's order; each waits for its `sent` step
+  private sends = 0;
+  private pending = new Map<number, PendingSend>();
+  private timersQueued = false;
+  // work a step deferred ("right after the current task"), run before the step ends
+  private deferred: [(a: any, b: any) => void, unknown, unknown][] = [];
+  private inStep = false;
+  // the connection that holds the log's lock for each batch of steps
+  private writer: pg.PoolClient | null = null;
+  private fireDue: (() => void) | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
+  // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
+  private readonly seeded: Rng;
+
+  constructor(
+    private readonly db: Db,
+    seed: number,
+    /** The sandbox's first start: the time its demo data is seeded at, on every instance. */
+    startedAt: number,
+    private readonly onFatal: (err: Error) => void = (err) => {
+      console.error(`shared sandbox: ${err.message}; this instance stops so a restart rebuilds it from the log`);
+      process.exit(70);
+    },
+  ) {
+    this.seeded = new Rng(seed).fork('shared secrets');
+    this.frozen = startedAt;
+  }
+
+  /** The clock's deferrer: inside a step, deferred work runs before the step ends; outside, after the task. */
+  readonly defer: Deferrer = (fn, a, b) => {
+    if (this.inStep) this.deferred.push([fn, a, b]);
+    else setImmediate(fn, a, b);
+  };
+
+  /** The sandbox clock's real-time source: the step's recorded time while a step runs. */
+  readonly now = (): number => this.frozen ?? Date.now();
+
+  /** Random bytes for secrets: fresh and recorded in a live step, read back in a replay. */
+  readonly entropy = (length: number): Uint8Array => {
+    if (this.tape === null) return Uint8Array.from({ length }, () => Math.floor(this.seeded.next() * 256));
+    if (this.live) {
+      const bytes = randomBytes(length);
+      this.tape.push(bytes.toString('base64'));
+      return bytes;
+    }
+    const recorded = this.tape[this.tapeAt++];
+    if (recorded === undefined) throw new Error('a replayed call drew more random bytes than it recorded');
+    return Buffer.from(recorded, 'base64');
+  };
+
+  /** The webhook port: only the instance running the step sends; every instance waits for the `sent` step. */
+  readonly sendWebhook: SendWebhook = (url, headers, body, timeoutMs) => {
+    const key = ++this.sends;
+    return new Promise<SendOutcome>((resolve) => {
+      this.pending.set(key, { resolve, startedAt: this.now(), live: this.live, givenUp: false });
+      if (!this.live) return;
+      void postWebhook(url, headers, body, timeoutMs).then((out) => this.submitBackground({ t: 'sent', key, out, now: 0 }));
+    });
+  };
+
+  /** The apps whose calls are recorded, by name (a step names the app it ran on). */
+  mount(name: string, app: AppFetch): void {
+    this.apps.set(name, app);
+  }
+
+  /** The clock's timers that real time made due are fired by a `timers` step. */
+  fireTimersWith(fireDue: () => void): () => void {
+    this.fireDue = fireDue;
+    return () => {
+      if (this.timersQueued || !this.started) return;
+      this.timersQueued = true;
+      this.submitBackground({ t: 'timers', now: 0 });
+    };
+  }
+
+  /** Applies the whole log (start-up), then takes calls. */
+  async start(): Promise<void> {
+    this.frozen = null;
+    await this.catchUp(this.db);
+    this.started = true;
+    this.submitBackground({ t: 'timers', now: 0 });
+    this.timersQueued = true;
+    this.sweeper = setInterval(() => this.sweepLostAttempts(), SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    while (this.running) await new Promise((r) => setTimeout(r, 5));
+    this.writer?.release();
+    this.writer = null;
+  }
+
+  /** Runs one call that changes state (recorded) and answers once it is committed. */
+  call(app: string, req: Request, body: Buffer | null, rawHeaders: string[] | null, ip: string): Promise<Response> {
+    const headers: [string, string][] = [];
+    if (rawHeaders) for (let i = 0; i < rawHeaders.length; i += 2) headers.push([rawHeaders[i], rawHeaders[i + 1]]);
+    else req.headers.forEach((v, k) => headers.push([k, v]));
+    const step: Step = { t: 'call', app, method: req.method, url: req.url, headers, ip, now: 0, tape: [] };
+    return (this.enqueue(step, body) as Promise<Answer>).then(async ({ response, delayMs }) => {
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      return response!;
+    });
+  }
+
+  /** Runs `fn` after every step committed before now is applied; records nothing (reads only). */
+  read<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => this.push({ step: null, body: null, run: fn, resolve: resolve as (v: unknown) => void, reject }));
+  }
+
+  private submitBackground(step: Step): void {
+    if (this.closed) return;
+    this.enqueue(step, null).catch((err) => console.error('shared sandbox: a background step failed', err));
+  }
+
+  private enqueue(step: Step, body: Buffer | null): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.push({ step, body, run: () => this.runLive(step, body), resolve, reject });
+    });
+  }
+
+  private push(item: Item): void {
+    if (this.fatal) return item.reject(this.fatal);
+    this.queue.push(item);
+    if (!this.running) void this.loop();
+  }
+
+  private async loop(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.queue.length && !this.fatal) {
+        const batch = this.queue.splice(0, BATCH_MAX);
+        await this.runBatch(batch);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async runBatch(batch: Item[]): Promise<void> {
+    const writes = batch.some((i) => i.step !== null);
+    const results: { item: Item; ok: boolean; value: unknown }[] = [];
+    try {
+      if (writes) {
+        this.writer ??= await this.db.connect();
+        // one round trip: the transaction, the lock and the first page of steps committed elsewhere
+        const out = (await this.writer.query(`BEGIN; SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.pageAfter(this.applied)}`)) as unknown as pg.QueryResult[];
+        await this.applyPage(out[2].rows, this.writer);
+      } else {
+        await this.catchUp(this.db);
+      }
+      const done: LoggedStep[] = [];
+      for (const item of batch) {
+        try {
+          results.push({ item, ok: true, value: await item.run() });
+        } catch (err) {
+          results.push({ item, ok: false, value: err });
+        }
+        // a step that failed part-way fails the same way on every replay: it is in the log either way
+        if (item.step) done.push({ seq: this.applied + done.length + 1, step: item.step, body: item.body });
+      }
+      // one round trip: the steps and the commit
+      if (writes) await this.writer!.query(`${done.length ? this.insertOf(this.writer!, done) : ''}COMMIT`);
+      this.applied += done.length;
+    } catch (err) {
+      // what ran here may not be in the log: this instance's memory can no longer be trusted
+      this.writer?.release(err as Error);
+      this.writer = null;
+      this.stop(err, batch);
+      return;
+    }
+    for (const r of results) (r.ok ? r.item.resolve : r.item.reject)(r.value);
+  }
+
+  private stop(err: unknown, batch: Item[]): null {
+    this.fatal = new Error(`the log could not be written (${(err as Error).message})`);
+    for (const item of [...batch, ...this.queue.splice(0)]) item.reject(this.fatal);
+    this.onFatal(this.fatal);
+    return null;
+  }
+
+  /** The INSERT of the steps as one statement of literals, so it can share a round trip with COMMIT. */
+  private insertOf(client: pg.PoolClient, steps: LoggedStep[]): string {
+    const rows = steps.map((s) => `(${s.seq}, ${client.escapeLiteral(JSON.stringify(s.step))}::jsonb, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'})`);
+    return `INSERT INTO sandbox_log (seq, step, body) VALUES ${rows.join(', ')}; `;
+  }
+
+  private pageAfter(seq: number): string {
+    return `SELECT seq, step, body FROM sandbox_log WHERE seq > ${Math.floor(seq)} ORDER BY seq LIMIT ${CATCH_UP_PAGE}`;
+  }
+
+  /** Applies a page of committed steps; when the page was full, reads and applies the rest. */
+  private async applyPage(rows: { seq: number; step: Step; body: Buffer | null }[], db: Db | pg.PoolClient): Promise<void> {
+    for (const r of rows) {
+      await this.apply(r.step, r.body, false);
+      this.applied = Number(r.seq);
+    }
+    if (rows.length === CATCH_UP_PAGE) await this.catchUp(db);
+  }
+
+  /** Applies every step committed after the last one applied here. */
+  private async catchUp(db: Db | pg.PoolClient): Promise<void> {
+    const { rows } = await db.query<{ seq: number; step: Step; body: Buffer | null }>(this.pageAfter(this.applied));
+    await this.applyPage(rows, db);
+  }
+
+  private runLive(step: Step, body: Buffer | null): Promise<unknown> {
+    // never backwards, whichever instance's real clock ran the step before
+    step.now = Math.max(Date.now(), this.lastNow);
+    return this.apply(step, body, true);
+  }
+
+  /** Runs one step on this instance's state; the same code whether it is live or replayed. */
+  private async apply(step: Step, body: Buffer | null, live: boolean): Promise<unknown> {
+    this.frozen = step.now;
+    this.lastNow = Math.max(this.lastNow, step.now);
+    this.live = live;
+    this.inStep = true;
+    try {
+      switch (step.t) {
+        case 'call': {
+          this.tape = step.tape;
+          this.tapeAt = 0;
+          const app = this.apps.get(step.app);
+          if (!app) throw new Error(`the log names an app this instance does not serve: ${step.app}`);
+          // a chaos latency rule delays the answer after the commit, never the steps queued behind this one
+          const answer: Answer = { response: null, delayMs: 0 };
+          const delay = (ms: number) => void (answer.delayMs += ms);
+          answer.response = await settled(await app(requestOf(step, body), connectionOf(step, !live, delay)));
+          await this.drain();
+          return answer;
+        }
+        case 'timers':
+          this.tape = [];
+          if (live) this.timersQueued = false;
+          this.fireDue?.();
+          await this.drain();
+          return null;
+        case 'sent': {
+          this.tape = [];
+          const p = this.pending.get(step.key);
+          // a second answer (the instance was only slow, or two instances gave it up) changes nothing
+          if (p) {
+            this.pending.delete(step.key);
+            p.resolve(step.out);
+            await this.drain();
+          }
+          return null;
+        }
+      }
+    } finally {
+      this.inStep = false;
+      this.frozen = null;
+      this.tape = null;
+      this.live = false;
+    }
+  }
+
+  // the work a step deferred (the screening pipeline, a first webhook attempt) and the continuations of the
+  // promises it settled (a webhook's answer) are part of it: run them until none is left
+  private async drain(): Promise<void> {
+    for (;;) {
+      for (let i = 0; i < 3; i++) await null;
+      if (this.deferred.length === 0) return;
+      for (const [fn, a, b] of this.deferred.splice(0)) {
+        try {
+          fn(a, b);
+        } catch (err) {
+          console.error('shared sandbox: deferred work failed', err);
+        }
+      }
+    }
+  }
+
+  /** An attempt whose instance stopped before the receiver answered is recorded as a failed attempt. */
+  private sweepLostAttempts(): void {
+    const now = Date.now();
+    for (const [key, p] of this.pending) {
+      if (p.live || p.givenUp || now - p.startedAt < limits.policy.webhook.timeoutMs + LOST_ATTEMPT_GRACE_MS) continue;
+      p.givenUp = true;
+      this.submitBackground({ t: 'sent', key, out: LOST_ATTEMPT, now: 0 });
+    }
+  }
+}
+
+const LOST_ATTEMPT: SendOutcome = {
+  statusCode: null,
+  error: 'the sandbox instance making this attempt stopped before the receiver answered (counted as a failed attempt)',
+  durationMs: 0,
+  responseBody: '',
+  responseTruncated: false,
+};
