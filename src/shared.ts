@@ -7,7 +7,7 @@
 import type { Core } from './domain/core.js';
 import { controlApp, routeControlCalls } from './sandbox/console/control.js';
 import type { Replica } from './store/postgres/replica.js';
-import { readCapped, settled } from './store/postgres/steps.js';
+import { readCapped, readNodeCapped, settled } from './store/postgres/steps.js';
 
 /** Bytes of a body kept for the log: more than any route accepts, so a refused body is refused on replay too. */
 const BODY_CAP = 1024 * 1024;
@@ -17,6 +17,7 @@ type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
 interface Incoming {
   socket?: { remoteAddress?: string };
   rawHeaders?: string[];
+  on?: unknown;
 }
 
 const pathOf = (url: string) => {
@@ -40,7 +41,7 @@ function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string): F
     if (isConsole(path)) return app(req, env);
     if (!recorded(req.method, path, apiPrefix)) return replica.read(async () => settled(await app(req, env)));
     const incoming = (env as { incoming?: Incoming } | undefined)?.incoming;
-    const body = await readCapped(req.body, BODY_CAP);
+    const body = req.method === 'GET' || req.method === 'HEAD' ? null : incoming && typeof incoming.on === 'function' ? await readNodeCapped(incoming as Parameters<typeof readNodeCapped>[0], BODY_CAP) : await readCapped(req.body, BODY_CAP);
     return replica.call(name, req, body, incoming?.rawHeaders ?? null, incoming?.socket?.remoteAddress ?? 'unknown');
   };
 }

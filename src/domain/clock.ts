@@ -7,6 +7,9 @@
 
 export type TimerFn = () => void;
 
+/** Runs fn(a, b) after the current task (two arguments, so callers need no closure per call). */
+export type Deferrer = <A, B>(fn: (a: A, b: B) => void, a: A, b: B) => void;
+
 interface Timer {
   at: number;
   seq: number;
@@ -56,6 +59,9 @@ export class Clock {
   private firing: AdvanceRecord | null = null;
   private advances: AdvanceRecord[] = [];
 
+  /** How work "right after the current task" is run; a store replaying calls runs it inside the call (D-112). */
+  private deferrer: Deferrer = (fn, a, b) => setImmediate(fn, a, b);
+
   /** Who fires due timers when real time reaches them; null: this clock, at once. */
   private dispatcher: (() => void) | null = null;
 
@@ -67,6 +73,16 @@ export class Clock {
    */
   dispatchDueTo(dispatch: () => void): void {
     this.dispatcher = dispatch;
+  }
+
+  /** Runs fn(arg) right after the current task: after the answer to the call being served is computed. */
+  defer<A, B>(fn: (a: A, b: B) => void, a: A, b: B): void {
+    this.deferrer(fn, a, b);
+  }
+
+  /** Hands deferred work to `deferrer` instead of the event loop. */
+  deferWith(deferrer: Deferrer): void {
+    this.deferrer = deferrer;
   }
 
   /** Fires every timer due at the sandbox time now. */

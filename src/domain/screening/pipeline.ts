@@ -65,7 +65,7 @@ export class Pipeline {
     this.requests.insert(req);
     const payload = { creditsCharged: limits.spec.creditsPerScreen, candidateKind: submission.candidate.kind };
     this.ledger.appendTo(req.store, req, req.id, null, 'received', 'system', payload, now);
-    setImmediate(this.runLater, req, submission);
+    this.ctx.clock.defer(this.runLater, req, submission);
     return req;
   }
 

@@ -155,6 +155,11 @@ export function createWebhooks(ctx: CoreContext) {
     });
   }
 
+  function firstAttempt(d: Delivery, gen: number): void {
+    // a redelivery may already have made the first attempt
+    if (gen === generation && d.attempts.length === 0 && !d.inFlight) attempt(d, false);
+  }
+
   function create(input: EnqueueInput, test: boolean): Delivery {
     const now = ctx.clock.now();
     const tenant = tenantOf(input.tenantId);
@@ -177,11 +182,7 @@ export function createWebhooks(ctx: CoreContext) {
     d.body = bodyOf(d, now);
     d.signature = tenant ? signatureOf(tenant.webhookSecret, d.body) : '';
     store.add(d);
-    const gen = generation;
-    setImmediate(() => {
-      // a redelivery may already have made the first attempt
-      if (gen === generation && d.attempts.length === 0 && !d.inFlight) attempt(d, false);
-    });
+    ctx.clock.defer(firstAttempt, d, generation);
     return d;
   }
 

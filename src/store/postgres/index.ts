@@ -60,15 +60,15 @@ export async function openShared(url: string, config: Readonly<Settings>, onFata
     }
     const epoch = await shared(db, 'id_epoch', () => secureToken(6));
     const cursorSecret = Buffer.from(await shared(db, 'cursor_secret', () => randomBytes(32).toString('base64')), 'base64');
-    const ledgerFirstSeq = Number(await shared(db, 'ledger_first_seq', () => String(firstSeqAt(Date.now()))));
-    const replica = new Replica(db, config.seed, onFatal);
+    const startedAt = Number(await shared(db, 'started_at', () => String(Date.now())));
+    const replica = new Replica(db, config.seed, startedAt, onFatal);
     const openStore: OpenStore = (deps) => {
       deps.ids.share(epoch, replica.entropy);
       const store = openMemoryStore(deps, {
         kind: 'postgres',
         realNow: replica.now,
         cursorSecret,
-        ledgerFirstSeq,
+        ledgerFirstSeq: firstSeqAt(startedAt),
         sendWebhook: replica.sendWebhook,
         close: async () => {
           await replica.close();
@@ -76,6 +76,7 @@ export async function openShared(url: string, config: Readonly<Settings>, onFata
         },
       });
       store.clock.dispatchDueTo(replica.fireTimersWith(() => store.clock.fireDueNow()));
+      store.clock.deferWith(replica.defer);
       return store;
     };
     return { db, replica, adminToken, openStore };

@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { limits } from '../../domain/plans.js';
+import type { Deferrer } from '../../domain/clock.js';
 import { Rng } from '../../domain/rng.js';
 import { postWebhook, type SendOutcome, type SendWebhook } from '../../domain/webhooks/sender.js';
 import type { Db } from './pool.js';
@@ -67,6 +68,11 @@ export class Replica {
   private sends = 0;
   private pending = new Map<number, PendingSend>();
   private timersQueued = false;
+  // work a step deferred ("right after the current task"), run before the step ends
+  private deferred: [(a: any, b: any) => void, unknown, unknown][] = [];
+  private inStep = false;
+  // the connection that holds the log's lock for each batch of steps
+  private writer: pg.PoolClient | null = null;
   private fireDue: (() => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
@@ -75,13 +81,22 @@ export class Replica {
   constructor(
     private readonly db: Db,
     seed: number,
+    /** The sandbox's first start: the time its demo data is seeded at, on every instance. */
+    startedAt: number,
     private readonly onFatal: (err: Error) => void = (err) => {
       console.error(`shared sandbox: ${err.message}; this instance stops so a restart rebuilds it from the log`);
       process.exit(70);
     },
   ) {
     this.seeded = new Rng(seed).fork('shared secrets');
+    this.frozen = startedAt;
   }
+
+  /** The clock's deferrer: inside a step, deferred work runs before the step ends; outside, after the task. */
+  readonly defer: Deferrer = (fn, a, b) => {
+    if (this.inStep) this.deferred.push([fn, a, b]);
+    else setImmediate(fn, a, b);
+  };
 
   /** The sandbox clock's real-time source: the step's recorded time while a step runs. */
   readonly now = (): number => this.frozen ?? Date.now();
@@ -126,6 +141,7 @@ export class Replica {
 
   /** Applies the whole log (start-up), then takes calls. */
   async start(): Promise<void> {
+    this.frozen = null;
     await this.catchUp(this.db);
     this.started = true;
     this.submitBackground({ t: 'timers', now: 0 });
@@ -138,6 +154,8 @@ export class Replica {
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
     while (this.running) await new Promise((r) => setTimeout(r, 5));
+    this.writer?.release();
+    this.writer = null;
   }
 
   /** Runs one call that changes state (recorded) and answers once it is committed. */
@@ -185,15 +203,16 @@ export class Replica {
 
   private async runBatch(batch: Item[]): Promise<void> {
     const writes = batch.some((i) => i.step !== null);
-    const client = writes ? await this.db.connect().catch((err) => this.stop(err, batch)) : null;
-    if (writes && !client) return;
     const results: { item: Item; ok: boolean; value: unknown }[] = [];
     try {
-      if (client) {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1)', [LOG_LOCK]);
+      if (writes) {
+        this.writer ??= await this.db.connect();
+        // one round trip: the transaction, the lock and the first page of steps committed elsewhere
+        const out = (await this.writer.query(`BEGIN; SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.pageAfter(this.applied)}`)) as unknown as pg.QueryResult[];
+        await this.applyPage(out[2].rows, this.writer);
+      } else {
+        await this.catchUp(this.db);
       }
-      await this.catchUp(client ?? this.db);
       const done: LoggedStep[] = [];
       for (const item of batch) {
         try {
@@ -204,16 +223,16 @@ export class Replica {
         // a step that failed part-way fails the same way on every replay: it is in the log either way
         if (item.step) done.push({ seq: this.applied + done.length + 1, step: item.step, body: item.body });
       }
-      if (client && done.length) await this.append(client, done);
-      if (client) await client.query('COMMIT');
+      // one round trip: the steps and the commit
+      if (writes) await this.writer!.query(`${done.length ? this.insertOf(this.writer!, done) : ''}COMMIT`);
       this.applied += done.length;
     } catch (err) {
       // what ran here may not be in the log: this instance's memory can no longer be trusted
-      client?.release(err as Error);
+      this.writer?.release(err as Error);
+      this.writer = null;
       this.stop(err, batch);
       return;
     }
-    client?.release();
     for (const r of results) (r.ok ? r.item.resolve : r.item.reject)(r.value);
   }
 
@@ -224,27 +243,29 @@ export class Replica {
     return null;
   }
 
-  private async append(client: pg.PoolClient, steps: LoggedStep[]): Promise<void> {
-    await client.query(`INSERT INTO sandbox_log (seq, step, body) SELECT * FROM unnest($1::bigint[], $2::jsonb[], $3::bytea[])`, [
-      steps.map((s) => s.seq),
-      steps.map((s) => JSON.stringify(s.step)),
-      steps.map((s) => s.body),
-    ]);
+  /** The INSERT of the steps as one statement of literals, so it can share a round trip with COMMIT. */
+  private insertOf(client: pg.PoolClient, steps: LoggedStep[]): string {
+    const rows = steps.map((s) => `(${s.seq}, ${client.escapeLiteral(JSON.stringify(s.step))}::jsonb, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'})`);
+    return `INSERT INTO sandbox_log (seq, step, body) VALUES ${rows.join(', ')}; `;
+  }
+
+  private pageAfter(seq: number): string {
+    return `SELECT seq, step, body FROM sandbox_log WHERE seq > ${Math.floor(seq)} ORDER BY seq LIMIT ${CATCH_UP_PAGE}`;
+  }
+
+  /** Applies a page of committed steps; when the page was full, reads and applies the rest. */
+  private async applyPage(rows: { seq: number; step: Step; body: Buffer | null }[], db: Db | pg.PoolClient): Promise<void> {
+    for (const r of rows) {
+      await this.apply(r.step, r.body, false);
+      this.applied = Number(r.seq);
+    }
+    if (rows.length === CATCH_UP_PAGE) await this.catchUp(db);
   }
 
   /** Applies every step committed after the last one applied here. */
   private async catchUp(db: Db | pg.PoolClient): Promise<void> {
-    for (;;) {
-      const { rows } = await db.query<{ seq: number; step: Step; body: Buffer | null }>(
-        `SELECT seq, step, body FROM sandbox_log WHERE seq > $1 ORDER BY seq LIMIT ${CATCH_UP_PAGE}`,
-        [this.applied],
-      );
-      for (const r of rows) {
-        await this.apply(r.step, r.body, false);
-        this.applied = Number(r.seq);
-      }
-      if (rows.length < CATCH_UP_PAGE) return;
-    }
+    const { rows } = await db.query<{ seq: number; step: Step; body: Buffer | null }>(this.pageAfter(this.applied));
+    await this.applyPage(rows, db);
   }
 
   private runLive(step: Step, body: Buffer | null): Promise<unknown> {
@@ -258,6 +279,7 @@ export class Replica {
     this.frozen = step.now;
     this.lastNow = Math.max(this.lastNow, step.now);
     this.live = live;
+    this.inStep = true;
     try {
       switch (step.t) {
         case 'call': {
@@ -288,15 +310,27 @@ export class Replica {
         }
       }
     } finally {
+      this.inStep = false;
       this.frozen = null;
       this.tape = null;
       this.live = false;
     }
   }
 
-  // the work a step scheduled for "right after" (the screening pipeline, a first webhook attempt) is part of it
+  // the work a step deferred (the screening pipeline, a first webhook attempt) and the continuations of the
+  // promises it settled (a webhook's answer) are part of it: run them until none is left
   private async drain(): Promise<void> {
-    for (let i = 0; i < 4; i++) await new Promise<void>((r) => setImmediate(r));
+    for (;;) {
+      for (let i = 0; i < 3; i++) await null;
+      if (this.deferred.length === 0) return;
+      for (const [fn, a, b] of this.deferred.splice(0)) {
+        try {
+          fn(a, b);
+        } catch (err) {
+          console.error('shared sandbox: deferred work failed', err);
+        }
+      }
+    }
   }
 
   /** An attempt whose instance stopped before the receiver answered is recorded as a failed attempt. */
