@@ -136,6 +136,8 @@ describe('sections', () => {
       sections: [{ id: 'x', title: 'X', figures: [pass, miss], tables: [], notes: [], durationS: 1 }],
     };
     const md = renderMarkdown(report);
+    expect(md).toContain(opts.repetitions === 1 ? '**one run per measurement**' : `the median of ${opts.repetitions} interleaved runs`);
+    expect(renderMarkdown({ ...report, options: { ...opts, repetitions: 3 } })).toContain('the median of 3 interleaved runs per measurement');
     expect(md).toMatch(/Missed targets \(1\):\*\* Audit vs Prism \(2\.10×, target ≥ 3×\)/);
     expect(md).toContain('| Search vs Prism | 3.50× | ≥ 3× | **PASS** |');
   });
