@@ -193,6 +193,20 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
     }
   });
 
+  it('a chaos latency rule holds back its own answer, not the calls queued behind it on any instance', async () => {
+    const t = await tenant(a, { planTier: 'pro' });
+    const rule = await adminAt(b)('POST', '/sandbox/v1/faults', { mode: 'latency', latencyMs: 1500, path: '/api/v1/me', count: 1 });
+    expect(rule.status, rule.text).toBe(201);
+    const order: string[] = [];
+    const slow = client(a.listenUrl, t.apiKey)('GET', '/api/v1/me').then((r) => order.push(`slow ${r.status}`));
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    await Promise.all([a, b].map((sb) => client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`).then((r) => order.push(`quick ${r.status}`))));
+    await slow;
+    expect(order).toEqual(['quick 200', 'quick 200', 'slow 200']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+
   it('a console action on one instance is a change every instance sees (its control call is recorded)', async () => {
     const page = browser(a.listenUrl);
     await page.login();

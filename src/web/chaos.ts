@@ -9,10 +9,12 @@ const CODE_OF = { 429: 'rate_limited', 500: 'internal', 503: 'service_disabled' 
 
 export const chaos: MiddlewareHandler<AppEnv> = async (c, next) => {
   const fired = c.get('core').faults.take(c.req.method, c.req.path);
-  // a shared sandbox replaying a call elsewhere applies its counts, not its wait
-  const replaying = (c.env as { replaying?: boolean } | undefined)?.replaying === true;
+  // a shared sandbox (D-113) holds the answer back after the call is recorded, and does not wait on replays
+  const shared = c.env as { replaying?: boolean; delayAnswer?: (ms: number) => void } | undefined;
   for (const r of fired) {
-    if (r.mode === 'latency' && r.latencyMs > 0 && !replaying) await new Promise((res) => setTimeout(res, r.latencyMs));
+    if (r.mode !== 'latency' || r.latencyMs <= 0 || shared?.replaying) continue;
+    if (shared?.delayAnswer) shared.delayAnswer(r.latencyMs);
+    else await new Promise((res) => setTimeout(res, r.latencyMs));
   }
   const forced = fired.find((r) => r.mode === 'status' && r.status);
   if (forced?.status) {

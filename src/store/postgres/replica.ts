@@ -42,6 +42,12 @@ interface Item {
   reject(e: unknown): void;
 }
 
+/** What a recorded call answers, and how long a chaos latency rule holds the answer back. */
+interface Answer {
+  response: Response | null;
+  delayMs: number;
+}
+
 interface PendingSend {
   resolve(out: SendOutcome): void;
   startedAt: number;
@@ -164,7 +170,10 @@ export class Replica {
     if (rawHeaders) for (let i = 0; i < rawHeaders.length; i += 2) headers.push([rawHeaders[i], rawHeaders[i + 1]]);
     else req.headers.forEach((v, k) => headers.push([k, v]));
     const step: Step = { t: 'call', app, method: req.method, url: req.url, headers, ip, now: 0, tape: [] };
-    return this.enqueue(step, body) as Promise<Response>;
+    return (this.enqueue(step, body) as Promise<Answer>).then(async ({ response, delayMs }) => {
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      return response!;
+    });
   }
 
   /** Runs `fn` after every step committed before now is applied; records nothing (reads only). */
@@ -287,9 +296,12 @@ export class Replica {
           this.tapeAt = 0;
           const app = this.apps.get(step.app);
           if (!app) throw new Error(`the log names an app this instance does not serve: ${step.app}`);
-          const res = await settled(await app(requestOf(step, body), connectionOf(step, !live)));
+          // a chaos latency rule delays the answer after the commit, never the steps queued behind this one
+          const answer: Answer = { response: null, delayMs: 0 };
+          const delay = (ms: number) => void (answer.delayMs += ms);
+          answer.response = await settled(await app(requestOf(step, body), connectionOf(step, !live, delay)));
           await this.drain();
-          return res;
+          return answer;
         }
         case 'timers':
           this.tape = [];

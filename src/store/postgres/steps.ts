@@ -85,9 +85,12 @@ export function requestOf(step: Extract<Step, { t: 'call' }>, body: Buffer | nul
   return new Request(step.url, init);
 }
 
-/** What the app reads of the connection: the peer address and the raw header lines. */
-export function connectionOf(step: Extract<Step, { t: 'call' }>, replaying: boolean) {
-  return { incoming: { socket: { remoteAddress: step.ip }, rawHeaders: step.headers.flat() }, replaying };
+/**
+ * What the app reads of the connection: the peer address and the raw header lines; whether the call is
+ * a replay; and where a chaos latency rule hands its delay (so it holds back the answer, not the log).
+ */
+export function connectionOf(step: Extract<Step, { t: 'call' }>, replaying: boolean, delayAnswer: (ms: number) => void) {
+  return { incoming: { socket: { remoteAddress: step.ip }, rawHeaders: step.headers.flat() }, replaying, delayAnswer };
 }
 
 const NO_BODY = new Set([101, 204, 205, 304]);
