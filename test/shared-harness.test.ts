@@ -22,15 +22,15 @@ const skip = postgresUnavailable();
 
 const originOf = (url: string) => new URL(url).origin;
 
-/** Every request id the control API lists, read page by page through one instance. */
-async function requestIds(listenUrl: string): Promise<Set<string>> {
+/** Every item of a control-API listing, read page by page through one instance. */
+async function listAll(listenUrl: string, path: string, field: string): Promise<Record<string, unknown>[]> {
   const admin = client(listenUrl, ADMIN_TOKEN);
-  const out = new Set<string>();
+  const out: Record<string, unknown>[] = [];
   let cursor: string | null = null;
   do {
-    const page = await admin('GET', `/sandbox/v1/reviews?limit=500&order=asc${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    if (page.status !== 200) throw new Error(`listing requests on ${listenUrl}: ${page.status} ${page.text}`);
-    for (const r of page.json.reviews) out.add(r.requestId);
+    const page = await admin('GET', `${path}?limit=500&order=asc${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (page.status !== 200) throw new Error(`GET ${path} on ${listenUrl}: ${page.status} ${page.text}`);
+    out.push(...page.json[field]);
     cursor = page.json.nextCursor;
   } while (cursor);
   return out;
@@ -120,9 +120,13 @@ describe.skipIf(skip)('the conformance harness across two instances of one share
     // among them, ones the killed instance acknowledged in its first life
     expect(created.filter((x) => x.backend === 'A' && x.life === 1).length).toBeGreaterThan(0);
     const acknowledged = created.map((x) => JSON.parse(x.body!.toString('utf8')).requestId as string);
-    const views = await Promise.all(instances.map((i) => requestIds(i.listenUrl)));
+    const views = await Promise.all(instances.map(async (i) => new Set((await listAll(i.listenUrl, '/sandbox/v1/reviews', 'reviews')).map((r) => r.requestId))));
     for (const [n, ids] of views.entries()) expect(acknowledged.filter((id) => !ids.has(id)), `missing on ${instances[n].name}`).toEqual([]);
     expect([...views[0]].sort()).toEqual([...views[1]].sort());
+    // one sandbox: the same tenants, with the same wallets, plans and secrets, whichever instance is asked
+    const tenants = await Promise.all(instances.map((i) => listAll(i.listenUrl, '/sandbox/v1/tenants', 'tenants')));
+    expect(tenants[0].length).toBeGreaterThan(10);
+    expect(tenants[1]).toEqual(tenants[0]);
     for (const i of instances) {
       const admin = client(i.listenUrl, ADMIN_TOKEN);
       for (const id of acknowledged) {
