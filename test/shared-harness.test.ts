@@ -19,6 +19,7 @@ const RUNS = 1;
 /** The kill comes once the proxy has forwarded this many calls (the run makes about three times as many). */
 const KILL_AFTER = 400;
 const skip = postgresUnavailable();
+if (skip) console.warn(skip);
 
 const originOf = (url: string) => new URL(url).origin;
 
