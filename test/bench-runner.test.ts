@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { liveChildren } from '../bench/lib/children.js';
 import { atLeast, figure } from '../bench/lib/figures.js';
-import { measure, unsound, type LoadResult } from '../bench/lib/load.js';
+import { measure, measureSplit, unsound, type LoadResult } from '../bench/lib/load.js';
 import { renderMarkdown, type BenchReport } from '../bench/lib/report.js';
 import type { Section } from '../bench/lib/section.js';
 import { defaultOptions } from '../bench/options.js';
 import { runBench, runSection } from '../bench/runner.js';
 import { SECTIONS } from '../bench/sections/index.js';
+import { postgresUnavailable } from './support/postgres.js';
 
 const out = mkdtempSync(join(tmpdir(), 'bench-test-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -56,6 +57,39 @@ describe('load measurement', () => {
     } finally {
       server.closeAllConnections();
       server.close();
+    }
+  });
+
+  it('drives several servers at once, half the connections each, and sums what they answered', async () => {
+    const counts = [0, 0];
+    const peak = [0, 0];
+    const open = [0, 0];
+    const servers = [0, 1].map((i) =>
+      createServer((req, res) => {
+        counts[i]++;
+        peak[i] = Math.max(peak[i], ++open[i]);
+        // answered a little later, so every connection of the server has a request in flight at once
+        setTimeout(() => {
+          open[i]--;
+          res.writeHead(200).end('{}');
+        }, 5);
+      }),
+    );
+    await Promise.all(servers.map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()))));
+    try {
+      const origins = servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`);
+      const r = await measureSplit(origins.map((origin) => ({ origin, method: 'GET' as const, path: '/x' })), { connections: 6, durationS: 0.5, warmupS: 0 });
+      expect(counts.every((c) => c > 10)).toBe(true);
+      // each server saw its half of the connections, never more
+      expect(peak).toEqual([3, 3]);
+      expect(r.requests).toBeGreaterThan(counts[0]);
+      expect(r.requests).toBeLessThanOrEqual(counts[0] + counts[1]);
+      expect(r.statuses['200']).toBe(r.requests);
+    } finally {
+      for (const s of servers) {
+        s.closeAllConnections();
+        s.close();
+      }
     }
   });
 
@@ -102,6 +136,8 @@ describe('sections', () => {
       sections: [{ id: 'x', title: 'X', figures: [pass, miss], tables: [], notes: [], durationS: 1 }],
     };
     const md = renderMarkdown(report);
+    expect(md).toContain(opts.repetitions === 1 ? '**one run per measurement**' : `the median of ${opts.repetitions} interleaved runs`);
+    expect(renderMarkdown({ ...report, options: { ...opts, repetitions: 3 } })).toContain('the median of 3 interleaved runs per measurement');
     expect(md).toMatch(/Missed targets \(1\):\*\* Audit vs Prism \(2\.10×, target ≥ 3×\)/);
     expect(md).toContain('| Search vs Prism | 3.50× | ≥ 3× | **PASS** |');
   });
@@ -115,11 +151,18 @@ describe('end to end', () => {
     const http = json.sections.find((s) => s.id === 'http')!;
     expect(http.notMeasured).toBeUndefined();
     expect(http.figures.map((f) => f.id)).toContain('http.search.vsPrism');
-    // every endpoint is tried on all three servers; Prism needs nothing from the sandbox, so it measures
+    // every endpoint is tried on all five servers; Prism needs nothing from the sandbox, so it measures
     const rows = http.tables[0].rows;
-    expect(rows).toHaveLength(12);
-    const prismRps = rows.filter((r) => r[1] === 'prism').map((r) => Number(String(r[2]).replace(/,/g, '')));
-    expect(prismRps.every((v) => v > 0)).toBe(true);
+    expect(rows).toHaveLength(20);
+    const rps = (server: string) => rows.filter((r) => r[1] === server).map((r) => Number(String(r[2]).replace(/,/g, '')));
+    expect(rps('prism').every((v) => v > 0)).toBe(true);
+    // the sandbox on PostgreSQL, one instance and two: measured where PostgreSQL is installed, else skipped saying why
+    const skip = postgresUnavailable();
+    for (const server of ['postgres ×1', 'postgres ×2']) {
+      if (skip) expect(rows.filter((r) => r[1] === server).map((r) => r[8])).toEqual(Array(4).fill(expect.stringMatching(/PostgreSQL/)));
+      else expect(rps(server).every((v) => v > 0), server).toBe(true);
+    }
+    expect(http.figures.find((f) => f.id === 'http.submit.postgresVsPrism')?.target?.text).toBe('≥ 1× (goal 2×)');
     expect(report.machine.cores).toBeGreaterThan(0);
     expect(readFileSync(files.md, 'utf8')).toContain('## HTTP throughput and latency');
     expect(liveChildren()).toEqual([]);

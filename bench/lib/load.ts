@@ -61,21 +61,36 @@ function run(spec: LoadSpec, connections: number, durationS: number, onLatency?:
 }
 
 export async function measure(spec: LoadSpec, opts: LoadOptions): Promise<LoadResult> {
-  if (opts.warmupS > 0) await run(spec, opts.connections, opts.warmupS);
+  return measureSplit([spec], opts);
+}
+
+/**
+ * One measurement of several servers at once (instances of one shared sandbox): the connections split
+ * evenly between them, one autocannon run each in parallel, the figures summed and the latencies pooled.
+ */
+export async function measureSplit(specs: LoadSpec[], opts: LoadOptions): Promise<LoadResult> {
+  const share = (i: number) => Math.floor(opts.connections / specs.length) + (i < opts.connections % specs.length ? 1 : 0);
+  if (opts.warmupS > 0) await Promise.all(specs.map((spec, i) => run(spec, share(i), opts.warmupS)));
   let latencies = new Float64Array(1 << 16);
   let n = 0;
-  const result = await run(spec, opts.connections, opts.durationS, (ms) => {
-    if (n === latencies.length) {
-      const bigger = new Float64Array(latencies.length * 2);
-      bigger.set(latencies);
-      latencies = bigger;
-    }
-    latencies[n++] = ms;
-  });
+  const results = await Promise.all(
+    specs.map((spec, i) =>
+      run(spec, share(i), opts.durationS, (ms) => {
+        if (n === latencies.length) {
+          const bigger = new Float64Array(latencies.length * 2);
+          bigger.set(latencies);
+          latencies = bigger;
+        }
+        latencies[n++] = ms;
+      }),
+    ),
+  );
   const s = summarize(latencies.subarray(0, n));
   const statuses: Record<string, number> = {};
-  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = count;
-  const durationS = result.duration || opts.durationS;
+  for (const result of results) for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (statuses[code] ?? 0) + count;
+  const durationS = Math.max(...results.map((r) => r.duration || opts.durationS));
+  const sum = (f: (r: AutocannonResult) => number) => results.reduce((a, r) => a + f(r), 0);
+  const bytes = sum((r) => r.throughput.total);
   return {
     requests: n,
     durationS,
@@ -84,11 +99,11 @@ export async function measure(spec: LoadSpec, opts: LoadOptions): Promise<LoadRe
     p99Ms: s.p99,
     meanMs: s.mean,
     statuses,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    bytesPerSec: result.throughput.total / durationS,
-    bytesPerResponse: n ? result.throughput.total / n : 0,
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    bytesPerSec: bytes / durationS,
+    bytesPerResponse: n ? bytes / n : 0,
   };
 }
 

@@ -34,8 +34,10 @@ export function renderMarkdown(r: BenchReport): string {
   if (r.options.quick) out.push('> **Quick mode**: reduced durations, sizes and counts. These figures are not comparable with the targets.', '');
   out.push('| Machine | |', '|---|---|');
   out.push(`| CPU | ${cell(m.cpuModel)} |`, `| Cores | ${m.cores} |`, `| Memory | ${m.memoryGiB} GiB |`, `| Node | ${m.node} |`, `| OS | ${cell(m.platform)} |`, `| Load average at start (1/5/15 min) | ${m.loadAverage.join(' / ')} |`, '');
+  const reps = r.options.repetitions ?? 3;
+  const runs = reps === 1 ? '**one run per measurement** (not a median of several runs)' : `the median of ${reps} interleaved runs per measurement`;
   out.push(
-    `Load settings: ${r.options.connections} connections, ${r.options.warmupS} s warm-up, ${r.options.durationS} s measured, **one run per measurement** (not a median of several runs). ` +
+    `Load settings: ${r.options.connections} connections, ${r.options.warmupS} s warm-up, ${r.options.durationS} s measured, ${runs}. ` +
       'Rate limits are **lifted** (`--no-rate-limits`) for the load and webhook measurements; the conformance run uses default settings.',
     '',
   );

@@ -18,13 +18,16 @@ export interface SandboxChild {
   admin: Client;
 }
 
-export async function startSandboxChild(group: ChildGroup, { noRateLimits = true, args = [] as string[] } = {}): Promise<SandboxChild> {
+export async function startSandboxChild(
+  group: ChildGroup,
+  { noRateLimits = true, args = [] as string[], env = {} as Record<string, string>, name = 'sandbox' } = {},
+): Promise<SandboxChild> {
   const port = await freePort();
   const anonPort = await freePort();
   const cliArgs = ['src/cli.ts', '--host', '127.0.0.1', '--port', String(port), '--anon-port', String(anonPort), ...(noRateLimits ? ['--no-rate-limits'] : []), ...args];
-  const child = group.spawn('sandbox', TSX, cliArgs, {
+  const child = group.spawn(name, TSX, cliArgs, {
     cwd: ROOT,
-    env: { ...process.env, SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN, SANDBOX_LOG: '0', SANDBOX_SELF_CHECK: '0' },
+    env: { ...process.env, SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN, SANDBOX_LOG: '0', SANDBOX_SELF_CHECK: '0', SANDBOX_DATABASE_URL: '', ...env },
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   const admin = clientFor(baseUrl, ADMIN_TOKEN);

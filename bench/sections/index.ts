@@ -4,7 +4,7 @@ import type { Section } from '../lib/section.js';
 import { harnessSection } from './harness.js';
 import { hostileSection } from './hostile.js';
 import { scalingSection } from './scaling.js';
-import { throughputSection } from './throughput.js';
+import { postgresSection, throughputSection } from './throughput.js';
 import { webhooksSection } from './webhooks.js';
 
-export const SECTIONS: Section[] = [throughputSection, scalingSection, webhooksSection, harnessSection, hostileSection];
+export const SECTIONS: Section[] = [throughputSection, postgresSection, scalingSection, webhooksSection, harnessSection, hostileSection];

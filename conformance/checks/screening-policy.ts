@@ -72,8 +72,13 @@ const retries: Check = {
       ctx.failures.add('POL-HOOK-1', `expected one first attempt before any clock move, got ${first.length}`, ...first.slice(0, 2).map(deliveryEvidence));
       return;
     }
+    // the receiver sees an attempt before the sandbox hears its answer (over a network, or through a shared
+    // sandbox's log): the clock moves only once the failure is recorded, else the retry is scheduled after the move
+    const recorded = (n: number) => ctx.control!.attemptsRecorded(requestId, 'screening.scored', n, 5000);
+    await recorded(1);
     await ctx.control!.advanceClock(5);
     ds = await scoredFor(2)();
+    await recorded(2);
     await ctx.control!.advanceClock(300);
     ds = await scoredFor(3)();
     const attempts = ds.filter((d) => d.json?.requestId === requestId && d.json?.event === 'screening.scored');

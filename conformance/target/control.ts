@@ -97,6 +97,22 @@ export class ControlClient {
     await this.call('POST', '/clock/advance', { seconds });
   }
 
+  /**
+   * Waits (bounded) until the target has recorded `n` attempts of a request's delivery of `event`;
+   * returns how many it has recorded. A receiver sees an attempt before the target hears the answer.
+   */
+  async attemptsRecorded(requestId: string, event: string, n: number, timeoutMs: number): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const ex = await this.call('GET', `/webhooks/deliveries?requestId=${encodeURIComponent(requestId)}&event=${encodeURIComponent(event)}`);
+      const list = jsonOf(ex)?.deliveries;
+      if (!Array.isArray(list)) throw new ControlError('control API: GET /webhooks/deliveries answered without a deliveries array', ex);
+      const count = Math.max(0, ...list.map((d: { attempts?: unknown[] }) => (Array.isArray(d.attempts) ? d.attempts.length : 0)));
+      if (count >= n || Date.now() >= deadline) return count;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   async reviews(tenantId: string, state = 'pending_review'): Promise<PendingReview[]> {
     const ex = await this.call('GET', `/reviews?state=${encodeURIComponent(state)}&tenantId=${encodeURIComponent(tenantId)}`);
     const list = jsonOf(ex)?.reviews;
