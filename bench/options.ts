@@ -13,8 +13,8 @@ export const USAGE = `usage: npm run bench -- [--quick] [--only ${SECTION_IDS.jo
   --only LIST    run only these sections (comma-separated; \`postgres\` is the http rows on the
                  in-memory sandbox, PostgreSQL with one and two instances, and Prism, without the
                  bare server; it runs only when named)
-  --duration S   seconds per timed load run (default 10; 1 with --quick)
-  --warmup S     seconds of warm-up before each load run (default 2; 0.5 with --quick)
+  --duration S   seconds per timed load run (default 5; 1 with --quick)
+  --warmup S     seconds of warm-up before each load run (default 1; 0.5 with --quick)
   --repetitions N  interleaved runs per load figure, the median reported (default 3; 1 with --quick)
   --connections N  concurrent connections (default 50)
   --out DIR      where bench.md and bench.json go (default reports/)`;
@@ -37,8 +37,9 @@ export function defaultOptions(quick = false): BenchOptions {
         webhookBurst: 100,
       }
     : {
-        durationS: 10,
-        warmupS: 2,
+        // 19 load figures, each the median of 3 interleaved runs: 5 s runs keep the whole bench near 10 minutes
+        durationS: 5,
+        warmupS: 1,
         repetitions: 3,
         connections: 50,
         quick: false,

@@ -70,7 +70,7 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
       await pgc.connect();
       const { rows } = await pgc.query('SELECT version FROM schema_migrations ORDER BY version');
       await pgc.end();
-      expect(rows.map((r) => r.version)).toEqual([1, 2]);
+      expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
       const key = three[0].core.demo!.tenants.find((t) => t.planTier === 'pro')!.apiKey;
       const made = await client(three[1].listenUrl, key)('POST', `${SCREENING}/screen`, submitBody());
       expect(made.status, made.text).toBe(201);

@@ -152,4 +152,12 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP SEQUENCE ledger_event_seq;
     `,
   },
+  {
+    version: 3,
+    name: 'steps kept as JSON text',
+    sql: `
+      -- nothing queries inside a step: text is stored as it comes, where jsonb is parsed and rebuilt on every insert
+      ALTER TABLE sandbox_log ALTER COLUMN step TYPE text USING step::text;
+    `,
+  },
 ];

@@ -42,6 +42,16 @@ interface Item {
   reject(e: unknown): void;
 }
 
+/** A step as the log holds it: its JSON text (not jsonb: nothing queries inside it, and text costs the database nothing to store). */
+interface StoredStep {
+  seq: number;
+  step: string;
+  body: Buffer | null;
+}
+
+/** A string as an SQL literal under standard_conforming_strings: backslashes are plain characters. */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
 /** What a recorded call answers, and how long a chaos latency rule holds the answer back. */
 interface Answer {
   response: Response | null;
@@ -215,7 +225,7 @@ export class Replica {
     const results: { item: Item; ok: boolean; value: unknown }[] = [];
     try {
       if (writes) {
-        this.writer ??= await this.db.connect();
+        this.writer ??= await this.openWriter();
         // one round trip: the transaction, the lock and the first page of steps committed elsewhere
         const out = (await this.writer.query(`BEGIN; SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.pageAfter(this.applied)}`)) as unknown as pg.QueryResult[];
         await this.applyPage(out[2].rows, this.writer);
@@ -233,7 +243,7 @@ export class Replica {
         if (item.step) done.push({ seq: this.applied + done.length + 1, step: item.step, body: item.body });
       }
       // one round trip: the steps and the commit
-      if (writes) await this.writer!.query(`${done.length ? this.insertOf(this.writer!, done) : ''}COMMIT`);
+      if (writes) await this.writer!.query(`${done.length ? this.insertOf(done) : ''}COMMIT`);
       this.applied += done.length;
     } catch (err) {
       // what ran here may not be in the log: this instance's memory can no longer be trusted
@@ -253,9 +263,16 @@ export class Replica {
   }
 
   /** The INSERT of the steps as one statement of literals, so it can share a round trip with COMMIT. */
-  private insertOf(client: pg.PoolClient, steps: LoggedStep[]): string {
-    const rows = steps.map((s) => `(${s.seq}, ${client.escapeLiteral(JSON.stringify(s.step))}::jsonb, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'})`);
+  private insertOf(steps: LoggedStep[]): string {
+    const rows = steps.map((s) => `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'})`);
     return `INSERT INTO sandbox_log (seq, step, body) VALUES ${rows.join(', ')}; `;
+  }
+
+  /** The connection that appends: with standard strings, so a literal needs only its quotes doubled. */
+  private async openWriter(): Promise<pg.PoolClient> {
+    const client = await this.db.connect();
+    await client.query('SET standard_conforming_strings = on');
+    return client;
   }
 
   private pageAfter(seq: number): string {
@@ -263,9 +280,9 @@ export class Replica {
   }
 
   /** Applies a page of committed steps; when the page was full, reads and applies the rest. */
-  private async applyPage(rows: { seq: number; step: Step; body: Buffer | null }[], db: Db | pg.PoolClient): Promise<void> {
+  private async applyPage(rows: StoredStep[], db: Db | pg.PoolClient): Promise<void> {
     for (const r of rows) {
-      await this.apply(r.step, r.body, false);
+      await this.apply(JSON.parse(r.step) as Step, r.body, false);
       this.applied = Number(r.seq);
     }
     if (rows.length === CATCH_UP_PAGE) await this.catchUp(db);
@@ -273,7 +290,7 @@ export class Replica {
 
   /** Applies every step committed after the last one applied here. */
   private async catchUp(db: Db | pg.PoolClient): Promise<void> {
-    const { rows } = await db.query<{ seq: number; step: Step; body: Buffer | null }>(this.pageAfter(this.applied));
+    const { rows } = await db.query<StoredStep>(this.pageAfter(this.applied));
     await this.applyPage(rows, db);
   }
 
