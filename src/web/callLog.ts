@@ -42,13 +42,14 @@ function stringBodyOf(res: Response): string | Uint8Array | null {
 }
 
 /**
- * One finished call, as the log keeps it: both bodies capped. An answer in bytes is kept as a view of its
- * first bytes (no copy: answered bytes are never written to again) and decoded when the log is read.
+ * One finished call, as the log keeps it: both bodies capped. An answer in bytes is kept as it is when short
+ * (answered bytes are never written to again) or as a copy of its first bytes, and decoded when the log is read.
  */
 export function recordCall(log: CallLog, call: Omit<CallEntry, 'id' | 'requestBody' | 'responseBody' | 'truncated'>, reqText: string, resBody: string | Uint8Array): void {
   const req = capBody(reqText);
   if (typeof resBody !== 'string') {
-    log.appendAnswer({ ...call, requestBody: req.text, truncated: req.cut }, resBody.byteLength > CAP_BYTES ? resBody.subarray(0, CAP_BYTES) : resBody);
+    // a longer answer's first bytes are copied: a view would hold the whole answer for as long as the entry lives
+    log.appendAnswer({ ...call, requestBody: req.text, truncated: req.cut }, resBody.byteLength > CAP_BYTES ? Uint8Array.prototype.slice.call(resBody, 0, CAP_BYTES) : resBody);
     return;
   }
   // kept as a copy, so an entry never holds on to the whole answer it was cut from
