@@ -41,6 +41,24 @@ function stringBodyOf(res: Response): string | Uint8Array | null {
   return typeof kept[1] === 'string' || kept[1] instanceof Uint8Array ? kept[1] : null;
 }
 
+// heads are copied into shared slabs, as Node pools small buffers: one copy per call, no allocation per call;
+// a slab is freed once the log has dropped every entry that points into it
+const SLAB_BYTES = 1024 * 1024;
+let slab = new Uint8Array(SLAB_BYTES);
+let slabUsed = 0;
+
+/** A copy of the answer's first CAP_BYTES bytes. */
+function headOf(bytes: Uint8Array): Uint8Array {
+  if (slabUsed + CAP_BYTES > SLAB_BYTES) {
+    slab = new Uint8Array(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const head = slab.subarray(slabUsed, slabUsed + CAP_BYTES);
+  head.set(bytes.subarray(0, CAP_BYTES));
+  slabUsed += CAP_BYTES;
+  return head;
+}
+
 /**
  * One finished call, as the log keeps it: both bodies capped. An answer in bytes is kept as it is when short
  * (answered bytes are never written to again) or as a copy of its first bytes, and decoded when the log is read.
@@ -49,7 +67,7 @@ export function recordCall(log: CallLog, call: Omit<CallEntry, 'id' | 'requestBo
   const req = capBody(reqText);
   if (typeof resBody !== 'string') {
     // a longer answer's first bytes are copied: a view would hold the whole answer for as long as the entry lives
-    log.appendAnswer({ ...call, requestBody: req.text, truncated: req.cut }, resBody.byteLength > CAP_BYTES ? Uint8Array.prototype.slice.call(resBody, 0, CAP_BYTES) : resBody);
+    log.appendAnswer({ ...call, requestBody: req.text, truncated: req.cut }, resBody.byteLength > CAP_BYTES ? headOf(resBody) : resBody);
     return;
   }
   // kept as a copy, so an entry never holds on to the whole answer it was cut from
