@@ -6,8 +6,12 @@
 
 import type { Core } from './domain/core.js';
 import { controlApp, routeControlCalls } from './sandbox/console/control.js';
-import type { Replica } from './store/postgres/replica.js';
-import { readCapped, readNodeCapped, settled } from './store/postgres/steps.js';
+import type { IncomingMessage } from 'node:http';
+import { DomainError, invalid } from './errors/errors.js';
+import type { Oversize, Replica } from './store/postgres/replica.js';
+import { settled } from './store/postgres/steps.js';
+import { readNode, readWeb } from './web/bodyStream.js';
+import { envelopeOf } from './web/envelope.js';
 
 /** Bytes of a body kept for the log: more than any route accepts, so a refused body is refused on replay too. */
 const BODY_CAP = 1024 * 1024;
@@ -18,6 +22,28 @@ interface Incoming {
   socket?: { remoteAddress?: string };
   rawHeaders?: string[];
   on?: unknown;
+}
+
+/**
+ * The body a recorded call carries, read by the kernel's readers (Node's stream when served by node:http, so a
+ * body past the cap is refused with the kernel's lingering close). Past the cap only its size is recorded.
+ */
+async function bodyOf(req: Request, incoming: Incoming | undefined): Promise<Buffer | Oversize | null> {
+  if (req.method === 'GET' || req.method === 'HEAD') return null;
+  try {
+    const bytes = incoming && typeof incoming.on === 'function' ? await readNode(incoming as IncomingMessage, BODY_CAP) : req.body ? await readWeb(req.body, BODY_CAP) : new Uint8Array(0);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  } catch (err) {
+    if (err instanceof DomainError && err.details.status === 413) return { oversize: BODY_CAP + 1 };
+    // the client went away mid-body: nothing was done, so nothing is recorded
+    throw err instanceof DomainError ? err : invalid(`the request body could not be read: ${(err as Error).message}`, 'body');
+  }
+}
+
+/** The envelope for a call refused before it became a step (its body could not be read). */
+function refused(err: unknown): Response {
+  const e = err as DomainError;
+  return Response.json(envelopeOf(e), { status: e.status });
 }
 
 const pathOf = (url: string) => {
@@ -41,7 +67,8 @@ function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string): F
     if (isConsole(path)) return app(req, env);
     if (!recorded(req.method, path, apiPrefix)) return replica.read(async () => settled(await app(req, env)));
     const incoming = (env as { incoming?: Incoming } | undefined)?.incoming;
-    const body = req.method === 'GET' || req.method === 'HEAD' ? null : incoming && typeof incoming.on === 'function' ? await readNodeCapped(incoming as Parameters<typeof readNodeCapped>[0], BODY_CAP) : await readCapped(req.body, BODY_CAP);
+    const body = await bodyOf(req, incoming).catch((err: unknown) => err as Error);
+    if (body instanceof Error) return refused(body);
     return replica.call(name, req, body, incoming?.rawHeaders ?? null, incoming?.socket?.remoteAddress ?? 'unknown');
   };
 }
@@ -52,7 +79,8 @@ export function shareApps(replica: Replica, core: Core, main: { fetch: Fetch }, 
   replica.mount('control', (req, env) => control.fetch(req, env));
   routeControlCalls(core, async (app, req) => {
     if (req.method === 'GET' || req.method === 'HEAD') return replica.read(async () => settled(await app.fetch(req)));
-    return replica.call('control', req, await readCapped(req.body, BODY_CAP), null, 'console');
+    const body = await bodyOf(req, undefined).catch((err: unknown) => err as Error);
+    return body instanceof Error ? refused(body) : replica.call('control', req, body, null, 'console');
   });
   return {
     main: gated(replica, 'main', (req, env) => main.fetch(req, env), '/api/'),

@@ -207,6 +207,31 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   });
 
+  it('a body past every limit is refused with 413 on the instance that took it and on every replay, charging nothing', async () => {
+    const t = await tenant(a, { planTier: 'pro' });
+    // chunked, with no Content-Length: only the bytes themselves tell that the body is too large
+    const huge = new TextEncoder().encode(JSON.stringify({ ...submitBody(), padding: 'x'.repeat(2 * 1024 * 1024) }));
+    const chunked = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < huge.length; i += 64 * 1024) controller.enqueue(huge.subarray(i, i + 64 * 1024));
+        controller.close();
+      },
+    });
+    const res = await fetch(`${a.listenUrl}${SCREENING}/screen`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
+      body: chunked,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error.code).toBe('invalid_request');
+    // b replays the refused call (it counted in the key's window) and goes on with the log
+    const next = await client(b.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+    expect(next.status, next.text).toBe(201);
+    for (const sb of [a, b]) expect((await client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)).json.creditsRemaining).toBe(499);
+    expect(failures).toEqual([]);
+  });
+
   it('a console action on one instance is a change every instance sees (its control call is recorded)', async () => {
     const page = browser(a.listenUrl);
     await page.login();

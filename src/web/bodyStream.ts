@@ -101,7 +101,8 @@ export function readNode(incoming: IncomingMessage, maxBytes: number): Promise<U
   });
 }
 
-async function readWeb(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
+/** The body of a Web request, at most `maxBytes` of it (413 past them). */
+export async function readWeb(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -52,6 +52,11 @@ interface StoredStep {
 /** A string as an SQL literal under standard_conforming_strings: backslashes are plain characters. */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
+/** A body that was not kept because it passed every route's limit: only its (capped) size is recorded. */
+export interface Oversize {
+  oversize: number;
+}
+
 /** What a recorded call answers, and how long a chaos latency rule holds the answer back. */
 interface Answer {
   response: Response | null;
@@ -175,12 +180,13 @@ export class Replica {
   }
 
   /** Runs one call that changes state (recorded) and answers once it is committed. */
-  call(app: string, req: Request, body: Buffer | null, rawHeaders: string[] | null, ip: string): Promise<Response> {
+  call(app: string, req: Request, body: Buffer | Oversize | null, rawHeaders: string[] | null, ip: string): Promise<Response> {
     const headers: [string, string][] = [];
     if (rawHeaders) for (let i = 0; i < rawHeaders.length; i += 2) headers.push([rawHeaders[i], rawHeaders[i + 1]]);
     else req.headers.forEach((v, k) => headers.push([k, v]));
     const step: Step = { t: 'call', app, method: req.method, url: req.url, headers, ip, now: 0, tape: [] };
-    return (this.enqueue(step, body) as Promise<Answer>).then(async ({ response, delayMs }) => {
+    if (body && !Buffer.isBuffer(body)) step.oversize = body.oversize;
+    return (this.enqueue(step, Buffer.isBuffer(body) ? body : null) as Promise<Answer>).then(async ({ response, delayMs }) => {
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
       return response!;
     });
