@@ -15,7 +15,7 @@ import { openPool, type Db } from './pool.js';
 import { Replica } from './replica.js';
 
 /** The settings that decide what a call does: every instance on one database must agree on them. */
-export function sharedSettings(config: Readonly<Settings>): Record<string, unknown> {
+function sharedSettings(config: Readonly<Settings>): Record<string, unknown> {
   return {
     seed: config.seed,
     corpusSize: config.corpusSize,
@@ -28,7 +28,6 @@ export function sharedSettings(config: Readonly<Settings>): Record<string, unkno
 }
 
 export interface SharedSandbox {
-  db: Db;
   replica: Replica;
   /** The admin token every instance uses: the operator's, or the one the first instance generated. */
   adminToken: string;
@@ -79,7 +78,7 @@ export async function openShared(url: string, config: Readonly<Settings>, onFata
       store.clock.deferWith(replica.defer);
       return store;
     };
-    return { db, replica, adminToken, openStore };
+    return { replica, adminToken, openStore };
   } catch (err) {
     await db.end().catch(() => {});
     throw err;
