@@ -67,13 +67,16 @@ describe('request log', () => {
   it('keeps only the latest entries, and pages across the roll-off', async () => {
     const { core } = sb.get();
     const log = core.callLog;
-    const entry = { at: core.clock.iso(), tenantId: null, api: 'rest' as const, method: 'GET', path: '/api/v1/me', tool: null, status: 200, durationMs: 1, requestBody: '', responseBody: 'x'.repeat(BODY_CAP), truncated: false };
-    for (let i = 0; i < CAPACITY * 3 + 10; i++) log.append(entry);
+    const call = { atMs: core.clock.now(), tenantId: null, api: 'rest' as const, method: 'GET', path: '/api/v1/me', tool: null, status: 200, durationMs: 1, request: '', response: 'x'.repeat(BODY_CAP) };
+    for (let i = 0; i < CAPACITY * 3 + 10; i++) log.record({ ...call, path: `/api/v1/me?n=${i}` });
     const { entries, base } = log.window();
     expect(entries).toHaveLength(CAPACITY);
     expect(base).toBeGreaterThan(0);
-    // what is held, not just what is shown, stays under twice the capacity
-    expect((log as unknown as { entries: unknown[] }).entries.length).toBeLessThan(2 * CAPACITY);
+    expect(entries.map((e) => e.path)).toEqual(Array.from({ length: CAPACITY }, (_, i) => `/api/v1/me?n=${2 * CAPACITY + 10 + i}`));
+    // what is held, not just what is shown, is the capacity: no slot holds an older call
+    expect((log as unknown as { path: string[] }).path).toHaveLength(CAPACITY);
+    expect(log.get(entries[0].id)).toBe(entries[0]);
+    expect(log.get(`log_${base.toString(36).padStart(6, '0')}`)).toBeUndefined();
     const first = await logOf('limit=500');
     const second = await logOf(`limit=500&cursor=${first.nextCursor}`);
     expect(second.entries[0].id < first.entries.at(-1).id).toBe(true);

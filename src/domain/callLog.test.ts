@@ -34,11 +34,11 @@ describe('capBytes', () => {
   it('is what the log shows for an answer kept as bytes, truncation included', () => {
     const log = new CallLog();
     const body = Buffer.from('é'.repeat(BODY_CAP + 1));
-    const entry = { at: 'now', tenantId: null, api: 'rest' as const, method: 'GET', path: '/x', tool: null, status: 200, durationMs: 1, requestBody: '' };
-    log.appendAnswer({ ...entry, truncated: false }, Buffer.from(body.subarray(0, CAP_BYTES)));
-    log.appendAnswer({ ...entry, truncated: false }, Buffer.from('{"ok":true}'));
+    const call = { atMs: Date.UTC(2026, 10, 24), tenantId: null, api: 'rest' as const, method: 'GET', path: '/x', tool: null, status: 200, durationMs: 1, request: '' };
+    log.record({ ...call, response: Buffer.from(body.subarray(0, CAP_BYTES)) });
+    log.record({ ...call, response: Buffer.from('{"ok":true}') });
     const [long, short] = log.window().entries;
-    expect(long).toMatchObject({ responseBody: 'é'.repeat(BODY_CAP), truncated: true });
+    expect(long).toMatchObject({ at: '2026-11-24T00:00:00.000Z', responseBody: 'é'.repeat(BODY_CAP), truncated: true });
     expect(short).toMatchObject({ responseBody: '{"ok":true}', truncated: false });
     expect(Object.keys(long)).toEqual(['id', 'at', 'tenantId', 'api', 'method', 'path', 'tool', 'status', 'durationMs', 'requestBody', 'responseBody', 'truncated']);
   });

@@ -1,7 +1,8 @@
 // The request log: the most recent API and MCP calls (method, path or tool, status, duration, and
 // the first bytes of each body), the sandbox's counterpart of a payment provider's developer logs.
-// Adapters append; the control API and console read. Memory is bounded twice over: at most
-// CAPACITY entries (the oldest roll off) and at most BODY_CAP characters per body.
+// Adapters record; the control API and console read. Memory is bounded twice over: at most CAPACITY
+// entries (the oldest roll off), and per entry at most BODY_CAP characters of text or KEEP_BYTES bytes
+// of an answer per body.
 // Requirements: none of the documents (a sandbox convenience, like a payment provider's developer logs); decisions D-104.
 
 export const CAPACITY = 2000;
@@ -41,85 +42,151 @@ export function capBytes(head: Uint8Array): { text: string; cut: boolean } {
   return { text: Buffer.from(text.slice(0, BODY_CAP), 'utf16le').toString('utf16le'), cut: true };
 }
 
+/** One finished call as an adapter hands it over; the log decides what of each body it keeps. */
+export interface CallRecord {
+  /** Sandbox-clock time the call arrived (milliseconds since the epoch). */
+  atMs: number;
+  tenantId: string | null;
+  api: 'rest' | 'mcp';
+  method: string;
+  /** Path with query. */
+  path: string;
+  tool: string | null;
+  status: number;
+  durationMs: number;
+  /** The request body's text. */
+  request: string;
+  /** The answer: its text, or its UTF-8 bytes (whole, or at least the first CAP_BYTES), never written to again. */
+  response: string | Uint8Array;
+}
+
+/** Answers in bytes up to this size are kept as they are; a longer one's first CAP_BYTES bytes are copied. */
+export const KEEP_BYTES = 2 * CAP_BYTES;
+// heads are copied into shared slabs, as Node pools small buffers: no allocation per call; a slab is
+// freed once the log has dropped every entry that points into it
+const SLAB_BYTES = 1024 * 1024;
+const REQUEST_CUT = 1;
+const RESPONSE_CUT = 2;
+
+const idOf = (position: number) => `log_${(position + 1).toString(36).padStart(6, '0')}`;
+
+/** A string cut to BODY_CAP characters, flattened into a copy that holds nothing of the original. */
+const cutCopy = (text: string) => Buffer.from(text.slice(0, BODY_CAP), 'utf16le').toString('utf16le');
+
+/**
+ * The log: a ring of the latest CAPACITY calls, kept column by column as they were handed over (no object,
+ * string or copy per call beyond a long answer's first bytes). Entries are built, and answers in bytes
+ * decoded, only when the log is read; an entry once built is kept until its slot is written again.
+ */
 export class CallLog {
-  private entries: CallEntry[] = [];
-  /** Per entry, the first bytes of an answer not decoded yet (decoded when the log is read), or null. */
-  private answers: Array<Uint8Array | null> = [];
-  private undecoded = 0;
-  /** Position (since start) of entries[0]: positions keep counting as old entries roll off. */
+  private readonly at = new Float64Array(CAPACITY);
+  private readonly duration = new Float64Array(CAPACITY);
+  private readonly status = new Uint16Array(CAPACITY);
+  private readonly flags = new Uint8Array(CAPACITY);
+  private readonly tenant: Array<string | null> = new Array(CAPACITY).fill(null);
+  private readonly api: Array<'rest' | 'mcp'> = new Array(CAPACITY).fill('rest');
+  private readonly method: string[] = new Array(CAPACITY).fill('');
+  private readonly path: string[] = new Array(CAPACITY).fill('');
+  private readonly tool: Array<string | null> = new Array(CAPACITY).fill(null);
+  private readonly request: string[] = new Array(CAPACITY).fill('');
+  private readonly response: Array<string | Uint8Array> = new Array(CAPACITY).fill('');
+  private readonly built: Array<CallEntry | null> = new Array(CAPACITY).fill(null);
+  /** Calls recorded since start: the next call's position. */
+  private count = 0;
+  /** Position of the oldest call still shown (clear() moves it). */
   private first = 0;
-  private seq = 0;
+  private slab = new Uint8Array(SLAB_BYTES);
+  private slabUsed = 0;
 
-  append(entry: Omit<CallEntry, 'id'>): CallEntry {
-    return this.push(entry, null);
+  record(call: CallRecord): void {
+    const slot = this.count++ % CAPACITY;
+    let flags = 0;
+    let request = call.request;
+    if (request.length > BODY_CAP) {
+      request = cutCopy(request);
+      flags |= REQUEST_CUT;
+    }
+    let response = call.response;
+    if (typeof response === 'string') {
+      // the answer's text is cut now, so an entry never holds on to the whole of it
+      if (response.length > BODY_CAP) {
+        response = cutCopy(response);
+        flags |= RESPONSE_CUT;
+      }
+    } else if (response.byteLength > KEEP_BYTES) {
+      response = this.headOf(response);
+    }
+    this.at[slot] = call.atMs;
+    this.duration[slot] = call.durationMs;
+    this.status[slot] = call.status;
+    this.flags[slot] = flags;
+    this.tenant[slot] = call.tenantId;
+    this.api[slot] = call.api;
+    this.method[slot] = call.method;
+    this.path[slot] = call.path;
+    this.tool[slot] = call.tool;
+    this.request[slot] = request;
+    this.response[slot] = response;
+    this.built[slot] = null;
   }
 
-  /**
-   * Appends a call whose answer is known by its first CAP_BYTES bytes (which nothing writes to again):
-   * they are decoded into responseBody, and `truncated` updated, only when the log is read.
-   */
-  appendAnswer(entry: Omit<CallEntry, 'id' | 'responseBody'>, head: Uint8Array): CallEntry {
-    return this.push({ ...entry, responseBody: '' }, head);
+  /** A copy of a long answer's first CAP_BYTES bytes, in the current slab. */
+  private headOf(bytes: Uint8Array): Uint8Array {
+    if (this.slabUsed + CAP_BYTES > SLAB_BYTES) {
+      this.slab = new Uint8Array(SLAB_BYTES);
+      this.slabUsed = 0;
+    }
+    const head = this.slab.subarray(this.slabUsed, this.slabUsed + CAP_BYTES);
+    head.set(bytes.subarray(0, CAP_BYTES));
+    this.slabUsed += CAP_BYTES;
+    return head;
   }
 
-  private push(entry: Omit<CallEntry, 'id'>, head: Uint8Array | null): CallEntry {
-    // written out, not spread: one entry per API call
+  /** Position of the oldest call shown. */
+  private get oldest(): number {
+    return Math.max(this.first, this.count - CAPACITY);
+  }
+
+  private entryAt(position: number): CallEntry {
+    const slot = position % CAPACITY;
+    const known = this.built[slot];
+    if (known) return known;
+    const kept = this.response[slot];
+    const res = typeof kept === 'string' ? { text: kept, cut: (this.flags[slot] & RESPONSE_CUT) !== 0 } : capBytes(kept);
     const e: CallEntry = {
-      id: `log_${(++this.seq).toString(36).padStart(6, '0')}`,
-      at: entry.at,
-      tenantId: entry.tenantId,
-      api: entry.api,
-      method: entry.method,
-      path: entry.path,
-      tool: entry.tool,
-      status: entry.status,
-      durationMs: entry.durationMs,
-      requestBody: entry.requestBody,
-      responseBody: entry.responseBody,
-      truncated: entry.truncated,
+      id: idOf(position),
+      at: new Date(this.at[slot]).toISOString(),
+      tenantId: this.tenant[slot],
+      api: this.api[slot],
+      method: this.method[slot],
+      path: this.path[slot],
+      tool: this.tool[slot],
+      status: this.status[slot],
+      durationMs: this.duration[slot],
+      requestBody: this.request[slot],
+      responseBody: res.text,
+      truncated: (this.flags[slot] & REQUEST_CUT) !== 0 || res.cut,
     };
-    this.entries.push(e);
-    this.answers.push(head);
-    if (head) this.undecoded++;
-    // drop in batches, so appending stays O(1) amortized
-    if (this.entries.length >= 2 * CAPACITY) {
-      const drop = this.entries.length - CAPACITY;
-      this.undecoded -= this.answers.slice(0, drop).filter((a) => a !== null).length;
-      this.entries = this.entries.slice(drop);
-      this.answers = this.answers.slice(drop);
-      this.first += drop;
-    }
+    this.built[slot] = e;
     return e;
-  }
-
-  private decodeAll(): void {
-    if (this.undecoded === 0) return;
-    for (let i = 0; i < this.answers.length; i++) {
-      const head = this.answers[i];
-      if (head === null) continue;
-      const res = capBytes(head);
-      this.entries[i].responseBody = res.text;
-      this.entries[i].truncated ||= res.cut;
-      this.answers[i] = null;
-    }
-    this.undecoded = 0;
   }
 
   /** Entries oldest first (read only) and the position of the first one, for keyset paging. */
   window(): { entries: readonly CallEntry[]; base: number } {
-    this.decodeAll();
-    const extra = Math.max(0, this.entries.length - CAPACITY);
-    return { entries: extra ? this.entries.slice(extra) : this.entries, base: this.first + extra };
+    const base = this.oldest;
+    const entries: CallEntry[] = [];
+    for (let p = base; p < this.count; p++) entries.push(this.entryAt(p));
+    return { entries, base };
   }
 
   get(id: string): CallEntry | undefined {
-    return this.window().entries.find((e) => e.id === id);
+    if (!/^log_[0-9a-z]{6,11}$/.test(id)) return undefined;
+    const position = parseInt(id.slice(4), 36) - 1;
+    if (!(position >= this.oldest && position < this.count) || idOf(position) !== id) return undefined;
+    return this.entryAt(position);
   }
 
   clear(): void {
-    this.first += this.entries.length;
-    this.entries = [];
-    this.answers = [];
-    this.undecoded = 0;
+    this.first = this.count;
   }
 }

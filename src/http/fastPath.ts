@@ -14,7 +14,6 @@ import { limits } from '../domain/plans.js';
 import { authenticateCall } from '../web/auth.js';
 import { isJsonType, parseJsonBytes } from '../web/body.js';
 import { isIdentityEncoding, readNode } from '../web/bodyStream.js';
-import { recordCall } from '../web/callLog.js';
 import { applyChaos } from '../web/chaos.js';
 import { peerIp } from '../web/clientIp.js';
 import { CORS_ANSWER } from '../web/cors.js';
@@ -127,7 +126,7 @@ function outgoing(route: Route, set: Record<string, string> | null, type: string
 
 /** One call on the fast path, from arrival to its record in the request log. */
 class Call implements Asked {
-  private readonly at: string;
+  private readonly atMs: number;
   private readonly t0 = performance.now();
   /** Headers set before the answer is built, as Hono's c.header() keeps them. */
   private set: Record<string, string> | null = null;
@@ -152,7 +151,7 @@ class Call implements Asked {
   ) {
     if (principal) this.principal = principal;
     if (origin) for (const [name, value] of CORS_ANSWER) this.header(name, value);
-    this.at = core.clock.iso();
+    this.atMs = core.clock.now();
   }
 
   /** The request body as the request log keeps it (callLog.ts: whole bodies up to its copy limit). */
@@ -246,8 +245,7 @@ class Call implements Asked {
       }
     }
     const durationMs = Math.round((performance.now() - this.t0) * 10) / 10;
-    const call = { at: this.at, tenantId: this.principal?.tenant.id ?? null, api: 'rest', method, path: this.url, tool: null, status, durationMs } as const;
-    recordCall(core.callLog, call, this.requestText(), body);
+    core.callLog.record({ atMs: this.atMs, tenantId: this.principal?.tenant.id ?? null, api: 'rest', method, path: this.url, tool: null, status, durationMs, request: this.requestText(), response: body });
     this.res.writeHead(status, headers);
     this.res.end(body);
   }

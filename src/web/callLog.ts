@@ -4,7 +4,7 @@
 // the answer has been handed back, so the caller never waits on it.
 
 import type { MiddlewareHandler } from 'hono';
-import { BODY_CAP, CAP_BYTES, capBody, type CallEntry, type CallLog } from '../domain/callLog.js';
+import { BODY_CAP } from '../domain/callLog.js';
 import type { AppEnv } from './env.js';
 
 // bodies larger than this are not copied at all: the log keeps BODY_CAP characters anyway
@@ -41,39 +41,6 @@ function stringBodyOf(res: Response): string | Uint8Array | null {
   return typeof kept[1] === 'string' || kept[1] instanceof Uint8Array ? kept[1] : null;
 }
 
-// heads are copied into shared slabs, as Node pools small buffers: one copy per call, no allocation per call;
-// a slab is freed once the log has dropped every entry that points into it
-const SLAB_BYTES = 1024 * 1024;
-let slab = new Uint8Array(SLAB_BYTES);
-let slabUsed = 0;
-
-/** A copy of the answer's first CAP_BYTES bytes. */
-function headOf(bytes: Uint8Array): Uint8Array {
-  if (slabUsed + CAP_BYTES > SLAB_BYTES) {
-    slab = new Uint8Array(SLAB_BYTES);
-    slabUsed = 0;
-  }
-  const head = slab.subarray(slabUsed, slabUsed + CAP_BYTES);
-  head.set(bytes.subarray(0, CAP_BYTES));
-  slabUsed += CAP_BYTES;
-  return head;
-}
-
-/**
- * One finished call, as the log keeps it: both bodies capped. An answer in bytes is kept as it is when short
- * (answered bytes are never written to again) or as a copy of its first bytes, and decoded when the log is read.
- */
-export function recordCall(log: CallLog, call: Omit<CallEntry, 'id' | 'requestBody' | 'responseBody' | 'truncated'>, reqText: string, resBody: string | Uint8Array): void {
-  const req = capBody(reqText);
-  if (typeof resBody !== 'string') {
-    // a longer answer's first bytes are copied: a view would hold the whole answer for as long as the entry lives
-    log.appendAnswer({ ...call, requestBody: req.text, truncated: req.cut }, resBody.byteLength > CAP_BYTES ? headOf(resBody) : resBody);
-    return;
-  }
-  // kept as a copy, so an entry never holds on to the whole answer it was cut from
-  const res = resBody.length <= BODY_CAP ? { text: resBody, cut: false } : { text: Buffer.from(resBody.slice(0, BODY_CAP), 'utf16le').toString('utf16le'), cut: true };
-  log.append({ ...call, requestBody: req.text, responseBody: res.text, truncated: req.cut || res.cut });
-}
 // found on the first response that has it, then reused: looking it up costs an array per call
 let cacheSymbol: symbol | undefined;
 
@@ -90,7 +57,7 @@ function mcpTarget(text: string): string | null {
 
 export const callLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const core = c.var.core;
-  const at = core.clock.iso();
+  const atMs = core.clock.now();
   const t0 = performance.now();
   const declared = Number(c.req.header('content-length') ?? NaN);
   const hasBody = c.req.method !== 'GET' && c.req.method !== 'HEAD';
@@ -109,8 +76,18 @@ export const callLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const write = (reqText: string, resText: string | Uint8Array) => {
     const url = c.req.url;
     const q = url.indexOf('?');
-    const call = { at, tenantId, api: isMcp ? 'mcp' : 'rest', method: c.req.method, path: q < 0 ? c.req.path : c.req.path + url.slice(q), tool: isMcp ? mcpTarget(reqText) : null, status, durationMs } as const;
-    recordCall(core.callLog, call, reqText || (hasBody && declared > COPY_LIMIT ? `(${declared} bytes, not kept)` : ''), resText);
+    core.callLog.record({
+      atMs,
+      tenantId,
+      api: isMcp ? 'mcp' : 'rest',
+      method: c.req.method,
+      path: q < 0 ? c.req.path : c.req.path + url.slice(q),
+      tool: isMcp ? mcpTarget(reqText) : null,
+      status,
+      durationMs,
+      request: reqText || (hasBody && declared > COPY_LIMIT ? `(${declared} bytes, not kept)` : ''),
+      response: resText,
+    });
   };
   const keep = cached !== undefined && declared <= COPY_LIMIT;
   // the common case (a string answer, and no body or one already read whole) is written at once:
