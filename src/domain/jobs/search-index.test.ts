@@ -86,3 +86,45 @@ describe('free-tier interleaving', () => {
     expect(promoted).toBe(corpus.active.filter((j) => j.promoted && j.title.includes('Fellow')).length);
   });
 });
+
+describe('search answers in bytes', () => {
+  const faults = new Faults(new Rng(1), () => '');
+  const search = new JobSearch(corpus.active, index, faults);
+  // few values per field, so that asks differing in one field alone are common
+  const params = fc.record(
+    {
+      q: fc.constantFrom('engineer', 'senior'),
+      location: fc.constantFrom('remote', 'x|1:y'),
+      remote_type: fc.constantFrom(...REMOTE_TYPES.slice(0, 2)),
+      job_type: fc.constantFrom(...JOB_TYPES.slice(0, 2)),
+      opportunity_type: fc.constantFrom(...OPPORTUNITY_TYPES.slice(0, 2)),
+      limit: fc.constantFrom(5, 20),
+      offset: fc.constantFrom(0, 7),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('are the JSON of the answer, for any tier and parameters, asked once or again, with the bug that leaks promoted jobs on or off', () => {
+    fc.assert(
+      fc.property(fc.array(params, { minLength: 1, maxLength: 8 }), (asks) => {
+        for (const p of [...asks, ...asks]) {
+          for (const tier of ['free', 'pro', 'scale'] as const) {
+            for (const leak of [false, true]) {
+              if (leak) faults.enableBug('sponsored_on_paid');
+              else faults.disableBug('sponsored_on_paid');
+              let expected: string;
+              try {
+                expected = JSON.stringify(search.search(tier, p));
+              } catch (err) {
+                expect(() => search.searchBody(tier, p)).toThrow((err as Error).message);
+                continue;
+              }
+              expect(search.searchBody(tier, p).toString('utf8')).toBe(expected);
+            }
+          }
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

@@ -1,7 +1,8 @@
 // Job search: filters through the index, the per-tier page cap, and the free tier's promoted
 // listings. The free tier's results are one fixed interleaving of the organic matches and the
 // matching promoted jobs (every `sponsoredEvery`-th slot is promoted while promoted matches last),
-// so offsets page through it consistently and no job appears twice.
+// so offsets page through it consistently and no job appears twice. The corpus never changes once
+// generated, so an answer's bytes are built once per tier, parameters and planted-bug state and kept.
 // Requirements: JOB-SEARCH-1, JOB-SEARCH-3, JOB-SEARCH-7, JOB-SEARCH-8, JOB-TIER-2, POL-SEARCH-1, POL-TIER-1,
 // POL-TIER-3; decisions D-20, D-27, D-44.
 
@@ -21,7 +22,23 @@ interface Slot {
   sponsored: boolean;
 }
 
+// Built answers are kept up to this many bytes in all (the oldest go first).
+const ANSWER_CACHE_BYTES = 8 * 1024 * 1024;
+
+/** What decides an answer's bytes: the tier, the parameters, and whether paid results leak promoted jobs. */
+function answerKey(tier: JobsTier, leak: boolean, p: SearchParams): string {
+  const text = (v: string | undefined) => (v === undefined ? '-' : `${v.length}:${v}`);
+  return `${tier} ${leak ? 1 : 0} ${p.limit} ${p.offset} ${text(p.q)}${text(p.location)}${text(p.remote_type)}${text(p.job_type)}${text(p.opportunity_type)}${text(p.locale)}`;
+}
+
 export class JobSearch {
+  /**
+   * Answers already built, by answerKey: the corpus never changes once generated, so the same key always
+   * gives the same bytes. Nothing writes to an answer once built (the adapters only send it).
+   */
+  private readonly answers = new Map<string, Buffer<ArrayBuffer>>();
+  private answerBytes = 0;
+
   constructor(
     private readonly active: readonly StoredJob[],
     private readonly index: SearchIndex,
@@ -30,7 +47,7 @@ export class JobSearch {
   ) {}
 
   search(tier: JobsTier, raw: RawParams = {}): SearchResponse {
-    const { slots, page, hasMore } = this.page(tier, raw);
+    const { slots, page, hasMore } = this.page(tier, parseSearchParams(raw));
     return {
       tier,
       jobs: slots.map((s) => toJobView(this.active[s.doc], s.sponsored)),
@@ -41,7 +58,25 @@ export class JobSearch {
 
   /** The UTF-8 bytes of JSON.stringify(this.search(tier, raw)), built from each job's cached bytes. */
   searchBody(tier: JobsTier, raw: RawParams = {}): Buffer<ArrayBuffer> {
-    const { slots, page, hasMore } = this.page(tier, raw);
+    const params = parseSearchParams(raw);
+    const key = answerKey(tier, this.faults.bug('sponsored_on_paid'), params);
+    const known = this.answers.get(key);
+    if (known !== undefined) return known;
+    const body = this.build(tier, params);
+    if (body.length <= ANSWER_CACHE_BYTES / 16) {
+      for (const [old, bytes] of this.answers) {
+        if (this.answerBytes + body.length <= ANSWER_CACHE_BYTES) break;
+        this.answers.delete(old);
+        this.answerBytes -= bytes.length;
+      }
+      this.answers.set(key, body);
+      this.answerBytes += body.length;
+    }
+    return body;
+  }
+
+  private build(tier: JobsTier, params: SearchParams): Buffer<ArrayBuffer> {
+    const { slots, page, hasMore } = this.page(tier, params);
     const start = `{"tier":${JSON.stringify(tier)},"jobs":[`;
     const end = `],"page":${JSON.stringify(page)},"hasMore":${hasMore}}`;
     const heads = slots.map((s) => jobViewHead(this.active[s.doc]));
@@ -58,8 +93,7 @@ export class JobSearch {
     return out;
   }
 
-  private page(tier: JobsTier, raw: RawParams): { slots: Slot[]; page: number; hasMore: boolean } {
-    const params = parseSearchParams(raw);
+  private page(tier: JobsTier, params: SearchParams): { slots: Slot[]; page: number; hasMore: boolean } {
     const { limit, offset } = params;
     const page = Math.floor(offset / limit);
     const { maxPages } = limits.spec.jobs[tier];
