@@ -1,7 +1,7 @@
 // The request log: the most recent API and MCP calls (method, path or tool, status, duration, and
 // the first bytes of each body), the sandbox's counterpart of a payment provider's developer logs.
 // Adapters record; the control API and console read. Memory is bounded twice over: at most CAPACITY
-// entries (the oldest roll off), and per entry at most BODY_CAP characters of text or KEEP_BYTES bytes
+// entries (the oldest roll off), and per entry at most BODY_CAP characters of text or CAP_BYTES bytes
 // of an answer per body.
 // Requirements: none of the documents (a sandbox convenience, like a payment provider's developer logs); decisions D-104.
 
@@ -60,11 +60,6 @@ export interface CallRecord {
   response: string | Uint8Array;
 }
 
-/** Answers in bytes up to this size are kept as they are; a longer one's first CAP_BYTES bytes are copied. */
-export const KEEP_BYTES = 2 * CAP_BYTES;
-// heads are copied into shared slabs, as Node pools small buffers: no allocation per call; a slab is
-// freed once the log has dropped every entry that points into it
-const SLAB_BYTES = 1024 * 1024;
 const REQUEST_CUT = 1;
 const RESPONSE_CUT = 2;
 
@@ -74,9 +69,11 @@ const idOf = (position: number) => `log_${(position + 1).toString(36).padStart(6
 const cutCopy = (text: string) => Buffer.from(text.slice(0, BODY_CAP), 'utf16le').toString('utf16le');
 
 /**
- * The log: a ring of the latest CAPACITY calls, kept column by column as they were handed over (no object,
- * string or copy per call beyond a long answer's first bytes). Entries are built, and answers in bytes
- * decoded, only when the log is read; an entry once built is kept until its slot is written again.
+ * The log: a ring of the latest CAPACITY calls, kept column by column as they were handed over. An answer
+ * in bytes is copied, up to its first CAP_BYTES, into its slot of one byte ring made once: recording
+ * allocates nothing and keeps nothing of the answer alive, so a busy sandbox's heap does not grow with its
+ * traffic. Entries are built, and answers decoded, only when the log is read; an entry once built is kept
+ * until its slot is written again.
  */
 export class CallLog {
   private readonly at = new Float64Array(CAPACITY);
@@ -89,14 +86,16 @@ export class CallLog {
   private readonly path: string[] = new Array(CAPACITY).fill('');
   private readonly tool: Array<string | null> = new Array(CAPACITY).fill(null);
   private readonly request: string[] = new Array(CAPACITY).fill('');
-  private readonly response: Array<string | Uint8Array> = new Array(CAPACITY).fill('');
+  /** The answer's text, or null when its bytes are in the byte ring. */
+  private readonly response: Array<string | null> = new Array(CAPACITY).fill('');
+  private readonly headLength = new Uint16Array(CAPACITY);
+  /** CAP_BYTES per slot, made at the first answer in bytes. */
+  private heads: Uint8Array | null = null;
   private readonly built: Array<CallEntry | null> = new Array(CAPACITY).fill(null);
   /** Calls recorded since start: the next call's position. */
   private count = 0;
   /** Position of the oldest call still shown (clear() moves it). */
   private first = 0;
-  private slab = new Uint8Array(SLAB_BYTES);
-  private slabUsed = 0;
 
   record(call: CallRecord): void {
     const slot = this.count++ % CAPACITY;
@@ -106,15 +105,19 @@ export class CallLog {
       request = cutCopy(request);
       flags |= REQUEST_CUT;
     }
-    let response = call.response;
-    if (typeof response === 'string') {
+    let response: string | null;
+    if (typeof call.response === 'string') {
+      response = call.response;
       // the answer's text is cut now, so an entry never holds on to the whole of it
       if (response.length > BODY_CAP) {
         response = cutCopy(response);
         flags |= RESPONSE_CUT;
       }
-    } else if (response.byteLength > KEEP_BYTES) {
-      response = this.headOf(response);
+    } else {
+      response = null;
+      const head = call.response.byteLength > CAP_BYTES ? call.response.subarray(0, CAP_BYTES) : call.response;
+      (this.heads ??= new Uint8Array(CAPACITY * CAP_BYTES)).set(head, slot * CAP_BYTES);
+      this.headLength[slot] = head.byteLength;
     }
     this.at[slot] = call.atMs;
     this.duration[slot] = call.durationMs;
@@ -130,18 +133,6 @@ export class CallLog {
     this.built[slot] = null;
   }
 
-  /** A copy of a long answer's first CAP_BYTES bytes, in the current slab. */
-  private headOf(bytes: Uint8Array): Uint8Array {
-    if (this.slabUsed + CAP_BYTES > SLAB_BYTES) {
-      this.slab = new Uint8Array(SLAB_BYTES);
-      this.slabUsed = 0;
-    }
-    const head = this.slab.subarray(this.slabUsed, this.slabUsed + CAP_BYTES);
-    head.set(bytes.subarray(0, CAP_BYTES));
-    this.slabUsed += CAP_BYTES;
-    return head;
-  }
-
   /** Position of the oldest call shown. */
   private get oldest(): number {
     return Math.max(this.first, this.count - CAPACITY);
@@ -152,7 +143,8 @@ export class CallLog {
     const known = this.built[slot];
     if (known) return known;
     const kept = this.response[slot];
-    const res = typeof kept === 'string' ? { text: kept, cut: (this.flags[slot] & RESPONSE_CUT) !== 0 } : capBytes(kept);
+    const at = slot * CAP_BYTES;
+    const res = kept !== null ? { text: kept, cut: (this.flags[slot] & RESPONSE_CUT) !== 0 } : capBytes(this.heads!.subarray(at, at + this.headLength[slot]));
     const e: CallEntry = {
       id: idOf(position),
       at: new Date(this.at[slot]).toISOString(),

@@ -6,7 +6,7 @@
 // app's too (test/rest-fastpath.test.ts compares both on the same requests). Every other call, and any URL
 // the router would normalise first, is left to the routed app.
 
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import type { Core } from '../domain/core.js';
 import type { RateDecision } from '../domain/ratelimit/limiter.js';
 import type { Principal, Scope } from '../domain/tenants.js';
@@ -31,7 +31,7 @@ interface Asked {
   path: string;
   /** The parsed JSON body (POST routes). */
   body: unknown;
-  /** Sets a header before the answer is built (Hono's c.header). */
+  /** Sets a header before the answer is built (Hono's c.header); the name in lower case. */
   header(name: string, value: string): void;
 }
 
@@ -56,7 +56,7 @@ const SUBMIT: Route = {
   typeName: 'Content-Type',
   answer(a) {
     const out = submitAnswer(a.core, a.principal, a.body);
-    if (out.replayed) a.header('Idempotent-Replayed', 'true');
+    if (out.replayed) a.header('idempotent-replayed', 'true');
     return { status: out.status, body: JSON.stringify(out.result) };
   },
 };
@@ -114,14 +114,41 @@ function plainBody(core: Core, raw: readonly string[]): number | null {
   return Number(length);
 }
 
-/** The headers the routed app writes: set on the context (lower case, sorted), or the handler's one. */
-function outgoing(route: Route, set: Record<string, string> | null, type: string, length: number): OutgoingHttpHeaders {
-  if (set === null) return { [route.typeName]: type, 'Content-Length': length };
-  set['content-type'] = type;
-  const out: OutgoingHttpHeaders = {};
-  for (const name of Object.keys(set).sort()) out[name] = set[name];
-  out['Content-Length'] = length;
-  return out;
+// CORS_ANSWER's headers as the context keeps them
+const CORS_SET = CORS_ANSWER.map(([name, value]) => [name.toLowerCase(), value] as const);
+
+/**
+ * Headers set on a call before its answer, as Hono's context keeps them: lower-case names, one value each,
+ * written sorted by name. At most a handful, so kept in two short arrays.
+ */
+class HeaderSet {
+  readonly names: string[] = [];
+  readonly values: string[] = [];
+
+  /** `name` in lower case; undefined removes it. */
+  set(name: string, value: string | undefined): void {
+    const i = this.names.indexOf(name);
+    if (value === undefined) {
+      if (i >= 0) {
+        this.names.splice(i, 1);
+        this.values.splice(i, 1);
+      }
+    } else if (i >= 0) this.values[i] = value;
+    else {
+      this.names.push(name);
+      this.values.push(value);
+    }
+  }
+
+  /** Name, value, name, value…: sorted by name, then Content-Length last. */
+  flat(length: number): OutgoingHttpHeader[] {
+    const { names, values } = this;
+    const order = names.map((_, i) => i).sort((a, b) => (names[a] < names[b] ? -1 : 1));
+    const out: OutgoingHttpHeader[] = [];
+    for (const i of order) out.push(names[i], values[i]);
+    out.push('Content-Length', length);
+    return out;
+  }
 }
 
 /** One call on the fast path, from arrival to its record in the request log. */
@@ -129,7 +156,7 @@ class Call implements Asked {
   private readonly atMs: number;
   private readonly t0 = performance.now();
   /** Headers set before the answer is built, as Hono's c.header() keeps them. */
-  private set: Record<string, string> | null = null;
+  private set: HeaderSet | null = null;
   principal!: Principal;
   private rateSet = false;
   private bytes: Uint8Array | null = null;
@@ -150,7 +177,7 @@ class Call implements Asked {
     principal: Principal | null,
   ) {
     if (principal) this.principal = principal;
-    if (origin) for (const [name, value] of CORS_ANSWER) this.header(name, value);
+    if (origin) for (const [name, value] of CORS_SET) this.header(name, value);
     this.atMs = core.clock.now();
   }
 
@@ -163,18 +190,13 @@ class Call implements Asked {
   }
 
   header(name: string, value: string | undefined): void {
-    const lower = name.toLowerCase();
-    if (value === undefined) {
-      if (this.set) delete this.set[lower];
-      return;
-    }
-    (this.set ??= {})[lower] = value;
+    if (value !== undefined || this.set !== null) (this.set ??= new HeaderSet()).set(name, value);
   }
 
   private rateHeaders(d: RateDecision): void {
-    this.header('X-RateLimit-Limit', String(d.limit));
-    if (!this.core.faults.bug('drop_ratelimit_remaining')) this.header('X-RateLimit-Remaining', String(d.remaining));
-    this.header('X-RateLimit-Reset', String(d.resetSeconds));
+    this.header('x-ratelimit-limit', String(d.limit));
+    if (!this.core.faults.bug('drop_ratelimit_remaining')) this.header('x-ratelimit-remaining', String(d.remaining));
+    this.header('x-ratelimit-reset', String(d.resetSeconds));
     this.rateSet = true;
   }
 
@@ -216,32 +238,43 @@ class Call implements Asked {
   /** The envelope, as app.ts's error handler builds it (toErrorResponse with rateHeadersOnError). */
   private fail(err: unknown): void {
     const de = domainErrorOf(err);
-    if (de.details.retryAfter !== undefined) this.header('Retry-After', String(de.details.retryAfter));
+    if (de.details.retryAfter !== undefined) this.header('retry-after', String(de.details.retryAfter));
     if (this.route.rated) {
       if (!this.rateSet) this.rateHeaders(this.core.rateLimits.countAnonymous(peerIp(this.req.socket?.remoteAddress)));
-      if (de.status === 429 && this.core.faults.bug('no_retry_after')) this.header('Retry-After', undefined);
+      if (de.status === 429 && this.core.faults.bug('no_retry_after')) this.header('retry-after', undefined);
     }
     // c.json's own spelling of its content type, kept when no header was set before
-    this.finishWith(de.status, this.set === null ? { 'Content-Type': 'application/json' } : null, JSON.stringify(envelopeOf(de)));
+    this.finishWith(de.status, this.set === null ? 'Content-Type' : null, JSON.stringify(envelopeOf(de)));
   }
 
   private finish(status: number, body: string | Uint8Array): void {
     this.finishWith(status, null, body);
   }
 
-  private finishWith(status: number, plain: OutgoingHttpHeaders | null, body: string | Uint8Array): void {
+  /**
+   * Writes the answer. Its headers: the ones set on the call, sorted, with the content type among them;
+   * or, when none was set, the content type alone in the spelling `typeName` gives (Hono keeps a lone
+   * header's case).
+   */
+  private finishWith(status: number, typeName: string | null, body: string | Uint8Array): void {
     const { core } = this;
     const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
     const { method } = this.route;
-    let headers = plain ? { ...plain, 'Content-Length': length } : outgoing(this.route, this.set, 'application/json', length);
+    let headers: OutgoingHttpHeader[];
+    if (this.set === null) headers = [typeName ?? this.route.typeName, 'application/json', 'Content-Length', length];
+    else {
+      this.set.set('content-type', 'application/json');
+      headers = this.set.flat(length);
+    }
     if (core.config.selfCheck && checksAnswersOf(method, this.path)) {
-      const { 'Content-Length': _length, ...answered } = headers;
+      const answered = new Headers();
+      for (let i = 0; i < headers.length - 2; i += 2) answered.append(String(headers[i]), String(headers[i + 1]));
       const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-      const message = selfCheckFailure(core.contracts, method, this.path, status, text, new Headers(answered as Record<string, string>));
+      const message = selfCheckFailure(core.contracts, method, this.path, status, text, answered);
       if (message !== null) {
         status = 500;
         body = failureBody(message);
-        headers = { 'content-type': FAILURE_TYPE, 'Content-Length': Buffer.byteLength(body) };
+        headers = ['content-type', FAILURE_TYPE, 'Content-Length', Buffer.byteLength(body)];
       }
     }
     const durationMs = Math.round((performance.now() - this.t0) * 10) / 10;

@@ -108,7 +108,7 @@ describe('search answers in bytes', () => {
     fc.assert(
       fc.property(fc.array(params, { minLength: 1, maxLength: 8 }), (asks) => {
         for (const p of [...asks, ...asks]) {
-          for (const tier of ['free', 'pro', 'scale'] as const) {
+          for (const tier of ['free', 'starter', 'pro'] as const) {
             for (const leak of [false, true]) {
               if (leak) faults.enableBug('sponsored_on_paid');
               else faults.disableBug('sponsored_on_paid');
