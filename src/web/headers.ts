@@ -13,13 +13,25 @@ export function headerOf(c: Context, name: string): string | undefined {
   return raw ? rawHeaderValue(raw, name) : c.req.header(name);
 }
 
+/** Whether a raw field name is `name` (lower case) in any case: field names are ASCII tokens. */
+function isField(field: string, name: string): boolean {
+  if (field.length !== name.length) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = field.charCodeAt(i);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== name.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+const isHttpWhitespace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
+
 /** The header `name` (lower case) of Node's raw header list, as Headers.get(name) would give it. */
 export function rawHeaderValue(raw: readonly string[], name: string): string | undefined {
   let value: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    const field = raw[i];
-    if (field.length !== name.length || field.toLowerCase() !== name) continue;
-    const v = raw[i + 1].replace(HTTP_WHITESPACE, '');
+    if (!isField(raw[i], name)) continue;
+    let v = raw[i + 1];
+    if (v.length > 0 && (isHttpWhitespace(v.charCodeAt(0)) || isHttpWhitespace(v.charCodeAt(v.length - 1)))) v = v.replace(HTTP_WHITESPACE, '');
     value = value === undefined ? v : `${value}, ${v}`;
   }
   return value;
