@@ -26,6 +26,9 @@ export interface CallEntry {
   truncated: boolean;
 }
 
+/** A string cut to BODY_CAP characters, flattened into a copy that holds nothing of the original. */
+const cutCopy = (text: string) => Buffer.from(text.slice(0, BODY_CAP), 'utf16le').toString('utf16le');
+
 export const capBody = (text: string): { text: string; cut: boolean } =>
   text.length > BODY_CAP ? { text: text.slice(0, BODY_CAP), cut: true } : { text, cut: false };
 
@@ -38,35 +41,23 @@ export const CAP_BYTES = 3 * BODY_CAP + 3;
 /** capBody() of a UTF-8 body's text, from its first CAP_BYTES bytes (a copy: the result holds nothing larger). */
 export function capBytes(head: Uint8Array): { text: string; cut: boolean } {
   const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, CAP_BYTES)).toString('utf8');
-  if (text.length <= BODY_CAP) return { text, cut: false };
-  return { text: Buffer.from(text.slice(0, BODY_CAP), 'utf16le').toString('utf16le'), cut: true };
+  return text.length <= BODY_CAP ? { text, cut: false } : { text: cutCopy(text), cut: true };
 }
 
 /** One finished call as an adapter hands it over; the log decides what of each body it keeps. */
-export interface CallRecord {
+export type CallRecord = Pick<CallEntry, 'tenantId' | 'api' | 'method' | 'path' | 'tool' | 'status' | 'durationMs'> & {
   /** Sandbox-clock time the call arrived (milliseconds since the epoch). */
   atMs: number;
-  tenantId: string | null;
-  api: 'rest' | 'mcp';
-  method: string;
-  /** Path with query. */
-  path: string;
-  tool: string | null;
-  status: number;
-  durationMs: number;
   /** The request body's text. */
   request: string;
   /** The answer: its text, or its UTF-8 bytes (whole, or at least the first CAP_BYTES), never written to again. */
   response: string | Uint8Array;
-}
+};
 
 const REQUEST_CUT = 1;
 const RESPONSE_CUT = 2;
 
 const idOf = (position: number) => `log_${(position + 1).toString(36).padStart(6, '0')}`;
-
-/** A string cut to BODY_CAP characters, flattened into a copy that holds nothing of the original. */
-const cutCopy = (text: string) => Buffer.from(text.slice(0, BODY_CAP), 'utf16le').toString('utf16le');
 
 /**
  * The log: a ring of the latest CAPACITY calls, kept column by column as they were handed over. An answer
