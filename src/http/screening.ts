@@ -60,13 +60,9 @@ export function submitAnswer(core: Core, principal: Principal, body: unknown) {
 /** GET /audit: one page of the caller's ledger, serialized. Shared with the fast path (fastPath.ts). */
 export function auditAnswer(core: Core, principal: Principal, url: string): Buffer<ArrayBuffer> {
   const q = core.contracts.operation('getAudit').parseQuery(searchParamsOf(url));
-  const text = core.screening.auditJson(principal.tenant.id, {
+  return core.screening.auditBody(principal.tenant.id, {
     since: stringParam(q.since, 'since'),
     cursor: stringParam(q.cursor, 'cursor'),
     limit: integerParam(q.limit, 'limit'),
   });
-  // the ledger keeps a page's text, and a page is read again and again: its bytes are made once
-  if (lastPage?.text !== text) lastPage = { text, bytes: Buffer.from(text) };
-  return lastPage.bytes;
 }
-let lastPage: { text: string; bytes: Buffer<ArrayBuffer> } | null = null;

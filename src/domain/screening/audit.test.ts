@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CoreContext } from '../context.js';
-import { type AuditQuery, auditPage, auditPageJson } from './audit.js';
+import { type AuditQuery, auditPage, auditPageBody } from './audit.js';
 import { CursorCodec } from './cursor.js';
 import { Ledger } from './ledger.js';
 
@@ -18,7 +18,7 @@ function setup() {
     }
   };
   const both = (tenantId: string, q: AuditQuery) => {
-    const text = auditPageJson(ctx, ledger, cursors, tenantId, q);
+    const text = auditPageBody(ctx, ledger, cursors, tenantId, q).toString('utf8');
     expect(text).toBe(JSON.stringify(auditPage(ctx, ledger, cursors, tenantId, q)));
     return JSON.parse(text) as { events: { id: string }[]; nextCursor: string | null };
   };

@@ -1,6 +1,6 @@
 // The audit export: keyset pages over one tenant's ledger rows. `since` seeds only the first page;
 // once a cursor is given it alone decides where the page starts, so rows appended between pages are
-// neither skipped nor repeated. A page comes as objects or, for the REST adapter, as its JSON text
+// neither skipped nor repeated. A page comes as objects or, for the REST adapter, as the bytes of its JSON text
 // built straight from the column store (the same bytes JSON.stringify would write for the objects).
 // Requirements: SCR-AUDIT-1, SCR-AUDIT-2, SCR-AUDIT-3, SCR-AUDIT-4, SCR-AUDIT-5, SCR-AUDIT-6, POL-AUDIT-1,
 // POL-AUDIT-3; decisions D-21.
@@ -107,10 +107,10 @@ export function auditPage(ctx: CoreContext, ledger: Ledger, cursors: CursorCodec
   return { events: out, nextCursor: p.nextSeq === null ? null : cursors.encode(tenantId, p.nextSeq) };
 }
 
-/** The page as JSON text, byte for byte what JSON.stringify(auditPage(...)) gives. */
-export function auditPageJson(ctx: CoreContext, ledger: Ledger, cursors: CursorCodec, tenantId: string, q: AuditQuery): string {
+/** The page as UTF-8 JSON, byte for byte what JSON.stringify(auditPage(...)) gives; the bytes are shared (never written to). */
+export function auditPageBody(ctx: CoreContext, ledger: Ledger, cursors: CursorCodec, tenantId: string, q: AuditQuery): Buffer<ArrayBuffer> {
   const p = plan(ctx, ledger, cursors, tenantId, q);
-  return ledger.pageText(`${tenantId}|${runKey(p.own)}|${runKey(p.leaked)}|${p.nextSeq}`, () => {
+  return ledger.pageBytes(`${tenantId}|${runKey(p.own)}|${runKey(p.leaked)}|${p.nextSeq}`, () => {
     const out: string[] = [];
     json(p.own, out);
     json(p.leaked, out);

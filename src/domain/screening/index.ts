@@ -7,7 +7,7 @@
 import type { CoreContext } from '../context.js';
 import type { Tenant } from '../tenants.js';
 import type { WebhookService } from '../webhooks/index.js';
-import { type AuditQuery, auditPage, auditPageJson } from './audit.js';
+import { type AuditQuery, auditPage, auditPageBody } from './audit.js';
 import { CursorCodec } from './cursor.js';
 import { Pipeline } from './pipeline.js';
 import type { RequestFilter } from './requests.js';
@@ -33,7 +33,7 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
     usage: (tenant: Tenant) => usageOf(ctx, tenant),
     audit: (tenantId: string, query: AuditQuery) => auditPage(ctx, ledger, cursors, tenantId, query),
     /** The same page as JSON text, built without intermediate objects (for the REST adapter). */
-    auditJson: (tenantId: string, query: AuditQuery) => auditPageJson(ctx, ledger, cursors, tenantId, query),
+    auditBody: (tenantId: string, query: AuditQuery) => auditPageBody(ctx, ledger, cursors, tenantId, query),
     decide: (requestId: string, input: DecisionInput) => decide(ctx, requests, pipeline, requestId, input),
     get: (requestId: string) => requests.get(requestId),
     list: (filter?: RequestFilter) => requests.list(filter),

@@ -102,7 +102,7 @@ export class Ledger {
   private byTenant = new Map<string, TenantRows>();
   private actors = new ActorTable();
   private interned = new Map<string, LedgerPayload>();
-  private pages = new Map<string, string>();
+  private pages = new Map<string, Buffer<ArrayBuffer>>();
   // Never reset: a cursor issued before a sandbox reset can never point into the new ledger.
   private seq: number;
   private count = 0;
@@ -161,15 +161,15 @@ export class Ledger {
     return stored;
   }
 
-  /** The text of the page `key` names (which rows, and where its cursor points), made once. */
-  pageText(key: string, make: () => string): string {
-    let text = this.pages.get(key);
-    if (text === undefined) {
-      text = make();
+  /** The UTF-8 bytes of the page `key` names (which rows, and where its cursor points), made once from its text. */
+  pageBytes(key: string, make: () => string): Buffer<ArrayBuffer> {
+    let bytes = this.pages.get(key);
+    if (bytes === undefined) {
+      bytes = Buffer.from(make());
       if (this.pages.size >= PAGES_LIMIT) this.pages.clear();
-      this.pages.set(key, text);
+      this.pages.set(key, bytes);
     }
-    return text;
+    return bytes;
   }
 
   /** A live, read-only array view of the tenant's rows (rows are made as they are read). */
