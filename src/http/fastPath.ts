@@ -232,7 +232,7 @@ class Call implements Asked {
     } catch (err) {
       return this.fail(err);
     }
-    this.finish(answer.status, answer.body);
+    this.finishWith(answer.status, null, answer.body);
   }
 
   /** The envelope, as app.ts's error handler builds it (toErrorResponse with rateHeadersOnError). */
@@ -245,10 +245,6 @@ class Call implements Asked {
     }
     // c.json's own spelling of its content type, kept when no header was set before
     this.finishWith(de.status, this.set === null ? 'Content-Type' : null, JSON.stringify(envelopeOf(de)));
-  }
-
-  private finish(status: number, body: string | Uint8Array): void {
-    this.finishWith(status, null, body);
   }
 
   /**
