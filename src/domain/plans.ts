@@ -79,9 +79,3 @@ export function nextMonthStart(now: number): number {
   const d = new Date(now);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
 }
-
-/** Start of the next UTC day after `now` (ms). */
-export function nextDayStart(now: number): number {
-  const d = new Date(now);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
-}
