@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { parseCli } from './args.js';
 import { baselineFileText, isExpired, loadBaseline, parseBaseline, settleBaseline, type Baseline } from './baseline.js';
+import { resolveHarnessConfig } from './config.js';
 import type { CheckResult, RequirementResult } from './events.js';
 
 const ids = new Set(['R-1', 'R-2', 'R-3', 'R-4', 'P-1']);
@@ -133,5 +135,21 @@ describe('--write-baseline', () => {
     const again = settleBaseline(back, requirements, [], now);
     expect(again.known).toEqual(['R-1', 'R-2']);
     expect(again.new).toEqual([]);
+  });
+});
+
+describe('options', () => {
+  it('--baseline and --write-baseline reach the resolved config; a baseline naming an id the catalogue lacks stops the run before it starts', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'conformance-baseline-opts-'));
+    const file = path.join(dir, 'known.yaml');
+    writeFileSync(file, 'entries:\n  - requirement: SCR-IDEMP-3\n    reason: ticket 1\n');
+    const raw = parseCli(['--target', 'http://h', '--baseline', file, '--write-baseline', path.join(dir, 'next.yaml')]);
+    const cfg = resolveHarnessConfig(raw);
+    expect(cfg.baseline).toEqual({ source: file, format: 'baseline', entries: [{ requirement: 'SCR-IDEMP-3', reason: 'ticket 1' }] });
+    expect(cfg.writeBaseline).toBe(path.join(dir, 'next.yaml'));
+    expect(resolveHarnessConfig({ target: 'http://h', baseline: { entries: [{ requirement: 'JOB-RATE-1', reason: 'r' }] } }).baseline?.source).toBe('options');
+    writeFileSync(file, 'entries:\n  - requirement: SCR-IDEMP-33\n    reason: typo\n');
+    expect(() => resolveHarnessConfig(raw)).toThrow(`baseline ${file}: entry 1: requirement 'SCR-IDEMP-33' is not in the requirements catalogue`);
+    expect(() => resolveHarnessConfig({ target: 'http://h', baseline: path.join(dir, 'missing.yaml') })).toThrow(/baseline .*missing\.yaml: ENOENT/);
   });
 });

@@ -5,6 +5,8 @@ import { baselineMark, entryLine } from '../baseline.js';
 import { byCause, CAUSE_LABELS, coverageLine } from '../coverage.js';
 import type { HarnessEvent, Reporter, RunResult } from '../events.js';
 
+const LISTED = 24;
+
 const MARK = { pass: 'ok  ', fail: 'FAIL', skip: 'skip', error: 'ERR ' } as const;
 
 export function consoleReporter(out: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr): Reporter {
@@ -52,7 +54,8 @@ export function summary(r: RunResult, ms = r.durationMs): string {
     `cases:  ${r.cases} inputs evaluated (saved counterexamples, generated cases and shrinks)`,
     `${coverageLine(r.coverage)}`,
   ];
-  for (const [cause, us] of byCause(r.coverage)) lines.push(`  not observed, ${CAUSE_LABELS[cause]} (${us.length}): ${us.map((u) => u.id).join(', ')}`);
+  // the reports list every one with its reasons; the summary names the first few of each cause
+  for (const [cause, us] of byCause(r.coverage)) lines.push(`  not observed, ${CAUSE_LABELS[cause]} (${us.length}): ${us.slice(0, LISTED).map((u) => u.id).join(', ')}${us.length > LISTED ? `, … (${us.length - LISTED} more in the reports)` : ''}`);
   if (r.baseline) {
     const b = r.baseline;
     const count = (s: string) => b.entries.filter((e) => e.state === s).length;
