@@ -92,11 +92,12 @@ export function coverageIndex(requirements: readonly RequirementResult[], checks
   };
 }
 
-const pct = (x: number) => `${(Math.floor(x * 1000) / 10).toFixed(1)}%`;
+/** A share as a percentage with one decimal (0.7777… → "77.8%"). */
+export const percent = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 /** One line: "coverage index 80/126 must requirements observable (63.4%); score 78/80 passed (97.5%)". */
 export function coverageLine(c: CoverageIndex): string {
-  return `coverage index ${c.observed}/${c.must} must requirements observable with this profile and flags (${pct(c.index)}); score ${c.passed}/${c.observed} observed passed${c.score === null ? '' : ` (${pct(c.score)})`}`;
+  return `coverage index ${c.observed}/${c.must} must requirements observable with this profile and flags (${percent(c.index)}); score ${c.passed}/${c.observed} observed passed${c.score === null ? '' : ` (${percent(c.score)})`}`;
 }
 
 /** The unobserved requirements grouped by cause, in the order of CAUSE_LABELS. */

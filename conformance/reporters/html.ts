@@ -4,7 +4,7 @@
 // the coverage index with every must requirement not observed and why, and the baseline's entries.
 
 import { baselineMark } from '../baseline.js';
-import { byCause, CAUSE_LABELS } from '../coverage.js';
+import { byCause, CAUSE_LABELS, percent } from '../coverage.js';
 import type { CheckResult, RequirementResult, RunResult } from '../events.js';
 import type { Failure } from '../failure.js';
 import { exchangeText, valueText } from './evidence.js';
@@ -47,12 +47,10 @@ function checkRow(c: CheckResult): string {
   return `<tr class="${c.status}"><td><code>${esc(c.id)}</code></td><td class="st ${c.status}">${c.status}</td><td>${esc(c.title)}</td><td>${c.requirements.map(esc).join(', ')}</td><td>${(c.durationMs / 1000).toFixed(1)} s</td><td>${esc(c.skipReason ?? c.error ?? '')}</td></tr>`;
 }
 
-const pct = (x: number) => `${(Math.floor(x * 1000) / 10).toFixed(1)}%`;
-
 function coverageSection(run: RunResult): string {
   const rows = byCause(run.coverage).flatMap(([cause, us]) => us.map((u) => `<tr><td><code>${esc(u.id)}</code></td><td>${esc(CAUSE_LABELS[cause])}</td><td>${esc(u.reasons.join('; '))}</td></tr>`));
   return `<h2 id="coverage">Coverage index</h2>
-<p>${run.coverage.observed} of ${run.coverage.must} must requirements observable with this profile and these flags (${pct(run.coverage.index)}); the ${run.coverage.unobserved.length} not observed:</p>
+<p>${run.coverage.observed} of ${run.coverage.must} must requirements observable with this profile and these flags (${percent(run.coverage.index)}); the ${run.coverage.unobserved.length} not observed:</p>
 ${rows.length ? `<table><thead><tr><th>Id</th><th>Not observed because</th><th>Reasons</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>` : '<p>None.</p>'}`;
 }
 
@@ -90,8 +88,8 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:420px;font-size:12px
 <tr><td>Seed / runs</td><td>${run.seed} / ${run.runs} per property, ${run.cases} inputs evaluated${run.only.length ? `; only ${run.only.map(esc).join(', ')}` : ''}</td></tr>
 <tr><td>Command</td><td><code>${esc(run.command)} --seed ${run.seed}</code></td></tr>
 <tr><td>Must</td><td>${m.pass} pass, <b>${m.fail} fail</b>, ${m.error} error, ${m.skip} skipped, ${m.notCovered} not covered, ${m.notObservable} not observable, ${m.notRun} not run</td></tr>
-<tr><td>Coverage index</td><td><b>${run.coverage.observed} of ${run.coverage.must}</b> must requirements observable with this profile and these flags (${pct(run.coverage.index)}) — <a href="#coverage">the others and why</a></td></tr>
-<tr><td>Score</td><td><b>${run.coverage.passed} of ${run.coverage.observed}</b> observed must requirements passed${run.coverage.score === null ? '' : ` (${pct(run.coverage.score)})`}</td></tr>
+<tr><td>Coverage index</td><td><b>${run.coverage.observed} of ${run.coverage.must}</b> must requirements observable with this profile and these flags (${percent(run.coverage.index)}) — <a href="#coverage">the others and why</a></td></tr>
+<tr><td>Score</td><td><b>${run.coverage.passed} of ${run.coverage.observed}</b> observed must requirements passed${run.coverage.score === null ? '' : ` (${percent(run.coverage.score)})`}</td></tr>
 ${run.baseline ? `<tr><td>Baseline</td><td><code>${esc(run.baseline.source)}</code>: ${run.baseline.known.length} known, <b>${run.baseline.expired.length} expired, ${run.baseline.new.length} new</b> failure(s); ${run.baseline.entries.filter((e) => e.state === 'fixed').length} entr${run.baseline.entries.filter((e) => e.state === 'fixed').length === 1 ? 'y' : 'ies'} fixed — <a href="#baseline">entries</a></td></tr>` : ''}
 <tr><td>Policy</td><td>${p.pass} pass, ${p.fail} deviate, ${p.error} error, ${p.skip} skipped, ${p.notCovered} not covered, ${p.notRun} not run — policy items never fail a run</td></tr>
 <tr><td>Capabilities</td><td>${Object.entries(run.capabilities).map(([k, v]) => `${v ? '✓' : '✗'} ${esc(k)}`).join(' · ')}</td></tr>
