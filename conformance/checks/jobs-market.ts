@@ -6,7 +6,7 @@ import type { Check } from '../check.js';
 import { arbitraryFor } from '../arbitraries/schema.js';
 import { violation } from '../failure.js';
 import { jsonOf } from '../target/http.js';
-import { mainList, stringsOf } from './open-shape.js';
+import { mainList, stringLeavesOf } from './open-shape.js';
 import { expectNoCharge, readWallet } from './wallet.js';
 import { expectCode, expectStatus, JOBS, jobsApi } from './support.js';
 
@@ -49,22 +49,29 @@ const roles: Check = {
     const t = await ctx.tenants.get('pro');
     const api = jobsApi(ctx);
     let servedSlug: string | null = null;
+    // where in an entry the first served slug sat: tried first for the other entries
+    let servedPath: string | null = null;
     for (const locale of ['en', 'id']) {
       const list = await api.call({ path: `${JOBS}/market/roles`, key: t.apiKey, query: { locale } });
       expectStatus(list, 200, 'JOB-MKT-2', `GET /market/roles?locale=${locale}`);
-      // the body shape is "not shown": the list is the body's longest array, and each entry's slug is
-      // whichever of its strings GET /market/roles/{role} serves (slug-like strings tried first)
+      // the body shape is "not shown": the list is the body's main list (its longest list not nested in
+      // another's items), and each entry's slug is whichever of its strings GET /market/roles/{role}
+      // serves (the entry's own fields before nested ones, slug-like strings first)
       const roles = mainList(jsonOf(list));
       if (!roles?.length) throw violation('JOB-MKT-2', 'GET /market/roles lists no role family', list);
       for (const role of roles) {
         let served = false;
         const tried: string[] = [];
-        for (const candidate of stringsOf(role).slice(0, 4)) {
+        const strings = stringLeavesOf(role);
+        const ordered = [...strings.filter((l) => l.path === servedPath), ...strings.filter((l) => l.path !== servedPath).slice(0, 4)];
+        for (const { path, value } of ordered) {
+          const candidate = String(value);
           tried.push(candidate);
           const r = await api.call({ path: `${JOBS}/market/roles/${encodeURIComponent(candidate)}`, key: t.apiKey, query: { locale } });
           if (r.response?.status === 200) {
             served = true;
             servedSlug ??= candidate;
+            servedPath ??= path;
             break;
           }
         }
@@ -111,7 +118,7 @@ const skills: Check = {
       predicate: async (limit) => {
         const ex = await api.call({ path: `${JOBS}/market/skills`, key: t.apiKey, query: { limit } });
         expectStatus(ex, 200, 'JOB-MKT-4', `GET /market/skills?limit=${limit ?? '(default)'}`);
-        // the body shape is "not shown": the skills are the body's longest array
+        // the body shape is "not shown": the skills are the body's main list (never a list inside its entries)
         const list = mainList(jsonOf(ex));
         if (!list) throw violation('JOB-MKT-4', 'GET /market/skills answered no list of skills', ex);
         if (list.length > (limit ?? 25)) throw violation('JOB-MKT-4', `limit ${limit ?? '(default 25)'} returned ${list.length} skills`, ex);
