@@ -136,20 +136,36 @@ const skills: Check = {
   },
 };
 
+/** The numbers of an entry by their path inside it (not those inside a list the entry carries). */
+function numbersByPath(o: unknown, path = ''): Map<string, number> {
+  const out = new Map<string, number>();
+  if (o && typeof o === 'object' && !Array.isArray(o)) {
+    for (const [k, v] of Object.entries(o)) {
+      if (typeof v === 'number') out.set(`${path}/${k}`, v);
+      else for (const [p, n] of numbersByPath(v, `${path}/${k}`)) out.set(p, n);
+    }
+  }
+  return out;
+}
+
 /**
- * "Most mentioned first", without knowing which field holds the count: when the entries carry numbers,
- * at least one numeric field must be non-increasing down the list; a list whose every numeric field
- * goes up somewhere is not ordered by any count it shows. Entries without numbers say nothing.
+ * "Most mentioned first", without knowing which field holds the count or how deep it sits: when the
+ * entries carry numbers that vary (at the same place in each), at least one of them must be non-increasing
+ * down the list; a list whose every number goes up somewhere is not ordered by any count it shows. Entries
+ * without numbers say nothing.
  */
 export function mentionOrderProblem(list: unknown[]): string | null {
   const objs = list.filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x));
   if (objs.length < 2 || objs.length !== list.length) return null;
-  const numeric = Object.keys(objs[0]).filter((k) => objs.every((o) => typeof o[k] === 'number'));
+  const maps = objs.map((o) => numbersByPath(o));
+  const at = (i: number, k: string) => maps[i].get(k)!;
+  // a number the same in every entry orders nothing (and a constant count allows any order)
+  const numeric = [...maps[0].keys()].filter((k) => maps.every((m) => m.has(k)) && maps.some((_, i) => at(i, k) !== at(0, k)));
   if (numeric.length === 0) return null;
-  const ordered = numeric.filter((k) => objs.every((o, i) => i === 0 || (o[k] as number) <= (objs[i - 1][k] as number)));
+  const ordered = numeric.filter((k) => maps.every((_, i) => i === 0 || at(i, k) <= at(i - 1, k)));
   if (ordered.length) return null;
   const k = numeric[0];
-  const i = objs.findIndex((o, j) => j > 0 && (o[k] as number) > (objs[j - 1][k] as number));
+  const i = maps.findIndex((_, j) => j > 0 && at(j, k) > at(j - 1, k));
   return `skills are not most-mentioned first by any count they carry (${numeric.join(', ')}): e.g. ${JSON.stringify(objs[i - 1])} before ${JSON.stringify(objs[i])}`;
 }
 

@@ -78,7 +78,8 @@ const drafting: Check = {
       const p = toolPayload(r.result);
       // `apply_url` is the document's name; where it sits in the result is not shown
       if (typeof valueNamed(p, 'apply_url') !== 'string') throw violation('MCP-TOOL-4', 'draft_application returned no apply_url', r.exchange);
-      if (p?.submitted === true) throw violation('MCP-TOOL-4', 'draft_application says it submitted the application; drafts submit nothing', r.exchange);
+      // a result saying `submitted: true` (at any depth) contradicts "nothing is submitted"
+      if (valueNamed(p, 'submitted') === true) throw violation('MCP-TOOL-4', 'draft_application says it submitted the application; drafts submit nothing', r.exchange);
       await expectNoCharge(ctx, t.apiKey, before, 'MCP-TOOL-4', 'draft_application', r.exchange);
     } finally {
       await s.close();
@@ -239,7 +240,7 @@ const hire: Check = {
               const problem = scoreProblem(c, ['score']);
               if (problem) throw violation('MCP-TOOL-12', `a shortlisted candidate ${JSON.stringify(c).slice(0, 120)} has ${problem}: the score is 0–100`, r.exchange);
             }
-            if (list.some((c: any) => typeof c.score === 'number' && c.score < 75)) ctx.failures.add('POL-MCP-6', 'a strong-match shortlist holds a candidate scored below 75', r.exchange);
+            if (list.some((c) => numbersNamed(c, ['score']).some((n) => n < 75))) ctx.failures.add('POL-MCP-6', 'a strong-match shortlist holds a candidate scored below 75', r.exchange);
             return;
           }
           if (list.length > 0) throw violation('MCP-TOOL-12', `hire returned a shortlist of ${list.length} candidate(s); a shortlist needs at least 3 strong matches, otherwise the result says there is no strong match`, r.exchange);

@@ -31,6 +31,9 @@ describe('reading open shapes without assuming field names', () => {
     expect(mentionOrderProblem([{ s: 'a', n: 5, rank: 1 }, { s: 'b', n: 3, rank: 2 }])).toBeNull();
     expect(mentionOrderProblem([{ s: 'a', n: 3 }, { s: 'b', n: 5 }])).toMatch(/not most-mentioned first/);
     expect(mentionOrderProblem(['a', 'b'])).toBeNull();
+    // a count nested in each entry is read where it sits; numbers inside a list an entry carries are not counts
+    expect(mentionOrderProblem([{ s: 'a', demand: { mentions: 3 } }, { s: 'b', demand: { mentions: 5 } }])).toMatch(/\/demand\/mentions/);
+    expect(mentionOrderProblem([{ s: 'a', demand: { mentions: 5 }, tags: [1] }, { s: 'b', demand: { mentions: 3 }, tags: [9] }])).toBeNull();
   });
 });
 
@@ -137,6 +140,19 @@ describe('open-shape readers against adversarial shapes', () => {
   it('the main list of a market body is never a list nested in its entries, in any style', () => {
     const skill = fc.record({ skill: fc.constantFrom('Go', 'SQL'), mentions: fc.nat(90), roles: fc.array(fc.constantFrom('backend', 'data'), { maxLength: 30 }) });
     fc.assert(fc.property(fc.array(skill, { minLength: 1, maxLength: 25 }), styleArb(), (skills, s) => mainList(styled({ locale: 'en', skills }, s))?.length === skills.length), { numRuns: 200 });
+  });
+
+  it('"most mentioned first" reads alike in any style, and a list in ascending order is caught in every style', () => {
+    const skills = fc.array(fc.record({ skill: fc.constantFrom('Go', 'SQL'), mentions: fc.integer({ min: 1, max: 90 }) }), { minLength: 2, maxLength: 25 }).filter((l) => l[0].mentions !== l[l.length - 1].mentions);
+    fc.assert(
+      fc.property(skills, styleArb(), (list, s) => {
+        const desc = [...list].sort((x, y) => y.mentions - x.mentions);
+        const asc = [...desc].reverse();
+        const read = (l: unknown[]) => mentionOrderProblem(mainList(styled({ skills: l }, s))!);
+        return read(desc) === null && read(asc) !== null;
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("a list entry's own strings come before nested ones, slug-like first", () => {
