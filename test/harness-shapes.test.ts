@@ -3,6 +3,8 @@
 // kebab-case; wrapped in `data` or `result` or bare; a list longer than the main list inside every item;
 // extra fields), and the checks that read those bodies pass every style with no `must` failure, while
 // the planted violations of the requirements they judge are still caught under a non-plain style.
+// Three seeds cover every casing and wrapping; a fourth style is drawn per run (its seed is in the
+// test's name, and SHAPE_SEED=n runs that style again).
 
 import { describe, expect, it } from 'vitest';
 import { VIOLATIONS } from './alt-deployment/index.js';
@@ -35,6 +37,9 @@ const OPEN_SHAPE_MUSTS = [
 /** Seeds whose styles cover every casing and every wrapping, each with nested lists and extra fields. */
 const SEEDS = [3, 11, 24];
 
+/** One more style, drawn for this run (SHAPE_SEED=n replays one). */
+const DRAWN = process.env.SHAPE_SEED ? Number(process.env.SHAPE_SEED) : Math.floor(Math.random() * 2 ** 31);
+
 /** The style of the violation runs: none of the clean runs' (snake_case, `result`, nested lists, extra fields). */
 const VIOLATION_SEED = 25;
 
@@ -47,8 +52,8 @@ describe.concurrent('open shapes: the harness against the alternate deployment i
     expect(styleFromSeed(VIOLATION_SEED)).toEqual({ casing: 'snake', wrap: 'result', nestedLists: true, extraFields: true });
   });
 
-  for (const seed of SEEDS) {
-    it(`clean, style of seed ${seed} (${describeStyle(styleFromSeed(seed))}): no must failure, every open-shape must observed`, async () => {
+  for (const seed of [...SEEDS, DRAWN]) {
+    it(`clean, style of seed ${seed}${seed === DRAWN ? ' (drawn for this run; SHAPE_SEED replays it)' : ''} (${describeStyle(styleFromSeed(seed))}): no must failure, every open-shape must observed`, async () => {
       const { result: r } = await runAgainstAlt([], { only: OPEN_SHAPE_CHECKS, allowSpend: ['free'], rateWindows: false }, { shapeStyle: seed });
       const must = r.requirements.filter((x) => x.level === 'must');
       expect(r.harnessErrors).toEqual([]);
