@@ -72,7 +72,10 @@ function billingView(c: Context<DashboardEnv>, state: FormState | null, status =
       </fieldset>
       <div class="field">
         <label for="f-currency">Pay in</label>
-        <select id="f-currency" name="currency">${CURRENCIES.map((k) => html`<option value="${k}"${k === (form.values.currency ?? currency) ? html` selected` : ''}>${k}</option>`)}</select>
+        <select id="f-currency" name="currency"${form.errors.currency ? html` aria-invalid="true" aria-describedby="f-currency-error"` : ''}>${CURRENCIES.map(
+          (k) => html`<option value="${k}"${k === (form.values.currency ?? currency) ? html` selected` : ''}>${k}</option>`,
+        )}</select>
+        ${form.errors.currency ? html`<p class="field-error" id="f-currency-error" data-error-for="currency">${form.errors.currency}</p>` : ''}
       </div>
       <div class="card-row">
         ${input(form, { name: 'cardNumber', label: 'Card number', inputmode: 'numeric', autocomplete: 'cc-number', placeholder: '4242 4242 4242 4242' })}
