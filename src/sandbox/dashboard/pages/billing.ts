@@ -55,7 +55,8 @@ function billingView(c: Context<DashboardEnv>, state: FormState | null, status =
     <select id="cur" name="currency">${CURRENCIES.map((k) => html`<option value="${k}"${k === currency ? html` selected` : ''}>${k}</option>`)}</select>
     <button type="submit" class="small">Show</button>
   </form>
-  <div class="table-wrap"><table class="list" data-field="plans">
+  <div class="table-wrap" tabindex="0" role="region" aria-label="Plans">
+  <table class="list" data-field="plans">
     <thead><tr><th scope="col">Plan</th><th scope="col" class="num">Price a month</th><th scope="col" class="num">Screens</th><th scope="col" class="num">Applies</th><th scope="col" class="num">Rate</th><th scope="col" class="num">Search pages</th></tr></thead>
     <tbody>${rows}</tbody>
   </table></div>
@@ -65,7 +66,7 @@ function billingView(c: Context<DashboardEnv>, state: FormState | null, status =
     ${formMessage(form)}
     <form method="post" action="${BASE}/billing" class="stack" novalidate>
       ${csrfField(c)}
-      <fieldset${planError ? html` aria-describedby="f-planTier-error"` : ''}>
+      <fieldset class="plans"${planError ? html` aria-describedby="f-planTier-error"` : ''}>
         <legend>Plan</legend>
         ${PLAN_TIERS.map(choice)}
         ${planError ? html`<p class="field-error" id="f-planTier-error" data-error-for="planTier">${planError}</p>` : ''}
@@ -89,7 +90,7 @@ function billingView(c: Context<DashboardEnv>, state: FormState | null, status =
   <h2>Payments</h2>
   ${
     c.var.account.payments.length
-      ? html`<div class="table-wrap"><table class="list" data-field="payments"><thead><tr><th scope="col">When</th><th scope="col">Plan</th><th scope="col" class="num">Amount</th><th scope="col">Card</th></tr></thead>
+      ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Payments"><table class="list" data-field="payments"><thead><tr><th scope="col">When</th><th scope="col">Plan</th><th scope="col" class="num">Amount</th><th scope="col">Card</th></tr></thead>
         <tbody>${[...c.var.account.payments].reverse().map((p) => html`<tr><td>${time(new Date(p.at).toISOString())}</td><th scope="row">${p.planTier}</th><td class="num">${money(p.amount, p.currency)}</td><td>${p.cardLast4 ? `•••• ${p.cardLast4}` : '—'}</td></tr>`)}</tbody></table></div>`
       : html`<p class="empty">No payments yet.</p>`
   }`;

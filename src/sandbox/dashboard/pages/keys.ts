@@ -46,7 +46,7 @@ export function keysView(c: Context<DashboardEnv>, reveal: Reveal | null, status
   <h2>Your keys</h2>
   ${
     keys.length
-      ? html`<div class="table-wrap"><table class="list" data-field="keys">
+      ? html`<div class="table-wrap" tabindex="0" role="region" aria-label="Your keys"><table class="list" data-field="keys">
           <thead><tr><th scope="col">Key</th><th scope="col">Id</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>${rows}</tbody></table></div>`
       : html`<p class="empty">No keys yet: create one above.</p>`
