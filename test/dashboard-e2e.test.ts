@@ -1,7 +1,8 @@
 // The account dashboard in headless Chromium, as an integrator meets it: sign up (a refused password
 // named beside its field, the e-mail kept), create a key (shown once), screen candidates until the free
 // tier's 402, follow its upgradeUrl to the billing page, pay with the declined test card (the message,
-// nothing changed), then with the good one, and screen again: 201. Every dashboard page is checked at
+// nothing changed), then with the good one, and screen again: 201; its requests page lists its own
+// requests and not another tenant's. Every dashboard page is checked at
 // 1280 and 390 px for horizontal overflow and with axe. Screenshots go to reports/screenshots/dashboard-*.
 
 import { existsSync, mkdirSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../src/domain/plans.js';
 import { axeViolations, overflow } from './support/pageChecks.js';
-import { client, useSandbox } from './support/sandbox.js';
+import { ADMIN_TOKEN, client, useSandbox } from './support/sandbox.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../reports/screenshots/', import.meta.url));
@@ -126,6 +127,15 @@ describe('the account dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Save URL' }).click();
     await expect.poll(() => page.locator('[data-field="done"]').textContent()).toMatch(/saved/);
     await shot('webhooks');
+
+    // its own requests only: another tenant's submit does not show
+    const other = await client(base(), ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'pro' });
+    const theirs = (await screen(other.json.apiKey, 99)).json.requestId as string;
+    await page.getByRole('link', { name: 'Screening requests' }).click();
+    expect(await page.locator('tr[data-request-id]').count()).toBe(cap + 1);
+    expect(await page.locator(`tr[data-request-id="${theirs}"]`).count()).toBe(0);
+    await checked('requests');
+    await shot('requests');
     expect(pageErrors).toEqual([]);
   }, 60_000);
 
@@ -136,6 +146,9 @@ describe('the account dashboard in a browser', () => {
       ['/app/keys', 'keys'],
       ['/app/billing?currency=IDR', 'billing'],
       ['/app/webhooks', 'webhooks'],
+      ['/app/requests', 'requests'],
+      ['/app/deliveries', 'deliveries'],
+      ['/app/logs', 'logs'],
     ]) {
       await page.goto(`${base()}${path}`);
       await checked(`${name} at 390 px`);

@@ -306,3 +306,43 @@ describe('webhook settings', () => {
     expect((await admin('GET', `/sandbox/v1/tenants/${tenantId}`)).json.webhookUrl).toBeNull();
   });
 });
+
+describe("a tenant's own pages", () => {
+  it('show its own requests, deliveries and calls, and nothing of another tenant', async () => {
+    const admin = client(sb.get().baseUrl, ADMIN_TOKEN);
+    const mine = await account('mine@example.com');
+    const theirs = await account('theirs@example.com');
+    const tenantOf = async (c: DashboardClient) => /data-field="tenant-id">([^<]+)</.exec((await c.get('/app')).text)![1];
+    const submit = async (apiKey: string, key: string) => {
+      const res = await client(sb.get().baseUrl, apiKey)('POST', '/api/screening/v1/screen', { idempotencyKey: key, candidate, jobSpec });
+      expect(res.status).toBe(201);
+      return res.json.requestId as string;
+    };
+    // a receiver nobody listens on: attempts fail and are recorded
+    for (const c of [mine.c, theirs.c]) expect((await c.post('/app/webhooks', { webhookUrl: 'http://127.0.0.1:9/hooks' }, '/app/webhooks')).status).toBe(303);
+    const myRequest = await submit(mine.apiKey, 'own-1');
+    const theirRequest = await submit(theirs.apiKey, 'own-2');
+    const myDelivery = (await admin('POST', '/sandbox/v1/webhooks/test', { tenantId: await tenantOf(mine.c) })).json.delivery?.id as string;
+    const theirDelivery = (await admin('POST', '/sandbox/v1/webhooks/test', { tenantId: await tenantOf(theirs.c) })).json.delivery?.id as string;
+    expect(myDelivery).toBeTruthy();
+
+    const requests = (await mine.c.get('/app/requests')).text;
+    expect(requests).toContain(`data-request-id="${myRequest}"`);
+    expect(requests).not.toContain(theirRequest);
+    expect((await theirs.c.get('/app/requests')).text).toContain(`data-request-id="${theirRequest}"`);
+
+    const deliveries = (await mine.c.get('/app/deliveries')).text;
+    expect(deliveries).toContain(`data-delivery-id="${myDelivery}"`);
+    expect(deliveries).not.toContain(theirDelivery);
+
+    const logs = (await mine.c.get('/app/logs')).text;
+    expect(logs).toContain('POST /api/screening/v1/screen');
+    expect(logs).not.toContain(theirRequest);
+    const myLogIds = [...logs.matchAll(/data-log-id="([^"]+)"/g)].map((m) => m[1]);
+    const theirLogIds = [...(await theirs.c.get('/app/logs')).text.matchAll(/data-log-id="([^"]+)"/g)].map((m) => m[1]);
+    expect(myLogIds.length).toBeGreaterThan(0);
+    expect(myLogIds.filter((id) => theirLogIds.includes(id))).toEqual([]);
+    // the tenant comes from the session: a tenantId in the query changes nothing
+    expect((await mine.c.get(`/app/requests?tenantId=${await tenantOf(theirs.c)}`)).text).not.toContain(theirRequest);
+  });
+});

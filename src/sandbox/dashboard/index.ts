@@ -13,6 +13,7 @@ import { html } from '../console/html.js';
 import { securityHeaders } from '../console/guard.js';
 import { requireAccount, sameOrigin } from './guard.js';
 import { plainPage, renderPage } from './layout.js';
+import { activityPages } from './pages/activity.js';
 import { authPages, logoutRoute } from './pages/auth.js';
 import { billingPages } from './pages/billing.js';
 import { keyPages } from './pages/keys.js';
@@ -51,6 +52,7 @@ export function dashboardRoutes(): Hono<AppEnv> {
   r.route('/keys', keyPages());
   r.route('/billing', billingPages());
   r.route('/webhooks', webhookPages());
+  r.route('/', activityPages());
   r.route('/', overviewPages());
   r.all('*', (c) => renderPage(c, { title: 'Not found', active: '', status: 404, body: html`<p>The dashboard has no page at <code>${c.req.path}</code>.</p>` }));
   // the dashboard's extra variables (account, session) are set by its own guard above

@@ -13,6 +13,9 @@ export const NAV = [
   { href: `${BASE}/keys`, label: 'API keys' },
   { href: `${BASE}/billing`, label: 'Plan & billing' },
   { href: `${BASE}/webhooks`, label: 'Webhooks' },
+  { href: `${BASE}/requests`, label: 'Screening requests' },
+  { href: `${BASE}/deliveries`, label: 'Webhook deliveries' },
+  { href: `${BASE}/logs`, label: 'Request log' },
 ] as const;
 
 /** Messages a redirect after a successful post names (`?done=`): fixed texts, so nothing typed is echoed. */
