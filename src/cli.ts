@@ -35,7 +35,7 @@ function parseArgs(argv: string[]): ConfigInput & StoreInput {
       case '--store': out.store = val(); break;
       case '--help':
       case '-h':
-        console.log('usage: npm start -- [--port N] [--anon-port N] [--host H] [--seed N] [--corpus N] [--no-demo] [--no-rate-limits] [--self-check] [--bug NAME] [--log] [--store memory|postgres://user:password@host:port/db]');
+        console.log('usage: remote-jobs-sandbox (in a checkout: npm start --) [--port N] [--anon-port N] [--host H] [--seed N] [--corpus N] [--no-demo] [--no-rate-limits] [--self-check] [--bug NAME] [--log] [--store memory|postgres://user:password@host:port/db]');
         process.exit(0);
       default:
         throw new Error(`unknown option ${a} (try --help)`);
