@@ -53,7 +53,8 @@ describe('the packed package, installed outside the checkout', () => {
     app = path.join(dir, 'app');
     mkdirSync(app);
     let t = Date.now();
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], repo);
+    // `npm test` type-checks this tree right before; the build's own check would only repeat it
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], repo, cleanEnv({ BUILD_NO_TYPECHECK: '1' }));
     if (packed.code !== 0) throw new Error(`npm pack failed (${packed.code}):\n${packed.stderr.slice(-4000)}`);
     // prepack's build prints to stdout before the JSON listing
     const listing = JSON.parse(packed.stdout.slice(packed.stdout.search(/^\[/m))) as Array<{ filename: string; files: Array<{ path: string }> }>;
@@ -90,8 +91,7 @@ describe('the packed package, installed outside the checkout', () => {
     expect(Object.keys(installedPkg.dependencies)).not.toContain('tsx');
   });
 
-  // the two runs are independent (own sandbox, own reports): side by side
-  it.concurrent('starts the sandbox from the installed command and the installed harness passes it (exit 0)', async ({ expect }) => {
+  it('starts the sandbox from the installed command and the installed harness passes it (exit 0)', async () => {
     const t = Date.now();
     const sandbox = spawn('sh', ['-c', `exec ${START}`], { cwd: app, env: cleanEnv({ SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     try {
@@ -110,7 +110,7 @@ describe('the packed package, installed outside the checkout', () => {
     timings.push(`commands ${ms(t)}`);
   }, 300_000);
 
-  it.concurrent('offers a typed API: a sandbox in-process and the harness from code, returning the reporters\' result', async ({ expect }) => {
+  it('offers a typed API: a sandbox in-process and the harness from code, returning the reporters\' result', async () => {
     const t = Date.now();
     writeFileSync(path.join(app, 'integrator.mts'), INTEGRATOR);
     // the emitted declarations, checked as an integrator's compiler sees them (strict, NodeNext)
@@ -158,7 +158,7 @@ try {
     adminToken: sandbox.adminToken,
     seed: 1,
     runs: 1,
-    only: ['screening.submit', 'jobs.search', 'mcp.anon'],
+    only: ['screening.submit', 'jobs.search', 'mcp.keyed.initialize'],
     rateWindows: false,
     reportDir: null,
     progress: false,
