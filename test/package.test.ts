@@ -74,7 +74,14 @@ describe('the packed package, installed outside the checkout', () => {
 
   it('installs where nothing of the checkout is reachable', () => {
     expect(path.relative(repo, app).startsWith('..')).toBe(true);
-    expect(path.relative(app, repo).split(path.sep)).not.toContain('node_modules');
+    // a module lookup from the install walks up through these: only the install's own node_modules exists
+    const ancestors: string[] = [];
+    for (let d = path.dirname(app); ; d = path.dirname(d)) {
+      ancestors.push(d);
+      if (d === path.dirname(d)) break;
+    }
+    expect(ancestors.filter((d) => existsSync(path.join(d, 'node_modules')))).toEqual([]);
+    expect(ancestors).not.toContain(path.resolve(repo));
     for (const name of Object.keys(pkg.bin)) {
       const bin = realpathSync(path.join(app, 'node_modules/.bin', name));
       expect(bin.startsWith(path.join(app, 'node_modules', pkg.name, 'dist') + path.sep), `${name} → ${bin}`).toBe(true);
@@ -89,6 +96,19 @@ describe('the packed package, installed outside the checkout', () => {
     expect(stray).toEqual([]);
     const installedPkg = JSON.parse(readFileSync(path.join(app, 'node_modules', pkg.name, 'package.json'), 'utf8'));
     expect(Object.keys(installedPkg.dependencies)).not.toContain('tsx');
+    // every package the compiled code imports is a runtime dependency (not a dev one that happens to be hoisted)
+    const imported = new Set<string>();
+    for (const f of files.filter((f) => f.endsWith('.js'))) {
+      const js = readFileSync(path.join(app, 'node_modules', pkg.name, f), 'utf8');
+      const specifiers = /^(?:import|export)\s[^;]*?\sfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]|\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/gm;
+      for (const [, ...alternatives] of js.matchAll(specifiers)) {
+        const spec = alternatives.find((a) => a !== undefined)!;
+        if (spec.startsWith('.') || spec.startsWith('node:')) continue;
+        imported.add(spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/'));
+      }
+    }
+    expect(imported.size).toBeGreaterThan(5);
+    expect([...imported].filter((name) => !(name in installedPkg.dependencies))).toEqual([]);
   });
 
   it('starts the sandbox from the installed command and the installed harness passes it (exit 0)', async () => {
