@@ -103,7 +103,7 @@ export function usage(): string {
   const arg = (o: OptionSpec) => (o.kind === 'on' || o.kind === 'off' ? '' : o.kind === 'int' ? ' N' : ' VALUE');
   const flags = OPTIONS.filter((o) => o.flag).map((o) => `[${o.flag}${arg(o)}]`);
   const envs = OPTIONS.filter((o) => o.env).map((o) => `  ${o.env!.padEnd(24)} ${o.meaning.replace(/\s*\(see \[.*$/, '')}`);
-  return [`usage: npm start -- ${flags.join(' ')}`, '', 'environment:', ...envs].join('\n');
+  return [`usage: remote-jobs-sandbox (in a checkout: npm start --) ${flags.join(' ')}`, '', 'environment:', ...envs].join('\n');
 }
 
 /** The options given by flags or input first, then the environment; unset ones are absent. */
