@@ -86,7 +86,7 @@ export function parseFlags(argv: readonly string[]): ConfigInput {
     if (spec.kind === 'list') out[spec.key] = [...((out[spec.key] as string[]) ?? []), v];
     else out[spec.key] = fromText(spec, a, v);
   }
-  return out as ConfigInput;
+  return out;
 }
 
 /** The options as a Markdown table: the README's, kept equal to this by a test. */
@@ -114,7 +114,7 @@ function gather(input: ConfigInput, env: NodeJS.ProcessEnv): ConfigInput {
     if (given !== undefined) out[o.key] = given;
     else if (o.env && env[o.env] !== undefined && env[o.env] !== '') out[o.key] = fromText(o, o.env, env[o.env]!);
   }
-  return out as ConfigInput;
+  return out;
 }
 
 /** The store URL, or null for the in-memory default; anything else is refused with the way forward. */
