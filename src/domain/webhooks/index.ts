@@ -211,6 +211,10 @@ export function createWebhooks(ctx: CoreContext) {
       return create({ tenantId, requestId: ctx.ids.next('scr').replace(/^scr_/, 'scr_test_'), event: 'screening.scored', result }, true);
     },
 
+    /** Whether the tenant's events have somewhere to go now: a webhookUrl, or a connected listener (D-119). */
+    hasDestination(tenantId: string): boolean {
+      return !!tenantOf(tenantId)?.webhookUrl || viaListener(tenantId);
+    },
     /** One extra attempt now, whatever the delivery's status; the automatic schedule is left as it is. */
     redeliver(id: string): Delivery {
       const d = store.get(id);
