@@ -199,6 +199,27 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
     for (const c of copies) expect(verify('whsec_listen_retry', c.bytes, c.headers['x-screening-signature'] as string)).toBe(true);
   });
 
+  it('gives every attempt to each listener of the tenant; the first 2xx counts', async () => {
+    const t = await createTenant(base(), { planTier: 'pro', webhookSecret: 'whsec_listen_two' });
+    const failing = await startReceiver();
+    try {
+      await listen(base(), t.apiKey, failing.url);
+      await listen(base(), t.apiKey, rx.url);
+      // the failing endpoint answers first (the other holds its answer); the 2xx that follows still counts
+      failing.queue(500);
+      const release = rx.hold();
+      const id = await testEvent(t.tenantId);
+      await waitFor(() => failing.got.some((g) => g.headers['x-screening-delivery'] === id) && rx.got.some((g) => g.headers['x-screening-delivery'] === id), 'the attempt at both endpoints');
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await delivery(id)).attempts).toHaveLength(0);
+      release();
+      const d = await waitFor(async () => ((await delivery(id)).status === 'delivered' ? delivery(id) : undefined), 'delivered');
+      expect(d.attempts.map((a: any) => a.statusCode)).toEqual([200]);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('loses no attempt when the network drops the stream', async () => {
     const t = await createTenant(base(), { planTier: 'pro', webhookSecret: 'whsec_listen_drop' });
     const proxy = await startProxy(base());
