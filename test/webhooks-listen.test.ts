@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verify } from '../src/domain/webhooks/signer.js';
+import { browser } from './support/console.js';
 import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
 import { SCREENING, adminOf, clockAdvance, deliveriesOf, settled, submitBody, waitFor } from './support/screening.js';
 
@@ -205,6 +206,12 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
     try {
       await listen(base(), t.apiKey, failing.url);
       await listen(base(), t.apiKey, rx.url);
+      // the tenant's console page shows both
+      const console_ = browser(base());
+      await console_.login();
+      const page = await console_.request('GET', `/console/tenants/${t.tenantId}`);
+      expect(page.text).toMatch(/2 listeners connected/);
+      expect([...page.text.matchAll(/<code>(lsn_[0-9a-f]+)<\/code>/g)]).toHaveLength(2);
       // the failing endpoint answers first (the other holds its answer); the 2xx that follows still counts
       failing.queue(500);
       const release = rx.hold();
