@@ -74,6 +74,10 @@ describe('the control API description', () => {
       ['/sandbox/v1/reviews/{requestId}/decision', 'post', `/sandbox/v1/reviews/${requestId}/decision`, { decision: 'edited', reviewerId: 'r1', editedScore: 40 }],
       ['/sandbox/v1/reviews', 'get', '/sandbox/v1/reviews?limit=0'],
       ['/sandbox/v1/tenants/{tenantId}', 'get', '/sandbox/v1/tenants/ten_nobody'],
+      ['/sandbox/v1/webhooks/listen/listeners', 'get', `/sandbox/v1/webhooks/listen/listeners?tenantId=${t.tenantId}`],
+      ['/sandbox/v1/webhooks/listen', 'get', '/sandbox/v1/webhooks/listen'],
+      ['/sandbox/v1/webhooks/listen/{attemptId}/answer', 'post', '/sandbox/v1/webhooks/listen/whd_nothing.1/answer', { tenantId: t.tenantId, statusCode: 200, durationMs: 3 }],
+      ['/sandbox/v1/webhooks/listen/{attemptId}/answer', 'post', '/sandbox/v1/webhooks/listen/whd_nothing.1/answer', { statusCode: 99, durationMs: 3 }],
     ];
     for (const [path, method, url, body] of calls) {
       const res = await admin(method.toUpperCase(), url, body);

@@ -15,6 +15,8 @@ const ANSWER_CAP = 4096;
 /** The local endpoint gets a little less than the sandbox's webhook timeout (15 s) to answer. */
 const LOCAL_TIMEOUT_MS = 14_000;
 const BACKOFF_MS = [250, 500, 1000, 2000, 5000];
+/** Three missed heartbeats of the sandbox's stream. */
+const IDLE_MS = 45_000;
 
 interface AttemptMessage {
   attemptId: string;
@@ -151,14 +153,16 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 
-  async function report(a: AttemptMessage, answer: LocalAnswer): Promise<boolean> {
+  async function report(a: AttemptMessage, answer: LocalAnswer, replay = false): Promise<boolean> {
     const url = `${opts.target}/sandbox/v1/webhooks/listen/${encodeURIComponent(a.attemptId)}/answer`;
     const payload = { ...answer, listenerId, ...(opts.tenant ? { tenantId: opts.tenant } : {}) };
     for (let i = 0; i < 3; i++) {
       try {
         const res = await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
         if (res.status === 202) return true;
-        // 404: the sandbox no longer awaits it (timed out, or another listener's 2xx settled it)
+        // 404: the sandbox no longer awaits it (timed out, or another listener's 2xx settled it; a replay's
+        // first answer already counted)
+        if (replay && res.status === 404) return false;
         console.error(`listen: answer to ${a.attemptId} not recorded (${res.status}): ${await res.text()}`);
         return false;
       } catch {
@@ -173,7 +177,7 @@ async function main(): Promise<void> {
     const known = answers.get(a.attemptId);
     if (known) {
       // sent again after a reconnect: the local endpoint already has it, the sandbox still awaits the answer
-      await report(a, await known);
+      await report(a, await known, true);
       return;
     }
     const answer = forward(opts.forwardTo, a.headers, Buffer.from(a.bodyBase64, 'base64'));
@@ -188,10 +192,11 @@ async function main(): Promise<void> {
   let failures = 0;
   let everConnected = false;
   while (!stopping) {
-    current = new AbortController();
+    const controller = new AbortController();
+    current = controller;
     let reason = 'the stream ended';
     try {
-      const res = await fetch(streamUrl, { headers: { ...auth, accept: 'text/event-stream' }, signal: current.signal });
+      const res = await fetch(streamUrl, { headers: { ...auth, accept: 'text/event-stream' }, signal: controller.signal });
       if (res.status !== 200) {
         const text = await res.text();
         let message = text;
@@ -204,7 +209,21 @@ async function main(): Promise<void> {
         if (res.status < 500 || !everConnected) fail(`the sandbox answered ${res.status}: ${message}`, 1);
         throw new Error(`the sandbox answered ${res.status}`);
       }
-      for await (const ev of events(res.body!)) {
+      // the sandbox sends a comment every 15 s: a stream silent for longer is dead (a drop without a FIN)
+      let idle = setTimeout(() => controller.abort(new Error('no data for 45 s')), IDLE_MS);
+      const watched = res.body!.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, out) {
+            clearTimeout(idle);
+            idle = setTimeout(() => controller.abort(new Error('no data for 45 s')), IDLE_MS);
+            out.enqueue(chunk);
+          },
+          flush() {
+            clearTimeout(idle);
+          },
+        }),
+      );
+      for await (const ev of events(watched)) {
         if (ev.event === 'ready') {
           const ready = JSON.parse(ev.data) as { listenerId: string; tenantId: string };
           listenerId = ready.listenerId;
