@@ -259,6 +259,8 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
     await waitFor(() => rx.got.some((g) => g.headers['x-screening-delivery'] === id), 'the held attempt at the receiver');
     first.child.kill('SIGKILL');
     await first.exited;
+    // the sandbox notices the stream is gone
+    await waitFor(async () => ((await adminOf(base())('GET', `/sandbox/v1/webhooks/listen/listeners?tenantId=${t.tenantId}`)).json.listeners.length === 0), 'the killed listener to be gone');
     release();
     await listen(base(), t.apiKey, rx.url);
     const d = await waitFor(async () => {
