@@ -63,7 +63,9 @@ async function startReceiver() {
 async function startProxy(target: string) {
   const { hostname, port } = new URL(target);
   const sockets = new Set<Socket>();
+  let refusing = false;
   const server = createTcpServer((inbound) => {
+    if (refusing) return void inbound.destroy();
     const outbound = connect(Number(port), hostname);
     for (const s of [inbound, outbound]) {
       sockets.add(s);
@@ -77,6 +79,14 @@ async function startProxy(target: string) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     drop: () => {
       for (const s of sockets) s.destroy();
+    },
+    /** Cuts every connection and refuses new ones until `resume` (the network is down). */
+    down: () => {
+      refusing = true;
+      for (const s of sockets) s.destroy();
+    },
+    resume: () => {
+      refusing = false;
     },
     close: () => new Promise<void>((r) => (server.close(() => r()), [...sockets].forEach((s) => s.destroy()))),
   };
@@ -228,23 +238,33 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
   });
 
   it('loses no attempt when the network drops the stream', async () => {
-    const t = await createTenant(base(), { planTier: 'pro', webhookSecret: 'whsec_listen_drop' });
+    // the tenant's own webhookUrl is unreachable: only the listener can take an attempt
+    const t = await createTenant(base(), { planTier: 'pro', webhookSecret: 'whsec_listen_drop', webhookUrl: 'http://127.0.0.1:9/unreachable' });
     const proxy = await startProxy(base());
+    const listeners = async () => (await adminOf(base())('GET', `/sandbox/v1/webhooks/listen/listeners?tenantId=${t.tenantId}`)).json.listeners.length;
     try {
       const l = await listen(proxy.url, t.apiKey, rx.url);
-      const ids: string[] = [];
-      for (let i = 0; i < 3; i++) {
-        proxy.drop();
-        // sent while the listener reconnects, or just after: either way it must arrive
-        ids.push(await testEvent(t.tenantId).catch(async () => {
-          // no listener connected at this instant and no webhookUrl: wait for the reconnect
-          await waitFor(async () => ((await adminOf(base())('GET', `/sandbox/v1/webhooks/listen/listeners?tenantId=${t.tenantId}`)).json.listeners.length > 0), 'reconnect');
-          return testEvent(t.tenantId);
-        }));
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      for (const id of ids) await deliveredAdvancing(id);
-      for (const id of ids) expect(rx.got.some((g) => g.headers['x-screening-delivery'] === id)).toBe(true);
+      // 1. the stream drops while an attempt awaits the local answer: the reconnected stream gets it again
+      const release = rx.hold();
+      const inFlight = await testEvent(t.tenantId);
+      await waitFor(() => rx.got.some((g) => g.headers['x-screening-delivery'] === inFlight), 'the held attempt at the receiver');
+      proxy.drop();
+      release();
+      const answered = await waitFor(async () => ((await delivery(inFlight)).status === 'delivered' ? delivery(inFlight) : undefined), 'the in-flight attempt answered', 10_000);
+      expect(answered.attempts.map((a: any) => [a.url, a.statusCode])).toEqual([['listener:', 200]]);
+      // 2. the network is down when the attempt is made: it fails at the tenant's URL, and its retry reaches the listener
+      proxy.down();
+      await waitFor(async () => (await listeners()) === 0, 'the sandbox to see the listener gone');
+      const whileDown = await testEvent(t.tenantId);
+      const failed = await waitFor(async () => ((await delivery(whileDown)).attempts.length === 1 ? delivery(whileDown) : undefined), 'the attempt while down');
+      expect(failed.status).toBe('retrying');
+      expect(failed.attempts[0].url).toBe('http://127.0.0.1:9/unreachable');
+      proxy.resume();
+      await waitFor(async () => (await listeners()) === 1, 'the listener to reconnect', 15_000);
+      const d = await deliveredAdvancing(whileDown);
+      expect(d.attempts.map((a: any) => a.url)).toEqual(['http://127.0.0.1:9/unreachable', 'listener:']);
+      const got = rx.got.find((g) => g.headers['x-screening-delivery'] === whileDown)!;
+      expect(verify('whsec_listen_drop', got.bytes, got.headers['x-screening-signature'] as string)).toBe(true);
       expect(l.err.some((line) => /connection to .* lost .*reconnecting/.test(line))).toBe(true);
     } finally {
       await proxy.close();
