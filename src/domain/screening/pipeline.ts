@@ -4,7 +4,7 @@
 // and `expired` when no reviewer decides within the review window. Every transition writes exactly
 // one ledger row. A result reaches `delivered` only after a human decision.
 // Requirements: SCR-STATE-1, SCR-STATE-2, SCR-REVIEW-1, SCR-LEDGER-1, SCR-HOOK-1, SCR-HOOK-2, POL-STATE-1,
-// POL-STATE-2, POL-STATE-3, POL-HOOK-3, POL-HOOK-5; decisions D-02, D-03.
+// POL-STATE-2, POL-STATE-3, POL-HOOK-3, POL-HOOK-5; decisions D-02, D-03, D-119 (a connected listener is a destination).
 
 import type { CoreContext } from '../context.js';
 import { limits } from '../plans.js';
