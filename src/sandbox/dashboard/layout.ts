@@ -22,7 +22,7 @@ export const NAV = [
 const DONE: Record<string, string> = {
   revoked: 'The key was revoked. Calls with it now answer 401.',
   'webhook-saved': 'The webhook URL was saved.',
-  'webhook-cleared': 'The webhook URL was removed; deliveries are recorded without being sent.',
+  'webhook-cleared': 'The webhook URL was removed; deliveries are recorded without being sent (or go to a connected listen command).',
   rotated: 'A new signing secret was made. The previous one keeps signing beside it for 24 hours.',
   paid: 'Payment accepted. Your plan and its credits changed at once.',
   downgraded: 'You are on the free plan now.',

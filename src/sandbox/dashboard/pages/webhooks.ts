@@ -35,7 +35,7 @@ function webhooksView(c: Context<DashboardEnv>, state: FormState | null, status 
     ${formMessage(form)}
     <form method="post" action="${BASE}/webhooks" class="stack" novalidate>
       ${csrfField(c)}
-      ${input(form, { name: 'webhookUrl', label: 'Webhook URL', type: 'url', inputmode: 'url', placeholder: 'https://example.com/hooks', hint: 'Screening events are posted here, signed with the secret below. Empty: none are sent.' })}
+      ${input(form, { name: 'webhookUrl', label: 'Webhook URL', type: 'url', inputmode: 'url', placeholder: 'https://example.com/hooks', hint: 'Screening events are posted here, signed with the secret below. Empty: none are sent, unless a listen command is connected.' })}
       <button type="submit" class="primary">Save URL</button>
     </form>
   </section>
