@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../src/main.js';
 import { limits } from '../src/domain/plans.js';
-import { DashboardClient, revealedKey } from './support/dashboard.js';
+import { DashboardClient, revealedKey, startOfMinute } from './support/dashboard.js';
 import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 
@@ -102,6 +102,7 @@ describe.skipIf(why !== null)('the dashboard on two instances of one shared sand
   it("counts one address's failed sign-ins on both instances in one window, and the upsell names the public dashboard", async () => {
     const c = new DashboardClient(a.listenUrl, '127.0.0.42');
     const { signInFailuresPerMinute } = limits.policy.dashboard;
+    await startOfMinute(a.listenUrl, ADMIN_TOKEN);
     for (let i = 0; i < signInFailuresPerMinute; i++) expect((await on(c, i % 2 ? a : b).signIn('shared@example.com', 'wrong password')).status).toBe(401);
     expect((await on(c, a).signIn('shared@example.com', PASSWORD)).status).toBe(429);
     expect((await on(c, b).signIn('shared@example.com', PASSWORD)).status).toBe(429);

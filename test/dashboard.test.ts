@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { jobsLimitsOf, limits } from '../src/domain/plans.js';
 import { ADMIN_TOKEN, client, useSandbox } from './support/sandbox.js';
-import { csrfOf, DashboardClient, fieldError, revealedKey, valueOf } from './support/dashboard.js';
+import { csrfOf, DashboardClient, fieldError, revealedKey, startOfMinute, valueOf } from './support/dashboard.js';
 
 const sb = useSandbox({ seedDemo: false, corpusSize: 50 });
 let addresses = 10;
@@ -120,6 +120,7 @@ describe('sign-in and sign-out', () => {
   it('throttles failed sign-ins per address: past the limit even the right password gets 429', async () => {
     await account('throttled@example.com');
     const c = fresh();
+    await startOfMinute(sb.get().baseUrl, ADMIN_TOKEN);
     for (let i = 0; i < POLICY.signInFailuresPerMinute; i++) expect((await c.signIn('throttled@example.com', 'wrong password')).status).toBe(401);
     const held = await c.signIn('throttled@example.com', PASSWORD);
     expect(held.status).toBe(429);
@@ -130,6 +131,7 @@ describe('sign-in and sign-out', () => {
 
   it('throttles sign-up attempts per address', async () => {
     const c = fresh();
+    await startOfMinute(sb.get().baseUrl, ADMIN_TOKEN);
     for (let i = 0; i < POLICY.signUpAttemptsPerMinute; i++) expect((await c.signUp(`x${i}@example.com`, 'short')).status).toBe(400);
     expect((await c.signUp('late@example.com', PASSWORD)).status).toBe(429);
   });

@@ -91,3 +91,16 @@ export function fieldError(page: string, field: string): string | null {
 export function valueOf(page: string, field: string): string | null {
   return new RegExp(`name="${field}" type="[a-z]+" value="([^"]*)"`).exec(page)?.[1] ?? null;
 }
+
+/**
+ * Moves the sandbox clock to just past the start of a minute (admin token), so a test counting into a
+ * per-minute window of the dashboard has the whole minute before the window turns.
+ */
+export async function startOfMinute(baseUrl: string, adminToken: string): Promise<void> {
+  const auth = { authorization: `Bearer ${adminToken}` };
+  const clock = (await (await fetch(`${baseUrl}/sandbox/v1/clock`, { headers: auth })).json()) as { now: string };
+  const into = Date.parse(clock.now) % 60_000;
+  const seconds = (60_000 - into + 200) / 1000;
+  const res = await fetch(`${baseUrl}/sandbox/v1/clock/advance`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ seconds }) });
+  if (!res.ok) throw new Error(`clock advance failed: ${res.status} ${await res.text()}`);
+}
