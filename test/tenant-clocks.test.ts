@@ -51,6 +51,10 @@ describe('a clock per tenant', () => {
     expect(moved.offsetSeconds).toBeGreaterThanOrEqual(72 * 3600 + 1);
     expect(await stateOf(ra)).toBe('expired');
     expect(await stateOf(rb)).toBe('pending_review');
+    // the expiry's ledger row is stamped on A's clock, 72 h after the request entered review
+    const rows = (await client(base(), a.apiKey)('GET', `${SCREENING}/audit?limit=50`)).json.events.filter((r: any) => r.requestId === ra);
+    const at = (state: string) => Date.parse(rows.find((r: any) => r.toState === state).createdAt);
+    expect(at('expired') - at('pending_review')).toBeGreaterThanOrEqual(72 * 3600_000);
 
     const clockA = (await admin()('GET', `/sandbox/v1/tenants/${a.tenantId}/clock`)).json;
     const clockB = (await admin()('GET', `/sandbox/v1/clock/timers?tenantId=${b.tenantId}`)).json;
