@@ -30,7 +30,7 @@ export interface Tenant {
   screeningWallet: Wallet;
   applyWallet: Wallet;
   createdAt: number;
-  /** The tenant's own clock: the sandbox clock plus this tenant's offset, with its timers (D-129). */
+  /** The tenant's own clock: the sandbox clock plus this tenant's offset, with its timers (D-114). */
   clock: TenantClock;
 }
 
@@ -87,7 +87,7 @@ export class TenantService {
 
   constructor(
     private readonly ids: IdFactory,
-    /** A tenant's clock (D-129). */
+    /** A tenant's clock (D-114). */
     private readonly clockOf: (tenantId: string) => TenantClock,
   ) {}
 
@@ -198,7 +198,7 @@ export class TenantService {
 
   /**
    * The tenant a bearer key belongs to, without deciding anything (no 401/403): null for a missing or unknown
-   * key. Tenant-scoped chaos rules use it before the call is authenticated (D-130).
+   * key. Tenant-scoped chaos rules use it before the call is authenticated (D-115).
    */
   tenantIdOfKey(apiKey: string | undefined): string | null {
     return apiKey ? (this.keysByHash.get(digestOf(apiKey))?.tenantId ?? null) : null;
