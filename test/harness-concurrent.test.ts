@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformance } from '../conformance/index.js';
 import { startSandbox, type RunningSandbox } from '../src/main.js';
 import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { rpc } from './support/mcp.js';
 import { ADMIN_TOKEN, useSandbox } from './support/sandbox.js';
 
 const sb = useSandbox({ seedDemo: false });
@@ -48,6 +49,33 @@ describe('two conformance runs at once against one in-memory sandbox', () => {
     const [a, b] = await Promise.all([run(sb.get(), 1), run(sb.get(), 2)]);
     expectBothPass(a, b);
   }, 240_000);
+});
+
+describe("the anonymous per-IP day while another client calls from the same address", () => {
+  it('is never failed for the other client\'s calls: the check says it could not judge the day', async () => {
+    const { anonMcpUrl } = sb.get();
+    let stop = false;
+    let calls = 0;
+    const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_curated_list', arguments: {} } };
+    // another client at 127.0.0.1, spending the same day while the check walks it
+    const flood = (async () => {
+      while (!stop) {
+        await rpc(anonMcpUrl, body);
+        calls++;
+      }
+    })();
+    try {
+      const r = await run(sb.get(), 5, ['MCP-ANON-5']);
+      const req = r.requirements.find((x) => x.id === 'MCP-ANON-5')!;
+      expect(req.status, req.reasons.join('; ')).toBe('skip');
+      expect(req.reasons.join(' ')).toMatch(/other clients at this address/);
+      expect(r.ok).toBe(true);
+    } finally {
+      stop = true;
+      await flood;
+    }
+    expect(calls).toBeGreaterThan(100);
+  }, 120_000);
 });
 
 const why = postgresUnavailable();
