@@ -1,4 +1,4 @@
-// Per-tenant clocks and per-tenant chaos rules (D-114, D-115), through real HTTP: advancing one tenant's
+// Per-tenant clocks and per-tenant chaos rules (D-120, D-121), through real HTTP: advancing one tenant's
 // clock moves that tenant's review expiries, webhook retries, credit periods, rate windows and ledger
 // times and nobody else's; the sandbox clock moves everyone's; a rule scoped to a tenant touches only
 // that tenant's calls and deliveries.

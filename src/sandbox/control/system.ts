@@ -23,7 +23,7 @@ export function systemRoutes() {
   r.post('/faults', async (c) => {
     const body = await readObject(c);
     onlyKeys(body, ['path', 'method', 'mode', 'status', 'latencyMs', 'count', 'ratio', 'tenantId']);
-    // a rule of one tenant matches only that tenant's calls and deliveries (D-115)
+    // a rule of one tenant matches only that tenant's calls and deliveries (D-121)
     if (body.tenantId !== undefined) {
       if (typeof body.tenantId !== 'string' || !c.var.core.tenants.list().some((t) => t.id === body.tenantId)) {
         throw invalid(`tenantId ${JSON.stringify(body.tenantId)} is not a tenant of this sandbox`, 'tenantId');

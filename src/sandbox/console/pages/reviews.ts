@@ -69,7 +69,7 @@ function filters(state: string, tenantId: string): Html {
 </form>`;
 }
 
-/** Each tenant's time (D-114): a request's age and time to expiry are on its tenant's clock. */
+/** Each tenant's time (D-120): a request's age and time to expiry are on its tenant's clock. */
 async function tenantsNow(c: Context<ConsoleEnv>, tenantIds: string[]): Promise<(tenantId: string) => number> {
   const ids = [...new Set(tenantIds)];
   const clocks = await Promise.all(ids.map((id) => c.var.ctl.get<{ now: string }>(`/tenants/${seg(id)}/clock`)));
