@@ -16,6 +16,7 @@ import { RateLimiter } from './ratelimit.js';
 import { handleScreening, SCREENING_PREFIX } from './screening.js';
 import { buildTalent } from './talent.js';
 import { TenantStore } from './tenants.js';
+import { STARTER_CREDITS_VIOLATED } from './jobs-rest.js';
 import { Timers } from './timers.js';
 import { Switches } from './violations.js';
 import { Deliverer, RETRY_DELAYS_MS } from './webhooks.js';
@@ -55,7 +56,8 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
   const host = opts.host ?? '127.0.0.1';
   const v = new Switches(opts.violations);
   const delays = { scoringMs: opts.scoringDelayMs ?? 300, reviewMs: opts.reviewDelayMs ?? 2000 };
-  const tenants = new TenantStore(opts.webhookUrl, Date.now());
+  const tenants = new TenantStore(opts.webhookUrl, Date.now(), v.on('keys-test-prefix') ? 'altk_test_' : undefined);
+  if (v.on('starter-credits-50')) for (const t of tenants.all) if (t.plan === 'starter') t.applyBalance = STARTER_CREDITS_VIOLATED;
   const ghost = { ...tenants.slot('free'), id: 'acct-unregistered', slot: 'ghost' };
   const corpus = buildCorpus();
   const limiter = new RateLimiter();
@@ -76,11 +78,15 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
       else res.destroy(e as Error);
     };
     if (p.startsWith(`${SCREENING_PREFIX}/`)) return void handleScreening(req, res, url, { tenants, store, pipeline, limiter, v }).catch(done);
-    if (p === '/api/v1' || p.startsWith('/api/v1/')) return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost }).catch(done);
-    if (p === '/api/mcp') return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v }).catch(done);
-    if (req.method === 'GET' && p === '/.well-known/mcp.json') return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
-    if (req.method === 'GET' && p === '/llms.txt') return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
-    if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl));
+    const jobsPath = v.on('rest-without-v1') ? /^\/api\/(jobs|me|market)(\/|$)/.test(p) : p === '/api/v1' || p.startsWith('/api/v1/');
+    if (jobsPath) {
+      if (v.on('rest-without-v1')) url.pathname = `/api/v1${p.slice('/api'.length)}`;
+      return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost }).catch(done);
+    }
+    if (p === (v.on('mcp-wrong-path') ? '/api/mcp/v1' : '/api/mcp')) return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v }).catch(done);
+    if (req.method === 'GET' && p === '/.well-known/mcp.json' && !v.on('no-well-known')) return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
+    if (req.method === 'GET' && p === '/llms.txt' && !v.on('no-llms-txt')) return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
+    if (req.method === 'GET' && p === '/api/openapi.json' && !v.on('no-openapi')) return sendJson(res, 200, openApi(baseUrl));
     sendError(res, fail(404, `no route ${req.method} ${p}`));
   });
   const anon = createServer(anonHandler(corpus, v, () => anonMcpUrl));
