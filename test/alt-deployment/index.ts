@@ -17,6 +17,7 @@ import { handleScreening, SCREENING_PREFIX } from './screening.js';
 import { buildTalent } from './talent.js';
 import { TenantStore } from './tenants.js';
 import { STARTER_CREDITS_VIOLATED } from './jobs-rest.js';
+import { routedPath } from './planted-routes.js';
 import { Timers } from './timers.js';
 import { Switches } from './violations.js';
 import { Deliverer, RETRY_DELAYS_MS } from './webhooks.js';
@@ -72,21 +73,17 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
 
   const main = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://alt.invalid');
-    const p = url.pathname;
+    const p = routedPath(url, v);
     const done = (e: unknown) => {
       if (!res.headersSent) sendError(res, fail(500, 'internal error'));
       else res.destroy(e as Error);
     };
     if (p.startsWith(`${SCREENING_PREFIX}/`)) return void handleScreening(req, res, url, { tenants, store, pipeline, limiter, v }).catch(done);
-    const jobsPath = v.on('rest-without-v1') ? /^\/api\/(jobs|me|market)(\/|$)/.test(p) : p === '/api/v1' || p.startsWith('/api/v1/');
-    if (jobsPath) {
-      if (v.on('rest-without-v1')) url.pathname = `/api/v1${p.slice('/api'.length)}`;
-      return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost }).catch(done);
-    }
-    if (p === (v.on('mcp-wrong-path') ? '/api/mcp/v1' : '/api/mcp')) return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v }).catch(done);
-    if (req.method === 'GET' && p === '/.well-known/mcp.json' && !v.on('no-well-known')) return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
-    if (req.method === 'GET' && p === '/llms.txt' && !v.on('no-llms-txt')) return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
-    if (req.method === 'GET' && p === '/api/openapi.json' && !v.on('no-openapi')) return sendJson(res, 200, openApi(baseUrl));
+    if (p === '/api/v1' || p.startsWith('/api/v1/')) return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost }).catch(done);
+    if (p === '/api/mcp') return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v }).catch(done);
+    if (req.method === 'GET' && p === '/.well-known/mcp.json') return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
+    if (req.method === 'GET' && p === '/llms.txt') return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
+    if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl));
     sendError(res, fail(404, `no route ${req.method} ${p}`));
   });
   const anon = createServer(anonHandler(corpus, v, () => anonMcpUrl));
