@@ -74,7 +74,7 @@ export function search(corpus: CorpusJob[], tier: Tier | 'anonymous', input: Sea
   const all = corpus.filter((j) => matches(j, p, v));
   const end = p.offset + p.limit;
   const hasMore = v.on('has-more-always') || (all.length > end && Math.floor(end / p.limit) < cap);
-  const shownTier = v.on('search-tier-free') && tier !== 'anonymous' ? 'Free' : tier;
+  const shownTier = v.on('search-tier-free') && tier !== 'anonymous' ? 'Free' : v.on('starter-reads-pro') && tier === 'Starter' ? 'Pro' : tier;
   return { tier: shownTier, jobs: all.slice(p.offset, end).map((j) => publicJob(j, tier, v)), page: v.on('page-one-based') ? page + 1 : page, hasMore };
 }
 

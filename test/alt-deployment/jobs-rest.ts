@@ -116,6 +116,7 @@ export async function handleJobs(req: IncomingMessage, res: ServerResponse, url:
     const tier = tierOf(t);
     const w = d.limiter.take(`key:${t.id}`, perMinute(tier, d.v));
     headers = rateHeaders(w, d.v);
+    if (d.v.on('market-limit-free') && url.pathname.startsWith('/api/v1/market/')) headers['x-ratelimit-limit'] = String(TIER_LIMITS.Free.perMinute);
     if (!w.allowed) throw fail(429, `rate limit of ${w.limit} calls a minute reached`, {}, retryAfter(w, d.v));
     const [status, body] = await route(req, url, t, tier, d);
     sendJson(res, status, body, headers);

@@ -46,7 +46,10 @@ export function buildKeyedServer(c: KeyedContext): McpServer {
 
   mcp.registerTool('search_jobs', { description: 'Search active jobs; each has its basic fields and an applyUrl. Free.', inputSchema: searchShape(v) }, (a: Record<string, unknown>) =>
     guard(() => {
-      const found = search(corpus, tier, { ...a, q: (a.q ?? a.query) as string | undefined }, v);
+      const input = { ...a, q: (a.q ?? a.query) as string | undefined, ...(v.on('mcp-filter-ignored') ? { remote_type: undefined } : {}) };
+      const found = search(corpus, tier, input, v);
+      if (v.on('mcp-search-charges') && t.applyBalance > 0) t.applyBalance--;
+      if (v.on('mcp-sponsored-on-paid')) found.jobs = found.jobs.map((j) => ({ ...j, sponsored: corpus.find((c) => c.id === j.id)!.promoted }));
       if (!v.on('mcp-search-no-apply-url')) return found;
       return { ...found, jobs: found.jobs.map(({ applyUrl: _, ...j }) => j) };
     }),
@@ -96,7 +99,7 @@ export function buildKeyedServer(c: KeyedContext): McpServer {
   );
   mcp.registerTool('get_me', { description: 'Your tier, granted scopes, remaining apply credits and per-tier limits. Call before applying.', inputSchema: {} }, () =>
     guard(() => {
-      const l = TIER_LIMITS[tier];
+      const l = TIER_LIMITS[v.on('get-me-pro-limits') ? 'Pro' : tier];
       return { ...(v.on('get-me-no-tier') ? {} : { tier }), scopes: [...t.scopes], applyCreditsRemaining: t.applyBalance, limits: { rateLimitPerMinute: l.perMinute, maxPage: l.maxPages, applyEnabled: l.apply, adFree: tier !== 'Free' } };
     }),
   );

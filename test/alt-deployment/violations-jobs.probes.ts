@@ -130,6 +130,20 @@ export const JOBS_PROBES: Record<string, Probe> = {
     }),
   'hire-publish-ignored': (d) =>
     withKeyed(d, k(d).pro, async (m) => (await tool(m.client, 'hire', { brief: 'Qzxv wpfkj', company: 'Acme', contact_email: 'hr@acme.example.com', publish_if_no_match: true })).data.listing === undefined),
+  'mcp-sponsored-on-paid': (d) => withKeyed(d, k(d).starter, async (m) => (await tool(m.client, 'search_jobs', { limit: 50 })).data.jobs.some((j: any) => j.sponsored === true)),
+  'starter-reads-pro': async (d) => (await jobs(d, k(d).starter, 'limit=1')).body.tier !== 'Starter',
+  'mcp-tools-call-no-key': async (d) => {
+    const res = await fetch(`${d.baseUrl}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_jobs', arguments: { limit: 1 } } }),
+    });
+    return res.status === 200;
+  },
+  'mcp-search-charges': (d) => spends(d, k(d).pro, () => withKeyed(d, k(d).pro, (m) => tool(m.client, 'search_jobs', { limit: 1 }))),
+  'get-me-pro-limits': (d) => withKeyed(d, k(d).starter, async (m) => (await tool(m.client, 'get_me')).data.limits.rateLimitPerMinute !== 120),
+  'mcp-filter-ignored': (d) => withKeyed(d, k(d).pro, async (m) => (await tool(m.client, 'search_jobs', { remote_type: 'regional', limit: 50 })).data.jobs.some((j: any) => j.remoteType !== 'regional')),
+  'market-limit-free': async (d) => (await call(d.baseUrl, k(d).pro, `${V1}/market/skills`)).headers.get('x-ratelimit-limit') !== '300',
   'anon-needs-key': async (d) => {
     try {
       await withAnon(d, async () => undefined);

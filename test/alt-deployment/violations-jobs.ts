@@ -54,6 +54,14 @@ export const JOBS_MCP_VIOLATIONS: readonly JobsViolation[] = [
   { name: 'hire-unscored', requirement: 'MCP-TOOL-12', what: 'hire\'s shortlist carries no scores' },
   { name: 'hire-publish-ignored', requirement: 'MCP-TOOL-13', what: 'hire ignores publish_if_no_match and posts nothing' },
   // anonymous MCP server and discovery
+  // the same rules on a second surface, and every call rather than the first
+  { name: 'mcp-sponsored-on-paid', requirement: 'JOB-SEARCH-7', what: 'keyed search_jobs shows paid keys the promoted listings as `sponsored: true`' },
+  { name: 'starter-reads-pro', requirement: 'JOB-TIER-1', what: 'a starter key\'s search response names tier `Pro`' },
+  { name: 'mcp-tools-call-no-key', requirement: 'MCP-KEYED-2', what: 'the keyed server serves tools/call without a key (only initialize and listings need one)' },
+  { name: 'mcp-search-charges', requirement: 'MCP-TOOL-2', what: 'keyed search_jobs spends an apply credit' },
+  { name: 'get-me-pro-limits', requirement: 'MCP-TOOL-7', what: 'get_me reports the Pro tier\'s limits to every key' },
+  { name: 'mcp-filter-ignored', requirement: 'MCP-TOOL-1', what: 'keyed search_jobs takes `remote_type` but does not apply it' },
+  { name: 'market-limit-free', requirement: 'JOB-RATE-2', what: 'market responses report the free tier\'s X-RateLimit-Limit (60) to every key' },
   { name: 'anon-needs-key', requirement: 'MCP-ANON-1', what: 'the anonymous server refuses calls without a key' },
   { name: 'anon-search-counts-skills', requirement: 'MCP-ANON-4', what: 'each anonymous search_jobs call adds to the skills\' mention counts' },
   { name: 'anon-limit-600', requirement: 'MCP-ANON-5', what: 'the anonymous server allows 600 calls a day per IP' },
