@@ -2,7 +2,8 @@
 // every call, the tool list and argument names, and seeker tools that share the REST API's feed,
 // tiers and apply wallet.
 
-import type { Check } from '../check.js';
+import type { Check, CheckContext } from '../check.js';
+import type { McpSession } from '../target/mcp.js';
 import { violation } from '../failure.js';
 import { jsonOf } from '../target/http.js';
 import { initializeParams, rawRpc } from '../target/mcp.js';
@@ -92,10 +93,16 @@ const seeker: Check = {
         if (!jobs) throw violation('MCP-TOOL-2', 'search_jobs returned no list of jobs', r.exchange);
         const noUrl = jobs.find((j) => !Object.keys(j).some((k) => /apply_?url/i.test(k)));
         if (noUrl) throw violation('MCP-TOOL-2', `search_jobs returned job ${noUrl.id} without an apply URL`, r.exchange);
+        // "basic fields": the Job resource's fields keep their documented types and values over MCP too
+        for (const job of jobs) {
+          const shape = ctx.validator.schema('jobs:Job', job).must[0];
+          if (shape) throw violation('MCP-TOOL-2', `search_jobs returned job ${job.id} whose basic fields break the Job resource: ${shape.message}`, r.exchange);
+        }
         const g = await s.callTool('get_job', { id: jobId });
         // search and get_job are free: nothing of the REST wallet moves
         await expectNoCharge(ctx, t.apiKey, before, 'MCP-TOOL-2', 'search_jobs and get_job over MCP (free of charge)', r.exchange, g.exchange);
       });
+      await ctx.failures.step(() => inactiveNotSearched(ctx, s));
       await ctx.failures.step(async () => {
         // the REST filters, honoured as in REST, and the tier's ad-free promise on this surface too
         for (const remote_type of ['regional', 'worldwide']) {
@@ -115,6 +122,10 @@ const seeker: Check = {
         const p = toolPayload(r.result);
         const job = p?.id === jobId ? p : findList(p, ['id', 'title'])?.find((j) => j.id === jobId) ?? p?.job;
         if (job?.id !== jobId || job?.title !== jsonOf(rest)?.title) throw violation('MCP-KEYED-5', `get_job ${jobId} over MCP does not return the job REST returns (${jsonOf(rest)?.title})`, rest, r.exchange);
+        // one feed: every basic field both surfaces show has the same value (sponsored depends on the tier)
+        for (const [k, v] of Object.entries(jsonOf(rest) ?? {})) {
+          if (k !== 'sponsored' && k in job && JSON.stringify(job[k]) !== JSON.stringify(v)) throw violation('MCP-KEYED-5', `get_job ${jobId} over MCP reports ${k} ${JSON.stringify(job[k])}, REST ${JSON.stringify(v)}: REST and MCP share one feed`, rest, r.exchange);
+        }
       });
       await ctx.failures.step(async () => {
         const rest = await ctx.target.call('jobs', { path: `${JOBS}/market/skills`, key: t.apiKey, query: { limit: 10 } });
@@ -182,6 +193,19 @@ const scope: Check = {
     if (r.exchange.response?.status !== 403) ctx.failures.add('POL-AUTH-1', `initialize with a key lacking the mcp scope answered ${r.exchange.response?.status ?? r.exchange.error}, not 403`, r.exchange);
   },
 };
+
+/** search_jobs searches active jobs: the profile's inactive job (when given) is on no page, swept at the largest page size. */
+async function inactiveNotSearched(ctx: CheckContext, s: McpSession): Promise<void> {
+  const inactive = ctx.config.inactiveJobId;
+  if (!inactive) return;
+  for (let page = 0; page < 20; page++) {
+    const r = await s.callTool('search_jobs', { limit: 50, offset: page * 50 });
+    if (failed(r)) return; // past the tier's page cap, or the end: nothing more to read
+    const jobs = findList(toolPayload(r.result), ['id', 'title']) ?? [];
+    if (jobs.some((j) => j.id === inactive)) throw violation('MCP-TOOL-2', `page ${page} of an unfiltered search_jobs lists ${inactive}, a job that is not active (the profile's inactiveJobId)`, r.exchange);
+    if (jobs.length < 50) return;
+  }
+}
 
 /** Each entry of a list as its scalar values, sorted (field names aside); strings stand for themselves. */
 function entryValues(list: unknown[] | null): string[] {

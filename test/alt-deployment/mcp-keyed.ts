@@ -47,7 +47,9 @@ export function buildKeyedServer(c: KeyedContext): McpServer {
   mcp.registerTool('search_jobs', { description: 'Search active jobs; each has its basic fields and an applyUrl. Free.', inputSchema: searchShape(v) }, (a: Record<string, unknown>) =>
     guard(() => {
       const input = { ...a, q: (a.q ?? a.query) as string | undefined, ...(v.on('mcp-filter-ignored') ? { remote_type: undefined } : {}) };
-      const found = search(corpus, tier, input, v);
+      const sw = v.on('mcp-search-inactive') ? ({ on: (n: string) => n === 'search-lists-inactive' || v.on(n) } as Switches) : v;
+      const found = search(corpus, tier, input, sw);
+      if (v.on('mcp-job-type-spaced')) found.jobs = found.jobs.map((j) => ({ ...j, jobType: j.jobType.replace('-', ' ') as typeof j.jobType }));
       if (v.on('mcp-search-charges') && t.applyBalance > 0) t.applyBalance--;
       if (v.on('mcp-sponsored-on-paid')) found.jobs = found.jobs.map((j) => ({ ...j, sponsored: corpus.find((c) => c.id === j.id)!.promoted }));
       if (!v.on('mcp-search-no-apply-url')) return found;
@@ -57,6 +59,7 @@ export function buildKeyedServer(c: KeyedContext): McpServer {
   mcp.registerTool('get_job', { description: 'Fetch one active job by id. Free.', inputSchema: { id: z.string() } }, (a) =>
     guard(() => {
       const job = publicJob(findJob(corpus, a.id, v), tier, v);
+      if (v.on('mcp-stale-pay')) return { ...job, payMax: Math.round(job.payMax * 0.9) };
       return v.on('mcp-stale-titles') ? { ...job, title: `${job.title} (2025 listing)` } : job;
     }),
   );

@@ -143,6 +143,18 @@ export const JOBS_PROBES: Record<string, Probe> = {
   'mcp-search-charges': (d) => spends(d, k(d).pro, () => withKeyed(d, k(d).pro, (m) => tool(m.client, 'search_jobs', { limit: 1 }))),
   'get-me-pro-limits': (d) => withKeyed(d, k(d).starter, async (m) => (await tool(m.client, 'get_me')).data.limits.rateLimitPerMinute !== 120),
   'mcp-filter-ignored': (d) => withKeyed(d, k(d).pro, async (m) => (await tool(m.client, 'search_jobs', { remote_type: 'regional', limit: 50 })).data.jobs.some((j: any) => j.remoteType !== 'regional')),
+  'mcp-job-type-spaced': (d) => withKeyed(d, k(d).pro, async (m) => (await tool(m.client, 'search_jobs', { limit: 50 })).data.jobs.some((j: any) => / /.test(j.jobType))),
+  'mcp-search-inactive': (d) =>
+    withKeyed(d, k(d).pro, async (m) => {
+      const ids: string[] = [];
+      for (let offset = 0; offset < 400; offset += 50) ids.push(...(await tool(m.client, 'search_jobs', { limit: 50, offset })).data.jobs.map((j: any) => j.id));
+      return ids.includes(d.profile.inactiveJobId!);
+    }),
+  'mcp-stale-pay': async (d) => {
+    const id = await firstJob(d);
+    const rest = (await call(d.baseUrl, k(d).pro, `${V1}/jobs/${id}`)).body.payMax;
+    return withKeyed(d, k(d).pro, async (m) => (await tool(m.client, 'get_job', { id })).data.payMax !== rest);
+  },
   'market-limit-free': async (d) => (await call(d.baseUrl, k(d).pro, `${V1}/market/skills`)).headers.get('x-ratelimit-limit') !== '300',
   'anon-needs-key': async (d) => {
     try {
