@@ -16,6 +16,11 @@ export const USAGE = `Usage: npm run conformance -- --target <base URL> [options
   --only <id prefix>        only checks covering matching requirement ids or check ids (repeatable)
   --report-dir <dir>        where junit.xml, report.json and report.html go (default reports/conformance)
   --no-reports              write no report files
+  --baseline <file>         known failures: a baseline file (YAML/JSON) or a previous report.json. Listed
+                            failures are reported as known and exit 0; new ones exit 1; an entry past
+                            its expires date fails again; entries that now pass are reported as fixed
+  --write-baseline <file>   write this run's must failures as a baseline file (keeps the reasons and
+                            expiry dates of the --baseline entries that still apply)
   --replay <path-or-id>     replay a saved counterexample file, or <check>/<property>@<path> with --seed
   --regressions-dir <dir>   saved counterexamples (default <report dir>/regressions/<target>; never
                             shared between targets)
@@ -49,6 +54,8 @@ export function parseCli(argv: string[]): RawOptions & { help?: boolean } {
       'report-dir': { type: 'string' },
       'no-reports': { type: 'boolean' },
       replay: { type: 'string' },
+      baseline: { type: 'string' },
+      'write-baseline': { type: 'string' },
       'regressions-dir': { type: 'string' },
       'no-save-regressions': { type: 'boolean' },
       'validating-proxy': { type: 'boolean' },
@@ -78,6 +85,8 @@ export function parseCli(argv: string[]): RawOptions & { help?: boolean } {
     only: values.only?.flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean),
     reportDir: values['no-reports'] ? null : values['report-dir'],
     replay: values.replay,
+    baseline: values.baseline,
+    writeBaseline: values['write-baseline'],
     regressionsDir: values['regressions-dir'],
     saveRegressions: values['no-save-regressions'] ? false : undefined,
     capabilities: values['validating-proxy'] ? { validatingProxy: true } : undefined,

@@ -5,6 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { loadBaseline, parseBaseline, type Baseline } from './baseline.js';
+import { loadCatalogue } from './requirements.js';
 
 export const KEY_SLOTS = ['free', 'starter', 'pro', 'scale', 'noScreeningScope', 'noJobsScope', 'noMcpScope', 'screeningSpent'] as const;
 export type KeySlot = (typeof KEY_SLOTS)[number];
@@ -69,6 +71,10 @@ export interface RawOptions extends Omit<Profile, 'capabilities'> {
   allowSpend?: string[];
   /** Do not spend a fixed key's rate window (no 429 checks on fixed keys). */
   rateWindows?: boolean;
+  /** Known failures: a baseline file or a previous report.json (a path), or a baseline's content (`{ entries }`). */
+  baseline?: string | { version?: number; entries: unknown[] };
+  /** Write this run's `must` failures as a baseline file here. */
+  writeBaseline?: string;
 }
 
 export interface HarnessConfig {
@@ -100,6 +106,10 @@ export interface HarnessConfig {
   progress: boolean;
   root: string;
   requirementsFile: string;
+  /** Known failures (--baseline), validated against the catalogue. */
+  baseline: Baseline | null;
+  /** Where --write-baseline writes this run's failures. */
+  writeBaseline: string | null;
 }
 
 const HARNESS_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -198,8 +208,14 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
     progress: raw.progress ?? true,
     root,
     requirementsFile: path.resolve(raw.requirementsFile ?? path.join(root, 'contracts/requirements.yaml')),
+    baseline: null,
+    writeBaseline: raw.writeBaseline ? path.resolve(raw.writeBaseline) : null,
   };
   if (!existsSync(cfg.requirementsFile)) throw new Error(`requirements catalogue not found at ${cfg.requirementsFile}`);
+  if (raw.baseline !== undefined) {
+    const ids = new Set(loadCatalogue(cfg.requirementsFile).all.map((r) => r.id));
+    cfg.baseline = typeof raw.baseline === 'string' ? loadBaseline(path.resolve(raw.baseline), ids) : parseBaseline(raw.baseline, 'options', ids);
+  }
   return Object.freeze(cfg);
 }
 

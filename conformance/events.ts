@@ -1,7 +1,9 @@
 // What a run reports while it goes and when it ends. The runner emits these events; reporters (console
 // progress, JUnit, JSON, HTML) consume them. Nothing else in the harness writes output.
 
+import type { BaselineOutcome } from './baseline.js';
 import type { Capabilities } from './check.js';
+import type { CoverageIndex } from './coverage.js';
 import type { Failure } from './failure.js';
 import type { Level } from './requirements.js';
 
@@ -47,7 +49,7 @@ export interface Tally {
 }
 
 export interface RunResult {
-  /** True when every `must` requirement that ran passed. */
+  /** True when every `must` requirement that ran passed (or failed only as the baseline expects). */
   ok: boolean;
   target: string;
   seed: number;
@@ -60,6 +62,10 @@ export interface RunResult {
   checks: CheckResult[];
   requirements: RequirementResult[];
   counts: { must: Tally; policy: Tally };
+  /** The share of `must` requirements this run could observe, the score, and why the rest were not observed. */
+  coverage: CoverageIndex;
+  /** How the run's failures compare with the baseline it was given (--baseline). */
+  baseline?: BaselineOutcome;
   /** Inputs evaluated by every property of the run: saved counterexamples, generated cases and shrinks. */
   cases: number;
   /** Requirement ids named by checks but absent from the catalogue. */

@@ -4,6 +4,8 @@
 
 import type { Capabilities, Check, CheckContext } from './check.js';
 import { CAPABILITY_REASONS } from './check.js';
+import { settleBaseline } from './baseline.js';
+import { coverageIndex } from './coverage.js';
 import { allChecks } from './checks/index.js';
 import { baseCommand, type HarnessConfig } from './config.js';
 import { loadHarnessContract } from './contract.js';
@@ -166,8 +168,9 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
   const requirements = aggregate(catalogue, known, allResults, cfg.only);
   const unknownRequirementIds = [...new Set([...known.flatMap((c) => c.requirements), ...allResults.flatMap((r) => r.failures.map((f) => f.requirement))])].filter((id) => !catalogue.byId.has(id));
   const must = requirements.filter((r) => r.level === 'must');
+  const baseline = cfg.baseline ? settleBaseline(cfg.baseline, requirements, allResults, new Date(startedAt)) : undefined;
   const result: RunResult = {
-    ok: must.every((r) => r.status !== 'fail' && r.status !== 'error') && !unknownRequirementIds.some((id) => allResults.some((r) => r.failures.some((f) => f.requirement === id))),
+    ok: must.every((r) => r.status !== 'error' && (r.status !== 'fail' || !!baseline?.known.includes(r.id))) && !unknownRequirementIds.some((id) => allResults.some((r) => r.failures.some((f) => f.requirement === id))),
     target: cfg.target,
     seed: cfg.seed,
     runs: cfg.runs,
@@ -179,6 +182,8 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
     checks: allResults,
     requirements,
     counts: { must: tally(must), policy: tally(requirements.filter((r) => r.level === 'policy')) },
+    coverage: coverageIndex(requirements, known, env.capabilities),
+    ...(baseline ? { baseline } : {}),
     cases,
     unknownRequirementIds,
     regressions: regressionLog,

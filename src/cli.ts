@@ -1,48 +1,15 @@
 // `npm start`: runs the sandbox on its embedded in-memory default and prints where everything is.
-// Flags: --port N, --anon-port N, --host H, --seed N, --corpus N (e.g. 100000), --no-demo,
-// --no-rate-limits, --self-check, --bug NAME (repeatable), --log, --store postgres://… (a shared sandbox).
+// The flags are the OPTIONS of config.ts (`npm start -- --help` lists them).
 
 import { startSandbox } from './main.js';
-import type { ConfigInput } from './config.js';
-import type { StoreInput } from './main.js';
+import { parseFlags, usage } from './config.js';
 
-function parseArgs(argv: string[]): ConfigInput & StoreInput {
-  const out: ConfigInput & StoreInput = {};
-  const bugs: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const val = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${a} needs a value`);
-      return v;
-    };
-    const int = () => {
-      const v = Number(val());
-      if (!Number.isInteger(v) || v < 0) throw new Error(`${a} needs a non-negative integer`);
-      return v;
-    };
-    switch (a) {
-      case '--port': out.port = int(); break;
-      case '--anon-port': out.anonMcpPort = int(); break;
-      case '--host': out.host = val(); break;
-      case '--seed': out.seed = int(); break;
-      case '--corpus': out.corpusSize = int(); break;
-      case '--no-demo': out.seedDemo = false; break;
-      case '--no-rate-limits': out.noRateLimits = true; break;
-      case '--self-check': out.selfCheck = true; break;
-      case '--log': out.log = true; break;
-      case '--bug': bugs.push(val()); break;
-      case '--store': out.store = val(); break;
-      case '--help':
-      case '-h':
-        console.log('usage: npm start -- [--port N] [--anon-port N] [--host H] [--seed N] [--corpus N] [--no-demo] [--no-rate-limits] [--self-check] [--bug NAME] [--log] [--store memory|postgres://user:password@host:port/db]');
-        process.exit(0);
-      default:
-        throw new Error(`unknown option ${a} (try --help)`);
-    }
+function parseArgs(argv: string[]) {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(usage());
+    process.exit(0);
   }
-  if (bugs.length) out.bugs = bugs;
-  return out;
+  return parseFlags(argv);
 }
 
 async function main() {

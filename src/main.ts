@@ -4,7 +4,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { createServer as createHttpServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolveConfig, type ConfigInput } from './config.js';
+import { bindConfig, resolveOptions, type ConfigInput } from './config.js';
 import { createCore, type Core } from './domain/core.js';
 import { createAnonApp, createApp } from './app.js';
 import { openMemoryStore } from './store/memory.js';
@@ -38,45 +38,26 @@ function listen(fetch: Fetch, host: string, port: number, fast?: () => FastPath 
   });
 }
 
-/** What the sandbox keeps its state in: the in-memory default, or a PostgreSQL URL shared by several instances. */
-export interface StoreInput {
-  store?: string;
+/** How a shared instance reacts to its store (not a setting: a hook for tests and the CLI). */
+export interface StoreHooks {
   /** What a shared instance does when the log cannot be written (default: log and exit, so a restart replays). */
   onStoreFailure?: (err: Error) => void;
 }
 
-/** The store named by --store or SANDBOX_DATABASE_URL: null for the in-memory default. */
-export function storeUrlOf(input: StoreInput, env: NodeJS.ProcessEnv): string | null {
-  const url = input.store ?? env.SANDBOX_DATABASE_URL ?? '';
-  if (url === '' || url === 'memory') return null;
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error(`unknown store '${url}': use memory (the default) or a postgres://user:password@host:port/db URL`);
-  return url;
-}
-
-export async function startSandbox(input: ConfigInput & StoreInput = {}, env: NodeJS.ProcessEnv = {}): Promise<RunningSandbox> {
-  const pre = resolveConfig(input, env);
-  const main = await listenApp(pre, input, env);
-  return main;
-}
-
-async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInput & StoreInput, env: NodeJS.ProcessEnv): Promise<RunningSandbox> {
-  // Listen first (port 0 picks a free port), then fix the public URL to the real address.
+export async function startSandbox(input: ConfigInput & StoreHooks = {}, env: NodeJS.ProcessEnv = {}): Promise<RunningSandbox> {
+  const options = resolveOptions(input, env);
+  // Listen first (port 0 picks a free port), then bind the config to the real address.
   const holder: { app?: { fetch: Fetch }; anon?: { fetch: Fetch }; fast?: FastPath } = {};
   const notReady = () => new Response('starting', { status: 503 });
-  const server = await listen((req, ...rest) => (holder.app ? holder.app.fetch(req, ...rest) : notReady()), pre.host, pre.port, () => holder.fast);
-  const anonServer = await listen((req, ...rest) => (holder.anon ? holder.anon.fetch(req, ...rest) : notReady()), pre.host, pre.anonMcpPort);
+  const server = await listen((req, ...rest) => (holder.app ? holder.app.fetch(req, ...rest) : notReady()), options.host, options.port, () => holder.fast);
+  const anonServer = await listen((req, ...rest) => (holder.anon ? holder.anon.fetch(req, ...rest) : notReady()), options.host, options.anonMcpPort);
   const port = (server.address() as AddressInfo).port;
   const anonPort = (anonServer.address() as AddressInfo).port;
-  const hostForUrl = pre.host.includes(':') ? `[${pre.host}]` : pre.host;
-  const config = resolveConfig(
-    { ...input, adminToken: pre.adminToken, port, anonMcpPort: anonPort, publicUrl: input.publicUrl ?? env.SANDBOX_PUBLIC_URL ?? `http://${hostForUrl}:${port}` },
-    env,
-  );
-  const url = storeUrlOf(input, env);
+  const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
+  let settings = bindConfig(options, port, anonPort);
   let shared: SharedSandbox | null = null;
-  let settings = { ...config, adminTokenGenerated: pre.adminTokenGenerated };
-  if (url) {
-    shared = await openShared(url, settings, input.onStoreFailure);
+  if (options.store) {
+    shared = await openShared(options.store, settings, input.onStoreFailure);
     settings = { ...settings, adminToken: shared.adminToken };
   }
   const core = await createCore(settings, shared?.openStore ?? openMemoryStore);
@@ -91,7 +72,7 @@ async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInp
     holder.app = app;
     holder.anon = anon;
     // a shared sandbox records every API call as a step of its log (D-112): the fast path is for one process
-    if (config.fastPath) holder.fast = restFastPath(core);
+    if (settings.fastPath) holder.fast = restFastPath(core);
   }
   const closeServer = (s: ServerType) =>
     new Promise<void>((resolve) => {
@@ -100,7 +81,7 @@ async function listenApp(pre: ReturnType<typeof resolveConfig>, input: ConfigInp
     });
   return {
     core,
-    baseUrl: config.publicUrl,
+    baseUrl: settings.publicUrl,
     listenUrl: `http://${hostForUrl}:${port}`,
     anonMcpUrl: `http://${hostForUrl}:${anonPort}/mcp`,
     adminToken: settings.adminToken,

@@ -14,7 +14,7 @@ import { readNode, readWeb } from './web/bodyStream.js';
 import { envelopeOf } from './web/envelope.js';
 
 /** Bytes of a body kept for the log: more than any route accepts, so a refused body is refused on replay too. */
-const BODY_CAP = 1024 * 1024;
+const RECORDED_BODY_CAP = 1024 * 1024;
 
 type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
 
@@ -31,10 +31,10 @@ interface Incoming {
 async function bodyOf(req: Request, incoming: Incoming | undefined): Promise<Buffer | Oversize | null> {
   if (req.method === 'GET' || req.method === 'HEAD') return null;
   try {
-    const bytes = incoming && typeof incoming.on === 'function' ? await readNode(incoming as IncomingMessage, BODY_CAP) : req.body ? await readWeb(req.body, BODY_CAP) : new Uint8Array(0);
+    const bytes = incoming && typeof incoming.on === 'function' ? await readNode(incoming as IncomingMessage, RECORDED_BODY_CAP) : req.body ? await readWeb(req.body, RECORDED_BODY_CAP) : new Uint8Array(0);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   } catch (err) {
-    if (err instanceof DomainError && err.details.status === 413) return { oversize: BODY_CAP + 1 };
+    if (err instanceof DomainError && err.details.status === 413) return { oversize: RECORDED_BODY_CAP + 1 };
     // the client went away mid-body: nothing was done, so nothing is recorded
     throw err instanceof DomainError ? err : invalid(`the request body could not be read: ${(err as Error).message}`, 'body');
   }

@@ -100,6 +100,16 @@ describe('unsupported methods (D-45)', () => {
 });
 
 describe('OpenAPI links and examples', () => {
+  it('serve every document with `servers` at the origin it was fetched from', async () => {
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const origin = sb.get().baseUrl.replace('127.0.0.1', host);
+      for (const path of ['/api/openapi.json', '/docs/jobs.json', '/docs/screening.json', '/docs/control.json']) {
+        const doc = await (await fetch(origin + path)).json();
+        expect(doc.servers.map((s: { url: string }) => new URL(s.url).origin), `${path} via ${host}`).toEqual([origin]);
+      }
+    }
+  });
+
   it('chain search → get → apply and submit → audit, with examples that exist', async () => {
     const jobs = await served('/api/openapi.json');
     const search = jobs.paths['/api/v1/jobs'].get.responses['200'].links;

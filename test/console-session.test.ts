@@ -219,9 +219,11 @@ describe('API reference at /docs', () => {
       expect(doc.servers[0].url.startsWith(base)).toBe(true);
       expect(Object.keys(doc.paths).length).toBeGreaterThan(0);
     }
-    const init = await (await fetch(`${base}/docs/init.js`)).text();
-    expect(init).toContain('/docs/screening.json');
-    expect(init).toContain('/docs/jobs.json');
+    // the page's script reads the documents to list from the page's JSON block
+    const html = await (await fetch(`${base}/docs`)).text();
+    const config = JSON.parse(/<script id="docs-config" type="application\/json">([^<]*)<\/script>/.exec(html)![1]);
+    expect(config.urls.map((u: { url: string }) => u.url)).toEqual(['/docs/screening.json', '/docs/jobs.json', '/docs/control.json']);
+    expect((await (await fetch(`${base}/docs/init.js`)).text()).includes("getElementById('docs-config')")).toBe(true);
     const bundle = await fetch(`${base}/docs/assets/swagger-ui-bundle.js`);
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toMatch(/javascript/);

@@ -2,7 +2,7 @@
 // duration and capped bodies; searchable; bounded to the latest entries whatever the traffic.
 
 import { describe, expect, it } from 'vitest';
-import { BODY_CAP, CAPACITY } from '../src/domain/callLog.js';
+import { LOG_TEXT_CAP, CAPACITY } from '../src/domain/callLog.js';
 import { connectMcp, call } from './support/mcp.js';
 import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
@@ -18,7 +18,7 @@ describe('request log', () => {
     const b = await createTenant(baseUrl, { planTier: 'pro' });
     const submit = await client(baseUrl, a.apiKey)('POST', `${SCREENING}/screen`, submitBody({ idempotencyKey: 'log-me-1' }));
     const requestId = submit.json.requestId;
-    const long = 'x'.repeat(BODY_CAP * 3);
+    const long = 'x'.repeat(LOG_TEXT_CAP * 3);
     const refused = await client(baseUrl, a.apiKey)('POST', `${SCREENING}/screen`, { idempotencyKey: long });
     expect(refused.status).toBe(400);
     await client(baseUrl, b.apiKey)('GET', '/api/v1/jobs?q=engineer&limit=2');
@@ -37,7 +37,7 @@ describe('request log', () => {
     expect(created.responseBody).toContain(requestId);
     expect(typeof created.durationMs).toBe('number');
     const bad = mine.find((e: any) => e.status === 400)!;
-    expect(bad.requestBody.length).toBe(BODY_CAP);
+    expect(bad.requestBody.length).toBe(LOG_TEXT_CAP);
     expect(bad.truncated).toBe(true);
     expect(bad.responseBody).toContain('invalid_request');
     const tool = mine.find((e: any) => e.tool === 'tools/call get_me')!;
@@ -57,17 +57,17 @@ describe('request log', () => {
     const api = client(baseUrl, t.apiKey);
     const long = await api('GET', '/api/v1/jobs?limit=50');
     const short = await api('GET', `/api/v1/jobs/${long.json.jobs[0].id}`);
-    expect(long.text.length).toBeGreaterThan(BODY_CAP * 3);
+    expect(long.text.length).toBeGreaterThan(LOG_TEXT_CAP * 3);
     const entries = (await logOf(`tenantId=${t.tenantId}&limit=10`)).entries;
     const of = (path: string) => entries.find((e: any) => e.path === path);
-    expect(of('/api/v1/jobs?limit=50')).toMatchObject({ status: 200, responseBody: long.text.slice(0, BODY_CAP), truncated: true });
+    expect(of('/api/v1/jobs?limit=50')).toMatchObject({ status: 200, responseBody: long.text.slice(0, LOG_TEXT_CAP), truncated: true });
     expect(of(`/api/v1/jobs/${long.json.jobs[0].id}`)).toMatchObject({ status: 200, responseBody: short.text, truncated: false });
   });
 
   it('keeps only the latest entries, and pages across the roll-off', async () => {
     const { core } = sb.get();
     const log = core.callLog;
-    const call = { atMs: core.clock.now(), tenantId: null, api: 'rest' as const, method: 'GET', path: '/api/v1/me', tool: null, status: 200, durationMs: 1, request: '', response: 'x'.repeat(BODY_CAP) };
+    const call = { atMs: core.clock.now(), tenantId: null, api: 'rest' as const, method: 'GET', path: '/api/v1/me', tool: null, status: 200, durationMs: 1, request: '', response: 'x'.repeat(LOG_TEXT_CAP) };
     for (let i = 0; i < CAPACITY * 3 + 10; i++) log.record({ ...call, path: `/api/v1/me?n=${i}` });
     const { entries, base } = log.window();
     expect(entries).toHaveLength(CAPACITY);

@@ -6,7 +6,7 @@
 
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_CAP } from '../src/domain/callLog.js';
+import { LOG_TEXT_CAP } from '../src/domain/callLog.js';
 import { startSandbox, type RunningSandbox } from '../src/main.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 
@@ -252,7 +252,7 @@ describe('self-check on the fast path', () => {
     // a long answer is checked whole (the request log keeps only its first bytes)
     const page = await api('GET', '/api/v1/jobs?limit=50');
     expect(page.status).toBe(200);
-    expect(page.text.length).toBeGreaterThan(BODY_CAP * 4);
+    expect(page.text.length).toBeGreaterThan(LOG_TEXT_CAP * 4);
     expect((await admin(checked)('PUT', '/sandbox/v1/bugs/drop_ratelimit_remaining')).status).toBe(200);
     const before = checked.fastPathCalls();
     const quiet = console.error;

@@ -6,7 +6,7 @@ import type { Check } from '../check.js';
 import { arbitraryFor } from '../arbitraries/schema.js';
 import { violation } from '../failure.js';
 import { jsonOf, type Exchange } from '../target/http.js';
-import { leaves, mainList, stringsOf } from './open-shape.js';
+import { leaves, mainList, stringLeavesOf } from './open-shape.js';
 import { expectNoCharge, readWallet } from './wallet.js';
 import { expectCode, expectStatus, JOBS, jobsApi } from './support.js';
 
@@ -64,22 +64,29 @@ const roles: Check = {
     const t = await ctx.tenants.get('pro');
     const api = jobsApi(ctx);
     let servedSlug: string | null = null;
+    // where in an entry the first served slug sat: tried first for the other entries
+    let servedPath: string | null = null;
     for (const locale of ['en', 'id']) {
       const list = await api.call({ path: `${JOBS}/market/roles`, key: t.apiKey, query: { locale } });
       expectStatus(list, 200, 'JOB-MKT-2', `GET /market/roles?locale=${locale}`);
-      // the body shape is "not shown": the list is the body's longest array, and each entry's slug is
-      // whichever of its strings GET /market/roles/{role} serves (slug-like strings tried first)
+      // the body shape is "not shown": the list is the body's main list (its longest list not nested in
+      // another's items), and each entry's slug is whichever of its strings GET /market/roles/{role}
+      // serves (the entry's own fields before nested ones, slug-like strings first)
       const roles = mainList(jsonOf(list));
       if (!roles?.length) throw violation('JOB-MKT-2', 'GET /market/roles lists no role family', list);
       for (const role of roles) {
         let served = false;
         const tried: string[] = [];
-        for (const candidate of stringsOf(role).slice(0, 4)) {
+        const strings = stringLeavesOf(role);
+        const ordered = [...strings.filter((l) => l.path === servedPath), ...strings.filter((l) => l.path !== servedPath).slice(0, 4)];
+        for (const { path, value } of ordered) {
+          const candidate = String(value);
           tried.push(candidate);
           const r = await api.call({ path: `${JOBS}/market/roles/${encodeURIComponent(candidate)}`, key: t.apiKey, query: { locale } });
           if (r.response?.status === 200) {
             served = true;
             servedSlug ??= candidate;
+            servedPath ??= path;
             break;
           }
         }
@@ -126,7 +133,7 @@ const skills: Check = {
       predicate: async (limit) => {
         const ex = await api.call({ path: `${JOBS}/market/skills`, key: t.apiKey, query: { limit } });
         expectStatus(ex, 200, 'JOB-MKT-4', `GET /market/skills?limit=${limit ?? '(default)'}`);
-        // the body shape is "not shown": the skills are the body's longest array
+        // the body shape is "not shown": the skills are the body's main list (never a list inside its entries)
         const list = mainList(jsonOf(ex));
         if (!list) throw violation('JOB-MKT-4', 'GET /market/skills answered no list of skills', ex);
         if (list.length > (limit ?? 25)) throw violation('JOB-MKT-4', `limit ${limit ?? '(default 25)'} returned ${list.length} skills`, ex);
@@ -144,20 +151,36 @@ const skills: Check = {
   },
 };
 
+/** The numbers of an entry by their path inside it (not those inside a list the entry carries). */
+function numbersByPath(o: unknown, path = ''): Map<string, number> {
+  const out = new Map<string, number>();
+  if (o && typeof o === 'object' && !Array.isArray(o)) {
+    for (const [k, v] of Object.entries(o)) {
+      if (typeof v === 'number') out.set(`${path}/${k}`, v);
+      else for (const [p, n] of numbersByPath(v, `${path}/${k}`)) out.set(p, n);
+    }
+  }
+  return out;
+}
+
 /**
- * "Most mentioned first", without knowing which field holds the count: when the entries carry numbers,
- * at least one numeric field must be non-increasing down the list; a list whose every numeric field
- * goes up somewhere is not ordered by any count it shows. Entries without numbers say nothing.
+ * "Most mentioned first", without knowing which field holds the count or how deep it sits: when the
+ * entries carry numbers that vary (at the same place in each), at least one of them must be non-increasing
+ * down the list; a list whose every number goes up somewhere is not ordered by any count it shows. Entries
+ * without numbers say nothing.
  */
 export function mentionOrderProblem(list: unknown[]): string | null {
   const objs = list.filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x));
   if (objs.length < 2 || objs.length !== list.length) return null;
-  const numeric = Object.keys(objs[0]).filter((k) => objs.every((o) => typeof o[k] === 'number'));
+  const maps = objs.map((o) => numbersByPath(o));
+  const at = (i: number, k: string) => maps[i].get(k)!;
+  // a number the same in every entry orders nothing (and a constant count allows any order)
+  const numeric = [...maps[0].keys()].filter((k) => maps.every((m) => m.has(k)) && maps.some((_, i) => at(i, k) !== at(0, k)));
   if (numeric.length === 0) return null;
-  const ordered = numeric.filter((k) => objs.every((o, i) => i === 0 || (o[k] as number) <= (objs[i - 1][k] as number)));
+  const ordered = numeric.filter((k) => maps.every((_, i) => i === 0 || at(i, k) <= at(i - 1, k)));
   if (ordered.length) return null;
   const k = numeric[0];
-  const i = objs.findIndex((o, j) => j > 0 && (o[k] as number) > (objs[j - 1][k] as number));
+  const i = maps.findIndex((_, j) => j > 0 && at(j, k) > at(j - 1, k));
   return `skills are not most-mentioned first by any count they carry (${numeric.join(', ')}): e.g. ${JSON.stringify(objs[i - 1])} before ${JSON.stringify(objs[i])}`;
 }
 

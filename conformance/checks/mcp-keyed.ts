@@ -8,7 +8,7 @@ import { violation } from '../failure.js';
 import { jsonOf } from '../target/http.js';
 import { initializeParams, rawRpc } from '../target/mcp.js';
 import { someJobs } from './jobs-apply.js';
-import { leaves, mainList, mentionsNumber, namesTier } from './open-shape.js';
+import { findRecord, leaves, mainList, mentionsNumber, namesTier } from './open-shape.js';
 import { expectNoCharge, expectOneCharge, readWallet } from './wallet.js';
 import { connect, failed, findList, toolPayload } from './mcp-support.js';
 import { expectStatus, jobsApi, JOBS } from './support.js';
@@ -120,7 +120,8 @@ const seeker: Check = {
         const r = await s.callTool('get_job', { id: jobId });
         if (failed(r)) throw violation('MCP-TOOL-2', `get_job ${jobId} failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
         const p = toolPayload(r.result);
-        const job = p?.id === jobId ? p : findList(p, ['id', 'title'])?.find((j) => j.id === jobId) ?? p?.job;
+        // a Job's fields are documented, where the job sits in the tool result is not: any object with its id
+        const job = findRecord(p, (o) => o.id === jobId);
         if (job?.id !== jobId || job?.title !== jsonOf(rest)?.title) throw violation('MCP-KEYED-5', `get_job ${jobId} over MCP does not return the job REST returns (${jsonOf(rest)?.title})`, rest, r.exchange);
         // one feed: every basic field both surfaces show has the same value (sponsored depends on the tier)
         for (const [k, v] of Object.entries(jsonOf(rest) ?? {})) {

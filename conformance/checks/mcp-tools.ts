@@ -6,20 +6,61 @@
 import type { Check } from '../check.js';
 import { skip, violation } from '../failure.js';
 import { someJobs } from './jobs-apply.js';
-import { leaves, mainList } from './open-shape.js';
+import { leaves, leavesOutside, mainRecordList, normKey, numbersNamed, urlsOf, valueNamed } from './open-shape.js';
 import { expectNoCharge, readWallet } from './wallet.js';
-import { connect, failed, findList, toolPayload } from './mcp-support.js';
+import { connect, failed, toolPayload } from './mcp-support.js';
 
-/** Keys that would carry personal data an anonymized result must never hold. */
-const PERSONAL = /^(name|full_?name|first_?name|last_?name|email|e_?mail|phone|contact|cv|cv_?text|resume|salary|salary_?expectation)$/i;
+/** Keys (any convention: `full_name`, `fullName`, `full-name`) that would carry personal data an anonymized result must never hold. */
+const PERSONAL = new Set(['name', 'fullname', 'firstname', 'lastname', 'email', 'phone', 'contact', 'cv', 'cvtext', 'resume', 'salary', 'salaryexpectation']);
 
 function personalKeys(v: unknown, path = ''): string[] {
   if (Array.isArray(v)) return v.flatMap((x, i) => personalKeys(x, `${path}[${i}]`));
-  if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => [...(PERSONAL.test(k) ? [`${path}.${k}`] : []), ...personalKeys(x, `${path}.${k}`)]);
+  if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => [...(PERSONAL.has(normKey(k)) ? [`${path}.${k}`] : []), ...personalKeys(x, `${path}.${k}`)]);
   return [];
 }
 
 const inRange = (x: unknown) => typeof x === 'number' && x >= 0 && x <= 100;
+
+/**
+ * Where a record's 0–100 score is out of range, as far as an open shape shows it: a number under the
+ * document's own word for it (`fit`, `relevance`, `score`, in any key convention) must be 0–100, and the
+ * record must carry some 0–100 number at all. Null when neither is broken.
+ */
+export function scoreProblem(record: Record<string, unknown>, words: readonly string[]): string | null {
+  const named = numbersNamed(record, words).filter((n) => !inRange(n));
+  if (named.length) return `a ${words[0]} of ${named[0]}, not 0–100`;
+  if (!leaves(record).some((l) => inRange(l.value))) return 'no 0–100 number at all';
+  return null;
+}
+
+/** The talent-card tier words of the document. */
+const CARD_TIERS = ['exact', 'close', 'broader'];
+
+/**
+ * What is wrong with a talent_search result, read without field names: the cards are its main list of
+ * records (never a list inside a card), at most 10; a match count is a whole number outside the cards;
+ * every card names a tier exact, close or broader and carries a 0–100 fit. Null when nothing is.
+ */
+export function talentProblem(p: unknown): string | null {
+  const cards = mainRecordList(p);
+  if (cards === null) return 'talent_search returned no list of cards';
+  if (cards.length > 10) return `talent_search returned ${cards.length} cards (at most 10)`;
+  if (!leavesOutside(p, cards).some((l) => Number.isInteger(l.value) && (l.value as number) >= 0)) return 'talent_search returned no match count (no whole number beside its cards)';
+  for (const c of cards) {
+    const tiers = leaves(c).flatMap((l) => (typeof l.value === 'string' && CARD_TIERS.includes(l.value.trim().toLowerCase()) ? [l.value] : []));
+    if (!tiers.length) return `a talent card ${JSON.stringify(c).slice(0, 160)} names no tier exact, close or broader`;
+    const fit = scoreProblem(c, ['fit', 'fitscore']);
+    if (fit) return `a talent card ${JSON.stringify(c).slice(0, 160)} has ${fit}: fit is 0–100`;
+  }
+  return null;
+}
+
+/**
+ * How a hire result reads, without field names: a shortlist is its main list of records (never a list
+ * inside a candidate, such as each candidate's skills); 3 or more is a shortlist, none is the "no strong
+ * match" answer, 1 or 2 is neither.
+ */
+export const shortlistOf = (p: unknown): Record<string, unknown>[] => mainRecordList(p) ?? [];
 
 const drafting: Check = {
   id: 'mcp.tools.draft',
@@ -35,8 +76,10 @@ const drafting: Check = {
       const r = await s.callTool('draft_application', { id: jobId });
       if (failed(r)) throw violation('MCP-TOOL-4', `draft_application failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
       const p = toolPayload(r.result);
-      if (typeof p?.apply_url !== 'string') throw violation('MCP-TOOL-4', 'draft_application returned no apply_url', r.exchange);
-      if (p?.submitted === true) throw violation('MCP-TOOL-4', 'draft_application says it submitted the application; drafts submit nothing', r.exchange);
+      // `apply_url` is the document's name; where it sits in the result is not shown
+      if (typeof valueNamed(p, 'apply_url') !== 'string') throw violation('MCP-TOOL-4', 'draft_application returned no apply_url', r.exchange);
+      // a result saying `submitted: true` (at any depth) contradicts "nothing is submitted"
+      if (valueNamed(p, 'submitted') === true) throw violation('MCP-TOOL-4', 'draft_application says it submitted the application; drafts submit nothing', r.exchange);
       await expectNoCharge(ctx, t.apiKey, before, 'MCP-TOOL-4', 'draft_application', r.exchange);
     } finally {
       await s.close();
@@ -62,15 +105,17 @@ const employer: Check = {
           const p = toolPayload(r.result);
           const leak = personalKeys(p);
           if (leak.length) throw violation(req, `${tool} returned personal data fields: ${leak.slice(0, 5).join(', ')}`, r.exchange);
-          const list = (tool === 'talent_search' ? p?.cards : p?.candidates) ?? findList(p, []) ?? [];
+          // the results' field names are not shown: see talentProblem and scoreProblem
           if (tool === 'talent_search') {
-            if (!Array.isArray(p?.cards) || p.cards.length > 10) throw violation(req, `talent_search returned ${Array.isArray(p?.cards) ? p.cards.length : 'no'} cards (at most 10)`, r.exchange);
-            if (typeof p?.matchCount !== 'number') throw violation(req, 'talent_search returned no match count', r.exchange);
-            const bad = list.find((c: any) => !inRange(c?.fit) || !['exact', 'close', 'broader'].includes(c?.tier));
-            if (bad) throw violation(req, `a talent card has fit ${JSON.stringify(bad?.fit)} / tier ${JSON.stringify(bad?.tier)}: fit is 0–100 and tier exact, close or broader`, r.exchange);
+            const problem = talentProblem(p);
+            if (problem) throw violation(req, problem, r.exchange);
           } else {
-            const bad = list.find((c: any) => !inRange(c?.relevance ?? c?.score));
-            if (bad) throw violation(req, `a match_candidates entry has relevance ${JSON.stringify(bad?.relevance ?? bad?.score)}, not 0–100`, r.exchange);
+            const list = mainRecordList(p);
+            if (list === null) throw violation(req, 'match_candidates returned no list of candidates', r.exchange);
+            for (const c of list) {
+              const problem = scoreProblem(c, ['relevance', 'score', 'relevancescore']);
+              if (problem) throw violation(req, `a match_candidates entry ${JSON.stringify(c).slice(0, 160)} has ${problem}: relevance is 0–100`, r.exchange);
+            }
           }
         });
       }
@@ -81,9 +126,13 @@ const employer: Check = {
         const r = await s.callTool('post_job', { ...base, apply_url: 'https://careers.example.com/jobs/1' });
         if (failed(r)) throw violation('MCP-TOOL-11', `post_job with an apply_url failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
         const p = toolPayload(r.result);
-        const checkout = Object.entries(p ?? {}).find(([k, v]) => /checkout/i.test(k) && typeof v === 'string' && /^https?:\/\//.test(v));
-        if (!checkout || !JSON.stringify(p).includes('"IDR"')) throw violation('MCP-TOOL-11', 'post_job returned no checkout link priced in IDR', r.exchange);
-        if (typeof p?.tier === 'string' && p.tier !== 'standard') throw violation('MCP-TOOL-11', `post_job without a tier made a '${p.tier}' order; the default is Standard`, r.exchange);
+        // the result's shape is not shown: a checkout link is an http(s) URL other than the apply_url sent,
+        // priced in IDR is the currency code among its values; the tier is read from the tier words
+        const links = urlsOf(p).filter((u) => u !== 'https://careers.example.com/jobs/1');
+        const words = leaves(p).flatMap((l) => (typeof l.value === 'string' ? [l.value.trim().toLowerCase()] : []));
+        if (!links.length || !words.includes('idr')) throw violation('MCP-TOOL-11', 'post_job returned no checkout link priced in IDR', r.exchange);
+        const other = words.find((w) => w === 'featured' || w === 'pilot');
+        if (!words.includes('standard') && other) throw violation('MCP-TOOL-11', `post_job without a tier made a '${other}' order; the default is Standard`, r.exchange);
       });
     } finally {
       await s.close();
@@ -183,13 +232,15 @@ const hire: Check = {
           const p = toolPayload(r.result);
           const leak = personalKeys(p);
           if (leak.length) throw violation('MCP-TOOL-12', `hire returned personal data fields: ${leak.slice(0, 5).join(', ')}`, r.exchange);
-          // the result's field names are not shown: a shortlist is its longest list of at least 3 candidates, each
-          // with a 0–100 score; anything else is the "no strong match" answer
-          const list = (mainList(p) ?? []).filter((c) => c !== null && typeof c === 'object');
+          // the result's field names are not shown: a shortlist is its main list of records (not a list inside
+          // a candidate) of at least 3 candidates, each with a 0–100 score; no list is the "no strong match" answer
+          const list = shortlistOf(p);
           if (list.length >= 3) {
-            const unscored = list.find((c) => !leaves(c).some((l) => inRange(l.value)));
-            if (unscored) throw violation('MCP-TOOL-12', `a shortlisted candidate ${JSON.stringify(unscored).slice(0, 120)} carries no 0–100 score`, r.exchange);
-            if (list.some((c: any) => typeof c.score === 'number' && c.score < 75)) ctx.failures.add('POL-MCP-6', 'a strong-match shortlist holds a candidate scored below 75', r.exchange);
+            for (const c of list) {
+              const problem = scoreProblem(c, ['score']);
+              if (problem) throw violation('MCP-TOOL-12', `a shortlisted candidate ${JSON.stringify(c).slice(0, 120)} has ${problem}: the score is 0–100`, r.exchange);
+            }
+            if (list.some((c) => numbersNamed(c, ['score']).some((n) => n < 75))) ctx.failures.add('POL-MCP-6', 'a strong-match shortlist holds a candidate scored below 75', r.exchange);
             return;
           }
           if (list.length > 0) throw violation('MCP-TOOL-12', `hire returned a shortlist of ${list.length} candidate(s); a shortlist needs at least 3 strong matches, otherwise the result says there is no strong match`, r.exchange);

@@ -2,9 +2,7 @@
 // depth and the number of values are bounded before any schema or per-item work, so no single request
 // can make validation, error formatting or the domain do work out of proportion to the limits.
 
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { CONTRACTS_DIR } from './load.js';
+import { limits } from './limits.js';
 
 export interface Budget {
   arrayMaxItems: number;
@@ -13,8 +11,7 @@ export interface Budget {
   values: number;
 }
 
-// limits.yaml is a contract file: read here so the contract layer depends on nothing above it
-const policy = (parse(readFileSync(`${CONTRACTS_DIR}limits.yaml`, 'utf8')) as { policy: Record<string, number> }).policy;
+const policy = limits.policy;
 
 export const REQUEST_BUDGET: Readonly<Budget> = Object.freeze({
   arrayMaxItems: policy.arrayMaxItems,

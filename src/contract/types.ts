@@ -5,6 +5,8 @@ import type { components as J, operations as JobsOps } from './jobs.gen.js';
 import type { components as S } from './screening.gen.js';
 
 type ScreeningSchemas = S['schemas'];
+/** `true` when two types are the same (a runtime list checked against the contract's enum fails the typecheck when they drift). */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 type JobsSchemas = J['schemas'];
 
 // Screening API

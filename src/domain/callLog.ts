@@ -1,12 +1,12 @@
 // The request log: the most recent API and MCP calls (method, path or tool, status, duration, and
 // the first bytes of each body), the sandbox's counterpart of a payment provider's developer logs.
 // Adapters record; the control API and console read. Memory is bounded twice over: at most CAPACITY
-// entries (the oldest roll off), and per entry at most BODY_CAP characters of text or CAP_BYTES bytes
+// entries (the oldest roll off), and per entry at most LOG_TEXT_CAP characters of text or CAP_BYTES bytes
 // of an answer per body.
 // Requirements: none of the documents (a sandbox convenience, like a payment provider's developer logs); decisions D-104.
 
 export const CAPACITY = 2000;
-export const BODY_CAP = 2048;
+export const LOG_TEXT_CAP = 2048;
 
 export interface CallEntry {
   id: string;
@@ -22,26 +22,26 @@ export interface CallEntry {
   durationMs: number;
   requestBody: string;
   responseBody: string;
-  /** True when a body was longer than BODY_CAP and was cut. */
+  /** True when a body was longer than LOG_TEXT_CAP and was cut. */
   truncated: boolean;
 }
 
-/** A string cut to BODY_CAP characters, flattened into a copy that holds nothing of the original. */
-const cutCopy = (text: string) => Buffer.from(text.slice(0, BODY_CAP), 'utf16le').toString('utf16le');
+/** A string cut to LOG_TEXT_CAP characters, flattened into a copy that holds nothing of the original. */
+const cutCopy = (text: string) => Buffer.from(text.slice(0, LOG_TEXT_CAP), 'utf16le').toString('utf16le');
 
 export const capBody = (text: string): { text: string; cut: boolean } =>
-  text.length > BODY_CAP ? { text: text.slice(0, BODY_CAP), cut: true } : { text, cut: false };
+  text.length > LOG_TEXT_CAP ? { text: text.slice(0, LOG_TEXT_CAP), cut: true } : { text, cut: false };
 
 /**
- * How many leading bytes of a UTF-8 body decide capBody() of its text: the first BODY_CAP characters take
- * at most 3 bytes each (4 for two), and a body longer than this has more than BODY_CAP characters.
+ * How many leading bytes of a UTF-8 body decide capBody() of its text: the first LOG_TEXT_CAP characters take
+ * at most 3 bytes each (4 for two), and a body longer than this has more than LOG_TEXT_CAP characters.
  */
-export const CAP_BYTES = 3 * BODY_CAP + 3;
+export const CAP_BYTES = 3 * LOG_TEXT_CAP + 3;
 
 /** capBody() of a UTF-8 body's text, from its first CAP_BYTES bytes (a copy: the result holds nothing larger). */
 export function capBytes(head: Uint8Array): { text: string; cut: boolean } {
   const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, CAP_BYTES)).toString('utf8');
-  return text.length <= BODY_CAP ? { text, cut: false } : { text: cutCopy(text), cut: true };
+  return text.length <= LOG_TEXT_CAP ? { text, cut: false } : { text: cutCopy(text), cut: true };
 }
 
 /** One finished call as an adapter hands it over; the log decides what of each body it keeps. */
@@ -92,7 +92,7 @@ export class CallLog {
     const slot = this.count++ % CAPACITY;
     let flags = 0;
     let request = call.request;
-    if (request.length > BODY_CAP) {
+    if (request.length > LOG_TEXT_CAP) {
       request = cutCopy(request);
       flags |= REQUEST_CUT;
     }
@@ -100,7 +100,7 @@ export class CallLog {
     if (typeof call.response === 'string') {
       response = call.response;
       // the answer's text is cut now, so an entry never holds on to the whole of it
-      if (response.length > BODY_CAP) {
+      if (response.length > LOG_TEXT_CAP) {
         response = cutCopy(response);
         flags |= RESPONSE_CUT;
       }

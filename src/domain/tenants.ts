@@ -14,7 +14,6 @@ export const SCOPES = ['screening', 'jobs', 'apply', 'market', 'mcp', 'employer'
 export type Scope = (typeof SCOPES)[number];
 
 export const KEY_PREFIX = 'rjk_live_';
-export const KEY_PATTERN = /^rjk_live_[0-9a-z]{32}$/;
 
 export interface Tenant {
   id: string;

@@ -1,7 +1,7 @@
 // Requirements: none of the documents (the request log's bounded memory, D-104).
 
 import { describe, expect, it } from 'vitest';
-import { BODY_CAP, CAP_BYTES, CAPACITY, CallLog } from '../domain/callLog.js';
+import { LOG_TEXT_CAP, CAP_BYTES, CAPACITY, CallLog } from '../domain/callLog.js';
 
 const call = { atMs: Date.UTC(2026, 10, 24), tenantId: null, api: 'rest', method: 'GET', path: '/api/v1/jobs', tool: null, status: 200, durationMs: 1, request: '' } as const;
 
@@ -18,7 +18,7 @@ describe('the request log keeps an answer without holding on to it', () => {
     long.fill(0x62);
     short.fill(0x20);
     const [a, b] = log.window().entries;
-    expect(a).toMatchObject({ responseBody: 'a'.repeat(BODY_CAP), truncated: true });
+    expect(a).toMatchObject({ responseBody: 'a'.repeat(LOG_TEXT_CAP), truncated: true });
     expect(b).toMatchObject({ responseBody: '{"ok":true}', truncated: false });
   });
 
@@ -34,11 +34,11 @@ describe('the request log keeps an answer without holding on to it', () => {
 
   it('cuts long texts into copies', () => {
     const log = new CallLog();
-    const text = 'b'.repeat(BODY_CAP * 4);
+    const text = 'b'.repeat(LOG_TEXT_CAP * 4);
     log.record({ ...call, request: text, response: text });
-    expect((log as unknown as { response: string[] }).response[0].length).toBe(BODY_CAP);
+    expect((log as unknown as { response: string[] }).response[0].length).toBe(LOG_TEXT_CAP);
     const [cut] = log.window().entries;
-    expect(cut).toMatchObject({ requestBody: 'b'.repeat(BODY_CAP), responseBody: 'b'.repeat(BODY_CAP), truncated: true });
+    expect(cut).toMatchObject({ requestBody: 'b'.repeat(LOG_TEXT_CAP), responseBody: 'b'.repeat(LOG_TEXT_CAP), truncated: true });
   });
 
   it('shows nothing recorded before clear(), and keeps ids counting', () => {

@@ -4,10 +4,10 @@
 // the answer has been handed back, so the caller never waits on it.
 
 import type { MiddlewareHandler } from 'hono';
-import { BODY_CAP } from '../domain/callLog.js';
+import { LOG_TEXT_CAP } from '../domain/callLog.js';
 import type { AppEnv } from './env.js';
 
-// bodies larger than this are not copied at all: the log keeps BODY_CAP characters anyway
+// bodies larger than this are not copied at all: the log keeps LOG_TEXT_CAP characters anyway
 const COPY_LIMIT = 64 * 1024;
 
 async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<string> {
@@ -16,7 +16,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<stri
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
-    while (size <= BODY_CAP * 4) {
+    while (size <= LOG_TEXT_CAP * 4) {
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value);

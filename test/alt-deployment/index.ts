@@ -20,6 +20,7 @@ import { STARTER_CREDITS_VIOLATED } from './jobs-rest.js';
 import { routedPath } from './planted-routes.js';
 import { Timers } from './timers.js';
 import { Switches } from './violations.js';
+import { PLAIN_STYLE, styleFromSeed, type ShapeStyle } from './shape-style.js';
 import { Deliverer, RETRY_DELAYS_MS } from './webhooks.js';
 
 export { VIOLATIONS } from './violations.js';
@@ -31,12 +32,15 @@ export interface AltOptions {
   reviewDelayMs?: number;
   scoringDelayMs?: number;
   host?: string;
+  /** How open-shape answers are named, wrapped and padded: a style, or a seed to draw one from (default: plain). */
+  shapeStyle?: ShapeStyle | number;
 }
 
 export interface AltDeployment {
   baseUrl: string;
   anonMcpUrl: string;
   profile: AltProfile;
+  shapeStyle: ShapeStyle;
   stop(): Promise<void>;
 }
 
@@ -56,6 +60,7 @@ const close = (server: Server) =>
 export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDeployment> {
   const host = opts.host ?? '127.0.0.1';
   const v = new Switches(opts.violations);
+  const shape = typeof opts.shapeStyle === 'number' ? styleFromSeed(opts.shapeStyle) : (opts.shapeStyle ?? PLAIN_STYLE);
   const delays = { scoringMs: opts.scoringDelayMs ?? 300, reviewMs: opts.reviewDelayMs ?? 2000 };
   const tenants = new TenantStore(opts.webhookUrl, Date.now(), v.on('keys-test-prefix') ? 'altk_test_' : undefined);
   if (v.on('starter-credits-50')) for (const t of tenants.all) if (t.plan === 'starter') t.applyBalance = STARTER_CREDITS_VIOLATED;
@@ -79,14 +84,14 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
       else res.destroy(e as Error);
     };
     if (p.startsWith(`${SCREENING_PREFIX}/`)) return void handleScreening(req, res, url, { tenants, store, pipeline, limiter, v }).catch(done);
-    if (p === '/api/v1' || p.startsWith('/api/v1/')) return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost }).catch(done);
-    if (p === '/api/mcp') return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v }).catch(done);
+    if (p === '/api/v1' || p.startsWith('/api/v1/')) return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost, shape }).catch(done);
+    if (p === '/api/mcp') return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v, shape }).catch(done);
     if (req.method === 'GET' && p === '/.well-known/mcp.json') return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
     if (req.method === 'GET' && p === '/llms.txt') return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
     if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl));
     sendError(res, fail(404, `no route ${req.method} ${p}`));
   });
-  const anon = createServer(anonHandler(corpus, v, () => anonMcpUrl));
+  const anon = createServer(anonHandler(corpus, v, () => anonMcpUrl, shape));
 
   const mainPort = await listen(main, host);
   const anonPort = await listen(anon, host);
@@ -106,6 +111,7 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
     baseUrl,
     anonMcpUrl,
     profile,
+    shapeStyle: shape,
     stop: async () => {
       timers.stop();
       await Promise.all([close(main), close(anon)]);

@@ -8,6 +8,7 @@ import { checkLocale, roleList, roleReport, salaryGrid, skillDemand } from './ma
 import type { RateLimiter, WindowState } from './ratelimit.js';
 import type { Tenant, TenantStore } from './tenants.js';
 import type { Switches } from './violations.js';
+import { openRestPath, shapeOpen, type ShapeStyle } from './shape-style.js';
 
 export interface JobsDeps {
   tenants: TenantStore;
@@ -15,6 +16,7 @@ export interface JobsDeps {
   limiter: RateLimiter;
   v: Switches;
   ghost: Tenant;
+  shape?: ShapeStyle;
 }
 
 export function perMinute(tier: Tier, v: Switches): number {
@@ -119,7 +121,8 @@ export async function handleJobs(req: IncomingMessage, res: ServerResponse, url:
     if (d.v.on('market-limit-free') && url.pathname.startsWith('/api/v1/market/')) headers['x-ratelimit-limit'] = String(TIER_LIMITS.Free.perMinute);
     if (!w.allowed) throw fail(429, `rate limit of ${w.limit} calls a minute reached`, {}, retryAfter(w, d.v));
     const [status, body] = await route(req, url, t, tier, d);
-    sendJson(res, status, body, headers);
+    const open = d.shape && openRestPath(url.pathname.slice('/api/v1'.length));
+    sendJson(res, status, open ? shapeOpen(d.shape!, body) : body, headers);
   } catch (e) {
     const err = e instanceof HttpError ? e : fail(500, 'internal error');
     sendError(res, err, headers, d.v.on('error-not-enveloped'));

@@ -8,6 +8,7 @@ import { findJob, publicJob, search } from './jobs-domain.js';
 import { methodNotAllowed, readRpc, serveMcp, toolCalls } from './mcp-http.js';
 import { guard, toolError } from './mcp-results.js';
 import type { Switches } from './violations.js';
+import { PLAIN_STYLE, shapeToolResults, type ShapeStyle } from './shape-style.js';
 
 export const ANON_CALLS_PER_DAY = 500;
 /** The daily allowance under the `anon-limit-600` violation. */
@@ -23,8 +24,9 @@ export const CURATED_PLATFORMS = [
 
 export const ANON_TOOLS = ['search_jobs', 'get_job', 'get_curated_list'];
 
-function build(corpus: CorpusJob[], v: Switches): McpServer {
+function build(corpus: CorpusJob[], v: Switches, shape: ShapeStyle): McpServer {
   const mcp = new McpServer({ name: 'alt-jobs-anonymous', version: '1.0.0' }, { instructions: 'Read-only job search without a key: search_jobs (query), get_job (job_id), get_curated_list.' });
+  shapeToolResults(mcp, shape);
   const textArg = v.on('anon-arg-q') ? 'q' : 'query';
   mcp.registerTool(
     'search_jobs',
@@ -69,7 +71,7 @@ export function anonDiscovery(url: string, v: Switches) {
   };
 }
 
-export function anonHandler(corpus: CorpusJob[], v: Switches, selfUrl: () => string) {
+export function anonHandler(corpus: CorpusJob[], v: Switches, selfUrl: () => string, shape: ShapeStyle = PLAIN_STYLE) {
   const counts = new Map<string, { day: string; n: number }>();
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -90,7 +92,7 @@ export function anonHandler(corpus: CorpusJob[], v: Switches, selfUrl: () => str
         throw fail(429, `the anonymous server allows ${ANON_CALLS_PER_DAY} tool calls a day per IP`, {}, { 'retry-after': new Date(midnight).toUTCString() });
       }
       c.n += calls;
-      await serveMcp(build(corpus, v), req, res, body);
+      await serveMcp(build(corpus, v, shape), req, res, body);
     } catch (e) {
       if (!res.headersSent) sendError(res, e instanceof HttpError ? e : fail(500, 'internal error'));
     }

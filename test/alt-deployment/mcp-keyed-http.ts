@@ -11,6 +11,7 @@ import { buildKeyedServer } from './mcp-keyed.js';
 import type { RateLimiter } from './ratelimit.js';
 import type { TenantStore } from './tenants.js';
 import type { Switches } from './violations.js';
+import type { ShapeStyle } from './shape-style.js';
 
 export interface KeyedDeps {
   tenants: TenantStore;
@@ -18,6 +19,7 @@ export interface KeyedDeps {
   limiter: RateLimiter;
   employer: EmployerState;
   v: Switches;
+  shape?: ShapeStyle;
 }
 
 export async function handleKeyedMcp(req: IncomingMessage, res: ServerResponse, url: URL, d: KeyedDeps): Promise<void> {
@@ -42,7 +44,7 @@ export async function handleKeyedMcp(req: IncomingMessage, res: ServerResponse, 
     headers = rateHeaders(w, d.v);
     if (!w.allowed) throw fail(429, `rate limit of ${w.limit} calls a minute reached`, {}, retryAfter(w, d.v));
     for (const [k, val] of Object.entries(headers)) res.setHeader(k, val);
-    await serveMcp(buildKeyedServer({ tenant: t, tier, corpus: d.corpus, employer: d.employer, v: d.v }), req, res, body);
+    await serveMcp(buildKeyedServer({ tenant: t, tier, corpus: d.corpus, employer: d.employer, v: d.v, shape: d.shape }), req, res, body);
   } catch (e) {
     if (!res.headersSent) sendError(res, e instanceof HttpError ? e : fail(500, 'internal error'), headers);
   }

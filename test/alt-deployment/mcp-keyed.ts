@@ -10,6 +10,7 @@ import { registerEmployerTools, type EmployerState } from './mcp-employer.js';
 import { guard } from './mcp-results.js';
 import type { Tenant } from './tenants.js';
 import type { Switches } from './violations.js';
+import { PLAIN_STYLE, shapeToolResults, type ShapeStyle } from './shape-style.js';
 
 export const KEYED_PROTOCOL_VERSION = '2025-06-18';
 export const KEYED_INSTRUCTIONS =
@@ -23,6 +24,7 @@ export interface KeyedContext {
   corpus: CorpusJob[];
   employer: EmployerState;
   v: Switches;
+  shape?: ShapeStyle;
 }
 
 const searchShape = (v: Switches) => ({
@@ -43,6 +45,7 @@ export function buildKeyedServer(c: KeyedContext): McpServer {
   const { tenant: t, tier, corpus, v } = c;
   const instructions = v.on('mcp-no-instructions') ? undefined : KEYED_INSTRUCTIONS;
   const mcp = new McpServer({ name: 'alt-jobs', version: '1.0.0' }, { instructions, capabilities: { tools: { listChanged: false } } });
+  shapeToolResults(mcp, c.shape ?? PLAIN_STYLE);
 
   mcp.registerTool('search_jobs', { description: 'Search active jobs; each has its basic fields and an applyUrl. Free.', inputSchema: searchShape(v) }, (a: Record<string, unknown>) =>
     guard(() => {

@@ -1,8 +1,9 @@
 // Runs the alternate deployment until interrupted and writes its keys-only profile as YAML.
 // Usage: npx tsx test/alt-deployment/serve.ts --profile <file.yaml> [--webhook-url <url>] [--violations a,b]
-//        [--review-delay-ms n] [--scoring-delay-ms n]
+//        [--review-delay-ms n] [--scoring-delay-ms n] [--shape-seed n]
 import { parseArgs } from 'node:util';
 import { startAltDeployment, writeProfileYaml } from './index.js';
+import { describeStyle } from './shape-style.js';
 
 const { values } = parseArgs({
   options: {
@@ -11,6 +12,7 @@ const { values } = parseArgs({
     violations: { type: 'string' },
     'review-delay-ms': { type: 'string' },
     'scoring-delay-ms': { type: 'string' },
+    'shape-seed': { type: 'string' },
   },
 });
 if (!values.profile) {
@@ -23,9 +25,10 @@ const d = await startAltDeployment({
   violations: values.violations ? values.violations.split(',').filter(Boolean) : [],
   reviewDelayMs: num(values['review-delay-ms']),
   scoringDelayMs: num(values['scoring-delay-ms']),
+  shapeStyle: num(values['shape-seed']),
 });
 await writeProfileYaml(d.profile, values.profile);
-console.log(`alternate deployment at ${d.baseUrl} (anonymous MCP ${d.anonMcpUrl}); profile written to ${values.profile}`);
+console.log(`alternate deployment at ${d.baseUrl} (anonymous MCP ${d.anonMcpUrl}); profile written to ${values.profile}; open shapes: ${describeStyle(d.shapeStyle)}`);
 const stop = () => void d.stop().then(() => process.exit(0));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

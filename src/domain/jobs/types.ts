@@ -2,7 +2,7 @@
 // the shapes of search, apply, me and market results (as fixed in the contract, contracts/jobs.openapi.yaml).
 // Requirements: JOB-SEARCH-2, JOB-TIER-1; decisions D-26.
 
-import type { Job } from '../../contract/types.js';
+import type { Job, Same } from '../../contract/types.js';
 
 export const REMOTE_TYPES = ['worldwide', 'regional', 'timezone-based'] as const;
 export const JOB_TYPES = ['full-time', 'part-time', 'contract', 'freelance'] as const;
@@ -93,7 +93,6 @@ export type { ApplyResult, Me, SalaryBenchmarks, RoleList, RoleReport, SkillList
 
 // The value lists above drive the corpus generator; these lines fail the typecheck if they ever drift
 // from the contract's enums.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 export const ENUMS_MATCH_CONTRACT: [
   Same<RemoteType, import('../../contract/types.js').RemoteType>,
   Same<JobType, import('../../contract/types.js').JobType>,

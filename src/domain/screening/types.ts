@@ -13,6 +13,7 @@ import type {
   StructuredCandidate,
   ResumeRefCandidate,
   SubmitRequest,
+  Same,
 } from '../../contract/types.js';
 import type { LedgerRow } from './ledger.js';
 
@@ -24,7 +25,6 @@ export type Decision = ReviewDecisionV1['decision'];
 // Runtime lists of the contract's enums (for checks and messages); the typecheck fails if they drift.
 export const SCREENING_STATES = ['received', 'parsed', 'scored', 'pending_review', 'approved', 'rejected', 'edited', 'delivered', 'failed', 'expired'] as const;
 export const DECISIONS = ['approved', 'rejected', 'edited'] as const;
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 export const LISTS_MATCH_CONTRACT: [Same<(typeof SCREENING_STATES)[number], ScreeningState>, Same<(typeof DECISIONS)[number], Decision>] = [true, true];
 
 export const isScreeningState = (v: unknown): v is ScreeningState => typeof v === 'string' && (SCREENING_STATES as readonly string[]).includes(v);

@@ -1,5 +1,4 @@
-// Connections and transactions: one pool per instance, and a helper that runs a function inside
-// BEGIN/COMMIT on one connection, rolling back on any error.
+// Connections: one pool per instance.
 
 import pg from 'pg';
 
@@ -11,19 +10,4 @@ export type Tx = pg.PoolClient;
 
 export function openPool(url: string, max = 10): Db {
   return new pg.Pool({ connectionString: url, max });
-}
-
-export async function inTx<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const tx = await db.connect();
-  try {
-    await tx.query('BEGIN');
-    const out = await fn(tx);
-    await tx.query('COMMIT');
-    return out;
-  } catch (err) {
-    await tx.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    tx.release();
-  }
 }

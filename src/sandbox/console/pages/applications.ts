@@ -6,22 +6,8 @@ import { badge, controlError, empty, pager, time } from '../components.js';
 import { html, safeHref, seg } from '../html.js';
 import { renderPage } from '../layout.js';
 import type { ConsoleEnv } from '../types.js';
+import type { Application } from '../../../domain/jobs/types.js';
 
-interface Application {
-  applicationId: string;
-  tenantId: string;
-  jobId: string;
-  jobTitle: string;
-  company: string;
-  candidate_name: string;
-  candidate_email: string;
-  message: string;
-  resume_url?: string | null;
-  locale?: string | null;
-  status: string;
-  channel: string;
-  createdAt: string;
-}
 
 export function applicationPages() {
   const r = new Hono<ConsoleEnv>();

@@ -30,8 +30,9 @@ export interface ReviewSummary {
 }
 
 /** "waiting 3 h 10 min · expires in 68 h 50 min" for a pending request. */
-function waiting(r: ReviewSummary, now: number): Html {
-  if (r.state !== 'pending_review' || !r.queuedForReviewAt) return html`received ${time(r.createdAt)}`;
+function waiting(r: ReviewSummary, now: number | null): Html {
+  // without the sandbox clock an age would be a guess from another clock: only the times are shown
+  if (r.state !== 'pending_review' || !r.queuedForReviewAt || now === null) return html`received ${time(r.createdAt)}`;
   const age = now - Date.parse(r.queuedForReviewAt);
   const left = r.reviewExpiresAt ? Date.parse(r.reviewExpiresAt) - now : null;
   return html`<span data-field="age">waiting ${span(age)}</span>${
@@ -39,7 +40,7 @@ function waiting(r: ReviewSummary, now: number): Html {
   }`;
 }
 
-export function reviewCard(c: Context<ConsoleEnv>, r: ReviewSummary, returnTo: string, now: number, form?: FormState): Html {
+export function reviewCard(c: Context<ConsoleEnv>, r: ReviewSummary, returnTo: string, now: number | null, form?: FormState): Html {
   const hid = `rv-${r.requestId.replace(/[^\w-]/g, '')}`;
   return html`<article class="panel review" aria-labelledby="${hid}" data-request-id="${r.requestId}">
   <header class="review-head">
@@ -69,9 +70,10 @@ function filters(state: string, tenantId: string): Html {
 </form>`;
 }
 
-async function sandboxNow(c: Context<ConsoleEnv>): Promise<number> {
+/** The sandbox clock's time, or null when it cannot be read (never the machine's own clock). */
+async function sandboxNow(c: Context<ConsoleEnv>): Promise<number | null> {
   const clock = await c.var.ctl.get<{ now: string }>('/clock');
-  return clock.ok ? Date.parse(clock.data.now) : Date.now();
+  return clock.ok ? Date.parse(clock.data.now) : null;
 }
 
 export function reviewPages() {
