@@ -9,7 +9,7 @@ import { bodyGenerators } from '../arbitraries/requests.js';
 import { violation } from '../failure.js';
 import { jsonOf, type Exchange } from '../target/http.js';
 import { leaves, urlsOf } from './open-shape.js';
-import { expectNoCharge, expectOneCharge, readWallet } from './wallet.js';
+import { expectNoCharge, expectOneCharge, readWallet, walletChanges } from './wallet.js';
 import type { TenantHandle } from '../target/tenants.js';
 import { expectCode, expectStatus, jobsApi, policyOnce } from './support.js';
 
@@ -83,12 +83,15 @@ const validApply: Check = {
 async function distinctApplications(ctx: CheckContext, key: string, withoutUrl: Map<string, { result: unknown; exchange: Exchange }>): Promise<void> {
   for (const [jobId, first] of [...withoutUrl].slice(0, 3)) {
     const body = { candidate_name: 'Second Conformance Applicant', candidate_email: 'second.applicant@example.com', message: 'A second, different candidate applies to the same role; this application must be told apart from the first one.' };
+    const before = await readWallet(ctx, key);
     const ex = await jobsApi(ctx).apply(key, jobId, body);
     const status = ex.response?.status ?? 0;
     // a deployment may refuse a second application to one job (that is its policy): nothing to compare then
     if (status < 200 || status > 299) continue;
     const res = jsonOf(ex);
     if (urlsOf(res).length) continue;
+    // only a charged apply is surely a new application (one that answers the first again spends nothing)
+    if ((await walletChanges(ctx, key, before)).changes.length === 0) continue;
     const known = new Set(leaves(first.result).map((l) => l.value));
     if (!leaves(res).some((l) => typeof l.value === 'string' && l.value.trim() !== '' && !known.has(l.value))) {
       throw violation('JOB-APPLY-5', `two candidates' applications to job ${jobId} answered results without an apply URL that carry no identifier of their own (${JSON.stringify(first.result).slice(0, 100)} and ${JSON.stringify(res).slice(0, 100)}): the result is a submitted application with its applicationId, or an apply URL`, first.exchange, ex);
