@@ -85,7 +85,7 @@ export function parseOptions(argv: string[]): Readonly<BenchOptions> {
       case '--help':
       case '-h':
         console.log(USAGE);
-        process.exit(0);
+        return process.exit(0);
       default:
         throw new Error(`unknown option ${a}\n${USAGE}`);
     }

@@ -86,7 +86,7 @@ export function parseFlags(argv: readonly string[]): ConfigInput {
     if (spec.kind === 'list') out[spec.key] = [...((out[spec.key] as string[]) ?? []), v];
     else out[spec.key] = fromText(spec, a, v);
   }
-  return out as ConfigInput;
+  return out;
 }
 
 /** The options as a Markdown table: the README's, kept equal to this by a test. */
@@ -103,7 +103,7 @@ export function usage(): string {
   const arg = (o: OptionSpec) => (o.kind === 'on' || o.kind === 'off' ? '' : o.kind === 'int' ? ' N' : ' VALUE');
   const flags = OPTIONS.filter((o) => o.flag).map((o) => `[${o.flag}${arg(o)}]`);
   const envs = OPTIONS.filter((o) => o.env).map((o) => `  ${o.env!.padEnd(24)} ${o.meaning.replace(/\s*\(see \[.*$/, '')}`);
-  return [`usage: npm start -- ${flags.join(' ')}`, '', 'environment:', ...envs].join('\n');
+  return [`usage: remote-jobs-sandbox (in a checkout: npm start --) ${flags.join(' ')}`, '', 'environment:', ...envs].join('\n');
 }
 
 /** The options given by flags or input first, then the environment; unset ones are absent. */
@@ -114,7 +114,7 @@ function gather(input: ConfigInput, env: NodeJS.ProcessEnv): ConfigInput {
     if (given !== undefined) out[o.key] = given;
     else if (o.env && env[o.env] !== undefined && env[o.env] !== '') out[o.key] = fromText(o, o.env, env[o.env]!);
   }
-  return out as ConfigInput;
+  return out;
 }
 
 /** The store URL, or null for the in-memory default; anything else is refused with the way forward. */

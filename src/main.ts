@@ -25,7 +25,8 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-type Fetch = (req: Request, ...rest: any[]) => Response | Promise<Response>;
+/** A Web fetch handler; what @hono/node-server passes after the request (its bindings) is handed on unread. */
+type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
 
 /** Serves `fetch`; calls `fast` takes first (when it answers true, the call is its own). */
 function listen(fetch: Fetch, host: string, port: number, fast?: () => FastPath | undefined): Promise<ServerType> {
@@ -49,8 +50,8 @@ export async function startSandbox(input: ConfigInput & StoreHooks = {}, env: No
   // Listen first (port 0 picks a free port), then bind the config to the real address.
   const holder: { app?: { fetch: Fetch }; anon?: { fetch: Fetch }; fast?: FastPath } = {};
   const notReady = () => new Response('starting', { status: 503 });
-  const server = await listen((req, ...rest) => (holder.app ? holder.app.fetch(req, ...rest) : notReady()), options.host, options.port, () => holder.fast);
-  const anonServer = await listen((req, ...rest) => (holder.anon ? holder.anon.fetch(req, ...rest) : notReady()), options.host, options.anonMcpPort);
+  const server = await listen((req, env) => (holder.app ? holder.app.fetch(req, env) : notReady()), options.host, options.port, () => holder.fast);
+  const anonServer = await listen((req, env) => (holder.anon ? holder.anon.fetch(req, env) : notReady()), options.host, options.anonMcpPort);
   const port = (server.address() as AddressInfo).port;
   const anonPort = (anonServer.address() as AddressInfo).port;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -76,7 +77,7 @@ export async function startSandbox(input: ConfigInput & StoreHooks = {}, env: No
   }
   const closeServer = (s: ServerType) =>
     new Promise<void>((resolve) => {
-      (s as any).closeAllConnections?.();
+      (s as { closeAllConnections?: () => void }).closeAllConnections?.();
       s.close(() => resolve());
     });
   return {

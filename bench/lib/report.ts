@@ -20,7 +20,7 @@ function value(f: Figure): string {
   return `${fmt(f.value)}${unit}`;
 }
 
-const cell = (v: unknown) => String(v ?? '—').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const cell = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? v.toString() : JSON.stringify(v)).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function allFigures(report: BenchReport): Figure[] {
   return report.sections.flatMap((s) => s.figures);

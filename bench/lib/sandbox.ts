@@ -20,7 +20,7 @@ export interface SandboxChild {
 
 export async function startSandboxChild(
   group: ChildGroup,
-  { noRateLimits = true, args = [] as string[], env = {} as Record<string, string>, name = 'sandbox' } = {},
+  { noRateLimits = true, args = [] as string[], env = {}, name = 'sandbox' } = {},
 ): Promise<SandboxChild> {
   const port = await freePort();
   const anonPort = await freePort();

@@ -30,7 +30,7 @@ export interface BenchOptions {
 export interface SectionContext {
   opts: BenchOptions;
   group: ChildGroup;
-  log(message: string): void;
+  log: (message: string) => void;
 }
 
 export interface SectionOutput {

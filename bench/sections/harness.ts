@@ -15,7 +15,7 @@ type Json = Record<string, unknown>;
 
 /** The number of generated cases, wherever the report states it (a total, or per check/property). */
 export function casesOf(report: Json): number | null {
-  for (const k of ['cases', 'totalCases', 'generatedCases', 'casesRun']) if (typeof report[k] === 'number') return report[k] as number;
+  for (const k of ['cases', 'totalCases', 'generatedCases', 'casesRun']) if (typeof report[k] === 'number') return report[k];
   const counts = report.counts as Json | undefined;
   if (counts && typeof counts.cases === 'number') return counts.cases;
   let sum = 0;
@@ -26,7 +26,7 @@ export function casesOf(report: Json): number | null {
     const o = v as Json;
     for (const k of ['cases', 'numRuns', 'casesRun', 'generatedCases']) {
       if (typeof o[k] === 'number') {
-        sum += o[k] as number;
+        sum += o[k];
         found = true;
         return;
       }
@@ -76,7 +76,7 @@ export const harnessSection: Section = {
       const report = JSON.parse(readFileSync(file, 'utf8')) as Json;
       const checks = Array.isArray(report.checks) ? (report.checks as { status?: string }[]) : [];
       const tally = (s: string) => checks.filter((c) => c.status === s).length;
-      const outcome = `exit ${exit}; ${checks.length} checks: ${tally('pass')} passed, ${tally('fail')} failed, ${tally('skip')} skipped, ${tally('error')} errored; ${String(report.runs ?? '?')} runs per property, seed ${String(report.seed ?? '?')}`;
+      const outcome = `exit ${exit}; ${checks.length} checks: ${tally('pass')} passed, ${tally('fail')} failed, ${tally('skip')} skipped, ${tally('error')} errored; ${typeof report.runs === 'number' ? report.runs : '?'} runs per property, seed ${typeof report.seed === 'number' ? report.seed : '?'}`;
       figures.push(figure('harness.wall', 'Full conformance run, wall time', wallS, 's', target, outcome));
       const cases = casesOf(report);
       figures.push(

@@ -59,7 +59,7 @@ async function decisionLatency(ctx: SectionContext, sb: SandboxChild, rx: Webhoo
     { timeoutMs: 60_000, intervalMs: 200, child: sb.child },
   );
   // let the scored deliveries of the set-up drain so they do not share the timed window
-  await waitFor(`${n} scored deliveries`, async () => (rx.arrivals.filter((a) => a.path === '/latency' && a.event === 'screening.scored').length >= n ? true : undefined), {
+  await waitFor(`${n} scored deliveries`, () => Promise.resolve(rx.arrivals.filter((a) => a.path === '/latency' && a.event === 'screening.scored').length >= n ? true : undefined), {
     timeoutMs: 60_000,
     child: sb.child,
   });

@@ -58,7 +58,7 @@ runAsWorker<AuditArgs, AuditResult>(async ({ rows, samples, pageSize, seedBudget
 
   const t0 = performance.now();
   let n = 0;
-  for (let have = 0; (have = screening.ledger.rowsOf(tenant.id).length) < rows; ) {
+  for (let have: number; (have = screening.ledger.rowsOf(tenant.id).length) < rows; ) {
     if (performance.now() - t0 > seedBudgetMs) throw new Error(`seeding stopped at ${have} of ${rows} rows after ${seedBudgetMs} ms`);
     // a request writes four rows before review; size the batch so the ledger lands on `rows`
     const batch = Math.min(1000, Math.ceil((rows - have) / 4));

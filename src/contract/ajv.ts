@@ -6,8 +6,9 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 // ajv and ajv-formats are CommonJS; under NodeNext their default export sits one level down.
-const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as typeof Ajv2020Module.default;
-const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as typeof addFormatsModule.default;
+const interop = <T>(m: T): T extends { default: infer D } ? D : T => ((m as { default?: unknown }).default ?? m) as T extends { default: infer D } ? D : T;
+const Ajv2020 = interop(Ajv2020Module);
+const addFormats = interop(addFormatsModule);
 
 export type Ajv = InstanceType<typeof Ajv2020>;
 import type { ValidateFunction } from 'ajv/dist/2020.js';

@@ -8,6 +8,7 @@ import { loadMcpTools, parseSchemaRef, type AdvertisedTool } from './mcp.js';
 import { formatErrors } from './messages.js';
 import { compileOperation } from './operation.js';
 import { Router } from './router.js';
+import type { Doc } from './doc.js';
 
 export { isPolicy, specView } from './policy.js';
 export type { AdvertisedTool } from './mcp.js';
@@ -54,9 +55,9 @@ export interface OperationContract {
 
 export interface Contracts {
   /** Bundled (not dereferenced) documents, as served at /api/openapi.json and /docs. */
-  documents: Record<ApiName, Record<string, any>>;
+  documents: Record<ApiName, Doc>;
   /** Dereferenced documents. */
-  dereferenced: Record<ApiName, Record<string, any>>;
+  dereferenced: Record<ApiName, Doc>;
   operation(operationId: string): OperationContract;
   /** Finds the operation serving a concrete method and path, e.g. GET /api/v1/jobs/abc. */
   match(method: string, path: string): { op: OperationContract; params: Record<string, string> } | null;
@@ -93,8 +94,8 @@ async function build(): Promise<Contracts> {
   const ops = new Map<string, OperationContract>();
   const schemas = new Map<string, string>();
   const precompilers: (() => void)[] = [];
-  const documents = {} as Record<ApiName, Record<string, any>>;
-  const dereferenced = {} as Record<ApiName, Record<string, any>>;
+  const documents = {} as Record<ApiName, Doc>;
+  const dereferenced = {} as Record<ApiName, Doc>;
 
   for (const api of API_NAMES) {
     const doc = await loadDocument(api);
@@ -103,7 +104,7 @@ async function build(): Promise<Contracts> {
     const compiled = doc.compileView;
     const base = schemaBase(api);
     ajv.addSchema({ $id: base, $defs: compiled.components?.schemas ?? {} });
-    const add = (path: string, item: Record<string, any>, routed: boolean) => {
+    const add = (path: string, item: Doc, routed: boolean) => {
       for (const method of HTTP_METHODS) {
         const op = item[method];
         if (!op) continue;
@@ -114,9 +115,9 @@ async function build(): Promise<Contracts> {
         if (routed) router.add(contract);
       }
     };
-    for (const [path, item] of Object.entries<Record<string, any>>(compiled.paths ?? {})) add(path, item, true);
+    for (const [path, item] of Object.entries<Doc>(compiled.paths ?? {})) add(path, item, true);
     // Webhooks are operations the service performs, not routes it serves: compiled but never matched.
-    for (const [name, item] of Object.entries<Record<string, any>>(compiled.webhooks ?? {})) add(name, item, false);
+    for (const [name, item] of Object.entries<Doc>(compiled.webhooks ?? {})) add(name, item, false);
     // Component schemas compile on first use (operations already compiled the ones they reference).
     for (const name of Object.keys(compiled.components?.schemas ?? {})) {
       const ref = `${base}#/$defs/${name}`;

@@ -7,6 +7,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { fileURLToPath } from 'node:url';
 import { forAjv } from './ajv.js';
 import type { ApiName } from './index.js';
+import type { Doc, DocNode } from './doc.js';
 
 export const CONTRACTS_DIR = fileURLToPath(new URL('../../contracts/', import.meta.url));
 export const API_NAMES: readonly ApiName[] = ['screening', 'jobs'];
@@ -17,32 +18,32 @@ export const documentPath = (api: ApiName) => `${CONTRACTS_DIR}${api}.openapi.ya
 export const schemaBase = (api: ApiName) => `https://contracts.remote-jobs.example/${api}.json`;
 
 export interface LoadedDocument {
-  bundled: Record<string, any>;
-  dereferenced: Record<string, any>;
+  bundled: Doc;
+  dereferenced: Doc;
   /** Paths, webhooks and component schemas with schema refs pointing at `schemaBase(api)#/$defs/…`. */
-  compileView: Record<string, any>;
+  compileView: Doc;
 }
 
 export async function loadDocument(api: ApiName): Promise<LoadedDocument> {
   const file = documentPath(api);
-  let bundled: Record<string, any>;
-  let dereferenced: Record<string, any>;
+  let bundled: Doc;
+  let dereferenced: Doc;
   try {
-    bundled = (await SwaggerParser.parse(file)) as Record<string, any>;
+    bundled = (await SwaggerParser.parse(file));
     // dereference() rewrites the object it is given, so it gets its own copy.
-    dereferenced = (await SwaggerParser.dereference(structuredClone(bundled) as any)) as Record<string, any>;
+    dereferenced = (await SwaggerParser.dereference(structuredClone(bundled) as DocNode));
   } catch (e) {
-    throw new Error(`contracts/${api}.openapi.yaml cannot be read: ${(e as Error).message}`);
+    throw new Error(`contracts/${api}.openapi.yaml cannot be read: ${(e as Error).message}`, { cause: e });
   }
   const compileView = forAjv(toCompileView(bundled, schemaBase(api)));
   return { bundled: deepFreeze(bundled), dereferenced: deepFreeze(dereferenced), compileView };
 }
 
 /** Inlines references to responses, parameters, headers and request bodies; re-points schema references. */
-function toCompileView(doc: Record<string, any>, base: string): Record<string, any> {
+function toCompileView(doc: Doc, base: string): Doc {
   const resolve = (ref: string): unknown => {
     const parts = ref.replace(/^#\//, '').split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-    let node: any = doc;
+    let node: DocNode = doc;
     for (const p of parts) node = node?.[p];
     if (node === undefined) throw new Error(`unresolvable $ref ${ref}`);
     return node;
@@ -61,7 +62,7 @@ function toCompileView(doc: Record<string, any>, base: string): Record<string, a
     for (const [k, v] of Object.entries(rec)) out[k] = walk(v, depth);
     return out;
   };
-  return walk(doc, 0) as Record<string, any>;
+  return walk(doc, 0) as Doc;
 }
 
 function deepFreeze<T>(value: T, seen = new Set<unknown>()): T {

@@ -33,11 +33,11 @@ export interface McpToolSet {
   /** Each server's tools in name order, as tools/list shows them. */
   advertised: Record<McpServerName, readonly AdvertisedTool[]>;
   toolErrorSchema: JsonSchema;
-  checkInput(server: McpServerName, tool: string, args: unknown): string[];
-  checkOutput(server: McpServerName, tool: string, structured: unknown): string[];
+  checkInput: (server: McpServerName, tool: string, args: unknown) => string[];
+  checkOutput: (server: McpServerName, tool: string, structured: unknown) => string[];
   /** Problems of a result against the advertised outputSchema (the tool's own output or a tool error). */
-  checkResult(server: McpServerName, tool: string, structured: unknown): string[];
-  precompile(): void;
+  checkResult: (server: McpServerName, tool: string, structured: unknown) => string[];
+  precompile: () => void;
 }
 
 /** Where `...openapi.yaml#/components/schemas/Name` references are looked up. */
@@ -77,7 +77,7 @@ function composeInput(input: JsonSchema, source: SchemaSource, where: string): J
   const ref = input['x-propertiesFrom'];
   if (ref === undefined) return input;
   const from = typeof ref === 'string' ? source.schema(ref) : undefined;
-  if (!from) throw new Error(`${where}: x-propertiesFrom ${String(ref)} names no component schema`);
+  if (!from) throw new Error(`${where}: x-propertiesFrom ${JSON.stringify(ref)} names no component schema`);
   const { 'x-propertiesFrom': _ref, ...own } = input;
   // the properties keep their policy markers (x-policy, x-decision), as the tool's own properties do
   return {
@@ -92,7 +92,7 @@ function readTool(folder: string, file: string, where: string, source: SchemaSou
   try {
     def = JSON.parse(readFileSync(join(folder, file), 'utf8'));
   } catch (e) {
-    throw new Error(`${where} is not valid JSON: ${(e as Error).message}`);
+    throw new Error(`${where} is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
   if (typeof def?.name !== 'string' || typeof def.description !== 'string' || !def.inputSchema || typeof def.inputSchema !== 'object') {
     throw new Error(`${where} must be { name, description, inputSchema, outputSchema? }`);
@@ -155,7 +155,7 @@ export function loadMcpTools(dir: string, source: SchemaSource): McpToolSet {
         if (!v) throw new Error(`x-outputSchemaRef ${def['x-outputSchemaRef']} names no component schema`);
       }
     } catch (e) {
-      throw new Error(`contracts/mcp/${server}/${tool}.json: ${which} schema does not compile: ${(e as Error).message}`);
+      throw new Error(`contracts/mcp/${server}/${tool}.json: ${which} schema does not compile: ${(e as Error).message}`, { cause: e });
     }
     cache.set(key, v);
     return v;

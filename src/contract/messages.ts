@@ -2,6 +2,7 @@
 // "candidate.kind must be one of resume_ref, structured" or "jobSpec: unknown property 'salary'".
 
 import { DISCRIMINATOR_VALUES, type ErrorObject } from './ajv.js';
+import type { Doc, DocNode } from './doc.js';
 
 /** `/candidate/skills/3` -> `candidate.skills[3]`, under an optional root name. */
 export function pathOf(instancePath: string, root = ''): string {
@@ -28,7 +29,7 @@ const typeName = (t: unknown): string =>
   Array.isArray(t) ? t.map(typeName).join(' or ') : TYPE_NAMES[String(t)] ?? String(t);
 
 /** "an integer from 1 to 500", "a number >= 0", "an integer". */
-export function describeNumber(schema: Record<string, any>): string {
+export function describeNumber(schema: Doc): string {
   const base = typeName(Array.isArray(schema.type) ? schema.type.filter((t: string) => t !== 'null') : schema.type ?? 'number');
   const lo = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? `> ${schema.exclusiveMinimum}` : undefined);
   const hi = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? `< ${schema.exclusiveMaximum}` : undefined);
@@ -39,7 +40,7 @@ export function describeNumber(schema: Record<string, any>): string {
   return base;
 }
 
-function lengthRule(s: Record<string, any>, lo: string, hi: string, unit: string): string {
+function lengthRule(s: Doc, lo: string, hi: string, unit: string): string {
   const min = s[lo];
   const max = s[hi];
   if (min !== undefined && max !== undefined) return `${min} to ${max} ${unit}`;
@@ -106,7 +107,7 @@ function formatAnyOf(e: ErrorObject, branches: ErrorObject[], root: string, fall
   const nested: string[] = [];
   const prefix = `${at} must be `;
   for (const b of branches) {
-    if (b.keyword === 'type' && (b.params as any).type === 'null') {
+    if (b.keyword === 'type' && (b.params as DocNode).type === 'null') {
       alternatives.unshift('null');
       continue;
     }
@@ -122,8 +123,8 @@ function formatAnyOf(e: ErrorObject, branches: ErrorObject[], root: string, fall
 function formatError(e: ErrorObject, root: string, fallback: string): string | null {
   const path = pathOf(e.instancePath, root);
   const at = subject(path, fallback);
-  const s = (e.parentSchema ?? {}) as Record<string, any>;
-  const p = e.params as Record<string, any>;
+  const s = (e.parentSchema ?? {}) as Doc;
+  const p = e.params as Doc;
   const child = (name: string) => pathOf(`${e.instancePath}/${name}`, root);
   switch (e.keyword) {
     case 'required':
@@ -165,14 +166,14 @@ function formatError(e: ErrorObject, root: string, fallback: string): string | n
     case 'discriminator': {
       const tag = p.tag as string;
       const listed = s.discriminator?.[DISCRIMINATOR_VALUES] as string[] | undefined;
-      const values = listed ?? (s.oneOf ?? []).map((b: any) => b?.properties?.[tag]?.const).filter(Boolean);
+      const values = listed ?? (s.oneOf ?? []).map((b: DocNode) => b?.properties?.[tag]?.const).filter(Boolean);
       const where = child(tag);
       return p.error === 'tag' && p.tagValue === undefined
         ? `${where} is required (one of ${values.join(', ')})`
         : `${where} must be one of ${values.join(', ')}`;
     }
     case 'not': {
-      const req = (e.schema as any)?.required as string[] | undefined;
+      const req = (e.schema as DocNode)?.required as string[] | undefined;
       if (req?.length === 1) return `${child(req[0])} is not allowed here`;
       return `${at} has a form that is not allowed`;
     }

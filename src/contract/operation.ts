@@ -7,6 +7,7 @@ import type { ApiName, OperationContract } from './index.js';
 import { MAX_MESSAGES, overBudget } from './budget.js';
 import { formatErrors, summarizeErrors } from './messages.js';
 import { ParamSet } from './params.js';
+import type { Doc } from './doc.js';
 
 interface HeaderSpec {
   name: string;
@@ -21,7 +22,7 @@ interface ResponseSpec {
   headers: HeaderSpec[];
 }
 
-function jsonSchemaOf(content: Record<string, any> | undefined): Record<string, any> | null {
+function jsonSchemaOf(content: Doc | undefined): Doc | null {
   if (!content) return null;
   const media = content['application/json'] ?? Object.entries(content).find(([t]) => /json/i.test(t))?.[1];
   return media?.schema ?? null;
@@ -32,11 +33,11 @@ export function compileOperation(
   api: ApiName,
   method: string,
   path: string,
-  pathItem: Record<string, any>,
-  op: Record<string, any>,
+  pathItem: Doc,
+  op: Doc,
 ): { contract: OperationContract; precompile: () => void } {
   // Operation-level parameters override path-level ones of the same name and location.
-  const byKey = new Map<string, Record<string, any>>();
+  const byKey = new Map<string, Doc>();
   for (const p of [...(pathItem.parameters ?? []), ...(op.parameters ?? [])]) byKey.set(`${p.in}:${p.name}`, p);
   const params = [...byKey.values()];
   const query = new ParamSet(ajv, params, 'query');
@@ -47,9 +48,9 @@ export function compileOperation(
   const bodyValidator = bodySchema ? lazyValidator(ajv, bodySchema) : null;
 
   const responses = new Map<string, ResponseSpec>();
-  for (const [status, res] of Object.entries<Record<string, any>>(op.responses ?? {})) {
+  for (const [status, res] of Object.entries<Doc>(op.responses ?? {})) {
     const schema = jsonSchemaOf(res.content);
-    const headers: HeaderSpec[] = Object.entries<Record<string, any>>(res.headers ?? {}).map(([name, h]) => ({
+    const headers: HeaderSpec[] = Object.entries<Doc>(res.headers ?? {}).map(([name, h]) => ({
       name,
       required: Boolean(h.required),
       integer: h.schema?.type === 'integer',
@@ -90,7 +91,7 @@ export function compileOperation(
       if (over) throw invalid(over, 'body');
       if (!checkBodyFn(body)) {
         const first = checkBodyFn.errors?.[0];
-        const field = first ? firstField(first.instancePath, first.params as Record<string, any>) : 'body';
+        const field = first ? firstField(first.instancePath, first.params as Doc) : 'body';
         throw invalid(summarizeErrors(checkBodyFn.errors, '', 'body', MAX_MESSAGES), field);
       }
     },
@@ -125,7 +126,7 @@ export function compileOperation(
 }
 
 /** The dotted path of the field an error is about, for DomainError details.field. */
-function firstField(instancePath: string, params: Record<string, any>): string {
+function firstField(instancePath: string, params: Doc): string {
   const base = instancePath.split('/').slice(1).join('.');
   const leaf = params.missingProperty ?? params.additionalProperty ?? params.tag;
   return [base, leaf].filter(Boolean).join('.') || 'body';

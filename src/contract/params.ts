@@ -5,6 +5,7 @@
 import { invalid } from '../errors/errors.js';
 import { lazyValidator, type Ajv, type ValidateFunction } from './ajv.js';
 import { describeNumber, formatErrors } from './messages.js';
+import type { Doc } from './doc.js';
 
 interface ParamSpec {
   name: string;
@@ -13,13 +14,13 @@ interface ParamSpec {
   hasDefault: boolean;
   default: unknown;
   validate: () => ValidateFunction;
-  schema: Record<string, any>;
+  schema: Doc;
 }
 
 const INTEGER = /^-?(0|[1-9]\d*)$/;
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?$/;
 
-function primaryType(schema: Record<string, any>): ParamSpec['type'] {
+function primaryType(schema: Doc): ParamSpec['type'] {
   const t = Array.isArray(schema.type) ? schema.type.find((x: string) => x !== 'null') : schema.type;
   return t === 'integer' || t === 'number' || t === 'boolean' ? t : 'string';
 }
@@ -31,12 +32,12 @@ export class ParamSet {
 
   constructor(
     ajv: Ajv,
-    params: readonly Record<string, any>[],
+    params: readonly Doc[],
     private readonly where: 'query' | 'path',
   ) {
     for (const p of params) {
       if (p.in !== where) continue;
-      const schema = (p.schema ?? {}) as Record<string, any>;
+      const schema = (p.schema ?? {}) as Doc;
       this.specs.set(p.name, {
         name: p.name,
         required: Boolean(p.required),

@@ -7,6 +7,7 @@ import { compile } from 'json-schema-to-typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { API_NAMES, CONTRACTS_DIR, documentPath } from './load.js';
 import { loadMcpTools, MCP_SERVERS, parseSchemaRef } from './mcp.js';
+import type { Doc, DocNode } from './doc.js';
 
 /** Generated files, relative to the repository root. */
 export const GENERATED = {
@@ -20,7 +21,7 @@ const banner = (source: string) =>
   `/* eslint-disable */\n\n`;
 
 async function openApiTypes(api: (typeof API_NAMES)[number]): Promise<string> {
-  const doc = (await SwaggerParser.parse(documentPath(api))) as any;
+  const doc = (await SwaggerParser.parse(documentPath(api))) as DocNode;
   const ast = await openapiTS(structuredClone(doc), { silent: true, alphabetize: false, exportType: false });
   return banner(`contracts/${api}.openapi.yaml`) + astToString(ast);
 }
@@ -28,7 +29,7 @@ async function openApiTypes(api: (typeof API_NAMES)[number]): Promise<string> {
 const pascal = (s: string) => s.replace(/(^|[_\-\s]+)(\w)/g, (_m, _sep, ch: string) => ch.toUpperCase());
 
 async function mcpTypes(): Promise<string> {
-  const docs = Object.fromEntries(await Promise.all(API_NAMES.map(async (api) => [api, (await SwaggerParser.dereference(documentPath(api))) as any])));
+  const docs = Object.fromEntries(await Promise.all(API_NAMES.map(async (api) => [api, (await SwaggerParser.dereference(documentPath(api))) as DocNode])));
   const { tools } = loadMcpTools(`${CONTRACTS_DIR}mcp`, {
     schema(ref) {
       const r = parseSchemaRef(ref);
@@ -39,7 +40,7 @@ async function mcpTypes(): Promise<string> {
   const imports = new Set<string>();
   for (const server of MCP_SERVERS) {
     for (const name of Object.keys(tools[server]).sort()) {
-      const def = tools[server][name] as Record<string, any>;
+      const def = tools[server][name] as Doc;
       const base = `${pascal(server)}${pascal(name)}`;
       const options = { bannerComment: '', format: true, ignoreMinAndMaxItems: true, additionalProperties: false, declareExternallyReferenced: true, unreachableDefinitions: false };
       parts.push(`/** Arguments of the ${server} server's \`${name}\` tool. */\n` + (await compile(strip(def.inputSchema), `${base}Input`, options)).trim());
@@ -60,7 +61,7 @@ async function mcpTypes(): Promise<string> {
 
 /** A schema without `$schema` (another draft's meta-schema URL confuses the compiler) and without titles, so
  * type names come from the tool names rather than from whatever a title says. */
-function strip(schema: Record<string, any>): Record<string, any> {
+function strip(schema: Doc): Doc {
   const { $schema: _s, title: _t, ...rest } = schema;
   return rest;
 }

@@ -33,7 +33,7 @@ export async function createCore(config: Readonly<Settings>, openStore: OpenStor
   };
   const webhooks = createWebhooks(ctx);
   const screening = createScreening(ctx, webhooks);
-  const jobs = await createJobs(ctx);
+  const jobs = createJobs(ctx);
   const employer = createEmployer(ctx, jobs);
 
   const core = {

@@ -14,6 +14,7 @@ import type { Core } from '../domain/core.js';
 import { notFound } from '../errors/errors.js';
 import type { AppEnv } from '../web/env.js';
 import { exampleIdempotencyKeys, withDerivedExamples } from './docsExamples.js';
+import type { Doc } from '../contract/doc.js';
 
 const require = createRequire(import.meta.url);
 const swaggerDir: string = (require('swagger-ui-dist/absolute-path.js') as () => string)();
@@ -37,29 +38,29 @@ const APIS: Record<ApiName, { file: string; fallbackTitle: string }> = {
 };
 const CONTRACTS_DIR = fileURLToPath(new URL('../../contracts/', import.meta.url));
 const CONTROL_FILE = 'control.openapi.yaml';
-let controlDoc: Record<string, any> | undefined;
+let controlDoc: Doc | undefined;
 
 /** The control API's description (not a contract of either public API; read once), `servers` set as servedDocument() does. */
-function controlDocument(core: Core, origin?: string): Record<string, any> {
-  controlDoc ??= parse(readFileSync(join(CONTRACTS_DIR, CONTROL_FILE), 'utf8')) as Record<string, any>;
+function controlDocument(core: Core, origin?: string): Doc {
+  controlDoc ??= parse(readFileSync(join(CONTRACTS_DIR, CONTROL_FILE), 'utf8')) as Doc;
   const doc = structuredClone(controlDoc);
   doc.servers = [{ url: (origin ?? core.config.publicUrl).replace(/\/+$/, ''), description: 'This sandbox' }];
   return doc;
 }
 
 /** The bundled document from the loaded contracts, or straight from the YAML while none is loaded. */
-function sourceDocument(core: Core, api: ApiName): Record<string, any> {
+function sourceDocument(core: Core, api: ApiName): Doc {
   const loaded = core.contracts.documents[api];
   if (loaded && Object.keys(loaded).length > 0) return loaded;
   try {
-    return parse(readFileSync(join(CONTRACTS_DIR, APIS[api].file), 'utf8')) as Record<string, any>;
+    return parse(readFileSync(join(CONTRACTS_DIR, APIS[api].file), 'utf8')) as Doc;
   } catch {
     throw notFound(`the ${api} contract (contracts/${APIS[api].file}) is not available`);
   }
 }
 
 /** The path prefix of the document's first server (e.g. /api/screening/v1), '' when it has none. */
-function serverPrefix(doc: Record<string, any>): string {
+function serverPrefix(doc: Doc): string {
   const server = doc.servers?.[0];
   if (!server || typeof server.url !== 'string') return '';
   const url = server.url.replace(/\{([^}]+)\}/g, (_: string, name: string) => String(server.variables?.[name]?.default ?? ''));
@@ -78,7 +79,7 @@ function serverPrefix(doc: Record<string, any>): string {
  * The contract with `servers` set to this sandbox: to `origin` (the origin the request reached it at,
  * so "Try it out" and fuzzers call the host they read the document from), else the public URL.
  */
-export function servedDocument(core: Core, api: ApiName, origin?: string): Record<string, any> {
+export function servedDocument(core: Core, api: ApiName, origin?: string): Doc {
   const doc = structuredClone(sourceDocument(core, api));
   const base = (origin ?? core.config.publicUrl).replace(/\/+$/, '');
   doc.servers = [{ url: `${base}${serverPrefix(doc)}`, description: 'This sandbox' }];

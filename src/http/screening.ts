@@ -53,8 +53,8 @@ export function submitAnswer(core: Core, principal: Principal, body: unknown) {
   const out = core.screening.submit(principal.tenant, body as SubmitRequest);
   const result = { requestId: out.requestId, state: out.state };
   // planted bug: a replay answered as if it were new
-  const status = !out.replayed || core.faults.bug('replay_returns_201') ? 201 : 200;
-  return { status: status as 200 | 201, result, replayed: out.replayed };
+  const status: 200 | 201 = !out.replayed || core.faults.bug('replay_returns_201') ? 201 : 200;
+  return { status, result, replayed: out.replayed };
 }
 
 /** GET /audit: one page of the caller's ledger, serialized. Shared with the fast path (fastPath.ts). */

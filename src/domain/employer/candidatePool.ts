@@ -97,7 +97,7 @@ export function generatePool(seed: number, size = POOL_SIZE): Candidate[] {
     const seniority = seniorityOf(years);
     const skills = pickSkills(rng, role, years);
     const place = weighted(rng, PLACES);
-    let name = '';
+    let name: string;
     do name = `${rng.pick(people.firstNames)} ${rng.pick(people.lastNames)}`;
     while (usedNames.has(name));
     usedNames.add(name);

@@ -6,7 +6,7 @@
 // Requirements: MCP-TOOL-13; decisions D-49.
 
 import { toIdrMonthly } from '../jobs/pay.js';
-import type { Currency, PayPeriod } from '../jobs/types.js';
+import type { PayPeriod } from '../jobs/types.js';
 
 export const REVIEW_AT = 25;
 export const REJECT_AT = 50;
@@ -52,7 +52,7 @@ const find = (re: RegExp, s: string) => re.exec(s)?.[0] ?? null;
 export function payPerMonthIdr(pay: NonNullable<Posting['pay']>): number | null {
   const top = pay.max ?? pay.min;
   if (top === undefined) return null;
-  return toIdrMonthly(top, (pay.currency ?? 'IDR') as Currency, (pay.period ?? 'month') as PayPeriod);
+  return toIdrMonthly(top, (pay.currency ?? 'IDR'), (pay.period ?? 'month') as PayPeriod);
 }
 
 export const SCAM_RULES: readonly ScamRule[] = [

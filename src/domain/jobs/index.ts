@@ -25,7 +25,7 @@ import { vocabulary } from './vocab.js';
 export { RateLimitExceeded, type RateDecision } from '../ratelimit/rules.js';
 export type * from './types.js';
 
-export async function createJobs(ctx: CoreContext) {
+export function createJobs(ctx: CoreContext) {
   const t0 = performance.now();
   const vocab = vocabulary();
   const corpus = generateCorpus(vocab, ctx.config.seed, ctx.config.corpusSize, 1 / limits.policy.sponsoredEvery);

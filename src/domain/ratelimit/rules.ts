@@ -38,7 +38,7 @@ export function createRateLimits(clock: Clock, noRateLimits: boolean, { perMinut
 
   return {
     /** Counts one jobs call of this key; throws RateLimitExceeded (rate_limited) past the tier's limit. */
-    takeRate(principal: Principal): RateDecision {
+    takeRate: (principal: Principal): RateDecision => {
       const decision = lifted(perMinute.hit(principal.key.id, keyLimit(principal), clock.now()));
       if (!decision.allowed) throw new RateLimitExceeded(decision);
       return decision;

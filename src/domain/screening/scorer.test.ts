@@ -89,7 +89,10 @@ describe('scoreCandidate', () => {
     const many = Array.from({ length: 200 }, (_, i) => `Skill number ${i} ${'x'.repeat(200)}`);
     const r = scoreCandidate(profile(), job({ mustHaves: many, niceToHaves: many }));
     expect(r.rationale.length).toBeLessThan(2000);
-    for (const d of r.dimensions) expect(d.score).toBeGreaterThanOrEqual(0), expect(d.score).toBeLessThanOrEqual(100);
+    for (const d of r.dimensions) {
+      expect(d.score).toBeGreaterThanOrEqual(0);
+      expect(d.score).toBeLessThanOrEqual(100);
+    }
     expect(r.score).toBeGreaterThanOrEqual(0);
     expect(r.score).toBeLessThanOrEqual(100);
   });

@@ -68,6 +68,7 @@ function stem(w: string): string {
   return w;
 }
 
+// eslint-disable-next-line no-control-regex -- the whole ASCII range, control characters included, is the point
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 const isAsciiLetterOrDigit = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 
@@ -75,7 +76,7 @@ function raw(text: string): Token[] {
   const out: Token[] = [];
   if (!ASCII_ONLY.test(text)) {
     for (const m of text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}+#]*/gu)) {
-      out.push({ t: m[0].toLowerCase(), start: m.index!, end: m.index! + m[0].length });
+      out.push({ t: m[0].toLowerCase(), start: m.index, end: m.index + m[0].length });
     }
     return out;
   }

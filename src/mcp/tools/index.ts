@@ -17,7 +17,7 @@ import { postJob } from './postJob.js';
 import { searchJobs } from './searchJobs.js';
 import { talentSearch } from './talentSearch.js';
 
-const byName = (tools: ToolHandler<any>[]) => Object.freeze(Object.fromEntries(tools.map((t) => [t.name, t])));
+const byName = (tools: ToolHandler<object>[]) => Object.freeze(Object.fromEntries(tools.map((t) => [t.name, t])));
 
 export const HANDLERS: Record<McpServerName, Readonly<Record<string, ToolHandler>>> = {
   keyed: byName([searchJobs, getJob, getSkillDemand, draftApplication, applyToJob, getMe, matchCandidates, talentSearch, postJob, hire]),

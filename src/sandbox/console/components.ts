@@ -3,6 +3,7 @@
 
 import { html, type Html } from './html.js';
 import type { ControlResult } from './control.js';
+import type { Wire } from './types.js';
 
 const TONE: Record<string, string> = {
   // decided but not yet delivered is still in progress: only `delivered` is green
@@ -11,7 +12,7 @@ const TONE: Record<string, string> = {
   rejected: 'bad', failed: 'bad', expired: 'bad', exhausted: 'bad', disabled: 'bad', active: 'good',
 };
 
-export function badge(label: unknown): Html {
+export function badge(label: string | number | boolean | null | undefined): Html {
   const text = String(label ?? 'unknown');
   return html`<span class="badge ${TONE[text] ?? 'neutral'}">${text.replace(/_/g, ' ')}</span>`;
 }
@@ -47,7 +48,7 @@ export interface Edits {
  * ScoreResultV1: overall score, rationale, dimensions with their evidence, model details. A
  * reviewer's edits take the model's place, with the model's value kept beside them.
  */
-export function scoreCard(score: any, headingLevel: 'h2' | 'h3' | 'h4' = 'h3', edits: Edits | null = null, notScored = 'Not scored yet.'): Html {
+export function scoreCard(score: Wire, headingLevel: 'h2' | 'h3' | 'h4' = 'h3', edits: Edits | null = null, notScored = 'Not scored yet.'): Html {
   if (!score || typeof score !== 'object') return html`<p class="muted">${notScored}</p>`;
   const dims: ScoreDimension[] = Array.isArray(score.dimensions) ? score.dimensions : [];
   const heading = (text: string) => (headingLevel === 'h2' ? html`<h2>${text}</h2>` : headingLevel === 'h3' ? html`<h3>${text}</h3>` : html`<h4>${text}</h4>`);

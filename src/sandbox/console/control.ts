@@ -7,14 +7,15 @@ import { DomainError, notFound } from '../../errors/errors.js';
 import { toErrorResponse } from '../../web/envelope.js';
 import type { AppEnv } from '../../web/env.js';
 import { controlRoutes } from '../control/index.js';
+import type { Wire } from './types.js';
 
-export type ControlResult<T = any> =
+export type ControlResult<T = Wire> =
   | { ok: true; status: number; data: T }
   | { ok: false; status: number; code: string; message: string; field?: string };
 
 export interface ControlClient {
-  get<T = any>(path: string, query?: Record<string, string | undefined>): Promise<ControlResult<T>>;
-  send<T = any>(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<ControlResult<T>>;
+  get<T = Wire>(path: string, query?: Record<string, string | undefined>): Promise<ControlResult<T>>;
+  send<T = Wire>(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<ControlResult<T>>;
 }
 
 const FIELD_HEADER = 'x-error-field';
@@ -51,7 +52,7 @@ export function controlApp(core: Core): Hono<AppEnv> {
 
 async function toResult(res: Response): Promise<ControlResult> {
   const text = await res.text();
-  let data: any = null;
+  let data: Wire;
   try {
     data = text ? JSON.parse(text) : null;
   } catch {

@@ -14,7 +14,8 @@ function render(v: unknown): string {
   if (v instanceof Html) return v.value;
   if (Array.isArray(v)) return v.map(render).join('');
   if (v === null || v === undefined || v === false) return '';
-  return String(v).replace(/[&<>"'`]/g, (ch) => ENTITIES[ch]);
+  const text = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? v.toString() : (JSON.stringify(v) ?? '');
+  return text.replace(/[&<>"'`]/g, (ch) => ENTITIES[ch]);
 }
 
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {

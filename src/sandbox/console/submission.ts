@@ -2,6 +2,7 @@
 // experience, or the resume reference) and the job spec (must-haves, nice-to-haves, salary band).
 
 import { html, type Html } from './html.js';
+import type { Wire } from './types.js';
 
 const list = (items: unknown, none: string): Html =>
   Array.isArray(items) && items.length > 0
@@ -10,7 +11,7 @@ const list = (items: unknown, none: string): Html =>
 
 const idr = (n: unknown) => (typeof n === 'number' ? `IDR ${n.toLocaleString('en-US')}` : null);
 
-function candidateView(c: any): Html {
+function candidateView(c: Wire): Html {
   if (!c || typeof c !== 'object') return html`<p class="muted">No candidate.</p>`;
   if (c.kind === 'resume_ref') {
     return html`<dl class="kv">
@@ -27,7 +28,7 @@ function candidateView(c: any): Html {
   </dl>`;
 }
 
-function jobView(j: any): Html {
+function jobView(j: Wire): Html {
   if (!j || typeof j !== 'object') return html`<p class="muted">No job spec.</p>`;
   const band = [idr(j.salaryBandMinIdr), idr(j.salaryBandMaxIdr)];
   return html`<dl class="kv">

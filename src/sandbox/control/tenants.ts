@@ -26,7 +26,7 @@ function parseScopes(v: unknown): Scope[] | undefined {
 }
 
 function parseWebhookUrl(v: unknown): string | null | undefined {
-  if (v === undefined || v === null) return v as null | undefined;
+  if (v === undefined || v === null) return v;
   if (typeof v !== 'string') throw invalid('webhookUrl must be an http(s) URL or null', 'webhookUrl');
   try {
     const u = new URL(v);

@@ -27,7 +27,7 @@ export async function migrate(pool: pg.Pool, then?: (client: pg.PoolClient) => P
           await client.query('COMMIT');
         } catch (err) {
           await client.query('ROLLBACK');
-          throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
+          throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`, { cause: err });
         }
         applied.push(m.version);
       }

@@ -90,7 +90,8 @@ export class Replica {
   private pending = new Map<number, PendingSend>();
   private timersQueued = false;
   // work a step deferred ("right after the current task"), run before the step ends
-  private deferred: [(a: any, b: any) => void, unknown, unknown][] = [];
+  // each entry keeps a function with the two arguments it was deferred with (their types were checked then)
+  private deferred: (() => void)[] = [];
   private inStep = false;
   // the connection that holds the log's lock for each batch of steps
   private writer: pg.PoolClient | null = null;
@@ -115,7 +116,7 @@ export class Replica {
 
   /** The clock's deferrer: inside a step, deferred work runs before the step ends; outside, after the task. */
   readonly defer: Deferrer = (fn, a, b) => {
-    if (this.inStep) this.deferred.push([fn, a, b]);
+    if (this.inStep) this.deferred.push(() => fn(a, b));
     else setImmediate(fn, a, b);
   };
 
@@ -194,7 +195,7 @@ export class Replica {
 
   /** Runs `fn` after every step committed before now is applied; records nothing (reads only). */
   read<T>(fn: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => this.push({ step: null, body: null, run: fn, resolve: resolve as (v: unknown) => void, reject }));
+    return new Promise<T>((resolve, reject) => this.push({ step: null, body: null, run: fn, resolve: resolve, reject }));
   }
 
   private submitBackground(step: Step): void {
@@ -258,7 +259,10 @@ export class Replica {
       this.stop(err, batch);
       return;
     }
-    for (const r of results) (r.ok ? r.item.resolve : r.item.reject)(r.value);
+    for (const r of results) {
+      if (r.ok) r.item.resolve(r.value);
+      else r.item.reject(r.value);
+    }
   }
 
   private stop(err: unknown, batch: Item[]): null {
@@ -356,11 +360,11 @@ export class Replica {
   // promises it settled (a webhook's answer) are part of it: run them until none is left
   private async drain(): Promise<void> {
     for (;;) {
-      for (let i = 0; i < 3; i++) await null;
+      for (let i = 0; i < 3; i++) await Promise.resolve();
       if (this.deferred.length === 0) return;
-      for (const [fn, a, b] of this.deferred.splice(0)) {
+      for (const run of this.deferred.splice(0)) {
         try {
-          fn(a, b);
+          run();
         } catch (err) {
           console.error('shared sandbox: deferred work failed', err);
         }

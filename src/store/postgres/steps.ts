@@ -25,7 +25,7 @@ export function requestOf(step: Extract<Step, { t: 'call' }>, body: Buffer | nul
   // a body past every route's limit is refused for its size alone: any bytes of that size answer the same
   if (step.oversize) body = Buffer.alloc(step.oversize);
   if (body && step.method !== 'GET' && step.method !== 'HEAD') {
-    init.body = new Uint8Array(body) as unknown as BodyInit;
+    init.body = new Uint8Array(body);
     init.duplex = 'half';
   }
   return new Request(step.url, init);

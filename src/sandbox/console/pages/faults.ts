@@ -2,7 +2,7 @@
 // latency, failing webhook deliveries), and the planted bugs that prove the conformance harness.
 
 import { Hono, type Context } from 'hono';
-import { badge, controlError, empty, time } from '../components.js';
+import { controlError, empty, time } from '../components.js';
 import { back, csrfField, field, numberOrRaw, readForm, type Form } from '../forms.js';
 import { html, seg, type Html } from '../html.js';
 import { renderPage } from '../layout.js';

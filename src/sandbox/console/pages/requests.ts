@@ -13,6 +13,7 @@ import { deliveryHealth, healthBadge, stateInWords } from '../states.js';
 import type { ConsoleEnv } from '../types.js';
 import { decisionForm } from './decisionForm.js';
 import { STATES, type ReviewSummary } from './reviews.js';
+import type { Wire } from '../types.js';
 
 interface AuditEvent {
   id: string;
@@ -48,7 +49,7 @@ function decisionView(d: Record<string, unknown> | null, edits: RequestDetail['e
   return html`<dl class="facts fields">${Object.entries(all).map(([k, v]) => html`<div><dt>${k}</dt><dd class="wrap">${typeof v === 'object' ? html`<pre tabindex="0">${prettyJson(v)}</pre>` : String(v)}</dd></div>`)}</dl>`;
 }
 
-function deliveriesSummary(requestId: string, res: ControlResult<{ deliveries: any[] }>, hasWebhook: boolean | null, endedUnscored: boolean): Html {
+function deliveriesSummary(requestId: string, res: ControlResult<{ deliveries: Wire[] }>, hasWebhook: boolean | null, endedUnscored: boolean): Html {
   if (!res.ok) return controlError('webhook deliveries', res);
   const list = res.data?.deliveries ?? [];
   if (list.length === 0) {
@@ -109,7 +110,7 @@ export function requestPages() {
     const requestId = c.req.param('requestId');
     const [res, deliveries] = await Promise.all([
       c.var.ctl.get<RequestDetail>(`/reviews/${seg(requestId)}`),
-      c.var.ctl.get<{ deliveries: any[] }>('/webhooks/deliveries', { requestId, limit: '100' }),
+      c.var.ctl.get<{ deliveries: Wire[] }>('/webhooks/deliveries', { requestId, limit: '100' }),
     ]);
     if (!res.ok) {
       return renderPage(c, { title: 'Request timeline', active: '/console/requests', status: 404, body: html`${lookup(requestId)}${controlError(`request ${requestId}`, res)}` });

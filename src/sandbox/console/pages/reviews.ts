@@ -12,6 +12,7 @@ import { safeNext } from '../login.js';
 import { submissionView } from '../submission.js';
 import type { ConsoleEnv } from '../types.js';
 import { decisionBody, decisionForm, type FormState } from './decisionForm.js';
+import type { Wire } from '../types.js';
 
 export const STATES = ['received', 'parsed', 'scored', 'pending_review', 'approved', 'rejected', 'edited', 'delivered', 'failed', 'expired'] as const;
 export { decisionForm };
@@ -26,7 +27,7 @@ export interface ReviewSummary {
   jobTitle: string;
   candidateLabel: string;
   submission?: { candidate: unknown; jobSpec: unknown };
-  score: any;
+  score: Wire;
 }
 
 /** "waiting 3 h 10 min · expires in 68 h 50 min" for a pending request. */
