@@ -24,7 +24,9 @@ describe('the control API description', () => {
       for (const m of METHODS) {
         if (!item[m]) continue;
         expect(item[m].operationId).toMatch(/^[a-z][A-Za-z]+$/);
-        expect(item[m].security).toEqual([{ adminToken: [] }]);
+        // the admin token reaches every route; a few also take a tenant's own key (D-119)
+        expect(item[m].security[0]).toEqual({ adminToken: [] });
+        for (const alt of item[m].security.slice(1)) expect(alt).toEqual({ tenantKey: [] });
       }
     }
   });
@@ -72,6 +74,10 @@ describe('the control API description', () => {
       ['/sandbox/v1/reviews/{requestId}/decision', 'post', `/sandbox/v1/reviews/${requestId}/decision`, { decision: 'edited', reviewerId: 'r1', editedScore: 40 }],
       ['/sandbox/v1/reviews', 'get', '/sandbox/v1/reviews?limit=0'],
       ['/sandbox/v1/tenants/{tenantId}', 'get', '/sandbox/v1/tenants/ten_nobody'],
+      ['/sandbox/v1/webhooks/listen/listeners', 'get', `/sandbox/v1/webhooks/listen/listeners?tenantId=${t.tenantId}`],
+      ['/sandbox/v1/webhooks/listen', 'get', '/sandbox/v1/webhooks/listen'],
+      ['/sandbox/v1/webhooks/listen/{attemptId}/answer', 'post', '/sandbox/v1/webhooks/listen/whd_nothing.1/answer', { tenantId: t.tenantId, statusCode: 200, durationMs: 3 }],
+      ['/sandbox/v1/webhooks/listen/{attemptId}/answer', 'post', '/sandbox/v1/webhooks/listen/whd_nothing.1/answer', { statusCode: 99, durationMs: 3 }],
     ];
     for (const [path, method, url, body] of calls) {
       const res = await admin(method.toUpperCase(), url, body);

@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../web/env.js';
 import { requireAdmin } from './admin.js';
 import { applicationsRoutes } from './applications.js';
+import { listenRoutes } from './listen.js';
 import { logsRoutes } from './logs.js';
 import { outboxRoutes } from './outbox.js';
 import { reviewsRoutes } from './reviews.js';
@@ -14,6 +15,8 @@ import { webhooksRoutes } from './webhooks.js';
 
 export function controlRoutes() {
   const r = new Hono<AppEnv>();
+  // a tenant's own key reaches these too (D-119): they check the caller themselves, before the admin gate
+  r.route('/webhooks/listen', listenRoutes());
   r.use('*', requireAdmin);
   r.route('/tenants', tenantRoutes());
   r.route('/reviews', reviewsRoutes());

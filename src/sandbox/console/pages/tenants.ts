@@ -9,9 +9,10 @@ import { back, csrfField, field, fields, flash, numberOrRaw, readForm } from '..
 import { html, seg, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
 import type { ConsoleEnv } from '../types.js';
-import { webhookActions, webhookPanel } from './tenantWebhook.js';
+import { webhookActions, webhookPanel, type ListenerView } from './tenantWebhook.js';
 
 interface TenantView {
+  listeners?: ListenerView[];
   tenantId: string;
   name: string;
   planTier: string;
@@ -185,6 +186,8 @@ export function tenantPages() {
 
   r.get('/:tenantId', async (c) => {
     const res = await c.var.ctl.get<TenantView>(`/tenants/${seg(c.req.param('tenantId'))}`);
+    const listening = res.ok ? await c.var.ctl.get<{ listeners: ListenerView[] }>('/webhooks/listen/listeners', { tenantId: res.data.tenantId }) : null;
+    if (res.ok && listening?.ok) res.data.listeners = listening.data.listeners;
     return renderPage(c, {
       title: res.ok ? res.data.name : 'Tenant',
       active: '/console/tenants',
