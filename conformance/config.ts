@@ -152,7 +152,8 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
   const targetRaw = raw.target ?? profile.target;
   if (!targetRaw) throw new Error('--target <base URL> is required (or `target` in the profile)');
   const target = url(targetRaw, '--target');
-  const t = { ...profile.targets };
+  // programmatic callers pass a profile's fields as options: their `targets` count as the profile's
+  const t = { ...profile.targets, ...raw.targets };
   const screening = url(raw.targetScreening ?? t.screening ?? target, 'screening target');
   const jobs = url(raw.targetJobs ?? t.jobs ?? target, 'jobs target');
   const control = url(t.control ?? target, 'control target');

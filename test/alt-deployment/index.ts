@@ -16,6 +16,8 @@ import { RateLimiter } from './ratelimit.js';
 import { handleScreening, SCREENING_PREFIX } from './screening.js';
 import { buildTalent } from './talent.js';
 import { TenantStore } from './tenants.js';
+import { STARTER_CREDITS_VIOLATED } from './jobs-rest.js';
+import { routedPath } from './planted-routes.js';
 import { Timers } from './timers.js';
 import { Switches } from './violations.js';
 import { PLAIN_STYLE, styleFromSeed, type ShapeStyle } from './shape-style.js';
@@ -60,7 +62,8 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
   const v = new Switches(opts.violations);
   const shape = typeof opts.shapeStyle === 'number' ? styleFromSeed(opts.shapeStyle) : (opts.shapeStyle ?? PLAIN_STYLE);
   const delays = { scoringMs: opts.scoringDelayMs ?? 300, reviewMs: opts.reviewDelayMs ?? 2000 };
-  const tenants = new TenantStore(opts.webhookUrl, Date.now());
+  const tenants = new TenantStore(opts.webhookUrl, Date.now(), v.on('keys-test-prefix') ? 'altk_test_' : undefined);
+  if (v.on('starter-credits-50')) for (const t of tenants.all) if (t.plan === 'starter') t.applyBalance = STARTER_CREDITS_VIOLATED;
   const ghost = { ...tenants.slot('free'), id: 'acct-unregistered', slot: 'ghost' };
   const corpus = buildCorpus();
   const limiter = new RateLimiter();
@@ -75,7 +78,7 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
 
   const main = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://alt.invalid');
-    const p = url.pathname;
+    const p = routedPath(url, v);
     const done = (e: unknown) => {
       if (!res.headersSent) sendError(res, fail(500, 'internal error'));
       else res.destroy(e as Error);
