@@ -69,6 +69,8 @@ export interface RawOptions extends Omit<Profile, 'capabilities'> {
   allowSpend?: string[];
   /** Do not spend a fixed key's rate window (no 429 checks on fixed keys). */
   rateWindows?: boolean;
+  /** Checks run side by side at most (those sharing a key or the clock still run one after another); 1 runs them in turn. */
+  concurrency?: number;
 }
 
 export interface HarnessConfig {
@@ -88,6 +90,7 @@ export interface HarnessConfig {
   waits: Readonly<Waits>;
   allowSpend: readonly KeySlot[];
   rateWindows: boolean;
+  concurrency: number;
   seed: number;
   seedGiven: boolean;
   runs: number;
@@ -101,6 +104,9 @@ export interface HarnessConfig {
   root: string;
   requirementsFile: string;
 }
+
+/** Checks in flight at once by default: most of a run is waiting on the target, not work. */
+export const DEFAULT_CONCURRENCY = 8;
 
 const HARNESS_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -153,6 +159,8 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
   if (!Number.isInteger(seed)) throw new Error('--seed must be an integer');
   const runs = raw.runs ?? 20;
   if (!Number.isInteger(runs) || runs < 1 || runs > 10_000) throw new Error('--runs must be an integer from 1 to 10000');
+  const concurrency = raw.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error('--concurrency must be an integer from 1 to 64');
   const receiverUrl = raw.webhookReceiverUrl ?? profile.webhookReceiverUrl;
   const receiver = receiverUrl ? url(receiverUrl, 'webhookReceiverUrl') : null;
   const listen = raw.webhookListen ?? profile.webhookListen;
@@ -185,6 +193,7 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
     waits: Object.freeze(waits),
     allowSpend: Object.freeze(allowSpend),
     rateWindows: raw.rateWindows ?? true,
+    concurrency,
     seed,
     seedGiven,
     runs,

@@ -4,6 +4,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { asyncWait } from '../waits.js';
 
 export interface Delivery {
   hook: string;
@@ -77,7 +78,11 @@ export class WebhookReceiver {
   }
 
   /** Waits until `pred` holds over this hook's deliveries (or the timeout passes); returns them. */
-  async waitFor(hook: string | null, pred: (ds: Delivery[]) => boolean, timeoutMs: number): Promise<Delivery[]> {
+  waitFor(hook: string | null, pred: (ds: Delivery[]) => boolean, timeoutMs: number): Promise<Delivery[]> {
+    return asyncWait(() => this.until(hook, pred, timeoutMs));
+  }
+
+  private async until(hook: string | null, pred: (ds: Delivery[]) => boolean, timeoutMs: number): Promise<Delivery[]> {
     const deadline = Date.now() + timeoutMs;
     while (!pred(this.deliveries(hook))) {
       const left = deadline - Date.now();

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runConformance, type RawOptions, type RunResult } from '../../conformance/index.js';
-import { startAltDeployment } from '../alt-deployment/index.js';
+import { startAltDeployment, type AltOptions } from '../alt-deployment/index.js';
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -23,9 +23,9 @@ export interface AltRun {
 }
 
 /** Starts the deployment with `violations`, runs the harness on its keys-only profile, stops it. */
-export async function runAgainstAlt(violations: string[], options: RawOptions = {}): Promise<AltRun> {
+export async function runAgainstAlt(violations: string[], options: RawOptions = {}, altOptions: Omit<AltOptions, 'violations' | 'webhookUrl'> = {}): Promise<AltRun> {
   const port = await freePort();
-  const alt = await startAltDeployment({ violations, webhookUrl: `http://127.0.0.1:${port}/alt-hooks` });
+  const alt = await startAltDeployment({ ...altOptions, violations, webhookUrl: `http://127.0.0.1:${port}/alt-hooks` });
   const reportDir = mkdtempSync(path.join(tmpdir(), 'conformance-alt-'));
   try {
     const result = await runConformance({ ...alt.profile, webhookListen: `127.0.0.1:${port}`, seed: 20261123, runs: 3, reportDir, progress: false, ...options });

@@ -1,0 +1,89 @@
+// The child side of the harness timing rows: one full conformance run, in process, against the
+// alternate deployment in keys-only mode (its reviewer timed, or never deciding) or against this
+// sandbox with an admin token, exactly as test/harness-alt.test.ts and test/harness-selfrun.test.ts
+// run it. Reports the wall time and every verdict, so a faster run can be compared with a slower one.
+
+import { runConformance, type RunResult } from '../../conformance/index.js';
+import { currentCheck } from '../../conformance/waits.js';
+import { startSandbox } from '../../src/main.js';
+import { startAltDeployment } from '../../test/alt-deployment/index.js';
+import { freePort } from '../../test/support/alt-run.js';
+import { runAsWorker } from './ipc.js';
+
+export type HarnessRunKind = 'alt-keys' | 'alt-keys-no-review' | 'sandbox-admin';
+
+export interface HarnessRunArgs {
+  kind: HarnessRunKind;
+  /** Options on top (e.g. concurrency). */
+  extra?: Record<string, unknown>;
+}
+
+export interface HarnessRunResult {
+  kind: HarnessRunKind;
+  wallS: number;
+  ok: boolean;
+  checks: number;
+  /** Requirement id → status. */
+  requirements: Record<string, string>;
+  /** Check id → status. */
+  checkStatus: Record<string, string>;
+  /** Check id → duration in milliseconds. */
+  checkMs: Record<string, number>;
+  harnessErrors: string[];
+  notes: string[];
+  cases: number;
+  /** Calls per check and surface (where the time of a keys-only run goes: rate windows). */
+  calls: Record<string, number>;
+}
+
+const calls: Record<string, number> = {};
+const count = (_ex: unknown, surface: string) => {
+  const k = `${currentCheck() ?? '-'} ${surface}`;
+  calls[k] = (calls[k] ?? 0) + 1;
+};
+
+function summary(kind: HarnessRunKind, r: RunResult, wallS: number): HarnessRunResult {
+  return {
+    calls,
+    kind,
+    wallS,
+    ok: r.ok,
+    checks: r.checks.length,
+    requirements: Object.fromEntries(r.requirements.map((x) => [x.id, x.status])),
+    checkStatus: Object.fromEntries(r.checks.map((c) => [c.id, c.status])),
+    checkMs: Object.fromEntries(r.checks.map((c) => [c.id, c.durationMs])),
+    harnessErrors: r.harnessErrors,
+    notes: r.notes,
+    cases: r.cases,
+  };
+}
+
+export async function harnessRun({ kind, extra = {} }: HarnessRunArgs): Promise<HarnessRunResult> {
+  const t0 = performance.now();
+  if (kind === 'sandbox-admin') {
+    const sb = await startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: 'sat_bench_admin_token', selfCheck: true, seedDemo: false });
+    try {
+      const r = await runConformance(
+        { target: sb.baseUrl, anonMcp: sb.anonMcpUrl, adminToken: 'sat_bench_admin_token', seed: 20261122, runs: 15, reportDir: null, regressionsDir: 'fixtures/regressions', saveRegressions: false, progress: false, ...extra },
+        { onExchange: count },
+      );
+      return summary(kind, r, (performance.now() - t0) / 1000);
+    } finally {
+      await sb.close();
+    }
+  }
+  // as test/support/alt-run.ts does, with every check's calls counted
+  const port = await freePort();
+  const alt = await startAltDeployment({ webhookUrl: `http://127.0.0.1:${port}/alt-hooks`, ...(kind === 'alt-keys-no-review' ? { reviewer: 'never' as const } : {}) });
+  try {
+    const result = await runConformance(
+      { ...alt.profile, webhookListen: `127.0.0.1:${port}`, seed: 20261123, runs: 3, reportDir: null, progress: false, allowSpend: ['free'], ...extra },
+      { onExchange: count },
+    );
+    return summary(kind, result, (performance.now() - t0) / 1000);
+  } finally {
+    await alt.stop();
+  }
+}
+
+if (process.argv[1]?.endsWith('harness-run.ts')) runAsWorker(harnessRun);
