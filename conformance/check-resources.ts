@@ -19,12 +19,87 @@ export interface CheckUses {
   clock?: boolean;
   /** It calls the anonymous MCP server (whose per-IP day mcp.anon.daily-limit spends). */
   anonDay?: boolean;
+  /**
+   * Its work grows with the key's recent ledger (walks page by page from a \`since\` shortly before it
+   * starts): it goes first among the checks of its keys, before the others add rows (a fixed key's
+   * screening window is then spent on fewer pages).
+   */
+  early?: boolean;
 }
 
-export const CHECK_USES: Readonly<Record<string, CheckUses>> = {};
+const ALL_TIERS = ['free', 'starter', 'pro', 'scale'] as const;
+
+export const CHECK_USES: Readonly<Record<string, CheckUses>> = {
+  'screening.auth.unauthenticated': {},
+  'screening.auth.forbidden': { keys: ['noScreeningScope'] },
+  'screening.auth.key-in-query': { keys: ['pro'] },
+  'screening.tenant-isolation': { keys: ['pro', 'starter'] },
+  'screening.submit.valid': { keys: ['pro'] },
+  'screening.submit.invalid': { keys: ['pro'] },
+  'screening.submit.policy-limits': { keys: ['pro'] },
+  'screening.submit.keys-per-tenant': { keys: ['pro', 'starter'] },
+  'screening.idempotency.replay': { keys: ['pro'] },
+  'screening.idempotency.concurrent': { keys: ['pro'] },
+  'screening.credits.exhausted': {},
+  'screening.limit.free-cap': {},
+  'screening.usage.tiers': { keys: ALL_TIERS, slots: ['screeningSpent'] },
+  'screening.usage.near-limit': {},
+  'screening.credits.spent-key': { slots: ['screeningSpent'] },
+  'screening.audit.params': { keys: ['pro'] },
+  'screening.audit.walk': { keys: ['pro'], early: true },
+  'screening.audit.since': { keys: ['pro'], early: true },
+  'screening.ledger.lifecycle': { keys: ['pro'] },
+  'screening.webhooks.scored': { keys: ['pro', 'starter'] },
+  'screening.webhooks.review-decided': { keys: ['pro'] },
+  'screening.stateful': {},
+  'screening.stateful.fixed-key': { keys: ['pro'], early: true },
+  'screening.policy.magic-inputs': { keys: ['pro'] },
+  'screening.policy.review-expiry': { keys: ['pro'], clock: true },
+  'screening.policy.webhook-retries': { keys: ['pro'], clock: true },
+  'screening.credits.allow-spend': { keys: [...ALL_TIERS, 'screeningSpent'] },
+  'jobs.auth.unauthenticated': { keys: ['pro'] },
+  'jobs.auth.keys-and-scopes': { keys: ['pro', 'noJobsScope'] },
+  'jobs.search.valid': { keys: ['pro'] },
+  'jobs.search.invalid': { keys: ['pro'] },
+  'jobs.search.paging': { keys: ['starter'] },
+  'jobs.get.unknown': { keys: ['pro'] },
+  'jobs.tier.ad-free': { keys: ALL_TIERS },
+  'jobs.tier.page-cap': { keys: ['free', 'starter', 'pro'] },
+  'jobs.me': { keys: ALL_TIERS },
+  'jobs.apply.paid': { keys: ['pro'] },
+  'jobs.apply.invalid': { keys: ['pro'] },
+  'jobs.apply.free-tier': { keys: ['free'] },
+  'jobs.market.every-tier': { keys: ['free', 'starter', 'pro'] },
+  'jobs.market.roles': { keys: ['pro'] },
+  'jobs.market.skills': { keys: ['pro'] },
+  'jobs.rate.tier-limits': { keys: ['free', 'starter', 'pro'] },
+  'jobs.rate.window': { keys: ['free'], clock: true },
+  'mcp.keyed.initialize': { keys: ['pro'] },
+  'mcp.keyed.tools': { keys: ['pro'] },
+  'mcp.keyed.seeker-tools': { keys: ['starter', 'free'] },
+  'mcp.keyed.scope': { keys: ['noMcpScope'] },
+  'mcp.tools.draft': { keys: ['starter'] },
+  'mcp.tools.grounding': { keys: ['free'] },
+  'mcp.tools.employer': { keys: ['pro'] },
+  'mcp.tools.hire': { keys: ['pro'] },
+  'mcp.tools.talent-daily-limit': { keys: ['starter'] },
+  'mcp.anon.server': { anonDay: true },
+  'mcp.anon.read-only': { keys: ['pro'], anonDay: true },
+  'mcp.anon.daily-limit': { anonDay: true, clock: true },
+  'mcp.discovery': { anonDay: true },
+  'api.versioning': { keys: ['pro'] },
+  'api.methods': { keys: ['pro'] },
+  'screening.description-version': {},
+};
 
 export interface ScheduledCheck extends Job {
   check: Check;
+}
+
+/** The order checks are offered to the scheduler in: \`early\` ones first, \`late\` ones last, else the registry's. */
+export function scheduleOrder(checks: readonly Check[]): Check[] {
+  const rank = (c: Check) => (c.late ? 2 : CHECK_USES[c.id]?.early ? 0 : 1);
+  return checks.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map((x) => x.c);
 }
 
 /** The check as a scheduler job on this target (fresh tenants free every key but the slots read directly). */

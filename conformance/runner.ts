@@ -6,7 +6,7 @@
 
 import type { Capabilities, Check, CheckContext } from './check.js';
 import { CAPABILITY_REASONS } from './check.js';
-import { CHECK_USES, jobOf } from './check-resources.js';
+import { CHECK_USES, jobOf, scheduleOrder } from './check-resources.js';
 import { allChecks } from './checks/index.js';
 import { baseCommand, type HarnessConfig } from './config.js';
 import { loadHarnessContract } from './contract.js';
@@ -134,8 +134,10 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
   let started = 0;
   let finished = 0;
   try {
-    const jobs = checks.map((check, index) => jobOf(check, index, env.capabilities));
-    await new Scheduler(jobs, cfg.concurrency).runAll(async ({ check, index, resources }, whileWaiting) => {
+    const position = new Map(checks.map((c, i) => [c, i]));
+    const jobs = scheduleOrder(checks).map((check, order) => jobOf(check, order, env.capabilities));
+    await new Scheduler(jobs, cfg.concurrency).runAll(async ({ check, resources }, whileWaiting) => {
+      const index = position.get(check)!;
       await emit({ type: 'check-start', id: check.id, title: check.title, index: started++, total: checks.length });
       const tenants = watchedTenants(env.tenants, (slot) => {
         if (resources.has(`key:${slot}`)) return;

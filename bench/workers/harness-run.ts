@@ -77,7 +77,7 @@ export async function harnessRun({ kind, extra = {} }: HarnessRunArgs): Promise<
   const alt = await startAltDeployment({ webhookUrl: `http://127.0.0.1:${port}/alt-hooks`, ...(kind === 'alt-keys-no-review' ? { reviewer: 'never' as const } : {}) });
   try {
     const result = await runConformance(
-      { ...alt.profile, webhookListen: `127.0.0.1:${port}`, seed: 20261123, runs: 3, reportDir: null, progress: false, allowSpend: ['free'], ...extra },
+      { ...alt.profile, webhookListen: `127.0.0.1:${port}`, seed: 20261123, runs: 3, reportDir: null, saveRegressions: false, progress: false, allowSpend: ['free'], ...extra },
       { onExchange: count },
     );
     return summary(kind, result, (performance.now() - t0) / 1000);

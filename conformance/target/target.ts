@@ -85,11 +85,12 @@ export function createHttpTarget(cfg: HarnessConfig, anonMcpUrl: string | null =
       const url = `${base}${spec.path}${queryString(spec.query)}`;
       const credential = headers.authorization;
       for (let attempt = 0; ; attempt++) {
-        if (credential && !spec.rateProbe) await governor.beforeCall(credential);
+        const ticket = credential && !spec.rateProbe ? await governor.beforeCall(credential, surface) : undefined;
         const ex = await send({ method: spec.method ?? 'GET', url, headers, ...(body !== undefined ? { body } : {}) }, cfg.requestTimeoutMs);
         for (const o of observers) o(ex, surface, spec);
         const res = ex.response;
-        if (credential && res) governor.observe(credential, res.status, res.headers);
+        if (credential && res) governor.observe(credential, res.status, res.headers, surface, ticket);
+        else governor.release(ticket);
         if (!res || res.status !== 429 || spec.rateProbe || attempt >= MAX_RETRIES) return ex;
         governor.retries++;
         await governor.pause(governor.retryDelay(res.headers));
