@@ -41,12 +41,11 @@ function pacedFetch(governor: RateGovernor, credential: string | undefined): typ
       let res: Response;
       try {
         res = await fetch(input, init);
-      } catch (e) {
+      } finally {
         governor.release(ticket);
-        throw e;
       }
       const headers = headersToRecord(res.headers);
-      if (credential) governor.observe(credential, res.status, headers, 'mcp', ticket);
+      if (credential) governor.observe(credential, res.status, headers, 'mcp');
       if (res.status !== 429 || attempt >= 3) return res;
       governor.retries++;
       await governor.pause(governor.retryDelay(headers));

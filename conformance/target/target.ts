@@ -86,11 +86,15 @@ export function createHttpTarget(cfg: HarnessConfig, anonMcpUrl: string | null =
       const credential = headers.authorization;
       for (let attempt = 0; ; attempt++) {
         const ticket = credential && !spec.rateProbe ? await governor.beforeCall(credential, surface) : undefined;
-        const ex = await send({ method: spec.method ?? 'GET', url, headers, ...(body !== undefined ? { body } : {}) }, cfg.requestTimeoutMs);
-        for (const o of observers) o(ex, surface, spec);
+        let ex: Exchange;
+        try {
+          ex = await send({ method: spec.method ?? 'GET', url, headers, ...(body !== undefined ? { body } : {}) }, cfg.requestTimeoutMs);
+        } finally {
+          governor.release(ticket); // observe() below reads the answer; the place in the window is the call's until it is answered
+        }
         const res = ex.response;
-        if (credential && res) governor.observe(credential, res.status, res.headers, surface, ticket);
-        else governor.release(ticket);
+        if (credential && res) governor.observe(credential, res.status, res.headers, surface);
+        for (const o of observers) o(ex, surface, spec);
         if (!res || res.status !== 429 || spec.rateProbe || attempt >= MAX_RETRIES) return ex;
         governor.retries++;
         await governor.pause(governor.retryDelay(res.headers));
