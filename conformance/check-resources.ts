@@ -98,13 +98,13 @@ export interface ScheduledCheck extends Job {
 
 /** The order checks are offered to the scheduler in: \`early\` ones first, \`late\` ones last, else the registry's. */
 export function scheduleOrder(checks: readonly Check[]): Check[] {
-  const rank = (c: Check) => (c.late ? 2 : CHECK_USES[c.id]?.early ? 0 : 1);
+  const rank = (c: Check) => (c.late ? 2 : (c.uses ?? CHECK_USES[c.id])?.early ? 0 : 1);
   return checks.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map((x) => x.c);
 }
 
 /** The check as a scheduler job on this target (fresh tenants free every key but the slots read directly). */
 export function jobOf(check: Check, index: number, caps: Capabilities): ScheduledCheck {
-  const uses = CHECK_USES[check.id];
+  const uses = check.uses ?? CHECK_USES[check.id];
   const resources = new Set<string>();
   if (uses) {
     if (!caps.freshTenants) for (const k of uses.keys ?? []) resources.add(`key:${k}`);

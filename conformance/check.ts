@@ -2,6 +2,7 @@
 // checks/index.ts, names the requirement ids it verifies, says what it needs from the target, and
 // returns failures (typed values with evidence); it never prints.
 
+import type { CheckUses } from './check-resources.js';
 import type { HarnessConfig } from './config.js';
 import type { HarnessContract } from './contract.js';
 import type { Failure, FailureList } from './failure.js';
@@ -47,6 +48,8 @@ export interface Check {
   };
   /** Runs after the other checks (it spends a shared budget such as a rate-limit window or the clock). */
   late?: boolean;
+  /** What it shares with other checks, for running side by side (default: its entry in check-resources.ts). */
+  uses?: CheckUses;
   /**
    * What a keys-only profile needs for this check beyond one key per tier, for the README's table
    * (e.g. "two tenants", "a spent key"); capabilities in `needs` speak for themselves.

@@ -173,7 +173,8 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
     await env.close();
   }
   for (const [id, slots] of undeclared) {
-    env.notes.push(`check ${id} used the profile key slot(s) ${[...slots].join(', ')}, which conformance/check-resources.ts does not list for it${CHECK_USES[id] ? ': it may have shared them with another check' : ' (the check is not listed there, so it ran alone)'}`);
+    const listed = checks.find((c) => c.id === id)?.uses ?? CHECK_USES[id];
+    env.notes.push(`check ${id} used the profile key slot(s) ${[...slots].join(', ')}, which conformance/check-resources.ts does not list for it${listed ? ': it may have shared them with another check' : ' (the check is not listed there, so it ran alone)'}`);
   }
 
   const g = env.target.governor;
