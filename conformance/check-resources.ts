@@ -20,9 +20,10 @@ export interface CheckUses {
   /** It calls the anonymous MCP server (whose per-IP day mcp.anon.daily-limit spends). */
   anonDay?: boolean;
   /**
-   * Its work grows with the key's recent ledger (walks page by page from a \`since\` shortly before it
-   * starts): it goes first among the checks of its keys, before the others add rows (a fixed key's
-   * screening window is then spent on fewer pages).
+   * It goes first among the checks of its keys: its work grows with the key's recent ledger (walks page
+   * by page from a \`since\` shortly before it starts, cheaper before the others add rows), or it waits
+   * long for the target (a review, a delivery) and lends its keys meanwhile, so its wait overlaps the
+   * others' work instead of coming after it.
    */
   early?: boolean;
 }
@@ -48,9 +49,9 @@ export const CHECK_USES: Readonly<Record<string, CheckUses>> = {
   'screening.audit.params': { keys: ['pro'] },
   'screening.audit.walk': { keys: ['pro'], early: true },
   'screening.audit.since': { keys: ['pro'], early: true },
-  'screening.ledger.lifecycle': { keys: ['pro'] },
-  'screening.webhooks.scored': { keys: ['pro', 'starter'] },
-  'screening.webhooks.review-decided': { keys: ['pro'] },
+  'screening.ledger.lifecycle': { keys: ['pro'], early: true },
+  'screening.webhooks.scored': { keys: ['pro', 'starter'], early: true },
+  'screening.webhooks.review-decided': { keys: ['pro'], early: true },
   'screening.stateful': {},
   'screening.stateful.fixed-key': { keys: ['pro'], early: true },
   'screening.policy.magic-inputs': { keys: ['pro'] },

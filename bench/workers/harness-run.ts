@@ -3,6 +3,7 @@
 // sandbox with an admin token, exactly as test/harness-alt.test.ts and test/harness-selfrun.test.ts
 // run it. Reports the wall time and every verdict, so a faster run can be compared with a slower one.
 
+import type { HarnessEvent } from '../../conformance/events.js';
 import { runConformance, type RunResult } from '../../conformance/index.js';
 import { currentCheck } from '../../conformance/waits.js';
 import { startSandbox } from '../../src/main.js';
@@ -34,9 +35,19 @@ export interface HarnessRunResult {
   cases: number;
   /** Calls per check and surface (where the time of a keys-only run goes: rate windows). */
   calls: Record<string, number>;
+  /** Check id → [start, end] in seconds from the run's start (the schedule). */
+  timeline: Record<string, [number, number]>;
 }
 
 const calls: Record<string, number> = {};
+const timeline: Record<string, [number, number]> = {};
+let runT0 = 0;
+const at = () => Number(((performance.now() - runT0) / 1000).toFixed(1));
+const scheduleReporter = (e: HarnessEvent) => {
+  if (e.type === 'run-start') runT0 = performance.now();
+  if (e.type === 'check-start') timeline[e.id] = [at(), -1];
+  if (e.type === 'check-end' && timeline[e.result.id]) timeline[e.result.id][1] = at();
+};
 const count = (_ex: unknown, surface: string) => {
   const k = `${currentCheck() ?? '-'} ${surface}`;
   calls[k] = (calls[k] ?? 0) + 1;
@@ -45,6 +56,7 @@ const count = (_ex: unknown, surface: string) => {
 function summary(kind: HarnessRunKind, r: RunResult, wallS: number): HarnessRunResult {
   return {
     calls,
+    timeline,
     kind,
     wallS,
     ok: r.ok,
@@ -65,7 +77,7 @@ export async function harnessRun({ kind, extra = {} }: HarnessRunArgs): Promise<
     try {
       const r = await runConformance(
         { target: sb.baseUrl, anonMcp: sb.anonMcpUrl, adminToken: 'sat_bench_admin_token', seed: 20261122, runs: 15, reportDir: null, regressionsDir: 'fixtures/regressions', saveRegressions: false, progress: false, ...extra },
-        { onExchange: count },
+        { onExchange: count, reporters: [scheduleReporter] },
       );
       return summary(kind, r, (performance.now() - t0) / 1000);
     } finally {
@@ -78,7 +90,7 @@ export async function harnessRun({ kind, extra = {} }: HarnessRunArgs): Promise<
   try {
     const result = await runConformance(
       { ...alt.profile, webhookListen: `127.0.0.1:${port}`, seed: 20261123, runs: 3, reportDir: null, saveRegressions: false, progress: false, allowSpend: ['free'], ...extra },
-      { onExchange: count },
+      { onExchange: count, reporters: [scheduleReporter] },
     );
     return summary(kind, result, (performance.now() - t0) / 1000);
   } finally {

@@ -129,8 +129,9 @@ export function settledLedger(ctx: CheckContext, key: string, done: (rows: Audit
   return asyncWait(async () => {
     const deadline = Date.now() + timeoutMs;
     let last = await walkAudit(ctx, key, { limit: 500, since });
-    while (!done(last.rows) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 250));
+    // each walk spends the key's window: walk often at first, then less (the last walk is at the deadline)
+    for (let every = 250; !done(last.rows) && Date.now() < deadline; every = Math.min(2000, every * 1.5)) {
+      await new Promise((r) => setTimeout(r, Math.max(0, Math.min(every, deadline - Date.now()))));
       last = await walkAudit(ctx, key, { limit: 500, since });
     }
     return last;

@@ -102,6 +102,9 @@ export class RateGovernor {
     this.release(ticket);
     const who = maskSecret(credential);
     this.calls.set(who, (this.calls.get(who) ?? 0) + 1);
+    // an answer refusing the call (other than 429) may carry another window's numbers (a per-IP window
+    // before the key is known, say): only answers the key's window served, and 429s, are learned from
+    if (status >= 300 && status !== 429) return;
     const remaining = headers['x-ratelimit-remaining'];
     const reset = resetMs(headers['x-ratelimit-reset']);
     const limit = headers['x-ratelimit-limit'];
