@@ -83,6 +83,11 @@ export interface CheckContext {
    * other requirements keep their verdicts.
    */
   unobserved(requirement: string, reason: string): void;
+  /**
+   * Runs a bounded wait for the target (a score, a review, a delivery) with the check's keys lent to the
+   * checks queued behind it (waits.ts asyncWait); nothing the check compares may straddle it.
+   */
+  readonly whileWaiting?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 export const CAPABILITY_REASONS: Record<Capability, string> = {

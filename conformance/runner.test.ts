@@ -5,6 +5,7 @@ import type { CheckResult, HarnessEvent } from './events.js';
 import { parseReplay, propertySeed } from './property.js';
 import type { Catalogue, Requirement } from './requirements.js';
 import { aggregate, selectChecks } from './runner.js';
+import { asyncWait } from './waits.js';
 
 const req = (id: string, level: 'must' | 'policy' = 'must', observable = true): Requirement => ({ id, level, text: id, observable });
 const catalogue = (rs: Requirement[]): Catalogue => ({ file: 'x', all: rs, byId: new Map(rs.map((r) => [r.id, r])) });
@@ -106,14 +107,13 @@ describe('requirements a check could not observe', () => {
 describe('checks side by side', () => {
   it('waits of checks sharing nothing overlap, a shared key is taken in turn, results come in registry order', async () => {
     const { runConformance } = await import('./index.js');
-    const { asyncWait } = await import('./waits.js');
     const log: string[] = [];
     const waiting = (id: string, uses: Check['uses'], ms: number): Check => ({
       ...check(id, ['SCR-IDEMP-1']),
       uses,
-      run: async () => {
+      run: async (ctx) => {
         log.push(`+${id}`);
-        await asyncWait(() => new Promise((r) => setTimeout(r, ms)));
+        await asyncWait(ctx, () => new Promise((r) => setTimeout(r, ms)));
         log.push(`-${id}`);
       },
     });

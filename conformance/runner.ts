@@ -22,7 +22,7 @@ import { createEnvironment } from './target/environment.js';
 import type { ExchangeObserver } from './target/target.js';
 import { watchedTenants } from './target/tenants.js';
 import { ContractValidator } from './validation.js';
-import { currentCheck, inCheck } from './waits.js';
+import { checkOfCall, receiverFor, targetFor, type WhileWaiting } from './waits.js';
 
 /** The pseudo-check under which the response monitor's findings are reported. */
 export const MONITOR_CHECK: Pick<Check, 'id' | 'title' | 'requirements'> = {
@@ -124,7 +124,7 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
   await emit({ type: 'capabilities', capabilities: env.capabilities, notes: env.notes });
 
   const stopObserving = env.target.observe((ex, surface, spec) => {
-    monitor.observe(currentCheck() ?? '', ex, surface, spec);
+    monitor.observe(checkOfCall(spec) ?? '', ex, surface, spec);
     opts.onExchange?.(ex, surface, spec);
   });
   const results: CheckResult[] = new Array(checks.length);
@@ -144,11 +144,11 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
         const seen = undeclared.get(check.id) ?? new Set<string>();
         undeclared.set(check.id, seen.add(slot));
       });
-      const result = await inCheck({ check: check.id, whileWaiting }, () =>
-        runOne(check, cfg, env.capabilities, {
+      const result = await runOne(check, cfg, env.capabilities, {
           contract,
           validator,
-          env: { ...env, tenants },
+          whileWaiting,
+          env: { ...env, tenants, target: targetFor(env.target, check.id), receiver: receiverFor(env.receiver, whileWaiting) },
           propertyEnv: {
             config: cfg,
             check: check.id,
@@ -162,8 +162,7 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
               cases += n;
             },
           },
-        }),
-      );
+        });
       for (const f of monitor.drain(check.id)) monitorFailures[index].push({ ...f, check: MONITOR_CHECK.id, why: `${f.why} (seen during ${check.id})` });
       results[index] = result;
       await emit({ type: 'check-end', result, index: finished++, total: checks.length });
@@ -227,6 +226,7 @@ interface RunDeps {
   contract: CheckContext['contract'];
   validator: CheckContext['validator'];
   env: Pick<Awaited<ReturnType<typeof createEnvironment>>, 'target' | 'tenants' | 'control' | 'receiver'>;
+  whileWaiting?: WhileWaiting;
   propertyEnv: Parameters<typeof runProperty>[0];
 }
 
@@ -256,6 +256,7 @@ async function runOne(check: Check, cfg: HarnessConfig, caps: Capabilities, deps
     unobserved: (requirement, reason) => {
       if (!unobserved.some((u) => u.requirement === requirement)) unobserved.push({ requirement, reason });
     },
+    ...(deps.whileWaiting ? { whileWaiting: deps.whileWaiting } : {}),
   };
   const done = (status: CheckResult['status'], extra: Partial<CheckResult> = {}): CheckResult => ({ ...base, status, failures: failures.items, ...(unobserved.length ? { unobserved } : {}), durationMs: Math.round(performance.now() - t0), ...extra });
   try {

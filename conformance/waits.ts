@@ -1,34 +1,43 @@
-// Which check a piece of harness code is running for, and the one way a check waits for something the
-// target does in its own time (a score, a review, a delivery). Checks run side by side (runner.ts), so
-// the check is carried by AsyncLocalStorage rather than by a global "current check": the response
-// monitor files every exchange under the check that made it, and a wait lets other checks that share
-// the check's keys run meanwhile (the waiting check only reads, and its reads change no wallet).
+// Which check an exchange was made for, and the one way a check waits for something the target does in
+// its own time (a score, a review, a delivery). Checks run side by side (runner.ts), so there is no
+// "current check": each check gets its own view of the target, whose calls carry the check's id to the
+// response monitor, and its own view of the receiver; a wait lends the check's keys to the checks
+// queued behind it (the waiting check only reads, and its reads change no wallet). No
+// AsyncLocalStorage: on Node 20 its promise hooks would slow every promise of the process, an
+// in-process sandbox's included.
 
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { CallSpec, Target } from './target/target.js';
+import type { WebhookReceiver } from './target/webhook-receiver.js';
 
-export interface CheckScope {
-  /** The id of the running check. */
-  readonly check: string;
-  /**
-   * Runs `fn` (a bounded wait) with the check's keys lent to the checks queued behind it, then takes
-   * them back before the check goes on. Absent outside a scheduled run: the wait simply runs.
-   */
-  readonly whileWaiting?: <T>(fn: () => Promise<T>) => Promise<T>;
+/** Runs a bounded wait with the check's keys lent to the checks queued behind it. */
+export type WhileWaiting = <T>(fn: () => Promise<T>) => Promise<T>;
+
+const byCall = new WeakMap<CallSpec, string>();
+
+/** The check a call was made for (its CallSpec as the observers see it), or null (set-up, control plane). */
+export const checkOfCall = (spec: CallSpec): string | null => byCall.get(spec) ?? null;
+
+/** The target as one check sees it: its calls are tagged with the check's id. */
+export function targetFor(base: Target, check: string): Target {
+  const t = Object.create(base) as Target;
+  return Object.assign(t, {
+    call: (surface: Parameters<Target['call']>[0], spec: CallSpec) => {
+      const mine = { ...spec };
+      byCall.set(mine, check);
+      return base.call(surface, mine);
+    },
+  });
 }
 
-const scope = new AsyncLocalStorage<CheckScope>();
+/** The receiver as one check sees it: its waits lend the check's keys. */
+export function receiverFor(base: WebhookReceiver | null, whileWaiting: WhileWaiting): WebhookReceiver | null {
+  if (!base) return null;
+  const r = Object.create(base) as WebhookReceiver;
+  r.waitFor = (hook, pred, timeoutMs) => whileWaiting(() => base.waitFor(hook, pred, timeoutMs));
+  return r;
+}
 
-/** Runs `fn` as the check `s.check` (everything it awaits, timers and callbacks included). */
-export const inCheck = <T>(s: CheckScope, fn: () => Promise<T>): Promise<T> => scope.run(s, fn);
-
-/** The check the calling code runs for, or null outside any check (set-up, reporters). */
-export const currentCheck = (): string | null => scope.getStore()?.check ?? null;
-
-/**
- * A wait for something asynchronous on the target: polls, ledger walks until a state, deliveries.
- * While it lasts the check's keys are free for other checks (see CheckScope.whileWaiting).
- */
-export function asyncWait<T>(fn: () => Promise<T>): Promise<T> {
-  const s = scope.getStore();
-  return s?.whileWaiting ? s.whileWaiting(fn) : fn();
+/** A wait of a check for something asynchronous on the target (lends its keys when run by the scheduler). */
+export function asyncWait<T>(ctx: { whileWaiting?: WhileWaiting }, fn: () => Promise<T>): Promise<T> {
+  return ctx.whileWaiting ? ctx.whileWaiting(fn) : fn();
 }

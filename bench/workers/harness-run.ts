@@ -5,7 +5,8 @@
 
 import type { HarnessEvent } from '../../conformance/events.js';
 import { runConformance, type RunResult } from '../../conformance/index.js';
-import { currentCheck } from '../../conformance/waits.js';
+import type { CallSpec } from '../../conformance/target/target.js';
+import { checkOfCall } from '../../conformance/waits.js';
 import { startSandbox } from '../../src/main.js';
 import { startAltDeployment } from '../../test/alt-deployment/index.js';
 import { freePort } from '../../test/support/alt-run.js';
@@ -48,8 +49,8 @@ const scheduleReporter = (e: HarnessEvent) => {
   if (e.type === 'check-start') timeline[e.id] = [at(), -1];
   if (e.type === 'check-end' && timeline[e.result.id]) timeline[e.result.id][1] = at();
 };
-const count = (_ex: unknown, surface: string) => {
-  const k = `${currentCheck() ?? '-'} ${surface}`;
+const count = (_ex: unknown, surface: string, spec: CallSpec) => {
+  const k = `${checkOfCall(spec) ?? '-'} ${surface}`;
   calls[k] = (calls[k] ?? 0) + 1;
 };
 

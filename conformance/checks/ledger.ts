@@ -126,7 +126,7 @@ export function assertLedger(rows: AuditRow[], complete: boolean, evidence?: Exc
  * deployment's scorer and reviewers work. `since` (from the target's clock) keeps each walk short.
  */
 export function settledLedger(ctx: CheckContext, key: string, done: (rows: AuditRow[]) => boolean, timeoutMs: number, since?: string): Promise<Walk> {
-  return asyncWait(async () => {
+  return asyncWait(ctx, async () => {
     const deadline = Date.now() + timeoutMs;
     let last = await walkAudit(ctx, key, { limit: 500, since });
     // each walk spends the key's window: walk often at first, then less (the last walk is at the deadline)

@@ -6,7 +6,6 @@ import type { CheckContext } from '../check.js';
 import { violation } from '../failure.js';
 import { describe, jsonOf, statusOf, type Exchange } from '../target/http.js';
 import type { CallSpec } from '../target/target.js';
-import { asyncWait } from '../waits.js';
 
 export const SCREENING = '/api/screening/v1';
 export const JOBS = '/api/v1';
@@ -96,16 +95,14 @@ export function orderedBand<T>(body: T): T {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `fn` until it returns a value other than undefined, or the timeout passes (then returns undefined). */
-export function poll<T>(fn: () => Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T | undefined> {
-  return asyncWait(async () => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await fn();
-      if (v !== undefined) return v;
-      if (Date.now() >= deadline) return undefined;
-      await sleep(everyMs);
-    }
-  });
+export async function poll<T>(fn: () => Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() >= deadline) return undefined;
+    await sleep(everyMs);
+  }
 }
 
 /** Records a policy-level finding once per requirement (policy problems never stop a check). */

@@ -4,7 +4,6 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { asyncWait } from '../waits.js';
 
 export interface Delivery {
   hook: string;
@@ -78,11 +77,7 @@ export class WebhookReceiver {
   }
 
   /** Waits until `pred` holds over this hook's deliveries (or the timeout passes); returns them. */
-  waitFor(hook: string | null, pred: (ds: Delivery[]) => boolean, timeoutMs: number): Promise<Delivery[]> {
-    return asyncWait(() => this.until(hook, pred, timeoutMs));
-  }
-
-  private async until(hook: string | null, pred: (ds: Delivery[]) => boolean, timeoutMs: number): Promise<Delivery[]> {
+  async waitFor(hook: string | null, pred: (ds: Delivery[]) => boolean, timeoutMs: number): Promise<Delivery[]> {
     const deadline = Date.now() + timeoutMs;
     while (!pred(this.deliveries(hook))) {
       const left = deadline - Date.now();
