@@ -58,11 +58,14 @@ describe('reading the rate-limit headers in every form the documents leave open'
     expect(g.pausedMs).toBeGreaterThan(0);
   });
 
-  it('learns nothing from a refusal other than 429 (its numbers may be another window\'s, a per-IP one say)', async () => {
+  it('learns nothing from a 401 or 403 (its numbers may be another window\'s, a per-IP one say), but does from a 400', async () => {
     const g = new RateGovernor();
     g.observe('Bearer a', 200, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '40', 'x-ratelimit-reset': '50' }, 'jobs');
     g.observe('Bearer a', 403, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '50' }, 'jobs');
     await g.beforeCall('Bearer a', 'jobs');
     expect(g.pausedMs).toBe(0);
+    g.observe('Bearer b', 400, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.2' }, 'jobs');
+    await g.beforeCall('Bearer b', 'jobs');
+    expect(g.pausedMs).toBeGreaterThan(0);
   });
 });

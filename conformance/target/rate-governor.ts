@@ -102,9 +102,9 @@ export class RateGovernor {
     this.release(ticket);
     const who = maskSecret(credential);
     this.calls.set(who, (this.calls.get(who) ?? 0) + 1);
-    // an answer refusing the call (other than 429) may carry another window's numbers (a per-IP window
-    // before the key is known, say): only answers the key's window served, and 429s, are learned from
-    if (status >= 300 && status !== 429) return;
+    // a 401 or 403 answers before the key's window is known, so its numbers may be another window's (a
+    // per-IP one, say): every other answer (2xx, 400, 402, 404, 429…) counts in the key's window
+    if (status === 401 || status === 403) return;
     const remaining = headers['x-ratelimit-remaining'];
     const reset = resetMs(headers['x-ratelimit-reset']);
     const limit = headers['x-ratelimit-limit'];
