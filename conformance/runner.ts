@@ -145,24 +145,24 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
         undeclared.set(check.id, seen.add(slot));
       });
       const result = await runOne(check, cfg, env.capabilities, {
-          contract,
-          validator,
-          whileWaiting,
-          env: { ...env, tenants, target: targetFor(env.target, check.id), receiver: receiverFor(env.receiver, whileWaiting) },
-          propertyEnv: {
-            config: cfg,
-            check: check.id,
-            regressions,
-            replay,
-            onRegression: (r, passed) => {
-              regressionLog.push({ file: r.file, check: r.check, property: r.property, passed });
-              void emit({ type: 'regression', file: r.file, check: r.check, property: r.property, passed });
-            },
-            onCases: (n) => {
-              cases += n;
-            },
+        contract,
+        validator,
+        whileWaiting,
+        env: { ...env, tenants, target: targetFor(env.target, check.id), receiver: receiverFor(env.receiver, whileWaiting) },
+        propertyEnv: {
+          config: cfg,
+          check: check.id,
+          regressions,
+          replay,
+          onRegression: (r, passed) => {
+            regressionLog.push({ file: r.file, check: r.check, property: r.property, passed });
+            void emit({ type: 'regression', file: r.file, check: r.check, property: r.property, passed });
           },
-        });
+          onCases: (n) => {
+            cases += n;
+          },
+        },
+      });
       for (const f of monitor.drain(check.id)) monitorFailures[index].push({ ...f, check: MONITOR_CHECK.id, why: `${f.why} (seen during ${check.id})` });
       results[index] = result;
       await emit({ type: 'check-end', result, index: finished++, total: checks.length });
@@ -171,6 +171,8 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
     stopObserving();
     await env.close();
   }
+  // exchanges made outside any check (set-up) are judged too
+  monitorFailures.push(monitor.drain('').map((f) => ({ ...f, check: MONITOR_CHECK.id, why: `${f.why} (seen while setting up the run)` })));
   for (const [id, slots] of undeclared) {
     const listed = checks.find((c) => c.id === id)?.uses ?? CHECK_USES[id];
     env.notes.push(`check ${id} used the profile key slot(s) ${[...slots].join(', ')}, which conformance/check-resources.ts does not list for it${listed ? ': it may have shared them with another check' : ' (the check is not listed there, so it ran alone)'}`);
