@@ -30,6 +30,8 @@ export interface AltOptions {
   violations?: string[];
   webhookUrl?: string;
   reviewDelayMs?: number;
+  /** 'never': the reviewer never decides (requests stay pending_review); the profile's waits stay those of the timed reviewer. */
+  reviewer?: 'timed' | 'never';
   scoringDelayMs?: number;
   host?: string;
   /** How open-shape answers are named, wrapped and padded: a style, or a seed to draw one from (default: plain). */
@@ -71,7 +73,7 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
   const store = new ScreeningStore();
   const deliverer = new Deliverer(timers, { wrongSecret: v.on('hook-wrong-secret'), compactSignature: v.on('hook-compact-signature') });
   const byId = new Map(tenants.all.map((t) => [t.id, t]));
-  const pipeline = new Pipeline(store, timers, deliverer, (id) => byId.get(id)!, v, delays);
+  const pipeline = new Pipeline(store, timers, deliverer, (id) => byId.get(id)!, v, { ...delays, reviewMs: opts.reviewer === 'never' ? Infinity : delays.reviewMs });
   const employer: EmployerState = { pool: buildTalent(), outbox: [], listings: [] };
   let baseUrl = '';
   let anonMcpUrl = '';
