@@ -53,6 +53,14 @@ describe.concurrent('the harness against the alternate deployment (keys only)', 
     expect(reportsWritten(reportDir)).toBe(true);
   }, 240_000);
 
+  it('its reviewer never deciding: only SCR-HOOK-2 fails (no decision delivered within the waits)', async () => {
+    const { result: r } = await runAgainstAlt([], { allowSpend: ['free'], rateWindows: false }, { reviewer: 'never' });
+    expect(r.harnessErrors).toEqual([]);
+    const failing = r.requirements.filter((x) => x.level === 'must' && (x.status === 'fail' || x.status === 'error'));
+    expect(failing.map((x) => x.id)).toEqual(['SCR-HOOK-2']);
+    expect(failing[0].failures[0].why).toMatch(/no screening\.review_decided delivery .* within \d+(\.\d+)? s/);
+  }, 240_000);
+
   it('clean, spending the fixed keys\' windows: the rate limits and the anonymous day are observed and pass', async () => {
     const { result: r } = await runAgainstAlt([], { only: ['jobs.rate.window', 'mcp.anon.daily-limit', 'mcp.tools.talent-daily-limit'] });
     const by = Object.fromEntries(r.requirements.map((x) => [x.id, x.status]));
@@ -69,7 +77,11 @@ describe.concurrent('the harness against the alternate deployment (keys only)', 
       expect(c.failures.map((f) => f.requirement), violation).toContain(requirement);
     }
   }, 120_000);
+});
 
+// the planted violations after the clean runs (not beside them): each run is short, and the long clean runs
+// keep their time budget however many violations there are
+describe.concurrent('each planted violation fails the run under its own id (keys only)', () => {
   for (const v of VIOLATIONS.filter((x) => UNOBSERVABLE[x.name])) {
     it(`${v.name}: not observable (${UNOBSERVABLE[v.name]}), so the run stays green`, async () => {
       const { result: r, reportDir } = await runAgainstAlt([v.name], { only: [v.requirement] });

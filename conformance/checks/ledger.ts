@@ -5,6 +5,7 @@
 import type { CheckContext } from '../check.js';
 import { violation } from '../failure.js';
 import { jsonOf, type Exchange } from '../target/http.js';
+import { asyncWait } from '../waits.js';
 import { expectStatus, screening } from './support.js';
 
 export interface AuditRow {
@@ -124,12 +125,15 @@ export function assertLedger(rows: AuditRow[], complete: boolean, evidence?: Exc
  * returned and the caller judges it). Never "until two walks agree": rows keep arriving while a real
  * deployment's scorer and reviewers work. `since` (from the target's clock) keeps each walk short.
  */
-export async function settledLedger(ctx: CheckContext, key: string, done: (rows: AuditRow[]) => boolean, timeoutMs: number, since?: string): Promise<Walk> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await walkAudit(ctx, key, { limit: 500, since });
-  while (!done(last.rows) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 250));
-    last = await walkAudit(ctx, key, { limit: 500, since });
-  }
-  return last;
+export function settledLedger(ctx: CheckContext, key: string, done: (rows: AuditRow[]) => boolean, timeoutMs: number, since?: string): Promise<Walk> {
+  return asyncWait(ctx, async () => {
+    const deadline = Date.now() + timeoutMs;
+    let last = await walkAudit(ctx, key, { limit: 500, since });
+    // each walk spends the key's window: walk often at first, then less (the last walk is at the deadline)
+    for (let every = 250; !done(last.rows) && Date.now() < deadline; every = Math.min(2000, every * 1.5)) {
+      await new Promise((r) => setTimeout(r, Math.max(0, Math.min(every, deadline - Date.now()))));
+      last = await walkAudit(ctx, key, { limit: 500, since });
+    }
+    return last;
+  });
 }

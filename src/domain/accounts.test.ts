@@ -1,16 +1,18 @@
 import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AccountService, priceOf } from './accounts.js';
+import { Clock } from './clock.js';
 import { limits } from './plans.js';
 import { IdFactory, Rng } from './rng.js';
 import { TenantService } from './tenants.js';
 
 function setup() {
-  let now = Date.UTC(2026, 10, 26, 9);
+  let real = Date.UTC(2026, 10, 26, 9);
+  const clock = new Clock(() => real);
   const ids = new IdFactory(new Rng(7), 'test00');
-  const tenants = new TenantService(ids, () => now);
-  const accounts = new AccountService(ids, () => now, tenants);
-  return { accounts, tenants, advance: (ms: number) => (now += ms) };
+  const tenants = new TenantService(ids, (tenantId) => clock.of(tenantId));
+  const accounts = new AccountService(ids, () => clock.now(), tenants);
+  return { accounts, tenants, advance: (ms: number) => (real += ms) };
 }
 
 const POLICY = limits.policy.dashboard;

@@ -33,7 +33,7 @@ export interface MemoryHooks {
 export function openMemoryStore({ config, rng, ids }: StoreDeps, hooks: Partial<MemoryHooks> = {}): Store {
   const clock = new Clock(hooks.realNow);
   const deps = { config, ids, clock };
-  const tenants = new TenantService(ids, () => clock.now());
+  const tenants = new TenantService(ids, (tenantId) => clock.of(tenantId));
   return {
     kind: hooks.kind ?? 'memory',
     clock,

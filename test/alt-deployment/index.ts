@@ -16,6 +16,8 @@ import { RateLimiter } from './ratelimit.js';
 import { handleScreening, SCREENING_PREFIX } from './screening.js';
 import { buildTalent } from './talent.js';
 import { TenantStore } from './tenants.js';
+import { STARTER_CREDITS_VIOLATED } from './jobs-rest.js';
+import { routedPath } from './planted-routes.js';
 import { Timers } from './timers.js';
 import { Switches } from './violations.js';
 import { PLAIN_STYLE, styleFromSeed, type ShapeStyle } from './shape-style.js';
@@ -28,6 +30,8 @@ export interface AltOptions {
   violations?: string[];
   webhookUrl?: string;
   reviewDelayMs?: number;
+  /** 'never': the reviewer never decides (requests stay pending_review); the profile's waits stay those of the timed reviewer. */
+  reviewer?: 'timed' | 'never';
   scoringDelayMs?: number;
   host?: string;
   /** How open-shape answers are named, wrapped and padded: a style, or a seed to draw one from (default: plain). */
@@ -60,7 +64,8 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
   const v = new Switches(opts.violations);
   const shape = typeof opts.shapeStyle === 'number' ? styleFromSeed(opts.shapeStyle) : (opts.shapeStyle ?? PLAIN_STYLE);
   const delays = { scoringMs: opts.scoringDelayMs ?? 300, reviewMs: opts.reviewDelayMs ?? 2000 };
-  const tenants = new TenantStore(opts.webhookUrl, Date.now());
+  const tenants = new TenantStore(opts.webhookUrl, Date.now(), v.on('keys-test-prefix') ? 'altk_test_' : undefined);
+  if (v.on('starter-credits-50')) for (const t of tenants.all) if (t.plan === 'starter') t.applyBalance = STARTER_CREDITS_VIOLATED;
   const ghost = { ...tenants.slot('free'), id: 'acct-unregistered', slot: 'ghost' };
   const corpus = buildCorpus();
   const limiter = new RateLimiter();
@@ -68,14 +73,14 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
   const store = new ScreeningStore();
   const deliverer = new Deliverer(timers, { wrongSecret: v.on('hook-wrong-secret'), compactSignature: v.on('hook-compact-signature') });
   const byId = new Map(tenants.all.map((t) => [t.id, t]));
-  const pipeline = new Pipeline(store, timers, deliverer, (id) => byId.get(id)!, v, delays);
+  const pipeline = new Pipeline(store, timers, deliverer, (id) => byId.get(id)!, v, { ...delays, reviewMs: opts.reviewer === 'never' ? Infinity : delays.reviewMs });
   const employer: EmployerState = { pool: buildTalent(), outbox: [], listings: [] };
   let baseUrl = '';
   let anonMcpUrl = '';
 
   const main = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://alt.invalid');
-    const p = url.pathname;
+    const p = routedPath(url, v);
     const done = (e: unknown) => {
       if (!res.headersSent) sendError(res, fail(500, 'internal error'));
       else res.destroy(e as Error);

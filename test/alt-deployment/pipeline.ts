@@ -75,7 +75,7 @@ export class Pipeline {
     }
     this.store.move(r, 'pending_review', 'system');
     r.pendingSince = Date.now();
-    this.timers.after(this.delays.reviewMs, () => this.decide(r));
+    if (Number.isFinite(this.delays.reviewMs)) this.timers.after(this.delays.reviewMs, () => this.decide(r)); // else a reviewer that never decides
   }
 
   private decide(r: ScreeningRequest): void {

@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAltDeployment, VIOLATIONS, type AltDeployment } from './index.js';
 import { call, connectMcp, startReceiver, submitBody, type Receiver } from './test-support.js';
+import { JOBS_PROBES } from './violations-jobs.probes.js';
 
 let rx: Receiver;
 beforeAll(async () => {
@@ -160,6 +161,8 @@ const PROBES: Record<string, Probe> = {
     await m.close();
     return 'q' in (search.inputSchema.properties ?? {});
   },
+  // the jobs, market and MCP document's further violations
+  ...JOBS_PROBES,
 };
 
 async function probeWith(violations: string[], probe: Probe): Promise<boolean> {

@@ -1,5 +1,7 @@
 // The planted violations: each switch breaks one rule the two documents state, under that rule's requirement id.
 
+import { JOBS_MCP_VIOLATIONS } from './violations-jobs.js';
+
 export interface Violation {
   name: string;
   requirement: string;
@@ -55,6 +57,8 @@ export const VIOLATIONS: readonly Violation[] = [
   { name: 'keyed-missing-skill-demand', requirement: 'MCP-TOOL-3', what: 'the keyed server lists nine tools, without get_skill_demand' },
   { name: 'anon-lists-apply', requirement: 'MCP-ANON-2', what: 'the anonymous server lists apply_to_job' },
   { name: 'anon-arg-q', requirement: 'MCP-ANON-3', what: 'the anonymous search_jobs takes `q` instead of `query`' },
+  // the jobs, market and MCP document's further violations (violations-jobs.ts)
+  ...JOBS_MCP_VIOLATIONS,
 ];
 
 export type ViolationName = (typeof VIOLATIONS)[number]['name'];
