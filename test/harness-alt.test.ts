@@ -22,6 +22,10 @@ const ONLY: Record<string, string[]> = {
   'JOB-ERR-1': ['jobs.auth.unauthenticated'],
   'SCR-USAGE-4': ['screening.credits.spent-key'],
   'SCR-STATE-2': ['screening.ledger.lifecycle'],
+  // the error envelope is judged by the response monitor on every answer: these checks make the traffic
+  'SCR-ERR-1': ['screening.auth.unauthenticated'],
+  'SCR-ERR-2': ['screening.submit.invalid'],
+  'SCR-ERR-3': ['screening.audit.params'],
 };
 
 /**

@@ -109,6 +109,11 @@ export function ledgerProblems(rows: AuditRow[], complete: boolean): LedgerProbl
         problems.push({ requirement: 'SCR-LEDGER-3', why: `the review decision row of ${id} (→ ${r.toState}) has actor '${r.actor}', not reviewer:<id>` });
       }
     }
+    // a human reviewer approves, rejects or edits: a reviewer's row out of human review is one of those
+    const reviewed = list.find((r) => r.fromState === 'pending_review' && /^reviewer:/.test(r.actor));
+    if (reviewed && !['approved', 'rejected', 'edited'].includes(reviewed.toState)) {
+      problems.push({ requirement: 'SCR-REVIEW-2', why: `the reviewer's row of ${id} moves pending_review → ${reviewed.toState}: a reviewer approves, rejects or edits the result` });
+    }
   }
   return problems;
 }
