@@ -40,6 +40,7 @@ export function scoreOf(r: ScreeningRequest, v: Switches): Record<string, unknow
     promptVersion: '2026-11-a',
   };
   if (v.on('score-no-rationale')) delete result.rationale;
+  if (v.on('resume-ref-no-dimensions') && c.kind === 'resume_ref') result.dimensions = [];
   return result;
 }
 

@@ -118,6 +118,12 @@ export function screeningProbes(receiver: () => Receiver): Record<string, Probe>
       const good = (raw: string) => 'sha256=' + createHmac('sha256', d.profile.webhookSecrets.pro!).update(raw).digest('hex');
       return hooks.some((h) => String(h.headers['x-screening-signature']).toLowerCase() !== good(h.raw));
     },
+    'resume-ref-no-dimensions': async (d) => {
+      const rx = receiver();
+      const id = (await submit(d, keys(d).pro, submitBody({ candidate: { kind: 'resume_ref', resumeRef: 'cv-1' } }))).body.requestId;
+      await rx.until((hs) => hs.some((h) => h.body.requestId === id && h.body.event === 'screening.scored'));
+      return rx.hooks.find((h) => h.body.requestId === id)!.body.result.dimensions.length === 0;
+    },
     'hook-foreign-tenant': async (d) => (await lifecycle(d)).hooks[0].body.tenantId !== (await usage(d)).tenantId,
   };
 }
