@@ -187,16 +187,27 @@ const everyDelivery: Check = {
     const owner = await tenantIdOf(ctx, t);
     // one submission of each candidate variant, so both kinds of scoring are delivered at least once
     const ours = new Set<string>();
+    let first: Exchange | undefined;
     for (const kind of ['resume_ref', 'structured']) {
       const ofKind = (b: unknown) => (b as any)?.candidate?.kind === kind;
       const body = gen.examples.find(ofKind) ?? fc.sample((gen.valid as fc.Arbitrary<unknown>).filter(ofKind), { numRuns: 1, seed: ctx.config.seed })[0];
       if (body === undefined) continue;
       const ex = await screening(ctx).submit(t.apiKey, uniqueKey(body));
       expectStatus(ex, 201, 'SCR-SUBMIT-1', `a valid ${kind} submission`);
+      first ??= ex;
       ours.add(jsonOf(ex).requestId);
     }
+    // each is settled once its scored delivery arrived, or once the ledger shows it failed before scoring
+    // (a deployment may fail a candidate it cannot parse, such as a resume it cannot find)
     const waitMs = ctx.config.waits.pipelineMs + ctx.config.waits.webhookMs;
-    await receiver.waitFor(t.hook, (ds) => [...ours].every((id) => ds.some(isEvent('screening.scored', id))), waitMs);
+    const deadline = Date.now() + waitMs;
+    const failed = new Set<string>();
+    const settled = () => [...ours].every((id) => failed.has(id) || receiver.deliveries(t.hook).some(isEvent('screening.scored', id)));
+    while (!settled() && Date.now() < deadline) {
+      const { rows } = await walkAudit(ctx, t.apiKey, { limit: 500, since: first ? sinceOf(first) : undefined });
+      for (const r of rows) if (ours.has(r.requestId) && r.toState === 'failed' && !rows.some((x) => x.requestId === r.requestId && x.toState === 'scored')) failed.add(r.requestId);
+      if (!settled()) await receiver.waitFor(t.hook, settled, Math.min(1000, Math.max(0, deadline - Date.now())));
+    }
     // the secret of each tenant the harness holds one for, by the tenantId its usage reports
     const secretOf = new Map<string, string>();
     if (t.webhookSecret) secretOf.set(owner, t.webhookSecret);

@@ -90,7 +90,7 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
     if (p === '/api/mcp') return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v, shape }).catch(done);
     if (req.method === 'GET' && p === '/.well-known/mcp.json') return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
     if (req.method === 'GET' && p === '/llms.txt') return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
-    if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl));
+    if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl, v));
     sendError(res, fail(404, `no route ${req.method} ${p}`));
   });
   const anon = createServer(anonHandler(corpus, v, () => anonMcpUrl, shape));

@@ -118,6 +118,7 @@ export function screeningProbes(receiver: () => Receiver): Record<string, Probe>
       const good = (raw: string) => 'sha256=' + createHmac('sha256', d.profile.webhookSecrets.pro!).update(raw).digest('hex');
       return hooks.some((h) => String(h.headers['x-screening-signature']).toLowerCase() !== good(h.raw));
     },
+    'description-version-2': async (d) => (await call(d.baseUrl, undefined, '/api/openapi.json')).body.info.version !== '1.0.0',
     'resume-ref-no-dimensions': async (d) => {
       const rx = receiver();
       const id = (await submit(d, keys(d).pro, submitBody({ candidate: { kind: 'resume_ref', resumeRef: 'cv-1' } }))).body.requestId;

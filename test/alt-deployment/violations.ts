@@ -105,6 +105,7 @@ export const VIOLATIONS: readonly Violation[] = [
   { name: 'signature-no-prefix', requirement: 'SCR-HOOK-6', what: 'X-Screening-Signature is the bare hex digest, without `sha256=`' },
   { name: 'hook-first-tenant-secret', requirement: 'SCR-HOOK-7', what: 'every delivery is signed with the first tenant\'s secret' },
   { name: 'hook-foreign-tenant', requirement: 'SCR-HOOK-8', what: 'deliveries name another tenant in `tenantId`' },
+  { name: 'description-version-2', requirement: 'SCR-VER-2', what: 'the API description linked from /llms.txt has version 2.0.0' },
   { name: 'resume-ref-no-dimensions', requirement: 'SCR-HOOK-4', what: 'the ScoreResultV1 of a `resume_ref` candidate has no dimensions' },
 ];
 
