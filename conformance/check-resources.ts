@@ -52,6 +52,7 @@ export const CHECK_USES: Readonly<Record<string, CheckUses>> = {
   'screening.ledger.lifecycle': { keys: ['pro'], early: true },
   'screening.webhooks.scored': { keys: ['pro', 'starter'], early: true },
   'screening.webhooks.review-decided': { keys: ['pro'], early: true },
+  'screening.webhooks.every-delivery': { keys: ['pro'] },
   'screening.stateful': {},
   'screening.stateful.fixed-key': { keys: ['pro'], early: true },
   'screening.policy.magic-inputs': { keys: ['pro'] },

@@ -4,7 +4,7 @@
 // instance of a shared sandbox holds the same sessions; the abuse limits of sign-up and sign-in per
 // client address on the sandbox clock; the simulated checkout with a payment provider's test cards,
 // which changes the tier through the same plan change as the control API.
-// Requirements: SCR-CREDIT-5 (the upsell's next step leads here); decisions D-125, D-126, D-127, D-128.
+// Requirements: SCR-CREDIT-5 (the upsell's next step leads here); decisions D-126, D-127, D-128, D-129.
 
 import { scryptSync, timingSafeEqual } from 'node:crypto';
 import { DomainError, invalid, notFound, rateLimited, unauthorized } from '../errors/errors.js';
@@ -14,7 +14,7 @@ import type { IdFactory } from './rng.js';
 import type { TenantService } from './tenants.js';
 
 const POLICY = limits.policy.dashboard;
-/** scrypt cost: N = 2^15, r = 8, p = 1 (32 MiB per hash), a 32-byte key (D-126). */
+/** scrypt cost: N = 2^15, r = 8, p = 1 (32 MiB per hash), a 32-byte key (D-127). */
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_BYTES = 32;
 export const PASSWORD_MIN = 10;

@@ -1,7 +1,7 @@
 // The store port: everything the sandbox keeps between calls, one holder per concept. The domain's
 // services read and write state only through the holders handed to them here, so a store other than
 // the in-memory default (src/store/) sits beside it without touching the services.
-// Requirements: none of its own (the services that use each holder name theirs); decisions D-110, D-21, D-126.
+// Requirements: none of its own (the services that use each holder name theirs); decisions D-110, D-21, D-127.
 
 import type { AccountService } from './accounts.js';
 import type { Clock } from './clock.js';
@@ -26,7 +26,7 @@ export interface Store {
   readonly clock: Clock;
   /** Tenants, their API keys (hashes) and both credit wallets. */
   readonly tenants: TenantService;
-  /** Dashboard accounts with their sessions, payments and abuse windows (D-126). */
+  /** Dashboard accounts with their sessions, payments and abuse windows (D-127). */
   readonly accounts: AccountService;
   /** Screening requests, by id and by (tenant, idempotency key). */
   readonly requests: RequestStore;

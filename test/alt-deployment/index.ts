@@ -70,10 +70,15 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
   const corpus = buildCorpus();
   const limiter = new RateLimiter();
   const timers = new Timers();
-  const store = new ScreeningStore();
-  const deliverer = new Deliverer(timers, { wrongSecret: v.on('hook-wrong-secret'), compactSignature: v.on('hook-compact-signature') });
+  const store = new ScreeningStore(v);
+  const deliverer = new Deliverer(timers, {
+    wrongSecret: v.on('hook-wrong-secret'),
+    compactSignature: v.on('hook-compact-signature'),
+    noPrefix: v.on('signature-no-prefix'),
+    ...(v.on('hook-first-tenant-secret') ? { secretOverride: tenants.all[0].webhookSecret } : {}),
+  });
   const byId = new Map(tenants.all.map((t) => [t.id, t]));
-  const pipeline = new Pipeline(store, timers, deliverer, (id) => byId.get(id)!, v, { ...delays, reviewMs: opts.reviewer === 'never' ? Infinity : delays.reviewMs });
+  const pipeline = new Pipeline(store, timers, deliverer, (id) => byId.get(id)!, v, { ...delays, reviewMs: opts.reviewer === 'never' ? Infinity : delays.reviewMs }, tenants.all.map((t) => t.id));
   const employer: EmployerState = { pool: buildTalent(), outbox: [], listings: [] };
   let baseUrl = '';
   let anonMcpUrl = '';
@@ -85,12 +90,12 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
       if (!res.headersSent) sendError(res, fail(500, 'internal error'));
       else res.destroy(e as Error);
     };
-    if (p.startsWith(`${SCREENING_PREFIX}/`)) return void handleScreening(req, res, url, { tenants, store, pipeline, limiter, v }).catch(done);
+    if (p.startsWith(`${SCREENING_PREFIX}/`) || p === '/api/screening/usage') return void handleScreening(req, res, url, { tenants, store, pipeline, limiter, v }).catch(done);
     if (p === '/api/v1' || p.startsWith('/api/v1/')) return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost, shape }).catch(done);
     if (p === '/api/mcp') return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v, shape }).catch(done);
     if (req.method === 'GET' && p === '/.well-known/mcp.json') return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
     if (req.method === 'GET' && p === '/llms.txt') return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
-    if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl));
+    if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl, v));
     sendError(res, fail(404, `no route ${req.method} ${p}`));
   });
   const anon = createServer(anonHandler(corpus, v, () => anonMcpUrl, shape));

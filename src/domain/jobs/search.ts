@@ -44,7 +44,7 @@ export class JobSearch {
     private readonly index: SearchIndex,
     private readonly faults: CoreContext['faults'],
     private readonly sponsoredEvery = limits.policy.sponsoredEvery,
-    /** Where a 402 past the page cap sends the caller (the dashboard's billing page, D-125). */
+    /** Where a 402 past the page cap sends the caller (the dashboard's billing page, D-126). */
     private readonly upgradeUrl = 'http://127.0.0.1/app/billing',
   ) {}
 

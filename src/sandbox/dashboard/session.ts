@@ -1,4 +1,4 @@
-// The dashboard's browser cookie: an opaque session id (the session itself is sandbox state, D-126),
+// The dashboard's browser cookie: an opaque session id (the session itself is sandbox state, D-127),
 // scoped to the dashboard's path, HttpOnly, SameSite=Lax so a link from elsewhere (a 402's upgradeUrl)
 // arrives signed in, while every form post carries the session's CSRF token.
 
