@@ -46,6 +46,8 @@ export interface RunSettings {
   keys?: string[];
   includeReviewed: boolean;
   worker: WorkerOptions;
+  /** The reviewed-survivors file (default mutants/survivors.yaml). */
+  reviewedFile?: string;
   /** A mutant's run is stopped (timed out) after this long; default 3 × the clean run, at least 90 s. */
   timeoutMs?: number;
   log?: (line: string) => void;
@@ -164,14 +166,11 @@ export interface MutationRun {
   results: MutantResult[];
 }
 
-/** Runs the clean deployment, then every chosen mutant; returns everything the report needs. */
-export async function runMutants(s: RunSettings): Promise<MutationRun> {
-  const log = s.log ?? (() => {});
-  const t0 = performance.now();
-  const startedAt = new Date().toISOString();
+/** The mutants a run draws: by key, or a seeded sample (or all) of those not reviewed as equivalent or unobservable. */
+export function chooseMutants(s: Pick<RunSettings, 'files' | 'keys' | 'sample' | 'seed' | 'includeReviewed' | 'reviewedFile'>) {
   const files = ruleFiles(s.files);
   const { mutants, sources } = listMutants(files);
-  const reviewed = loadReviewed();
+  const reviewed = loadReviewed(s.reviewedFile);
   const reviewedByKey = new Map(reviewed.map((r) => [r.key, r]));
   const allKeys = new Set(listMutants(ruleFiles()).mutants.map((m) => m.key));
   const staleReviewed = reviewed.filter((r) => !allKeys.has(r.key));
@@ -188,6 +187,15 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
       : mutants.filter((m) => reviewedByKey.has(m.key)).map((m) => ({ ...reviewedByKey.get(m.key)!, original: m.original, replacement: m.replacement, line: m.line }));
     chosen = s.sample === 'all' ? pool : seededSample(pool, s.sample, s.seed);
   }
+  return { files, mutants, sources, chosen, reviewedSkipped, staleReviewed };
+}
+
+/** Runs the clean deployment, then every chosen mutant; returns everything the report needs. */
+export async function runMutants(s: RunSettings): Promise<MutationRun> {
+  const log = s.log ?? (() => {});
+  const t0 = performance.now();
+  const startedAt = new Date().toISOString();
+  const { files, mutants, sources, chosen, reviewedSkipped, staleReviewed } = chooseMutants(s);
   log(`${mutants.length} mutants in ${files.length} files; ${reviewedSkipped.length} reviewed survivors not run; running ${chosen.length} (concurrency ${s.concurrency})`);
 
   // the unmutated deployment must pass with the same options, or no mutant can be judged
