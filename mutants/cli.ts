@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from './model.js';
 import { buildReport, writeReport } from './report.js';
-import { listMutants, ruleFiles, runMutants, type RunSettings } from './run.js';
+import { listMutants, ruleFiles, runMutants, stopAll, type RunSettings } from './run.js';
 
 export const DEFAULTS = { sample: 80, seed: 21, concurrency: 4, harnessSeed: 20261123, runs: 3 };
 
@@ -90,6 +90,11 @@ async function main() {
     for (const m of mutants) console.log(`${m.key}\t${m.file}:${m.line}:${m.column}\t${m.operator}\t${JSON.stringify(m.original)} → ${JSON.stringify(m.replacement)}`);
     return void console.log(`${mutants.length} mutants`);
   }
+  for (const sig of ['SIGINT', 'SIGTERM'] as const)
+    process.once(sig, () => {
+      stopAll();
+      process.exit(130);
+    });
   const run = await runMutants({ ...s, log: (l) => console.log(l) });
   const report = buildReport(run);
   const files = writeReport(report, s.reportDir);

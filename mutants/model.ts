@@ -26,6 +26,8 @@ export interface WorkerResult {
   /** The `must` requirement ids whose checks failed. */
   failed: string[];
   harnessErrors: string[];
+  /** The `must` ids that passed (a run that went to its end only). */
+  passed?: string[];
   /** The first check with a `must` failure, and its first reason. */
   firstCheck?: string;
   why?: string;

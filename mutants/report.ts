@@ -94,7 +94,7 @@ export function reportMarkdown(r: MutationReport): string {
     `Run ${r.startedAt}, ${r.durationS} s. ${s.keys?.length ? `Mutants chosen by key: ${s.keys.length}` : s.sample === 'all' ? 'Every mutant' : `A sample of ${s.sample} (seed ${s.seed})`} out of ${r.pool} that may be drawn (${r.totalMutants} mutants in ${r.files.length} files, less ${r.reviewed.length} reviewed survivors); ${s.concurrency} at a time. Harness: keys only, seed ${s.worker.seed}, ${s.worker.runs} runs per property, allow-spend ${s.worker.allowSpend.join(',') || 'none'}, rate windows ${s.worker.rateWindows ? 'spent' : 'left alone'}, ${s.worker.failFast ? 'stopped at the first `must` failure' : 'run to the end'}. Clean run ${r.cleanRunS} s; a mutant's run times out after ${r.timeoutS} s.`,
     '',
   );
-  lines.push(`**Score ${pct(o.score)}**: ${o.killed} killed + ${o.timeout} timed out of ${o.mutants - o.error} judged (${o.survived} survived, ${o.error} did not start; score = (killed + timed out) / (run − errors); reviewed survivors are not run).`, '');
+  lines.push(`**Score ${pct(o.score)}**: ${o.killed} killed + ${o.timeout} timed out of ${o.mutants - o.error} judged (${o.survived} survived, ${o.error} did not start; score = (killed + timed out) / (run − errors); reviewed survivors are not run).${r.survivors.some((m) => m.unjudged?.length) ? ` ${r.survivors.filter((m) => m.unjudged?.length).length} of the survivors made the harness skip \`must\` ids it passes on the clean deployment (it exits 0, but could not judge them; see each survivor).` : ''}`, '');
   lines.push('## Per file', '', '| File | Mutants run | Killed | Timed out | Survived | Errors | Score | Reviewed (not run) |', '|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const [f, t] of Object.entries(r.byFile)) lines.push(`| ${f} | ${t.mutants} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.error} | ${pct(t.score)} | ${t.reviewed} |`);
   lines.push('', '## Per operator', '', '| Operator | Mutants run | Killed | Timed out | Survived | Errors | Score |', '|---|---:|---:|---:|---:|---:|---:|');
@@ -110,7 +110,9 @@ export function reportMarkdown(r: MutationReport): string {
     if (!xs.length) return void lines.push('None.');
     for (const m of xs) lines.push(`### ${m.key} — ${m.file}:${m.line} (${m.operator})`, '', extra(m), '', '```diff', m.diff, '```', '');
   };
-  section('Survivors: a stronger check should kill each, or it is reviewed in mutants/survivors.yaml', r.survivors, (m) => `Survived a full run (${(m.durationMs / 1000).toFixed(0)} s).`);
+  section('Survivors: a stronger check should kill each, or it is reviewed in mutants/survivors.yaml', r.survivors, (m) =>
+      `Survived a full run (${(m.durationMs / 1000).toFixed(0)} s).${m.unjudged?.length ? ` The harness could not judge ${m.unjudged.length} \`must\` ids that pass on the clean deployment (skipped): ${m.unjudged.join(', ')}.` : ''}`,
+  );
   section('Timed out (counted as detected)', r.timeouts, () => `No result within ${r.timeoutS} s (the deployment hung or looped).`);
   section('Errors (the deployment did not start; outside the score)', r.errors, (m) => cell(m.error ?? ''));
   lines.push('', `## Reviewed survivors (not run, outside the score: ${r.reviewed.length})`, '');

@@ -36,6 +36,8 @@ export interface MutantResult extends Mutant {
   error?: string;
   durationMs: number;
   diff: string;
+  /** On a survivor: `must` ids that pass on the clean deployment but were skipped on this mutant (the harness could not judge them). */
+  unjudged?: string[];
 }
 
 export interface RunSettings {
@@ -113,15 +115,29 @@ export function seededSample<T>(items: readonly T[], n: number, seed: number): T
   return xs.slice(0, Math.min(n, xs.length));
 }
 
+const live = { children: new Set<import('node:child_process').ChildProcess>(), dirs: new Set<string>() };
+
+/** Kills every worker still running and removes every copy (on Ctrl-C or a termination signal). */
+export function stopAll(): void {
+  for (const c of live.children) c.kill('SIGKILL');
+  for (const d of live.dirs) rmSync(d, { recursive: true, force: true });
+}
+
 /** A copy of the deployment (with one mutant applied) in a fresh folder that resolves the repository's packages. */
 function prepareCopy(sources: Map<string, string>, m: Mutant | null): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'mutant-'));
+  live.dirs.add(dir);
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   const alt = path.join(dir, 'alt-deployment');
   mkdirSync(alt);
   cpSync(ALT_DIR, alt, { recursive: true, filter: (src) => !src.endsWith('.test.ts') });
   if (m) writeFileSync(path.join(dir, m.file.replace(/^test\//, '')), applyMutant(sources.get(m.file)!, m));
   return dir;
+}
+
+function removeCopy(dir: string) {
+  rmSync(dir, { recursive: true, force: true });
+  live.dirs.delete(dir);
 }
 
 /** Runs the worker on one copy; resolves with its result, or a timeout. */
@@ -132,6 +148,7 @@ function runWorker(dir: string, opts: WorkerOptions, timeoutMs: number): Promise
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    live.children.add(child);
     let out = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
@@ -143,6 +160,7 @@ function runWorker(dir: string, opts: WorkerOptions, timeoutMs: number): Promise
     }, timeoutMs);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
+      live.children.delete(child);
       const durationMs = Math.round(performance.now() - t0);
       const line = out.split('\n').find((l) => l.startsWith(RESULT_PREFIX));
       if (line) return resolve({ ...(JSON.parse(line.slice(RESULT_PREFIX.length)) as WorkerResult), durationMs });
@@ -204,7 +222,7 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
   try {
     clean = await runWorker(cleanDir, { ...s.worker, failFast: false }, 600_000);
   } finally {
-    rmSync(cleanDir, { recursive: true, force: true });
+    removeCopy(cleanDir);
   }
   if (clean.outcome !== 'survived')
     throw new Error(`the unmutated deployment does not pass the harness (${clean.outcome}: ${clean.failed.join(', ') || clean.harnessErrors.join('; ') || clean.error}); no mutant can be judged`);
@@ -220,10 +238,11 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
       try {
         const r = await runWorker(dir, s.worker, timeoutMs);
         const outcome: Outcome = r.timedOut ? 'timeout' : r.outcome;
-        results.push({ ...m, ...r, outcome, diff: mutantDiff(sources.get(m.file)!, m) });
-        log(`[${results.length}/${chosen.length}] ${outcome.padEnd(8)} ${m.key} ${m.file}:${m.line} ${m.operator} ${JSON.stringify(m.original.slice(0, 50))} → ${JSON.stringify(m.replacement.slice(0, 30))}${r.failed.length ? ` (${r.failed.join(', ')})` : ''} ${(r.durationMs / 1000).toFixed(0)} s`);
+        const unjudged = outcome === 'survived' && r.passed ? (clean.passed ?? []).filter((id) => !r.passed!.includes(id)) : [];
+        results.push({ ...m, ...r, outcome, diff: mutantDiff(sources.get(m.file)!, m), ...(unjudged.length ? { unjudged } : {}) });
+        log(`[${results.length}/${chosen.length}] ${outcome.padEnd(8)} ${m.key} ${m.file}:${m.line} ${m.operator} ${JSON.stringify(m.original.slice(0, 50))} → ${JSON.stringify(m.replacement.slice(0, 30))}${r.failed.length ? ` (${r.failed.join(', ')})` : ''}${unjudged.length ? ` (${unjudged.length} must ids unjudged)` : ''} ${(r.durationMs / 1000).toFixed(0)} s`);
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        removeCopy(dir);
       }
     }
   };

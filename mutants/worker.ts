@@ -72,6 +72,7 @@ async function main() {
     outcome: failed.length || result.harnessErrors.length ? 'killed' : 'survived',
     failed,
     harnessErrors: result.harnessErrors,
+    passed: result.requirements.filter((r) => r.level === 'must' && r.status === 'pass').map((r) => r.id),
     ...(first ? { firstCheck: first.id, why: firstFailure(first.failures) } : {}),
     durationMs: elapsed(),
   });
