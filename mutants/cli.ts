@@ -95,7 +95,7 @@ async function main() {
       stopAll();
       process.exit(130);
     });
-  const run = await runMutants({ ...s, log: (l) => console.log(l) });
+  const run = await runMutants({ ...s, log: (l) => console.log(l), onResult: (partial) => writeReport(buildReport(partial), s.reportDir) });
   const report = buildReport(run);
   const files = writeReport(report, s.reportDir);
   const o = report.overall;

@@ -33,6 +33,8 @@ export interface MutationReport {
   totalMutants: number;
   /** Mutants that may be drawn (all of the files' mutants less the reviewed survivors). */
   pool: number;
+  /** Set while the run is still going (or was interrupted): chosen mutants not yet judged. */
+  unfinished?: number;
   overall: Tally;
   byFile: Record<string, Tally & { reviewed: number }>;
   byOperator: Record<string, Tally>;
@@ -69,6 +71,7 @@ export function buildReport(run: MutationRun): MutationReport {
     files: run.files,
     totalMutants: run.totalMutants,
     pool: run.pool,
+    ...(run.unfinished ? { unfinished: run.unfinished } : {}),
     overall: tally(rs),
     byFile,
     byOperator,
@@ -94,6 +97,7 @@ export function reportMarkdown(r: MutationReport): string {
     `Run ${r.startedAt}, ${r.durationS} s. ${s.keys?.length ? `Mutants chosen by key: ${s.keys.length}` : s.sample === 'all' ? 'Every mutant' : `A sample of ${s.sample} (seed ${s.seed})`} out of ${r.pool} that may be drawn (${r.totalMutants} mutants in ${r.files.length} files, less ${r.reviewed.length} reviewed survivors); ${s.concurrency} at a time. Harness: keys only, seed ${s.worker.seed}, ${s.worker.runs} runs per property, allow-spend ${s.worker.allowSpend.join(',') || 'none'}, rate windows ${s.worker.rateWindows ? 'spent' : 'left alone'}, ${s.worker.failFast ? 'stopped at the first `must` failure' : 'run to the end'}. Clean run ${r.cleanRunS} s; a mutant's run times out after ${r.timeoutS} s.`,
     '',
   );
+  if (r.unfinished) lines.push(`**Unfinished: ${r.unfinished} chosen mutants not judged yet** (the run is going on, or was interrupted); the figures below cover the judged ones.`, '');
   lines.push(`**Score ${pct(o.score)}**: ${o.killed} killed + ${o.timeout} timed out of ${o.mutants - o.error} judged (${o.survived} survived, ${o.error} did not start; score = (killed + timed out) / (run − errors); reviewed survivors are not run).${r.survivors.some((m) => m.unjudged?.length) ? ` ${r.survivors.filter((m) => m.unjudged?.length).length} of the survivors made the harness skip \`must\` ids it passes on the clean deployment (it exits 0, but could not judge them; see each survivor).` : ''}`, '');
   lines.push('## Per file', '', '| File | Mutants run | Killed | Timed out | Survived | Errors | Score | Reviewed (not run) |', '|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const [f, t] of Object.entries(r.byFile)) lines.push(`| ${f} | ${t.mutants} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.error} | ${pct(t.score)} | ${t.reviewed} |`);

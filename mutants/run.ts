@@ -53,6 +53,8 @@ export interface RunSettings {
   /** A mutant's run is stopped (timed out) after this long; default 3 × the clean run, at least 90 s. */
   timeoutMs?: number;
   log?: (line: string) => void;
+  /** Called after each mutant with the run so far (the CLI rewrites the report, so an interrupted run keeps what it judged). */
+  onResult?: (run: MutationRun) => void;
 }
 
 /** The alternate deployment's rule files (relative to the repository), or those named by `files` (basename or path). */
@@ -182,6 +184,8 @@ export interface MutationRun {
   reviewedSkipped: (Reviewed & { original?: string; replacement?: string; line?: number })[];
   staleReviewed: Reviewed[];
   results: MutantResult[];
+  /** Chosen mutants not yet judged (a report written during the run). */
+  unfinished?: number;
 }
 
 /** The mutants a run draws: by key, or a seeded sample (or all) of those not reviewed as equivalent or unobservable. */
@@ -230,6 +234,21 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
   log(`clean run passed in ${(clean.durationMs / 1000).toFixed(1)} s; a mutant's run times out after ${(timeoutMs / 1000).toFixed(0)} s`);
 
   const results: MutantResult[] = [];
+  const { log: _log, onResult: _onResult, ...settings } = s;
+  const snapshot = (): MutationRun => ({
+    startedAt,
+    durationMs: Math.round(performance.now() - t0),
+    settings,
+    clean,
+    timeoutMs,
+    files,
+    totalMutants: mutants.length,
+    pool: mutants.length - reviewedSkipped.length,
+    reviewedSkipped,
+    staleReviewed,
+    results: [...results].sort((a, b) => a.file.localeCompare(b.file) || a.start - b.start),
+    ...(results.length < chosen.length ? { unfinished: chosen.length - results.length } : {}),
+  });
   let next = 0;
   const lane = async () => {
     while (next < chosen.length) {
@@ -240,6 +259,7 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
         const outcome: Outcome = r.timedOut ? 'timeout' : r.outcome;
         const unjudged = outcome === 'survived' && r.passed ? (clean.passed ?? []).filter((id) => !r.passed!.includes(id)) : [];
         results.push({ ...m, ...r, outcome, diff: mutantDiff(sources.get(m.file)!, m), ...(unjudged.length ? { unjudged } : {}) });
+        s.onResult?.(snapshot());
         log(`[${results.length}/${chosen.length}] ${outcome.padEnd(8)} ${m.key} ${m.file}:${m.line} ${m.operator} ${JSON.stringify(m.original.slice(0, 50))} → ${JSON.stringify(m.replacement.slice(0, 30))}${r.failed.length ? ` (${r.failed.join(', ')})` : ''}${unjudged.length ? ` (${unjudged.length} must ids unjudged)` : ''} ${(r.durationMs / 1000).toFixed(0)} s`);
       } finally {
         removeCopy(dir);
@@ -247,7 +267,5 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, s.concurrency) }, lane));
-  results.sort((a, b) => a.file.localeCompare(b.file) || a.start - b.start);
-  const { log: _log, ...settings } = s;
-  return { startedAt, durationMs: Math.round(performance.now() - t0), settings, clean, timeoutMs, files, totalMutants: mutants.length, pool: mutants.length - reviewedSkipped.length, reviewedSkipped, staleReviewed, results };
+  return snapshot();
 }

@@ -19,7 +19,7 @@ function figuresOf(r: MutationReport, source: string): { figures: Figure[]; note
   const o = r.overall;
   const judged = o.mutants - o.error;
   const size = r.settings.keys?.length ? `${r.settings.keys.length} chosen mutants` : r.settings.sample === 'all' ? 'every mutant' : `a sample of ${r.settings.sample} (seed ${r.settings.seed})`;
-  const note = `${source}: ${size} of ${r.pool}; ${o.killed} killed, ${o.timeout} timed out, ${o.survived} survived, ${o.error} errors; ${r.reviewed.length} reviewed survivors outside the score; ${r.durationS} s`;
+  const note = `${source}: ${size} of ${r.pool}; ${o.killed} killed, ${o.timeout} timed out, ${o.survived} survived, ${o.error} errors; ${r.reviewed.length} reviewed survivors outside the score; ${r.durationS} s${r.unfinished ? `; interrupted: ${r.unfinished} chosen mutants not judged` : ''}`;
   const figures = [
     judged
       ? figure('mutants.score', 'Mutation score of the harness on the alternate deployment', Math.round((o.score ?? 0) * 1000) / 10, '%', atLeast(90, '≥ 90%'), note)
