@@ -23,6 +23,8 @@ export const USAGE = `Usage: npm run mutants -- [options]
   --rate-windows      spend the fixed keys' rate windows too (adds up to a minute per mutant)
   --harness-seed <n>  the harness's --seed (default ${DEFAULTS.harnessSeed}); --runs <n> its runs per property (default ${DEFAULTS.runs})
   --only <prefix>     pass --only to the harness (check or requirement id prefixes; repeatable): a faster, weaker test
+  --control-every <n> run the unmutated deployment again after every n mutants (default 20; 0: never): a failing
+                      control shows kills under its ids may be false
   --report-dir <dir>  where report.json and report.md go (default reports/mutants)
   --list              list the mutants (key, file:line, operator, change) and run nothing
   --help`;
@@ -52,6 +54,7 @@ export function parseMutantArgs(argv: string[]): (RunSettings & { reportDir: str
       'harness-seed': { type: 'string' },
       runs: { type: 'string' },
       'report-dir': { type: 'string' },
+      'control-every': { type: 'string' },
       only: { type: 'string', multiple: true },
       list: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -67,6 +70,7 @@ export function parseMutantArgs(argv: string[]): (RunSettings & { reportDir: str
     files: csv(values.files),
     keys: csv(values.keys),
     includeReviewed: !!values['include-reviewed'],
+    controlEvery: int(values['control-every'], '--control-every') ?? 20,
     concurrency: int(values.concurrency, '--concurrency', 1) ?? DEFAULTS.concurrency,
     ...(timeoutS ? { timeoutMs: timeoutS * 1000 } : {}),
     worker: {

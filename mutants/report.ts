@@ -40,6 +40,8 @@ export interface MutationReport {
   byOperator: Record<string, Tally>;
   /** Per `must` id: the mutants whose run failed it. */
   byRequirement: Record<string, { killed: number; mutants: string[] }>;
+  /** The unmutated deployment, run again between the mutants. */
+  controls: MutationRun['controls'];
   survivors: MutantResult[];
   timeouts: MutantResult[];
   errors: MutantResult[];
@@ -76,6 +78,7 @@ export function buildReport(run: MutationRun): MutationReport {
     byFile,
     byOperator,
     byRequirement: Object.fromEntries(Object.entries(byRequirement).sort(([a], [b]) => a.localeCompare(b))),
+    controls: run.controls,
     survivors: rs.filter((r) => r.outcome === 'survived'),
     timeouts: rs.filter((r) => r.outcome === 'timeout'),
     errors: rs.filter((r) => r.outcome === 'error'),
@@ -99,6 +102,14 @@ export function reportMarkdown(r: MutationReport): string {
   );
   if (r.unfinished) lines.push(`**Unfinished: ${r.unfinished} chosen mutants not judged yet** (the run is going on, or was interrupted); the figures below cover the judged ones.`, '');
   lines.push(`**Score ${pct(o.score)}**: ${o.killed} killed + ${o.timeout} timed out of ${o.mutants - o.error} judged (${o.survived} survived, ${o.error} did not start; score = (killed + timed out) / (run − errors); reviewed survivors are not run).${r.survivors.some((m) => m.unjudged?.length) ? ` ${r.survivors.filter((m) => m.unjudged?.length).length} of the survivors made the harness skip \`must\` ids it passes on the clean deployment (it exits 0, but could not judge them; see each survivor).` : ''}`, '');
+  const failedControls = r.controls.filter((c) => c.outcome !== 'survived');
+  if (r.controls.length)
+    lines.push(
+      failedControls.length
+        ? `**Control runs: ${failedControls.length} of ${r.controls.length} runs of the unmutated deployment between the mutants FAILED** (${failedControls.map((c) => `${c.outcome}${c.failed.length ? ` under ${c.failed.join(', ')}` : ''}${c.why ? `: ${cell(c.why.slice(0, 200))}` : ''}`).join('; ')}): kills under those ids may be false.`
+        : `Control runs: all ${r.controls.length} runs of the unmutated deployment between the mutants passed.`,
+      '',
+    );
   lines.push('## Per file', '', '| File | Mutants run | Killed | Timed out | Survived | Errors | Score | Reviewed (not run) |', '|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const [f, t] of Object.entries(r.byFile)) lines.push(`| ${f} | ${t.mutants} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.error} | ${pct(t.score)} | ${t.reviewed} |`);
   lines.push('', '## Per operator', '', '| Operator | Mutants run | Killed | Timed out | Survived | Errors | Score |', '|---|---:|---:|---:|---:|---:|---:|');

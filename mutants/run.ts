@@ -48,6 +48,8 @@ export interface RunSettings {
   keys?: string[];
   includeReviewed: boolean;
   worker: WorkerOptions;
+  /** A control run of the unmutated deployment after every this many mutants (default 20; 0: none). */
+  controlEvery?: number;
   /** The reviewed-survivors file (default mutants/survivors.yaml). */
   reviewedFile?: string;
   /** A mutant's run is stopped (timed out) after this long; default 3 × the clean run, at least 90 s. */
@@ -172,6 +174,14 @@ function runWorker(dir: string, opts: WorkerOptions, timeoutMs: number): Promise
   });
 }
 
+export interface ControlRun {
+  outcome: Outcome;
+  failed: string[];
+  firstCheck?: string;
+  why?: string;
+  durationMs: number;
+}
+
 export interface MutationRun {
   startedAt: string;
   durationMs: number;
@@ -184,6 +194,8 @@ export interface MutationRun {
   reviewedSkipped: (Reviewed & { original?: string; replacement?: string; line?: number })[];
   staleReviewed: Reviewed[];
   results: MutantResult[];
+  /** The unmutated deployment run again between mutants: each should pass. */
+  controls: ControlRun[];
   /** Chosen mutants not yet judged (a report written during the run). */
   unfinished?: number;
 }
@@ -234,6 +246,7 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
   log(`clean run passed in ${(clean.durationMs / 1000).toFixed(1)} s; a mutant's run times out after ${(timeoutMs / 1000).toFixed(0)} s`);
 
   const results: MutantResult[] = [];
+  const controls: ControlRun[] = [];
   const { log: _log, onResult: _onResult, ...settings } = s;
   const snapshot = (): MutationRun => ({
     startedAt,
@@ -247,16 +260,30 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
     reviewedSkipped,
     staleReviewed,
     results: [...results].sort((a, b) => a.file.localeCompare(b.file) || a.start - b.start),
+    controls: [...controls],
     ...(results.length < chosen.length ? { unfinished: chosen.length - results.length } : {}),
+  });
+  // control runs: the unmutated deployment again, between the mutants, under the same load; a control
+  // that fails shows that kills under its ids may be false (a flaky check or an overloaded machine)
+  const every = s.controlEvery ?? 20;
+  const queue: (Mutant | null)[] = [];
+  chosen.forEach((m, i) => {
+    queue.push(m);
+    if (every > 0 && (i + 1) % every === 0) queue.push(null);
   });
   let next = 0;
   const lane = async () => {
-    while (next < chosen.length) {
-      const m = chosen[next++];
+    while (next < queue.length) {
+      const m = queue[next++];
       const dir = prepareCopy(sources, m);
       try {
-        const r = await runWorker(dir, s.worker, timeoutMs);
+        const r = await runWorker(dir, m ? s.worker : { ...s.worker, failFast: false }, timeoutMs);
         const outcome: Outcome = r.timedOut ? 'timeout' : r.outcome;
+        if (!m) {
+          controls.push({ outcome, failed: r.failed, ...(r.why ? { why: r.why } : {}), ...(r.firstCheck ? { firstCheck: r.firstCheck } : {}), durationMs: r.durationMs });
+          log(`[control] ${outcome === 'survived' ? 'passed' : `FAILED (${outcome}${r.failed.length ? `: ${r.failed.join(', ')}` : ''})`} ${(r.durationMs / 1000).toFixed(0)} s`);
+          continue;
+        }
         const unjudged = outcome === 'survived' && r.passed ? (clean.passed ?? []).filter((id) => !r.passed!.includes(id)) : [];
         results.push({ ...m, ...r, outcome, diff: mutantDiff(sources.get(m.file)!, m), ...(unjudged.length ? { unjudged } : {}) });
         s.onResult?.(snapshot());

@@ -2,7 +2,7 @@
 // alternate deployment per mutant, a child process each, the harness keys-only, restricted with --only to
 // the jobs search and market checks so it takes seconds): a mutant that refuses every search page is
 // killed under `must` ids, a mutant of the USD→IDR rate (a figure the documents never give) survives and
-// is reported with its diff; a reviewed survivor is left out of the pool and listed; a run past its
+// is reported with its diff, and a control run of the unmutated deployment passes; a reviewed survivor is left out of the pool and listed; a run past its
 // time limit is reported as timed out.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,13 +38,15 @@ const settings = (over: Partial<RunSettings>): RunSettings => ({
 
 describe('npm run mutants, end to end on chosen mutants', () => {
   it('kills an observable mutant under must ids and reports a survivor with its diff', async () => {
-    const run = await runMutants(settings({ keys: [pageCap.key, idrRate.key] }));
+    const run = await runMutants(settings({ keys: [pageCap.key, idrRate.key], controlEvery: 2 }));
     const by = Object.fromEntries(run.results.map((r) => [r.key, r]));
     expect(by[pageCap.key].outcome).toBe('killed');
     expect(by[pageCap.key].failed.length).toBeGreaterThan(0);
     const must = mustIds();
     for (const id of by[pageCap.key].failed) expect(must.has(id), id).toBe(true);
     expect(by[idrRate.key].outcome).toBe('survived');
+    // one control run of the unmutated deployment after the two mutants, which passes
+    expect(run.controls.map((c) => c.outcome)).toEqual(['survived']);
 
     const report = buildReport(run);
     expect(report.overall).toMatchObject({ mutants: 2, killed: 1, survived: 1, timeout: 0, error: 0, score: 0.5 });
@@ -53,6 +55,7 @@ describe('npm run mutants, end to end on chosen mutants', () => {
     const files = writeReport(report, dir);
     const md = readFileSync(files.md, 'utf8');
     expect(md).toContain('**Score 50.0%**');
+    expect(md).toContain('Control runs: all 1 runs of the unmutated deployment between the mutants passed.');
     expect(md).toContain(`### ${idrRate.key} — test/alt-deployment/market.ts:${idrRate.line} (number)`);
     expect(md).toMatch(/^- .*15_500/m);
     expect(md).toMatch(/^\+ .*15501/m);
