@@ -32,7 +32,7 @@ const settings = (over: Partial<RunSettings>): RunSettings => ({
   includeReviewed: false,
   files: ['jobs-domain', 'market'],
   reviewedFile: path.join(dir, 'none.yaml'),
-  worker: { seed: 20261123, runs: 2, allowSpend: ['free'], rateWindows: false, failFast: true, only: ['jobs.search', 'jobs.market'] },
+  worker: { seed: 20261123, runs: 2, allowSpend: ['free'], rateWindows: false, failFast: true, only: ['jobs.search.valid', 'jobs.market.every-tier'] },
   ...over,
 });
 
@@ -76,7 +76,7 @@ describe('npm run mutants, end to end on chosen mutants', () => {
   });
 
   it('reports a run past its time limit as timed out', async () => {
-    const run = await runMutants(settings({ keys: [idrRate.key], timeoutMs: 300 }));
+    const run = await runMutants(settings({ keys: [idrRate.key], timeoutMs: 300, worker: { ...settings({}).worker, only: ['jobs.market.skills'] } }));
     expect(run.results.map((r) => r.outcome)).toEqual(['timeout']);
     expect(buildReport(run).overall).toMatchObject({ timeout: 1, score: 1 });
   }, 60_000);
