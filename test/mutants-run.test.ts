@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { figuresOf } from '../bench/sections/mutants.js';
 import { mustIds } from '../mutants/model.js';
 import { buildReport, writeReport } from '../mutants/report.js';
 import { chooseMutants, listMutants, ruleFiles, runMutants, type RunSettings } from '../mutants/run.js';
@@ -59,6 +60,9 @@ describe('npm run mutants, end to end on chosen mutants', () => {
     expect(md).toContain(`### ${idrRate.key} — test/alt-deployment/market.ts:${idrRate.line} (number)`);
     expect(md).toMatch(/^- .*15_500/m);
     expect(md).toMatch(/^\+ .*15501/m);
+    // npm run bench reports the score against the issue's 90% goal
+    const score = figuresOf(JSON.parse(readFileSync(files.json, 'utf8')), 'the test').figures.find((f) => f.id === 'mutants.score')!;
+    expect([score.value, score.verdict]).toEqual([50, 'MISS']);
     expect(JSON.parse(readFileSync(files.json, 'utf8')).survivors.map((s: { key: string }) => s.key)).toEqual([idrRate.key]);
   }, 60_000);
 

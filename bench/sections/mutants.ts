@@ -15,7 +15,7 @@ export const LATEST_REPORT = join(ROOT, 'reports/mutants/report.json');
 const BENCH_SAMPLE = 6;
 const RUN_TIMEOUT_MS = 9 * 60_000;
 
-function figuresOf(r: MutationReport, source: string): { figures: Figure[]; notes: string[] } {
+export function figuresOf(r: MutationReport, source: string): { figures: Figure[]; notes: string[] } {
   const o = r.overall;
   const judged = o.mutants - o.error;
   const size = r.settings.keys?.length ? `${r.settings.keys.length} chosen mutants` : r.settings.sample === 'all' ? 'every mutant' : `a sample of ${r.settings.sample} (seed ${r.settings.seed})`;
