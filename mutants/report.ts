@@ -128,6 +128,11 @@ export function reportMarkdown(r: MutationReport): string {
   section('Survivors: a stronger check should kill each, or it is reviewed in mutants/survivors.yaml', r.survivors, (m) =>
       `Survived a full run (${(m.durationMs / 1000).toFixed(0)} s).${m.unjudged?.length ? ` The harness could not judge ${m.unjudged.length} \`must\` ids that pass on the clean deployment (skipped): ${m.unjudged.join(', ')}.` : ''}`,
   );
+  const reruns = r.mutants.filter((m) => m.rerunAfter);
+  if (reruns.length) {
+    lines.push('', `## Run again after a broken connection (${reruns.length})`, '', 'Each was killed first by a failure that was a broken connection, not an answer; the result above is the second run\'s.', '');
+    for (const m of reruns) lines.push(`- ${m.key} (${m.file}:${m.line}): now ${m.outcome}; first run: ${cell(m.rerunAfter!.slice(0, 200))}`);
+  }
   section('Timed out (counted as detected)', r.timeouts, () => `No result within ${r.timeoutS} s (the deployment hung or looped).`);
   section('Errors (the deployment did not start; outside the score)', r.errors, (m) => cell(m.error ?? ''));
   lines.push('', `## Reviewed survivors (not run, outside the score: ${r.reviewed.length})`, '');

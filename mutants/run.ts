@@ -38,6 +38,8 @@ export interface MutantResult extends Mutant {
   diff: string;
   /** On a survivor: `must` ids that pass on the clean deployment but were skipped on this mutant (the harness could not judge them). */
   unjudged?: string[];
+  /** Set when a first run was killed by a broken connection and the mutant was run again (this result): that first failure. */
+  rerunAfter?: string;
 }
 
 export interface RunSettings {
@@ -118,6 +120,9 @@ export function seededSample<T>(items: readonly T[], n: number, seed: number): T
   }
   return xs.slice(0, Math.min(n, xs.length));
 }
+
+/** A failure reason that is a broken or timed-out connection rather than an answer. */
+export const TRANSPORT_ERROR = /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket hang up|other side closed/i;
 
 const live = { children: new Set<import('node:child_process').ChildProcess>(), dirs: new Set<string>() };
 
@@ -277,7 +282,13 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
       const m = queue[next++];
       const dir = prepareCopy(sources, m);
       try {
-        const r = await runWorker(dir, m ? s.worker : { ...s.worker, failFast: false }, timeoutMs);
+        let r = await runWorker(dir, m ? s.worker : { ...s.worker, failFast: false }, timeoutMs);
+        // a kill whose first failure is a broken connection may be the machine's load, not the mutant: run it again once
+        let transportKill: string | undefined;
+        if (m && r.outcome === 'killed' && TRANSPORT_ERROR.test(r.why ?? '')) {
+          transportKill = r.why;
+          r = await runWorker(dir, s.worker, timeoutMs);
+        }
         const outcome: Outcome = r.timedOut ? 'timeout' : r.outcome;
         if (!m) {
           controls.push({ outcome, failed: r.failed, ...(r.why ? { why: r.why } : {}), ...(r.firstCheck ? { firstCheck: r.firstCheck } : {}), durationMs: r.durationMs });
@@ -285,7 +296,7 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
           continue;
         }
         const unjudged = outcome === 'survived' && r.passed ? (clean.passed ?? []).filter((id) => !r.passed!.includes(id)) : [];
-        results.push({ ...m, ...r, outcome, diff: mutantDiff(sources.get(m.file)!, m), ...(unjudged.length ? { unjudged } : {}) });
+        results.push({ ...m, ...r, outcome, diff: mutantDiff(sources.get(m.file)!, m), ...(unjudged.length ? { unjudged } : {}), ...(transportKill ? { rerunAfter: transportKill } : {}) });
         s.onResult?.(snapshot());
         log(`[${results.length}/${chosen.length}] ${outcome.padEnd(8)} ${m.key} ${m.file}:${m.line} ${m.operator} ${JSON.stringify(m.original.slice(0, 50))} → ${JSON.stringify(m.replacement.slice(0, 30))}${r.failed.length ? ` (${r.failed.join(', ')})` : ''}${unjudged.length ? ` (${unjudged.length} must ids unjudged)` : ''} ${(r.durationMs / 1000).toFixed(0)} s`);
       } finally {

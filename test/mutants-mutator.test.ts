@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyMutant, findSwitchFlags, mutantDiff, mutate } from '../mutants/mutator.js';
-import { listMutants, ruleFiles, seededSample, switchNames } from '../mutants/run.js';
+import { listMutants, ruleFiles, seededSample, switchNames, TRANSPORT_ERROR } from '../mutants/run.js';
 
 const SRC = `import { x } from './x.js';
 type Tier = 'Free' | 'Pro';
@@ -92,5 +92,11 @@ describe('the mutator', () => {
     // every mutated copy still parses as the same kind of file
     const text = readFileSync(path.resolve('test/alt-deployment/jobs-domain.ts'), 'utf8');
     expect(applyMutant(text, mutants.find((m) => m.file.endsWith('jobs-domain.ts'))!)).not.toBe(text);
+  });
+
+  it('tells a broken connection from an answer (such a kill is run again)', () => {
+    expect(TRANSPORT_ERROR.test('GET /me: expected 200, got TypeError: fetch failed (ECONNRESET) (GET /api/v1/me -> TypeError: fetch failed (ECONNRESET))')).toBe(true);
+    expect(TRANSPORT_ERROR.test('GET /usage: expected 200, got 500 (GET /api/screening/v1/usage -> 500 internal)')).toBe(false);
+    expect(TRANSPORT_ERROR.test('a page of limit 20 holds 21 jobs')).toBe(false);
   });
 });
