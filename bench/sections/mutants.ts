@@ -6,7 +6,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MutationReport } from '../../mutants/report.js';
+import { tally, type MutationReport } from '../../mutants/report.js';
+import { loadReviewed } from '../../mutants/run.js';
 import { atLeast, figure, notMeasured, short, type Figure } from '../lib/figures.js';
 import { ROOT, TSX } from '../lib/sandbox.js';
 import type { Section } from '../lib/section.js';
@@ -15,11 +16,17 @@ export const LATEST_REPORT = join(ROOT, 'reports/mutants/report.json');
 const BENCH_SAMPLE = 6;
 const RUN_TIMEOUT_MS = 9 * 60_000;
 
-export function figuresOf(r: MutationReport, source: string): { figures: Figure[]; notes: string[] } {
-  const o = r.overall;
+/**
+ * The report's figures, with the survivors reviewed since it was written (mutants/survivors.yaml) taken
+ * out of the score as a new run would (it would not draw them).
+ */
+export function figuresOf(r: MutationReport, source: string, reviewed: ReadonlySet<string> = new Set(loadReviewed().map((x) => x.key))): { figures: Figure[]; notes: string[] } {
+  const judged0 = r.mutants.filter((m) => !(m.outcome === 'survived' && reviewed.has(m.key)));
+  const lateReviewed = r.mutants.length - judged0.length;
+  const o = lateReviewed ? tally(judged0) : r.overall;
   const judged = o.mutants - o.error;
   const size = r.settings.keys?.length ? `${r.settings.keys.length} chosen mutants` : r.settings.sample === 'all' ? 'every mutant' : `a sample of ${r.settings.sample} (seed ${r.settings.seed})`;
-  const note = `${source}: ${size} of ${r.pool}; ${o.killed} killed, ${o.timeout} timed out, ${o.survived} survived, ${o.error} errors; ${r.reviewed.length} reviewed survivors outside the score; ${r.durationS} s${r.unfinished ? `; interrupted: ${r.unfinished} chosen mutants not judged` : ''}`;
+  const note = `${source}: ${size} of ${r.pool}; ${o.killed} killed, ${o.timeout} timed out, ${o.survived} survived, ${o.error} errors; ${r.reviewed.length + lateReviewed} reviewed survivors outside the score${lateReviewed ? ` (${lateReviewed} of them reviewed after the run)` : ''}; ${r.durationS} s${r.unfinished ? `; interrupted: ${r.unfinished} chosen mutants not judged` : ''}`;
   const figures = [
     judged
       ? figure('mutants.score', 'Mutation score of the harness on the alternate deployment', Math.round((o.score ?? 0) * 1000) / 10, '%', atLeast(90, '≥ 90%'), note)
