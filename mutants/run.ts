@@ -13,7 +13,12 @@ import { applyMutant, findSwitchFlags, mutantDiff, mutate, type Mutant } from '.
 import { ALT_DIR, RESULT_PREFIX, ROOT, type WorkerOptions, type WorkerResult } from './model.js';
 
 /** Files of the alternate deployment that hold no rule of the documents: composition, start-up, the violation switches, test data and tests. */
-export const NOT_RULE_CODE = ['index.ts', 'serve.ts', 'profile.ts', 'violations.ts', 'test-support.ts', 'corpus.ts', 'timers.ts'];
+// not rule code: wiring, start-up, fixtures, the planted violations and their probes, and the shape style
+// (output formatting: with the default plain style every mutant of it would survive as equivalent)
+export const NOT_RULE_CODE = [
+  'index.ts', 'serve.ts', 'profile.ts', 'violations.ts', 'violations-jobs.ts', 'planted-routes.ts', 'test-support.ts', 'corpus.ts', 'timers.ts', 'shape-style.ts',
+];
+const isProbe = (f: string) => f.endsWith('.probes.ts') || f.startsWith('probes-');
 export const REVIEWED_FILE = path.join(ROOT, 'mutants/survivors.yaml');
 
 export interface Reviewed {
@@ -64,7 +69,7 @@ export interface RunSettings {
 /** The alternate deployment's rule files (relative to the repository), or those named by `files` (basename or path). */
 export function ruleFiles(files?: string[]): string[] {
   const all = readdirSync(ALT_DIR)
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !NOT_RULE_CODE.includes(f))
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !NOT_RULE_CODE.includes(f) && !isProbe(f))
     .sort();
   const chosen = files?.length ? all.filter((f) => files.some((x) => path.basename(x) === f || path.basename(x) === f.replace(/\.ts$/, ''))) : all;
   if (files?.length && chosen.length !== files.length) throw new Error(`--files: not a rule file of test/alt-deployment: ${files.filter((x) => !all.some((f) => path.basename(x) === f || path.basename(x) === f.replace(/\.ts$/, ''))).join(', ')} (rule files: ${all.join(', ')})`);

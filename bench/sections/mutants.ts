@@ -1,4 +1,4 @@
-// The mutation score of the harness (`npm run mutants`, D-114): read from the latest mutation report
+// The mutation score of the harness (`npm run mutants`, D-130): read from the latest mutation report
 // (reports/mutants/report.json) when there is one, since a default mutation run takes about 25 minutes
 // and the whole bench must stay under 15; without one, a small seeded sample is run here (a few minutes)
 // and its score reported as such.
