@@ -76,9 +76,10 @@ export function ruleFiles(files?: string[]): string[] {
   return chosen.map((f) => path.relative(ROOT, path.join(ALT_DIR, f)));
 }
 
-/** The violation switch names, read from violations.ts without running it. */
+/** The violation switch names, read from the lists of violations (violations.ts and the files it spreads in) without running them. */
 export function switchNames(): Set<string> {
-  const text = readFileSync(path.join(ALT_DIR, 'violations.ts'), 'utf8');
+  const lists = readdirSync(ALT_DIR).filter((f) => /^violations[\w-]*\.ts$/.test(f) && !f.endsWith('.test.ts') && !isProbe(f));
+  const text = lists.map((f) => readFileSync(path.join(ALT_DIR, f), 'utf8')).join('\n');
   return new Set([...text.matchAll(/\bname:\s*'([^']+)'/g)].map((m) => m[1]));
 }
 
