@@ -1,6 +1,11 @@
 // The composition root's main app: one error handler, the kernel's middleware on API paths, and every
 // adapter mounted side by side (REST, the keyed MCP server, discovery, the control API, the console, docs).
 // The anonymous MCP server's app is built here too and served on its own port by main.ts.
+// The API's request steps, in order, each one function the fast path (http/fastPath.ts) calls too (D-119):
+// CORS, the request-log record (web/callLog.ts), self-check (web/selfcheck.ts), the rate step
+// (web/rateHeaders.ts through http/jobs.ts: JOB-RATE-1, JOB-RATE-3, JOB-RATE-4, POL-RATE-1), chaos
+// (web/chaos.ts), then the routes' key check and answer, and the envelope step (web/envelope.ts: SCR-ERR-1,
+// JOB-ERR-1) with the rate step's error part.
 
 import { Hono, type Context } from 'hono';
 import type { Result, Router } from 'hono/router';
