@@ -55,7 +55,11 @@ export class AdminApartRouter<T> implements Router<T> {
     return isAdminPath(path) ? this.admin.match(method, path) : this.rest.match(method, path);
   }
 
-  /** The router the API side settled on (after its first match): RegExpRouter unless a pattern forced the fallback. */
+  /**
+   * The router the API side settled on (after its first match): RegExpRouter unless a pattern forced the fallback.
+   * Framework internal (D-119): SmartRouter's undocumented `activeRouter`; hono is pinned exactly in
+   * package.json and test/framework-internals.test.ts fails when it changes.
+   */
   get apiRouterName(): string {
     return (this.rest as unknown as { activeRouter?: { name: string } }).activeRouter?.name ?? 'not built yet';
   }

@@ -125,6 +125,10 @@ const CORS_SET = CORS_ANSWER.map(([name, value]) => [name.toLowerCase(), value] 
 /**
  * Headers set on a call before its answer, as Hono's context keeps them: lower-case names, one value each,
  * written sorted by name. At most a handful, so kept in two short arrays.
+ * Framework internal (D-119): how hono's Context and @hono/node-server's writer name and order the headers
+ * (a lone content type keeps c.json's spelling, a Headers object goes out sorted in lower case, the
+ * adapter adds Content-Length last; reading a response's headers turns the kept object into Headers).
+ * Both are pinned exactly in package.json; test/framework-internals.test.ts fails when any of it changes.
  */
 class HeaderSet {
   readonly names: string[] = [];

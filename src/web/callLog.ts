@@ -72,8 +72,10 @@ async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<stri
  * The text of a response built from a string, read without touching its stream. @hono/node-server
  * answers such responses straight from the string it keeps under a symbol named 'cache'; cloning or
  * reading the response instead would cost that fast path on every API call.
+ * Framework internal (D-119): @hono/node-server's private `Symbol('cache')` holding [status, body, headers];
+ * the version is pinned exactly in package.json and test/framework-internals.test.ts fails when it changes.
  */
-function stringBodyOf(res: Response): string | Uint8Array | null {
+export function stringBodyOf(res: Response): string | Uint8Array | null {
   cacheSymbol ??= Object.getOwnPropertySymbols(res).find((s) => s.description === 'cache');
   if (!cacheSymbol) return null;
   const kept = (res as unknown as Record<symbol, unknown>)[cacheSymbol];
