@@ -2,7 +2,7 @@
 // JOB-RATE-2, JOB-RATE-4, POL-RATE-1; D-22), and what an error answer adds to them: the per-client-IP
 // window of a call that never reached its key's window, and Retry-After on a 429 (JOB-RATE-3). Written
 // once, here, for REST (the routed app through jobs.ts, the fast path through fastPath.ts) and both MCP
-// servers; the planted bugs of this step apply here and nowhere else (src/domain/bugs.ts lists them).
+// servers; the planted bugs of this step apply here and nowhere else (listed in src/domain/bugs.ts).
 
 import type { Context } from 'hono';
 import type { Core } from '../domain/core.js';
@@ -14,7 +14,7 @@ export type SetHeader = (name: string, value: string | undefined) => void;
 /** The call's own window decision; `bugs` (a core's planted bugs) is given on REST answers only. */
 export function writeRateHeaders(set: SetHeader, d: RateDecision, bugs?: Core['faults']): void {
   set('x-ratelimit-limit', String(d.limit));
-  if (!bugs?.bug('drop_ratelimit_remaining')) set('x-ratelimit-remaining', String(d.remaining));
+  if (!bugs || bugs.planted.writesRemaining()) set('x-ratelimit-remaining', String(d.remaining));
   set('x-ratelimit-reset', String(d.resetSeconds));
 }
 
@@ -25,7 +25,7 @@ export function writeRateHeaders(set: SetHeader, d: RateDecision, bugs?: Core['f
  */
 export function rateHeadersOnError(set: SetHeader, core: Core, counted: boolean, ip: string, status: number): void {
   if (!counted) writeRateHeaders(set, core.rateLimits.countAnonymous(ip), core.faults);
-  if (status === 429 && core.faults.bug('no_retry_after')) set('retry-after', undefined);
+  if (!core.faults.planted.keepsRetryAfter(status)) set('retry-after', undefined);
 }
 
 /** On a finished response's headers (the MCP servers). */
