@@ -21,8 +21,8 @@ const ALLOWED: Record<string, string> = {
   'domain/screening/cursor.ts': 'a default secret only; every store passes the cursor secret it keeps',
   'sandbox/console/session.ts': 'console browser sessions are per instance, never part of the replicated state',
   'store/memory.ts': 'the cursor secret, drawn once when the store opens, before any call',
-  'store/postgres/index.ts': 'the shared cursor secret and start instant, stored once for every instance',
-  'store/postgres/replica.ts': 'the recorder: it draws the time and bytes a call gets, and records them',
+  'replication/index.ts': 'the shared cursor secret and start instant, stored once for every instance',
+  'replication/replica.ts': 'the recorder: it draws the time and bytes a call gets, and records them',
 };
 
 function sources(dir: string): string[] {
