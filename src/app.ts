@@ -61,7 +61,12 @@ export class AdminApartRouter<T> implements Router<T> {
    * package.json and test/framework-internals.test.ts fails when it changes.
    */
   get apiRouterName(): string {
-    return (this.rest as unknown as { activeRouter?: { name: string } }).activeRouter?.name ?? 'not built yet';
+    try {
+      // the getter throws until the first match has settled the choice
+      return (this.rest as unknown as { activeRouter: { name: string } }).activeRouter.name;
+    } catch {
+      return 'not built yet';
+    }
   }
 }
 

@@ -89,6 +89,7 @@ describe('what the sandbox reads of the framework', () => {
 
   it("2. SmartRouter's activeRouter names the router the API side settled on", () => {
     const router = new AdminApartRouter<string>();
+    expect(router.apiRouterName).toBe('not built yet');
     router.add('GET', '/api/v1/jobs/:id', 'job');
     router.add('GET', '/console', 'console');
     expect(router.match('GET', '/api/v1/jobs/x')[0].length).toBe(1);
