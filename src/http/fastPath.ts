@@ -78,6 +78,8 @@ const JOB_ID = /^[A-Za-z0-9_-]+$/;
 /**
  * Whether the routed app's server adapter accepts this Host header (its own check: the URL parser must
  * keep the host name as sent); a refused one is answered there. Decided once per distinct header.
+ * Framework internal (D-119): @hono/node-server's Host check; test/rest-fastpath.test.ts sends hosts it
+ * refuses or rewrites, so a change shows there as a divergence.
  */
 function hostAccepted(host: string): boolean {
   let ok = hostsSeen.get(host);
