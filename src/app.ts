@@ -1,7 +1,8 @@
 // The composition root's main app: one error handler, the kernel's middleware on API paths, and every
-// adapter mounted side by side (REST, the keyed MCP server, discovery, the control API, the console, docs).
+// adapter mounted side by side (REST, the keyed MCP server, discovery, the control API, the console, the
+// account dashboard, docs).
 // The anonymous MCP server's app is built here too and served on its own port by main.ts.
-// The API's request steps, in order, each one function the fast path (http/fastPath.ts) calls too (D-119):
+// The API's request steps, in order, each one function the fast path (http/fastPath.ts) calls too (D-131):
 // CORS, the request-log record (web/callLog.ts), self-check (web/selfcheck.ts), the rate step
 // (web/rateHeaders.ts through http/jobs.ts: JOB-RATE-1, JOB-RATE-3, JOB-RATE-4, POL-RATE-1), chaos
 // (web/chaos.ts), then the routes' key check and answer, and the envelope step (web/envelope.ts: SCR-ERR-1,
@@ -20,6 +21,7 @@ import { employerPages } from './mcp/employerPages.js';
 import { keyedMcpRoutes } from './mcp/keyed.js';
 import { consoleRoutes } from './sandbox/console/index.js';
 import { controlRoutes } from './sandbox/control/index.js';
+import { dashboardRoutes } from './sandbox/dashboard/index.js';
 import { callLog } from './web/callLog.js';
 import { chaos } from './web/chaos.js';
 import { CORS_PATHS, publicCors } from './web/cors.js';
@@ -34,7 +36,8 @@ import type { AppEnv } from './web/env.js';
 // The console's pages and the control API are admin paths: served by a TrieRouter of their own, so no
 // pattern of theirs can push the API routes off the RegExpRouter (a SmartRouter falls back to the
 // TrieRouter for every route when one pattern does not suit the RegExpRouter, at several times the cost).
-const isAdminPath = (path: string) => path === '/console' || path.startsWith('/console/') || path.startsWith('/sandbox/');
+const isAdminPath = (path: string) =>
+  path === '/console' || path.startsWith('/console/') || path.startsWith('/sandbox/') || path === '/app' || path.startsWith('/app/');
 
 /**
  * Hono's default router choice, made apart for the admin paths. Admin routes can only match admin
@@ -57,7 +60,7 @@ export class AdminApartRouter<T> implements Router<T> {
 
   /**
    * The router the API side settled on (after its first match): RegExpRouter unless a pattern forced the fallback.
-   * Framework internal (D-119): SmartRouter's undocumented `activeRouter`; hono is pinned exactly in
+   * Framework internal (D-131): SmartRouter's undocumented `activeRouter`; hono is pinned exactly in
    * package.json and test/framework-internals.test.ts fails when it changes.
    */
   get apiRouterName(): string {
@@ -103,6 +106,7 @@ export function createApp(core: Core): Hono<AppEnv> {
   app.route('/', employerPages());
   app.route('/sandbox/v1', controlRoutes());
   app.route('/console', consoleRoutes());
+  app.route('/app', dashboardRoutes());
   app.route('/docs', docsRoutes());
   app.get('/', (c) => c.redirect('/console'));
   return app;

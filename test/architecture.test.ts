@@ -28,6 +28,7 @@ describe('the layering rules catch what they name (planted edges)', () => {
     ['the contract loader importing the domain', edge('src/contract/operation.ts', 'src/domain/plans.ts')],
     ['the errors importing the contract', edge('src/errors/errors.ts', 'src/contract/index.ts')],
     ['an adapter importing the root', edge('src/mcp/anon.ts', 'src/app.ts')],
+    ['the listener command importing the domain', edge('src/listen/cli.ts', 'src/domain/webhooks/signer.ts')],
   ];
   for (const [what, e] of planted) {
     it(`fails on ${what}`, () => {

@@ -24,7 +24,9 @@ describe('the control API description', () => {
       for (const m of METHODS) {
         if (!item[m]) continue;
         expect(item[m].operationId).toMatch(/^[a-z][A-Za-z]+$/);
-        expect(item[m].security).toEqual([{ adminToken: [] }]);
+        // the admin token reaches every route; a few also take a tenant's own key (D-119)
+        expect(item[m].security[0]).toEqual({ adminToken: [] });
+        for (const alt of item[m].security.slice(1)) expect(alt).toEqual({ tenantKey: [] });
       }
     }
   });
@@ -69,9 +71,20 @@ describe('the control API description', () => {
       ['/sandbox/v1/clock', 'get', '/sandbox/v1/clock'],
       ['/sandbox/v1/clock/timers', 'get', '/sandbox/v1/clock/timers'],
       ['/sandbox/v1/clock/advance', 'post', '/sandbox/v1/clock/advance', { seconds: 10 }],
+      ['/sandbox/v1/tenants/{tenantId}/clock/advance', 'post', `/sandbox/v1/tenants/${t.tenantId}/clock/advance`, { seconds: 30 }],
+      ['/sandbox/v1/tenants/{tenantId}/clock', 'get', `/sandbox/v1/tenants/${t.tenantId}/clock`],
+      ['/sandbox/v1/tenants/{tenantId}/clock', 'get', '/sandbox/v1/tenants/ten_nobody/clock'],
+      ['/sandbox/v1/clock/timers', 'get', `/sandbox/v1/clock/timers?tenantId=${t.tenantId}`],
+      ['/sandbox/v1/faults', 'post', '/sandbox/v1/faults', { mode: 'latency', latencyMs: 1, tenantId: t.tenantId }],
+      ['/sandbox/v1/faults', 'get', `/sandbox/v1/faults?tenantId=${t.tenantId}`],
+      ['/sandbox/v1/faults', 'post', '/sandbox/v1/faults', { mode: 'latency', latencyMs: 1, tenantId: 'ten_nobody' }],
       ['/sandbox/v1/reviews/{requestId}/decision', 'post', `/sandbox/v1/reviews/${requestId}/decision`, { decision: 'edited', reviewerId: 'r1', editedScore: 40 }],
       ['/sandbox/v1/reviews', 'get', '/sandbox/v1/reviews?limit=0'],
       ['/sandbox/v1/tenants/{tenantId}', 'get', '/sandbox/v1/tenants/ten_nobody'],
+      ['/sandbox/v1/webhooks/listen/listeners', 'get', `/sandbox/v1/webhooks/listen/listeners?tenantId=${t.tenantId}`],
+      ['/sandbox/v1/webhooks/listen', 'get', '/sandbox/v1/webhooks/listen'],
+      ['/sandbox/v1/webhooks/listen/{attemptId}/answer', 'post', '/sandbox/v1/webhooks/listen/whd_nothing.1/answer', { tenantId: t.tenantId, statusCode: 200, durationMs: 3 }],
+      ['/sandbox/v1/webhooks/listen/{attemptId}/answer', 'post', '/sandbox/v1/webhooks/listen/whd_nothing.1/answer', { statusCode: 99, durationMs: 3 }],
     ];
     for (const [path, method, url, body] of calls) {
       const res = await admin(method.toUpperCase(), url, body);

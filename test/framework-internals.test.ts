@@ -1,4 +1,4 @@
-// The sandbox reads three things of its web framework that the framework does not document (D-119). Each
+// The sandbox reads three things of its web framework that the framework does not document (D-131). Each
 // is named here, with the place that relies on it, and this test fails when an upgrade changes any of them;
 // hono and @hono/node-server stay pinned to exact versions in package.json while these reads exist.
 // 1. @hono/node-server keeps a string response's [status, body, headers] under a private Symbol('cache')

@@ -20,6 +20,8 @@ const ALLOWED: Record<string, string> = {
   'domain/rng.ts': 'the entropy source: a shared sandbox records what it draws and replays the tape',
   'domain/screening/cursor.ts': 'a default secret only; every store passes the cursor secret it keeps',
   'sandbox/console/session.ts': 'console browser sessions are per instance, never part of the replicated state',
+  'sandbox/control/listen.ts': 'webhook listener connections: served by the in-memory sandbox only, a shared one serves none (D-119)',
+  'listen/cli.ts': 'the listen command: a client of the sandbox in its own process, never replayed',
   'store/memory.ts': 'the cursor secret, drawn once when the store opens, before any call',
   'replication/index.ts': 'the shared cursor secret and start instant, stored once for every instance',
   'replication/replica.ts': 'the recorder: it draws the time and bytes a call gets, and records them',

@@ -1,4 +1,4 @@
-// The REST fast path (src/http/fastPath.ts) is a branch of the routed app's pipeline (D-119): on any call
+// The REST fast path (src/http/fastPath.ts) is a branch of the routed app's pipeline (D-131): on any call
 // it answers exactly what the routed app answers. Two sandboxes on the same seed, one with the fast path
 // and one without (fastPath: false, as SANDBOX_FAST_PATH=0), get the same generated calls in the same
 // order over raw HTTP -- every API route of both documents, valid and invalid targets, queries, keys,

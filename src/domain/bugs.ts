@@ -4,7 +4,7 @@
 // control API's /sandbox/v1/bugs). Every path reaches a bug through the one step or domain function named
 // below, which asks this file: REST's routed app and its fast path share the web kernel's steps, and REST
 // and MCP share the domain, so no path carries a copy of a bug of its own.
-// Requirements: none of the documents (a sandbox convenience); decisions D-38, D-119.
+// Requirements: none of the documents (a sandbox convenience); decisions D-38, D-131.
 
 export const BUGS = {
   charge_twice_on_replay: 'an idempotent replay charges a second screening credit',

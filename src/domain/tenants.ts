@@ -2,10 +2,11 @@
 // wallets (screening and jobs apply), webhook settings and a disabled flag. Keys are shown once at
 // creation and stored only as a SHA-256 hash; each key carries its own scopes.
 // Requirements: SCR-AUTH-1, SCR-AUTH-2, SCR-AUTH-3, SCR-AUTH-4, JOB-AUTH-1, JOB-AUTH-2, JOB-AUTH-3, JOB-AUTH-4,
-// MCP-KEYED-2, POL-AUTH-1, POL-AUTH-3, POL-TIER-2, POL-CREDIT-3; decisions D-06, D-17, D-18, D-30.
+// MCP-KEYED-2, POL-AUTH-1, POL-AUTH-3, POL-TIER-2, POL-CREDIT-3; decisions D-06, D-17, D-18, D-30, D-128.
 
 import { hash } from 'node:crypto';
 import { DomainError, forbidden, notFound, unauthorized } from '../errors/errors.js';
+import type { TenantClock } from './clock.js';
 import type { IdFactory } from './rng.js';
 import { type PlanTier, jobsLimitsOf, limits } from './plans.js';
 import { Wallet } from './wallet.js';
@@ -28,6 +29,8 @@ export interface Tenant {
   screeningWallet: Wallet;
   applyWallet: Wallet;
   createdAt: number;
+  /** The tenant's own clock: the sandbox clock plus this tenant's offset, with its timers (D-120). */
+  clock: TenantClock;
 }
 
 export interface ApiKey {
@@ -83,13 +86,20 @@ export class TenantService {
 
   constructor(
     private readonly ids: IdFactory,
-    private readonly now: () => number,
+    /** A tenant's clock (D-120). */
+    private readonly clockOf: (tenantId: string) => TenantClock,
   ) {}
 
+  private now(tenantId: string): number {
+    return this.get(tenantId).clock.now();
+  }
+
   create(input: CreateTenantInput): { tenant: Tenant; apiKey: string; key: ApiKey } {
-    const now = this.now();
+    const id = input.id ?? this.ids.next('ten');
+    const clock = this.clockOf(id);
+    const now = clock.now();
     const tenant: Tenant = {
-      id: input.id ?? this.ids.next('ten'),
+      id,
       name: input.name ?? `${input.planTier} tenant`,
       planTier: input.planTier,
       disabled: false,
@@ -100,6 +110,7 @@ export class TenantService {
       screeningWallet: new Wallet(0, false, now),
       applyWallet: new Wallet(0, false, now),
       createdAt: now,
+      clock,
     };
     this.applyPlan(tenant, input.planTier);
     this.tenants.set(tenant.id, tenant);
@@ -117,15 +128,23 @@ export class TenantService {
       hash: hashKey(apiKey),
       hint: `${apiKey.slice(0, KEY_PREFIX.length + 4)}…`,
       scopes: [...new Set(scopes)],
-      createdAt: this.now(),
+      createdAt: this.now(tenantId),
     };
     this.keysByHash.set(key.hash, key);
     return { apiKey, key };
   }
 
+  /** Revokes a key of this tenant: it answers 401 from the next call on (D-128). Another tenant's key id is absent. */
+  revokeKey(tenantId: string, keyId: string): ApiKey {
+    const key = this.keysOf(tenantId).find((k) => k.id === keyId);
+    if (!key) throw notFound(`key ${keyId} does not exist`);
+    this.keysByHash.delete(key.hash);
+    return key;
+  }
+
   /** Sets the tier and re-plans both wallets (full refill at the new caps). */
   applyPlan(tenant: Tenant, tier: PlanTier): void {
-    const now = this.now();
+    const now = tenant.clock.now();
     const scr = limits.policy.screening[tier];
     tenant.planTier = tier;
     tenant.screeningWallet.replan(scr.creditsCap, scr.resets === 'monthly', now);
@@ -149,14 +168,14 @@ export class TenantService {
    */
   rotateWebhookSecret(tenant: Tenant, overlapSeconds: number, next?: string): void {
     tenant.previousWebhookSecret = tenant.webhookSecret;
-    tenant.previousSecretExpiresAt = this.now() + overlapSeconds * 1000;
+    tenant.previousSecretExpiresAt = tenant.clock.now() + overlapSeconds * 1000;
     tenant.webhookSecret = next ?? `whsec_${this.ids.secret(32)}`;
   }
 
   /** The pre-rotation secret while its overlap window is open, else null. */
   previousSecretOf(tenant: Tenant): string | null {
     const until = tenant.previousSecretExpiresAt;
-    return tenant.previousWebhookSecret !== null && until !== null && this.now() < until ? tenant.previousWebhookSecret : null;
+    return tenant.previousWebhookSecret !== null && until !== null && tenant.clock.now() < until ? tenant.previousWebhookSecret : null;
   }
 
   /** Tenants in creation order, read only (the control API pages through it). */
@@ -182,6 +201,14 @@ export class TenantService {
       throw forbidden(`this API key lacks the '${scope}' scope`);
     }
     return { tenant, key };
+  }
+
+  /**
+   * The tenant a bearer key belongs to, without deciding anything (no 401/403): null for a missing or unknown
+   * key. Tenant-scoped chaos rules use it before the call is authenticated (D-121).
+   */
+  tenantIdOfKey(apiKey: string | undefined): string | null {
+    return apiKey ? (this.keysByHash.get(digestOf(apiKey))?.tenantId ?? null) : null;
   }
 
   /** For adapters that must check a scope after resolving the principal. */

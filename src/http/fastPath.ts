@@ -1,6 +1,6 @@
 // REST fast path: the hot reads (GET /api/v1/jobs, GET /api/v1/jobs/{id}, GET /api/screening/v1/audit)
 // and plain submits answered on Node's request and response, without a Web Request, a Hono context and a
-// Response per call. It is a branch of the one request pipeline (D-119), not a second copy of it: every
+// Response per call. It is a branch of the one request pipeline (D-131), not a second copy of it: every
 // step is the function the routed app (app.ts) calls, in the same order -- CORS (web/cors.ts), chaos
 // (web/chaos.ts over domain/faults.ts), the key (web/auth.ts; SCR-AUTH-1, JOB-AUTH-1) and its window with
 // the rate headers (web/rateHeaders.ts; JOB-RATE-1, JOB-RATE-3, JOB-RATE-4), the contract's parameter
@@ -19,7 +19,7 @@ import { limits } from '../domain/plans.js';
 import { authenticateCall } from '../web/auth.js';
 import { isJsonType, parseJsonBytes } from '../web/body.js';
 import { isIdentityEncoding, readNode } from '../web/bodyStream.js';
-import { applyChaos } from '../web/chaos.js';
+import { applyChaos, callerTenant } from '../web/chaos.js';
 import { peerIp } from '../web/clientIp.js';
 import { CORS_ANSWER } from '../web/cors.js';
 import { COPY_LIMIT, recordCall } from '../web/callLog.js';
@@ -78,7 +78,7 @@ const JOB_ID = /^[A-Za-z0-9_-]+$/;
 /**
  * Whether the routed app's server adapter accepts this Host header (its own check: the URL parser must
  * keep the host name as sent); a refused one is answered there. Decided once per distinct header.
- * Framework internal (D-119): @hono/node-server's Host check; test/rest-fastpath.test.ts sends hosts it
+ * Framework internal (D-131): @hono/node-server's Host check; test/rest-fastpath.test.ts sends hosts it
  * refuses or rewrites, so a change shows there as a divergence.
  */
 function hostAccepted(host: string): boolean {
@@ -127,7 +127,7 @@ const CORS_SET = CORS_ANSWER.map(([name, value]) => [name.toLowerCase(), value] 
 /**
  * Headers set on a call before its answer, as Hono's context keeps them: lower-case names, one value each,
  * written sorted by name. At most a handful, so kept in two short arrays.
- * Framework internal (D-119): how hono's Context and @hono/node-server's writer name and order the headers
+ * Framework internal (D-131): how hono's Context and @hono/node-server's writer name and order the headers
  * (a lone content type keeps c.json's spelling, a Headers object goes out sorted in lower case, the
  * adapter adds Content-Length last; reading a response's headers turns the kept object into Headers).
  * Both are pinned exactly in package.json; test/framework-internals.test.ts fails when any of it changes.
@@ -224,7 +224,7 @@ class Call implements Asked {
     }
     let delay: Promise<void> | undefined;
     try {
-      delay = applyChaos(this.core.faults, this.route.method, this.path);
+      delay = applyChaos(this.core.faults, this.route.method, this.path, undefined, () => callerTenant(this.core.tenants, this.req.headers.authorization));
     } catch (err) {
       return this.fail(err);
     }

@@ -72,7 +72,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<stri
  * The text of a response built from a string, read without touching its stream. @hono/node-server
  * answers such responses straight from the string it keeps under a symbol named 'cache'; cloning or
  * reading the response instead would cost that fast path on every API call.
- * Framework internal (D-119): @hono/node-server's private `Symbol('cache')` holding [status, body, headers];
+ * Framework internal (D-131): @hono/node-server's private `Symbol('cache')` holding [status, body, headers];
  * the version is pinned exactly in package.json and test/framework-internals.test.ts fails when it changes.
  */
 export function stringBodyOf(res: Response): string | Uint8Array | null {

@@ -4,7 +4,7 @@
 // and `expired` when no reviewer decides within the review window. Every transition writes exactly
 // one ledger row. A result reaches `delivered` only after a human decision.
 // Requirements: SCR-STATE-1, SCR-STATE-2, SCR-REVIEW-1, SCR-LEDGER-1, SCR-HOOK-1, SCR-HOOK-2, POL-STATE-1,
-// POL-STATE-2, POL-STATE-3, POL-HOOK-3, POL-HOOK-5; decisions D-02, D-03.
+// POL-STATE-2, POL-STATE-3, POL-HOOK-3, POL-HOOK-5; decisions D-02, D-03, D-119 (a connected listener is a destination).
 
 import type { CoreContext } from '../context.js';
 import { limits } from '../plans.js';
@@ -74,7 +74,8 @@ export class Pipeline {
     const from = req.state;
     req.state = to;
     this.requests.moved(from, to);
-    if (writeRow) this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.now());
+    // a tenant's rows are stamped on its own clock (D-120)
+    if (writeRow) this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.of(req.tenantId).now());
   }
 
   // screenings come in runs of similar candidates: the last template is recognised without serialising it
@@ -116,14 +117,15 @@ export class Pipeline {
     req.keepScore(this.templateText(template), submission.candidate.kind === 'structured' ? null : parsed.profile.name);
     const summary = { score: score.score, confidence: score.confidence, modelId: score.modelId, promptVersion: score.promptVersion };
     this.transition(req, 'scored', 'system', summary, this.ctx.faults.planted.writesScoredRow());
-    if (this.webhookUrlOf(req)) this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.scored', result: score });
+    if (this.webhooks.hasDestination(req.tenantId)) this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.scored', result: score });
 
-    const now = this.ctx.clock.now();
+    const clock = this.ctx.clock.of(req.tenantId);
+    const now = clock.now();
     const expiresAt = now + limits.policy.reviewWindowHours * 3600_000;
     req.queuedForReviewAt = now;
-    this.transition(req, 'pending_review', 'system', { expiresAt: this.ctx.clock.iso(expiresAt) });
+    this.transition(req, 'pending_review', 'system', { expiresAt: clock.iso(expiresAt) });
     if (submission.jobSpec.title.trim().toLowerCase() === EXPIRE_TITLE) this.expire(req, 'magic job title');
-    else req.expiry = this.ctx.clock.scheduleCall(expiresAt, this.windowElapsed, req, 'review expiry');
+    else req.expiry = clock.scheduleCall(expiresAt, this.windowElapsed, req, 'review expiry');
   }
 
   // one function for every request's expiry timer: a sandbox may hold hundreds of thousands of them
@@ -151,7 +153,7 @@ export class Pipeline {
     if (edits?.editedScore !== undefined) payload.editedScore = edits.editedScore;
     if (edits?.editedRationale !== undefined) payload.editedRationale = edits.editedRationale;
     this.transition(req, decision.decision, `reviewer:${decision.reviewerId}`, payload);
-    if (this.webhookUrlOf(req)) {
+    if (this.webhooks.hasDestination(req.tenantId)) {
       this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.review_decided', result: decision });
     } else {
       this.transition(req, 'delivered', 'system', { webhook: 'none configured' });
@@ -168,14 +170,6 @@ export class Pipeline {
       this.transition(req, 'delivered', 'system', { deliveryId: d.id, attempt: last?.attempt ?? 0, statusCode: last?.statusCode ?? null });
     } else if (d.status === 'exhausted') {
       this.transition(req, 'failed', 'system', { reason: 'the review_decided delivery exhausted its retries', deliveryId: d.id, attempts: d.attempts.length });
-    }
-  }
-
-  private webhookUrlOf(req: StoredRequest): string | null {
-    try {
-      return this.ctx.tenants.get(req.tenantId).webhookUrl;
-    } catch {
-      return null;
     }
   }
 }

@@ -28,7 +28,7 @@ export function submit(ctx: CoreContext, requests: RequestStore, pipeline: Pipel
     throw invalid(`jobSpec.salaryBandMinIdr (${min}) is greater than jobSpec.salaryBandMaxIdr (${max}); the band's minimum must not exceed its maximum`, 'jobSpec.salaryBandMinIdr');
   }
   ctx.faults.planted.readFirstMustHave(submission.jobSpec.mustHaves);
-  const now = ctx.clock.now();
+  const now = tenant.clock.now();
   const existing = requests.findByKey(tenant.id, submission.idempotencyKey);
   if (existing) {
     ctx.faults.planted.chargeOnReplay(() => tenant.screeningWallet.tryCharge(limits.spec.creditsPerScreen, now));

@@ -4,13 +4,15 @@
 // A person's redelivery is one extra attempt beside the automatic schedule, never a change to it;
 // during a secret rotation each attempt carries a second signature made with the previous secret.
 // Requirements: SCR-HOOK-1, SCR-HOOK-2, SCR-HOOK-3, SCR-HOOK-4, SCR-HOOK-5, SCR-HOOK-6, SCR-HOOK-7, SCR-HOOK-8,
-// POL-HOOK-1, POL-HOOK-2, POL-HOOK-3, POL-HOOK-4, POL-HOOK-5; decisions D-09, D-10, D-100, D-101.
+// POL-HOOK-1, POL-HOOK-2, POL-HOOK-3, POL-HOOK-4, POL-HOOK-5; decisions D-09, D-10, D-100, D-101, D-119.
+// While a tenant's listener is connected, its attempts go to the listener instead (relay.ts, D-119).
 
 import type { CoreContext } from '../context.js';
 import { invalid, notFound } from '../../errors/errors.js';
 import { limits } from '../plans.js';
 import type { Tenant } from '../tenants.js';
 import type { Attempt, Delivery, WebhookEvent } from './delivery.js';
+import { LISTENER_URL, type WebhookRelay } from './relay.js';
 import { postWebhook } from './sender.js';
 import { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, sign } from './signer.js';
 import { EndpointStatsBook } from './stats.js';
@@ -40,6 +42,9 @@ export function createWebhooks(ctx: CoreContext) {
   const { timeoutMs, retryScheduleSeconds: schedule } = limits.policy.webhook;
   // bumped by reset(): answers to attempts started before it are dropped
   let generation = 0;
+  // the developers' listeners (D-119); a store that must see every attempt (D-112) takes none
+  let relay: WebhookRelay | null = null;
+  const viaListener = (tenantId: string) => relay !== null && relay.connected(tenantId);
 
   const tenantOf = (id: string): Tenant | null => {
     try {
@@ -68,8 +73,10 @@ export function createWebhooks(ctx: CoreContext) {
   }
 
   function scheduleNext(d: Delivery): void {
-    d.nextAttemptAt = ctx.clock.now() + schedule[d.failures - 1] * 1000;
-    d.cancelRetry = ctx.clock.schedule(d.nextAttemptAt, () => attempt(d, false), RETRY_TIMER, d.id);
+    // on the tenant's clock: advancing it fires its retries, and nobody else's (D-120)
+    const clock = ctx.clock.of(d.tenantId);
+    d.nextAttemptAt = clock.now() + schedule[d.failures - 1] * 1000;
+    d.cancelRetry = clock.schedule(d.nextAttemptAt, () => attempt(d, false), RETRY_TIMER, d.id);
   }
 
   /** `sent`: the attempt reached the network (not a chaos rule, not a missing URL), so it counts for the endpoint. */
@@ -122,17 +129,18 @@ export function createWebhooks(ctx: CoreContext) {
       d.nextAttemptAt = null;
     }
     const n = d.attempts.length + 1;
-    const now = ctx.clock.now();
+    const now = ctx.clock.of(d.tenantId).now();
     const at = ctx.clock.iso(now);
     const tenant = tenantOf(d.tenantId);
     d.body = bodyOf(d, now);
     d.signature = tenant ? signatureOf(tenant.webhookSecret, d.body) : '';
     const previous = tenant ? ctx.tenants.previousSecretOf(tenant) : null;
     const previousSignature = previous ? signatureOf(previous, d.body) : null;
-    d.url = tenant?.webhookUrl ?? null;
+    const relayed = viaListener(d.tenantId);
+    d.url = relayed ? LISTENER_URL : (tenant?.webhookUrl ?? null);
     const requestHeaders = headersOf(d, previousSignature);
     const base = { attempt: n, at, manual, url: d.url, requestHeaders, body: d.body, signature: d.signature, responseBody: '', responseTruncated: false, durationMs: 0 };
-    const injected = ctx.faults.takeWebhookFailure();
+    const injected = ctx.faults.takeWebhookFailure(d.tenantId);
     if (injected !== null) {
       record(d, { ...base, statusCode: injected, error: `receiver answered ${injected} (injected by a sandbox chaos rule; nothing was sent)` });
       return;
@@ -143,7 +151,10 @@ export function createWebhooks(ctx: CoreContext) {
     }
     const gen = generation;
     d.inFlight = true;
-    void send(d.url, requestHeaders, d.body, timeoutMs).then((out) => {
+    const sent = relayed
+      ? relay!.forward({ attemptId: `${d.id}.${n}`, deliveryId: d.id, attempt: n, tenantId: d.tenantId, requestId: d.requestId, event: d.event, headers: requestHeaders, body: d.body }, timeoutMs)
+      : send(d.url, requestHeaders, d.body, timeoutMs);
+    void sent.then((out) => {
       if (gen !== generation) return;
       d.inFlight = false;
       record(d, { ...base, ...out }, true);
@@ -160,7 +171,7 @@ export function createWebhooks(ctx: CoreContext) {
   }
 
   function create(input: EnqueueInput, test: boolean): Delivery {
-    const now = ctx.clock.now();
+    const now = ctx.clock.of(input.tenantId).now();
     const tenant = tenantOf(input.tenantId);
     const d: Delivery = {
       id: ctx.ids.next('whd'),
@@ -197,10 +208,14 @@ export function createWebhooks(ctx: CoreContext) {
      */
     sendTest(tenantId: string, result: object): Delivery {
       const tenant = ctx.tenants.get(tenantId);
-      if (!tenant.webhookUrl) throw invalid(`tenant ${tenantId} has no webhookUrl; set one before sending a test event`, 'tenantId');
+      if (!tenant.webhookUrl && !viaListener(tenantId)) throw invalid(`tenant ${tenantId} has no webhookUrl and no listener is connected; set one (or connect a listener) before sending a test event`, 'tenantId');
       return create({ tenantId, requestId: ctx.ids.next('scr').replace(/^scr_/, 'scr_test_'), event: 'screening.scored', result }, true);
     },
 
+    /** Whether the tenant's events have somewhere to go now: a webhookUrl, or a connected listener (D-119). */
+    hasDestination(tenantId: string): boolean {
+      return !!tenantOf(tenantId)?.webhookUrl || viaListener(tenantId);
+    },
     /** One extra attempt now, whatever the delivery's status; the automatic schedule is left as it is. */
     redeliver(id: string): Delivery {
       const d = store.get(id);
@@ -228,6 +243,15 @@ export function createWebhooks(ctx: CoreContext) {
       return store.list(filter);
     },
 
+    /**
+     * Connects the developers' listeners (D-119). False when the store makes the attempts itself (a shared
+     * sandbox, D-112): every instance must make the same attempt, and a listener is connected to one of them.
+     */
+    useRelay(r: WebhookRelay): boolean {
+      if (ctx.store.sendWebhook) return false;
+      relay = r;
+      return true;
+    },
     onOutcome(listener: OutcomeListener): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);

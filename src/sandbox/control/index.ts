@@ -1,21 +1,27 @@
 // The sandbox control API under /sandbox/v1, for what a human does in production: tenants and keys,
-// review decisions, the clock, webhook deliveries, fault switches, outboxes and reset.
+// review decisions, the sandbox clock and each tenant's, webhook deliveries, fault switches, outboxes and reset.
 
 import { Hono } from 'hono';
 import type { AppEnv } from '../../web/env.js';
 import { requireAdmin } from './admin.js';
 import { applicationsRoutes } from './applications.js';
+import { listenRoutes } from './listen.js';
 import { logsRoutes } from './logs.js';
 import { outboxRoutes } from './outbox.js';
 import { reviewsRoutes } from './reviews.js';
+import { sandboxClockRoutes, tenantClockRoutes } from './clock.js';
 import { systemRoutes } from './system.js';
 import { tenantRoutes } from './tenants.js';
 import { webhooksRoutes } from './webhooks.js';
 
 export function controlRoutes() {
   const r = new Hono<AppEnv>();
+  // a tenant's own key reaches these too (D-119): they check the caller themselves, before the admin gate
+  r.route('/webhooks/listen', listenRoutes());
   r.use('*', requireAdmin);
   r.route('/tenants', tenantRoutes());
+  r.route('/tenants', tenantClockRoutes());
+  r.route('/clock', sandboxClockRoutes());
   r.route('/reviews', reviewsRoutes());
   r.route('/webhooks', webhooksRoutes());
   r.route('/applications', applicationsRoutes());

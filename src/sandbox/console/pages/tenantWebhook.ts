@@ -14,6 +14,13 @@ export interface WebhookSettings {
   webhookSecret: string;
   previousWebhookSecret?: string | null;
   previousSecretExpiresAt?: string | null;
+  /** Listeners connected now (`npm run listen`, D-119): attempts go to them instead of the URL. */
+  listeners?: ListenerView[];
+}
+
+export interface ListenerView {
+  listenerId: string;
+  connectedAt: string;
 }
 
 export function webhookPanel(c: Context<ConsoleEnv>, t: WebhookSettings): Html {
@@ -31,6 +38,11 @@ export function webhookPanel(c: Context<ConsoleEnv>, t: WebhookSettings): Html {
     <details><summary>Show the current secret</summary><p><code class="secret">${t.webhookSecret}</code></p></details>
     <button type="submit">Save webhook</button>
   </form>
+  <h3>Listeners</h3>
+  ${t.listeners?.length
+    ? html`<p data-field="listeners">${t.listeners.length} listener${t.listeners.length === 1 ? '' : 's'} connected (<code>npm run listen</code>): deliveries go to ${t.listeners.length === 1 ? 'it' : 'them'} instead of the URL.</p>
+  <ul class="small">${t.listeners.map((l) => html`<li><code>${l.listenerId}</code> since ${time(l.connectedAt)}</li>`)}</ul>`
+    : html`<p class="help" data-field="listeners">No listener connected. <code>npm run listen -- --target &lt;sandbox url&gt; --key &lt;key&gt; --forward-to &lt;local url&gt;</code> forwards deliveries to your machine.</p>`}
   <h3>Rotate the secret</h3>
   ${t.previousSecretExpiresAt
     ? html`<p class="rotation" data-field="rotation">Rotation in progress: the previous secret also signs every delivery (header <code>X-Screening-Signature-Previous</code>) until ${time(t.previousSecretExpiresAt)}.</p>`
@@ -43,7 +55,7 @@ export function webhookPanel(c: Context<ConsoleEnv>, t: WebhookSettings): Html {
   <h3>Test the endpoint</h3>
   <form method="post" action="/console/tenants/${id}/test-event" class="inline">
     ${csrfField(c)}
-    <button type="submit"${t.webhookUrl ? '' : html` disabled`}>Send test event</button>
+    <button type="submit"${t.webhookUrl || t.listeners?.length ? '' : html` disabled`}>Send test event</button>
     <span class="help">A signed <code>screening.scored</code> delivery with a sample result, marked <code>X-Screening-Test: true</code>.</span>
   </form>
 </section>`;
