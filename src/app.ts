@@ -2,6 +2,11 @@
 // adapter mounted side by side (REST, the keyed MCP server, discovery, the control API, the console, the
 // account dashboard, docs).
 // The anonymous MCP server's app is built here too and served on its own port by main.ts.
+// The API's request steps, in order, each one function the fast path (http/fastPath.ts) calls too (D-131):
+// CORS, the request-log record (web/callLog.ts), self-check (web/selfcheck.ts), the rate step
+// (web/rateHeaders.ts through http/jobs.ts: JOB-RATE-1, JOB-RATE-3, JOB-RATE-4, POL-RATE-1), chaos
+// (web/chaos.ts), then the routes' key check and answer, and the envelope step (web/envelope.ts: SCR-ERR-1,
+// JOB-ERR-1) with the rate step's error part.
 
 import { Hono, type Context } from 'hono';
 import type { Result, Router } from 'hono/router';
@@ -53,9 +58,18 @@ export class AdminApartRouter<T> implements Router<T> {
     return isAdminPath(path) ? this.admin.match(method, path) : this.rest.match(method, path);
   }
 
-  /** The router the API side settled on (after its first match): RegExpRouter unless a pattern forced the fallback. */
+  /**
+   * The router the API side settled on (after its first match): RegExpRouter unless a pattern forced the fallback.
+   * Framework internal (D-131): SmartRouter's undocumented `activeRouter`; hono is pinned exactly in
+   * package.json and test/framework-internals.test.ts fails when it changes.
+   */
   get apiRouterName(): string {
-    return (this.rest as unknown as { activeRouter?: { name: string } }).activeRouter?.name ?? 'not built yet';
+    try {
+      // the getter throws until the first match has settled the choice
+      return (this.rest as unknown as { activeRouter: { name: string } }).activeRouter.name;
+    } catch {
+      return 'not built yet';
+    }
   }
 }
 

@@ -8,8 +8,8 @@ import { bindConfig, resolveOptions, type ConfigInput } from './config.js';
 import { createCore, type Core } from './domain/core.js';
 import { createAnonApp, createApp } from './app.js';
 import { openMemoryStore } from './store/memory.js';
-import { openShared, type SharedSandbox } from './store/postgres/index.js';
-import { shareApps } from './shared.js';
+import { openShared, type SharedSandbox } from './replication/index.js';
+import { shareApps } from './replication/calls.js';
 import { restFastPath, type FastPath } from './http/fastPath.js';
 import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './web/headLimit.js';
 

@@ -54,7 +54,7 @@ describe('the layering rules catch what they name (planted edges)', () => {
 describe('the import graph of src/', () => {
   it('is read (every top-level part is seen)', () => {
     const parts = new Set(srcEdges.map((e) => partOf(e.from)));
-    for (const p of ['root', 'contract', 'domain', 'web', 'http', 'mcp', 'sandbox', 'store']) expect(parts.has(p), p).toBe(true);
+    for (const p of ['root', 'contract', 'domain', 'web', 'http', 'mcp', 'sandbox', 'store', 'replication']) expect(parts.has(p), p).toBe(true);
   });
 
   it('keeps every layering rule', () => {

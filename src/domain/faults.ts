@@ -7,26 +7,11 @@
 // Requirements: none of the documents (chaos rules and planted bugs are sandbox conveniences); decisions D-38, D-121.
 
 import { invalid } from '../errors/errors.js';
+import { BUGS, isBugName, PlantedBugs, type BugName } from './bugs.js';
 import type { Rng } from './rng.js';
 
-export const BUGS = {
-  charge_twice_on_replay: 'an idempotent replay charges a second screening credit',
-  replay_returns_201: 'an idempotent replay answers 201 instead of 200',
-  drop_ratelimit_remaining: 'jobs responses omit the X-RateLimit-Remaining header',
-  wrong_webhook_secret: 'webhook deliveries are signed with a wrong secret',
-  leak_audit_rows: "the audit export includes another tenant's rows",
-  crash_on_empty_musthaves: 'a submit with an empty mustHaves list answers 500',
-  skip_ledger_row: 'the scoring transition writes no ledger row',
-  sponsored_on_paid: 'paid-tier search results include sponsored listings',
-  no_retry_after: '429 responses omit the Retry-After header',
-  since_on_every_page: 'the audit `since` filter is re-applied on cursor pages (rows are skipped)',
-  anon_exposes_apply: 'the anonymous MCP server also lists apply_to_job',
-  usage_other_tenant: "usage reports another tenant's wallet",
-} as const;
-
-export type BugName = keyof typeof BUGS;
-
-export const isBugName = (v: string): v is BugName => Object.hasOwn(BUGS, v);
+// the list of planted bugs, where each applies and what each does: bugs.ts
+export { BUGS, isBugName, type BugName } from './bugs.js';
 
 export type ChaosMode = 'status' | 'latency' | 'webhook_failure';
 
@@ -70,6 +55,8 @@ export const MAX_RULES = 100;
 
 export class Faults {
   private bugs = new Set<BugName>();
+  /** The planted bugs' effects, each asked where it applies (bugs.ts). */
+  readonly planted = new PlantedBugs((name) => this.bugs.has(name));
   private rules: ChaosRule[] = [];
   private seq = 0;
   /** How many active rules belong to one tenant: with none, a call's tenant need not be known. */

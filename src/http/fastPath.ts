@@ -1,10 +1,15 @@
 // REST fast path: the hot reads (GET /api/v1/jobs, GET /api/v1/jobs/{id}, GET /api/screening/v1/audit)
-// answered on Node's request and response, without a Web Request, a Hono context and a Response per call.
-// The steps, their order and the functions are the routed app's (app.ts): CORS, the request log, self-check,
-// chaos, the key and its window, the contract's parameter checks, the domain's answer, the error envelope
-// with its rate headers. The status, the headers (names, case and order) and the bytes are the routed
-// app's too (test/rest-fastpath.test.ts compares both on the same requests). Every other call, and any URL
-// the router would normalise first, is left to the routed app.
+// and plain submits answered on Node's request and response, without a Web Request, a Hono context and a
+// Response per call. It is a branch of the one request pipeline (D-131), not a second copy of it: every
+// step is the function the routed app (app.ts) calls, in the same order -- CORS (web/cors.ts), chaos
+// (web/chaos.ts over domain/faults.ts), the key (web/auth.ts; SCR-AUTH-1, JOB-AUTH-1) and its window with
+// the rate headers (web/rateHeaders.ts; JOB-RATE-1, JOB-RATE-3, JOB-RATE-4), the contract's parameter
+// checks and the domain's answer (http/jobs.ts, http/screening.ts), the error envelope (web/envelope.ts;
+// SCR-ERR-1, JOB-ERR-1), self-check (web/selfcheck.ts) and the request-log record (web/callLog.ts). What is
+// its own is only the transport: reading Node's request, and writing the headers in the order and case
+// @hono/node-server writes a Hono context's (HeaderSet below; pinned with the versions, checked by
+// test/framework-internals.test.ts). test/rest-fastpath.test.ts proves both paths answer the same bytes
+// on generated calls. Every other call, and any URL the router would normalise first, is the routed app's.
 
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
 import type { Core } from '../domain/core.js';
@@ -17,8 +22,10 @@ import { isIdentityEncoding, readNode } from '../web/bodyStream.js';
 import { applyChaos, callerTenant } from '../web/chaos.js';
 import { peerIp } from '../web/clientIp.js';
 import { CORS_ANSWER } from '../web/cors.js';
-import { domainErrorOf, envelopeOf } from '../web/envelope.js';
+import { COPY_LIMIT, recordCall } from '../web/callLog.js';
+import { errorAnswer } from '../web/envelope.js';
 import { rawHeaderValue } from '../web/headers.js';
+import { rateHeadersOnError, writeRateHeaders, type SetHeader } from '../web/rateHeaders.js';
 import { checksAnswersOf, FAILURE_TYPE, failureBody, selfCheckFailure } from '../web/selfcheck.js';
 import { jobAnswer, keyWindow, searchAnswer } from './jobs.js';
 import { auditAnswer, submitAnswer } from './screening.js';
@@ -67,12 +74,12 @@ const SUBMIT_PATH = '/api/screening/v1/screen';
 // parser would escape or drop, nothing to resolve. Anything else goes the routed way.
 const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/;
 const JOB_ID = /^[A-Za-z0-9_-]+$/;
-// bodies up to this size are kept in the request log (callLog.ts's COPY_LIMIT)
-const LOG_BODY_LIMIT = 64 * 1024;
 
 /**
  * Whether the routed app's server adapter accepts this Host header (its own check: the URL parser must
  * keep the host name as sent); a refused one is answered there. Decided once per distinct header.
+ * Framework internal (D-131): @hono/node-server's Host check; test/rest-fastpath.test.ts sends hosts it
+ * refuses or rewrites, so a change shows there as a divergence.
  */
 function hostAccepted(host: string): boolean {
   let ok = hostsSeen.get(host);
@@ -120,6 +127,10 @@ const CORS_SET = CORS_ANSWER.map(([name, value]) => [name.toLowerCase(), value] 
 /**
  * Headers set on a call before its answer, as Hono's context keeps them: lower-case names, one value each,
  * written sorted by name. At most a handful, so kept in two short arrays.
+ * Framework internal (D-131): how hono's Context and @hono/node-server's writer name and order the headers
+ * (a lone content type keeps c.json's spelling, a Headers object goes out sorted in lower case, the
+ * adapter adds Content-Length last; reading a response's headers turns the kept object into Headers).
+ * Both are pinned exactly in package.json; test/framework-internals.test.ts fails when any of it changes.
  */
 class HeaderSet {
   readonly names: string[] = [];
@@ -181,22 +192,22 @@ class Call implements Asked {
     this.atMs = core.clock.now();
   }
 
-  /** The request body as the request log keeps it (callLog.ts: whole bodies up to its copy limit). */
+  /** The request body's text when the log keeps it (within callLog.ts's copy limit), else ''. */
   private requestText(): string {
-    if (this.declared === null) return '';
     const bytes = this.bytes;
-    if (bytes !== null && this.declared <= LOG_BODY_LIMIT) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-    return this.declared > LOG_BODY_LIMIT ? `(${this.declared} bytes, not kept)` : '';
+    if (bytes === null || this.declared === null || this.declared > COPY_LIMIT) return '';
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   }
 
   header(name: string, value: string | undefined): void {
     if (value !== undefined || this.set !== null) (this.set ??= new HeaderSet()).set(name, value);
   }
 
+  /** header(), as the step functions take it. */
+  private readonly setHeader: SetHeader = (name, value) => this.header(name, value);
+
   private rateHeaders(d: RateDecision): void {
-    this.header('x-ratelimit-limit', String(d.limit));
-    if (!this.core.faults.bug('drop_ratelimit_remaining')) this.header('x-ratelimit-remaining', String(d.remaining));
-    this.header('x-ratelimit-reset', String(d.resetSeconds));
+    writeRateHeaders(this.setHeader, d, this.core.faults);
     this.rateSet = true;
   }
 
@@ -235,16 +246,16 @@ class Call implements Asked {
     this.finishWith(answer.status, null, answer.body);
   }
 
-  /** The envelope, as app.ts's error handler builds it (toErrorResponse with rateHeadersOnError). */
+  /** The envelope, as app.ts's error handler builds it (the envelope step, then the rate step's error part). */
   private fail(err: unknown): void {
-    const de = domainErrorOf(err);
-    if (de.details.retryAfter !== undefined) this.header('retry-after', String(de.details.retryAfter));
-    if (this.route.rated) {
-      if (!this.rateSet) this.rateHeaders(this.core.rateLimits.countAnonymous(peerIp(this.req.socket?.remoteAddress)));
-      if (de.status === 429 && this.core.faults.bug('no_retry_after')) this.header('retry-after', undefined);
-    }
+    const { core, route } = this;
+    const { status, body } = errorAnswer(err, this.setHeader, (status) => {
+      if (!route.rated) return;
+      rateHeadersOnError(this.setHeader, core, this.rateSet, peerIp(this.req.socket?.remoteAddress), status);
+      this.rateSet = true;
+    });
     // c.json's own spelling of its content type, kept when no header was set before
-    this.finishWith(de.status, this.set === null ? 'Content-Type' : null, JSON.stringify(envelopeOf(de)));
+    this.finishWith(status, this.set === null ? 'Content-Type' : null, JSON.stringify(body));
   }
 
   /**
@@ -271,10 +282,27 @@ class Call implements Asked {
         status = 500;
         body = failureBody(message);
         headers = ['content-type', FAILURE_TYPE, 'Content-Length', Buffer.byteLength(body)];
+      } else {
+        // the routed self-check reads the answer's headers, which turns the server adapter's kept header
+        // object into Headers: every name goes out in lower case
+        for (let i = 0; i < headers.length; i += 2) headers[i] = String(headers[i]).toLowerCase();
       }
     }
-    const durationMs = Math.round((performance.now() - this.t0) * 10) / 10;
-    core.callLog.record({ atMs: this.atMs, tenantId: this.principal?.tenant.id ?? null, api: 'rest', method, path: this.url, tool: null, status, durationMs, request: this.requestText(), response: body });
+    recordCall(core, {
+      atMs: this.atMs,
+      t0: this.t0,
+      t1: performance.now(),
+      tenantId: this.principal?.tenant.id ?? null,
+      api: 'rest',
+      method,
+      path: this.url,
+      tool: null,
+      status,
+      hasBody: this.declared !== null,
+      declared: this.declared ?? NaN,
+      request: this.requestText(),
+      response: body,
+    });
     this.res.writeHead(status, headers);
     this.res.end(body);
   }

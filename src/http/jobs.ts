@@ -2,6 +2,7 @@
 // request, the jobs domain answers, the envelope maps errors. Every response under /api/v1, errors
 // included, carries X-RateLimit-Limit, -Remaining and -Reset: from the caller's per-key window, or,
 // when no usable key was sent (401/403 or no route), from a per-client-IP window of the free tier's size.
+// The headers themselves are the rate step's (web/rateHeaders.ts; JOB-RATE-1, JOB-RATE-3, JOB-RATE-4, POL-RATE-1).
 
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type { ApplyRequest } from '../contract/types.js';
@@ -11,7 +12,7 @@ import type { Core } from '../domain/core.js';
 import type { Principal, Scope } from '../domain/tenants.js';
 import { authenticate, searchParamsOf } from '../web/auth.js';
 import { clientIp } from '../web/clientIp.js';
-import { setContextRateHeaders } from '../web/rateHeaders.js';
+import { contextSetter, rateHeadersOnError as rateStepOnError, writeRateHeaders } from '../web/rateHeaders.js';
 import { readJsonBody } from '../web/body.js';
 import type { AppEnv } from '../web/env.js';
 
@@ -26,7 +27,7 @@ const rateHeadersSet = new WeakMap<Ctx, boolean>();
 const jsonType = () => ({ 'content-type': 'application/json' });
 
 function setRateHeaders(c: Ctx, d: RateDecision): void {
-  setContextRateHeaders(c, d, c.get('core').faults.bug('drop_ratelimit_remaining'));
+  writeRateHeaders(contextSetter(c), d, c.get('core').faults);
   rateHeadersSet.set(c, true);
 }
 
@@ -43,8 +44,8 @@ export const rateHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
 export function rateHeadersOnError(c: Ctx, status: number): void {
   const set = rateHeadersSet.get(c);
   if (set === undefined) return;
-  if (!set) setRateHeaders(c, c.get('core').rateLimits.countAnonymous(clientIp(c)));
-  if (status === 429 && c.get('core').faults.bug('no_retry_after')) c.header('Retry-After', undefined);
+  rateStepOnError(contextSetter(c), c.get('core'), set, clientIp(c), status);
+  rateHeadersSet.set(c, true);
 }
 
 /**

@@ -52,8 +52,7 @@ export function submitAnswer(core: Core, principal: Principal, body: unknown) {
   core.contracts.operation('submitScreen').checkBody(body);
   const out = core.screening.submit(principal.tenant, body as SubmitRequest);
   const result = { requestId: out.requestId, state: out.state };
-  // planted bug: a replay answered as if it were new
-  const status: 200 | 201 = !out.replayed || core.faults.bug('replay_returns_201') ? 201 : 200;
+  const status = core.faults.planted.submitStatus(out.replayed);
   return { status, result, replayed: out.replayed };
 }
 

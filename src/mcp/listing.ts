@@ -8,7 +8,5 @@ export const keyedListed = (core: Core): AdvertisedTool[] => toolCatalog(core.co
 
 export function anonListed(core: Core): AdvertisedTool[] {
   const catalog = toolCatalog(core.contracts);
-  const tools = catalog.list('anon');
-  if (core.faults.bug('anon_exposes_apply')) tools.push(...catalog.list('keyed').filter((t) => t.name === 'apply_to_job'));
-  return tools;
+  return core.faults.planted.anonTools(catalog.list('anon'), () => catalog.list('keyed').filter((t) => t.name === 'apply_to_job'));
 }

@@ -1,14 +1,54 @@
 // Writes every REST and keyed-MCP call into the request log (domain/callLog.ts): who called, what,
 // the answer's status and duration, and the first bytes of both bodies. Bodies come from what the
 // handler already read, or from copies of at most COPY_LIMIT bytes, and are written to the log after
-// the answer has been handed back, so the caller never waits on it.
+// the answer has been handed back, so the caller never waits on it. `recordCall` is the record step of
+// both REST paths (this middleware and the fast path): what a log entry holds is decided there alone.
+// Requirements: none of the documents (a sandbox convenience); decisions D-104.
 
 import type { MiddlewareHandler } from 'hono';
 import { LOG_TEXT_CAP } from '../domain/callLog.js';
+import type { Core } from '../domain/core.js';
 import type { AppEnv } from './env.js';
 
 // bodies larger than this are not copied at all: the log keeps LOG_TEXT_CAP characters anyway
-const COPY_LIMIT = 64 * 1024;
+export const COPY_LIMIT = 64 * 1024;
+
+/** One finished call, as either REST path knows it. */
+export interface FinishedCall {
+  atMs: number;
+  /** performance.now() at arrival and when the answer was ready. */
+  t0: number;
+  t1: number;
+  tenantId: string | null;
+  api: 'rest' | 'mcp';
+  method: string;
+  /** The path, with the query as sent. */
+  path: string;
+  tool: string | null;
+  status: number;
+  /** Whether the call has a body at all, and its declared length (NaN when none was declared). */
+  hasBody: boolean;
+  declared: number;
+  /** The request body's text when it was kept (declared within COPY_LIMIT and read), else ''. */
+  request: string;
+  response: string | Uint8Array;
+}
+
+/** The record step: writes one call into the request log. */
+export function recordCall(core: Core, call: FinishedCall): void {
+  core.callLog.record({
+    atMs: call.atMs,
+    tenantId: call.tenantId,
+    api: call.api,
+    method: call.method,
+    path: call.path,
+    tool: call.tool,
+    status: call.status,
+    durationMs: Math.round((call.t1 - call.t0) * 10) / 10,
+    request: call.request || (call.hasBody && call.declared > COPY_LIMIT ? `(${call.declared} bytes, not kept)` : ''),
+    response: call.response,
+  });
+}
 
 async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<string> {
   if (!body) return '';
@@ -32,8 +72,10 @@ async function readCapped(body: ReadableStream<Uint8Array> | null): Promise<stri
  * The text of a response built from a string, read without touching its stream. @hono/node-server
  * answers such responses straight from the string it keeps under a symbol named 'cache'; cloning or
  * reading the response instead would cost that fast path on every API call.
+ * Framework internal (D-131): @hono/node-server's private `Symbol('cache')` holding [status, body, headers];
+ * the version is pinned exactly in package.json and test/framework-internals.test.ts fails when it changes.
  */
-function stringBodyOf(res: Response): string | Uint8Array | null {
+export function stringBodyOf(res: Response): string | Uint8Array | null {
   cacheSymbol ??= Object.getOwnPropertySymbols(res).find((s) => s.description === 'cache');
   if (!cacheSymbol) return null;
   const kept = (res as unknown as Record<symbol, unknown>)[cacheSymbol];
@@ -67,7 +109,7 @@ export const callLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const mcpText = isMcp && hasBody && declared > 0 && declared <= COPY_LIMIT ? readCapped(c.req.raw.clone().body) : null;
   await next();
   const cached = c.req.bodyCache.arrayBuffer as Promise<ArrayBuffer> | ArrayBuffer | undefined;
-  const durationMs = Math.round((performance.now() - t0) * 10) / 10;
+  const t1 = performance.now();
   const status = c.res.status;
   const resString = stringBodyOf(c.res);
   // a stream (an MCP answer), or a response something already read (self-check mode), is copied
@@ -76,16 +118,19 @@ export const callLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const write = (reqText: string, resText: string | Uint8Array) => {
     const url = c.req.url;
     const q = url.indexOf('?');
-    core.callLog.record({
+    recordCall(core, {
       atMs,
+      t0,
+      t1,
       tenantId,
       api: isMcp ? 'mcp' : 'rest',
       method: c.req.method,
       path: q < 0 ? c.req.path : c.req.path + url.slice(q),
       tool: isMcp ? mcpTarget(reqText) : null,
       status,
-      durationMs,
-      request: reqText || (hasBody && declared > COPY_LIMIT ? `(${declared} bytes, not kept)` : ''),
+      hasBody,
+      declared,
+      request: reqText,
       response: resText,
     });
   };

@@ -1,8 +1,11 @@
-// The one place a domain error becomes an HTTP response: { error: { code, message[, upsell] } }.
+// The one place a domain error becomes an HTTP response: { error: { code, message[, upsell] } }, with
+// Retry-After when the error names one (SCR-ERR-1, POL-ERR-1, JOB-RATE-3). The envelope step of both REST
+// paths (the routed app's error handler and the fast path) and of every other adapter.
 
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { DomainError } from '../errors/errors.js';
+import type { SetHeader } from './rateHeaders.js';
 
 export interface ErrorEnvelope {
   error: { code: string; message: string; upsell?: { upgradeUrl: string; freeScreenCap?: number } };
@@ -29,8 +32,17 @@ export function domainErrorOf(err: unknown): DomainError {
  * `beforeBuild` may still set headers on the context once the status is known.
  */
 export function toErrorResponse(c: Context, err: unknown, beforeBuild?: (status: number) => void): Response {
+  const { status, body } = errorAnswer(err, (n, v) => c.header(n, v), beforeBuild);
+  return c.json(body, status as 400);
+}
+
+/**
+ * The envelope step on any path: the status and envelope of anything thrown, its Retry-After set first,
+ * then `beforeBuild` (which may still set headers once the status is known).
+ */
+export function errorAnswer(err: unknown, set: SetHeader, beforeBuild?: (status: number) => void): { status: number; body: ErrorEnvelope } {
   const de = domainErrorOf(err);
-  if (de.details.retryAfter !== undefined) c.header('Retry-After', String(de.details.retryAfter));
+  if (de.details.retryAfter !== undefined) set('retry-after', String(de.details.retryAfter));
   beforeBuild?.(de.status);
-  return c.json(envelopeOf(de), de.status as 400);
+  return { status: de.status, body: envelopeOf(de) };
 }

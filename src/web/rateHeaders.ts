@@ -1,23 +1,40 @@
-// X-RateLimit-Limit, -Remaining and -Reset from one window decision, written the same way by REST and
-// both MCP servers (JOB-RATE-1, JOB-RATE-4, POL-RATE-1; D-22).
+// The rate step: X-RateLimit-Limit, -Remaining and -Reset from one window decision (JOB-RATE-1,
+// JOB-RATE-2, JOB-RATE-4, POL-RATE-1; D-22), and what an error answer adds to them: the per-client-IP
+// window of a call that never reached its key's window, and Retry-After on a 429 (JOB-RATE-3). Written
+// once, here, for REST (the routed app through jobs.ts, the fast path through fastPath.ts) and both MCP
+// servers; the planted bugs of this step apply here and nowhere else (listed in src/domain/bugs.ts).
 
 import type { Context } from 'hono';
+import type { Core } from '../domain/core.js';
 import type { RateDecision } from '../domain/ratelimit/limiter.js';
 
-type SetHeader = (name: string, value: string) => void;
+/** Sets (or, with undefined, removes) a header before the answer is built; names in lower case. */
+export type SetHeader = (name: string, value: string | undefined) => void;
 
-function write(set: SetHeader, d: RateDecision, omitRemaining: boolean): void {
-  set('X-RateLimit-Limit', String(d.limit));
-  if (!omitRemaining) set('X-RateLimit-Remaining', String(d.remaining));
-  set('X-RateLimit-Reset', String(d.resetSeconds));
+/** The call's own window decision; `bugs` (a core's planted bugs) is given on REST answers only. */
+export function writeRateHeaders(set: SetHeader, d: RateDecision, bugs?: Core['faults']): void {
+  set('x-ratelimit-limit', String(d.limit));
+  if (!bugs || bugs.planted.writesRemaining()) set('x-ratelimit-remaining', String(d.remaining));
+  set('x-ratelimit-reset', String(d.resetSeconds));
 }
 
-/** On a finished response's headers. */
+/**
+ * While an /api/v1 error answer is built, before it is: a call that never reached its key's window (no
+ * usable key, no route, an injected fault) counts against its client IP's window instead; a 429 keeps
+ * the Retry-After the envelope step set.
+ */
+export function rateHeadersOnError(set: SetHeader, core: Core, counted: boolean, ip: string, status: number): void {
+  if (!counted) writeRateHeaders(set, core.rateLimits.countAnonymous(ip), core.faults);
+  if (!core.faults.planted.keepsRetryAfter(status)) set('retry-after', undefined);
+}
+
+/** On a finished response's headers (the MCP servers). */
 export function setRateHeaders(headers: Headers, d: RateDecision): void {
-  write((n, v) => headers.set(n, v), d, false);
+  writeRateHeaders((n, v) => (v === undefined ? headers.delete(n) : headers.set(n, v)), d);
 }
 
-/** On the context, before the answer is built; `omitRemaining` serves a planted bug. */
-export function setContextRateHeaders(c: Context, d: RateDecision, omitRemaining = false): void {
-  write((n, v) => c.header(n, v), d, omitRemaining);
-}
+/** The context's header setter, as the step functions take it. */
+export const contextSetter =
+  (c: Context): SetHeader =>
+  (n, v) =>
+    c.header(n, v);

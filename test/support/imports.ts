@@ -60,7 +60,10 @@ export const ALLOWED: Record<string, readonly string[]> = {
   sandbox: ['web', 'domain', 'contract', 'errors'],
   // the store port's implementations: they implement the domain's port and know no adapter
   store: ['domain', 'contract', 'errors'],
-  root: ['web', 'domain', 'contract', 'errors', 'store', ...ADAPTERS],
+  // a shared sandbox's replicated log of calls (D-112): opens the store, records and replays the calls the
+  // apps answer (the console's control calls among them); imported by the root alone
+  replication: ['store', 'web', 'domain', 'contract', 'errors', 'sandbox'],
+  root: ['web', 'domain', 'contract', 'errors', 'store', 'replication', ...ADAPTERS],
   // the webhook listener command: a client of the sandbox over HTTP, importing nothing of it
   listen: [],
 };

@@ -61,7 +61,7 @@ export class JobSearch {
   /** The UTF-8 bytes of JSON.stringify(this.search(tier, raw)), built from each job's cached bytes. */
   searchBody(tier: JobsTier, raw: RawParams = {}): Buffer<ArrayBuffer> {
     const params = parseSearchParams(raw);
-    const key = answerKey(tier, this.faults.bug('sponsored_on_paid'), params);
+    const key = answerKey(tier, this.faults.planted.sponsoredOnPaid(), params);
     const known = this.answers.get(key);
     if (known !== undefined) return known;
     const body = this.build(tier, params);
@@ -130,7 +130,7 @@ export class JobSearch {
 
   /** The slots of a paid page, and how many matches were read to fill them. */
   private paidSlots(cursor: MatchCursor, offset: number, limit: number): { slots: Slot[]; seen: number } {
-    const leak = this.faults.bug('sponsored_on_paid');
+    const leak = this.faults.planted.sponsoredOnPaid();
     const slots: Slot[] = [];
     let seen = cursor.skip(offset);
     if (seen < offset) return { slots, seen };

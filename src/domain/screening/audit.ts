@@ -61,13 +61,11 @@ function plan(ctx: CoreContext, ledger: Ledger, cursors: CursorCodec, tenantId: 
   let start: number;
   if (afterSeq !== undefined) {
     start = ledger.indexAfterSeq(tenantId, afterSeq);
-    // planted bug: `since` re-applied on a cursor page as an exclusive bound, dropping a row per page
-    if (sinceMs !== undefined && ctx.faults.bug('since_on_every_page')) start += 1;
+    start = ctx.faults.planted.cursorPageStart(start, sinceMs);
   } else {
     start = sinceMs === undefined ? 0 : ledger.indexAtOrAfter(tenantId, sinceMs);
   }
-  // planted bug: rows of another tenant take the end of the page
-  const leaked = ctx.faults.bug('leak_audit_rows') ? leakedRows(ledger, tenantId, limit - 1) : null;
+  const leaked = ctx.faults.planted.leaksAuditRows() ? leakedRows(ledger, tenantId, limit - 1) : null;
   const rows = ledger.storeOf(tenantId);
   const n = rows?.length ?? 0;
   const end = Math.min(n, start + limit - (leaked ? leaked.end - leaked.start : 0));

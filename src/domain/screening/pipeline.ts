@@ -116,7 +116,7 @@ export class Pipeline {
     // a structured candidate's name is kept with the candidate already; a resume's is the fixture's own
     req.keepScore(this.templateText(template), submission.candidate.kind === 'structured' ? null : parsed.profile.name);
     const summary = { score: score.score, confidence: score.confidence, modelId: score.modelId, promptVersion: score.promptVersion };
-    this.transition(req, 'scored', 'system', summary, !this.ctx.faults.bug('skip_ledger_row'));
+    this.transition(req, 'scored', 'system', summary, this.ctx.faults.planted.writesScoredRow());
     if (this.webhooks.hasDestination(req.tenantId)) this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.scored', result: score });
 
     const clock = this.ctx.clock.of(req.tenantId);

@@ -27,14 +27,11 @@ export function submit(ctx: CoreContext, requests: RequestStore, pipeline: Pipel
   if (min !== undefined && max !== undefined && min > max) {
     throw invalid(`jobSpec.salaryBandMinIdr (${min}) is greater than jobSpec.salaryBandMaxIdr (${max}); the band's minimum must not exceed its maximum`, 'jobSpec.salaryBandMinIdr');
   }
-  if (submission.jobSpec.mustHaves.length === 0 && ctx.faults.bug('crash_on_empty_musthaves')) {
-    // planted bug: an unguarded read of the first must-have
-    throw new TypeError("Cannot read properties of undefined (reading 'toLowerCase')");
-  }
+  ctx.faults.planted.readFirstMustHave(submission.jobSpec.mustHaves);
   const now = tenant.clock.now();
   const existing = requests.findByKey(tenant.id, submission.idempotencyKey);
   if (existing) {
-    if (ctx.faults.bug('charge_twice_on_replay')) tenant.screeningWallet.tryCharge(limits.spec.creditsPerScreen, now);
+    ctx.faults.planted.chargeOnReplay(() => tenant.screeningWallet.tryCharge(limits.spec.creditsPerScreen, now));
     return { requestId: existing.id, state: existing.state, replayed: true };
   }
   if (!tenant.screeningWallet.tryCharge(limits.spec.creditsPerScreen, now)) throw walletExhausted(ctx, tenant);

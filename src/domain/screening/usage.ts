@@ -14,8 +14,7 @@ export type { ScreeningUsage };
 const freeCap = () => limits.policy.screening.free.creditsCap;
 
 export function usageOf(ctx: CoreContext, tenant: Tenant): ScreeningUsage {
-  let source = tenant;
-  if (ctx.faults.bug('usage_other_tenant')) source = ctx.tenants.list().find((t) => t.id !== tenant.id) ?? tenant;
+  const source = ctx.faults.planted.usageSource(tenant, () => ctx.tenants.list());
   const now = source.clock.now();
   const w = source.screeningWallet;
   w.refresh(now);

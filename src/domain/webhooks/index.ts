@@ -59,8 +59,7 @@ export function createWebhooks(ctx: CoreContext) {
   }
 
   function signatureOf(secret: string, body: string): string {
-    // planted bug: a secret the tenant does not have
-    return sign(ctx.faults.bug('wrong_webhook_secret') ? `${secret}-wrong` : secret, body);
+    return sign(ctx.faults.planted.signingSecret(secret), body);
   }
 
   function notify(d: Delivery): void {

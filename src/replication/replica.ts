@@ -16,11 +16,11 @@
 
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { limits } from '../../domain/plans.js';
-import type { Deferrer } from '../../domain/clock.js';
-import { Rng } from '../../domain/rng.js';
-import { postWebhook, type SendOutcome, type SendWebhook } from '../../domain/webhooks/sender.js';
-import type { Db } from './pool.js';
+import { limits } from '../domain/plans.js';
+import type { Deferrer } from '../domain/clock.js';
+import { Rng } from '../domain/rng.js';
+import { postWebhook, type SendOutcome, type SendWebhook } from '../domain/webhooks/sender.js';
+import type { Db } from '../store/postgres/pool.js';
 import { connectionOf, requestOf, settled, type LoggedStep, type Step } from './steps.js';
 
 /** The advisory lock that orders appends to the log (any constant shared by every instance). */

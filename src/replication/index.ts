@@ -5,13 +5,13 @@
 // Requirements: none of its own; decisions D-112, D-113, D-21.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { firstSeqAt } from '../../domain/screening/ledger.js';
-import { secureToken } from '../../domain/rng.js';
-import type { Settings } from '../../domain/settings.js';
-import type { OpenStore } from '../../domain/store.js';
-import { openMemoryStore } from '../memory.js';
-import { migrate } from './migrate.js';
-import { openPool, type Db } from './pool.js';
+import { firstSeqAt } from '../domain/screening/ledger.js';
+import { secureToken } from '../domain/rng.js';
+import type { Settings } from '../domain/settings.js';
+import type { OpenStore } from '../domain/store.js';
+import { openMemoryStore } from '../store/memory.js';
+import { migrate } from '../store/postgres/migrate.js';
+import { openPool, type Db } from '../store/postgres/pool.js';
 import { Replica } from './replica.js';
 
 /** The settings that decide what a call does: every instance on one database must agree on them. */

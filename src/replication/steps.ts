@@ -5,7 +5,7 @@
 // - `timers`: the sandbox timers that real time made due (review expiries, webhook retries);
 // - `sent`: what a webhook receiver answered to one attempt (or that the attempt's instance stopped).
 
-import type { SendOutcome } from '../../domain/webhooks/sender.js';
+import type { SendOutcome } from '../domain/webhooks/sender.js';
 
 export type Step =
   | { t: 'call'; app: string; method: string; url: string; headers: [string, string][]; ip: string; now: number; tape: string[]; oversize?: number }

@@ -1,17 +1,17 @@
-// The composition root's half of a shared sandbox (D-112): which calls are recorded steps and which
+// The calls of a shared sandbox's replicated log (D-112): which calls are recorded steps and which
 // are reads, for the main app, the anonymous MCP app and the console's control calls. A recorded
 // call runs when the log's lock is held and is answered once it is committed; a read runs after the
 // steps committed before it arrived are applied here. Console pages run as they are: each of their
 // control calls goes through here on its own.
 
-import type { Core } from './domain/core.js';
-import { controlApp, routeControlCalls } from './sandbox/console/control.js';
+import type { Core } from '../domain/core.js';
+import { controlApp, routeControlCalls } from '../sandbox/console/control.js';
 import type { IncomingMessage } from 'node:http';
-import { DomainError, invalid } from './errors/errors.js';
-import type { Oversize, Replica } from './store/postgres/replica.js';
-import { settled } from './store/postgres/steps.js';
-import { readNode, readWeb } from './web/bodyStream.js';
-import { envelopeOf } from './web/envelope.js';
+import { DomainError, invalid } from '../errors/errors.js';
+import type { Oversize, Replica } from './replica.js';
+import { settled } from './steps.js';
+import { readNode, readWeb } from '../web/bodyStream.js';
+import { envelopeOf } from '../web/envelope.js';
 
 /** Bytes of a body kept for the log: more than any route accepts, so a refused body is refused on replay too. */
 const RECORDED_BODY_CAP = 1024 * 1024;
