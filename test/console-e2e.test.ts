@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, client, useSandbox } from './support/sandbox.js';
+import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../reports/screenshots/', import.meta.url));
@@ -332,7 +332,16 @@ describe('console in a browser', () => {
     await fired.locator('summary').click();
     await shot('clock');
 
-    // a fault is announced on every page until cleared
+    // the tenant's own clock: advancing it moves this tenant only (D-114)
+    await page.goto(`${base()}/console/tenants/${state.tenantId}`);
+    const sandboxBefore = Date.parse((await admin()('GET', '/sandbox/v1/clock')).json.now);
+    await page.getByLabel("Advance this tenant's clock by (seconds)").fill('7200');
+    await page.getByRole('button', { name: 'Advance tenant clock' }).click();
+    await page.getByRole('status').filter({ hasText: "Advanced this tenant's clock by 7200 s" }).waitFor();
+    expect(await page.locator('[data-field="tenant-now"]').textContent()).toMatch(/7200 s ahead of the sandbox clock/);
+    expect(Date.parse((await admin()('GET', '/sandbox/v1/clock')).json.now) - sandboxBefore).toBeLessThan(60_000);
+    await shot('tenant-clock');
+
     await page.getByRole('link', { name: 'Faults' }).click();
     await page.getByLabel('Effect').selectOption('status:503');
     await page.getByLabel('Endpoint path prefix').fill('/api/screening/v1/usage');
@@ -344,6 +353,18 @@ describe('console in a browser', () => {
     await page.getByRole('button', { name: 'Clear all faults' }).click();
     await page.getByRole('status').filter({ hasText: 'Cleared every fault' }).waitFor();
     expect(await page.locator('.fault-banner').count()).toBe(0);
+
+    // a fault scoped to one tenant fails that tenant's calls only (D-115)
+    const other = await createTenant(base(), { planTier: 'pro' });
+    await page.getByLabel('Effect').selectOption('status:503');
+    await page.getByLabel('Endpoint path prefix').fill('/api/screening/v1/usage');
+    await page.getByLabel('Tenant id').fill(state.tenantId);
+    await page.getByRole('button', { name: 'Add fault' }).click();
+    await page.locator('[data-field="rule-tenant"]').filter({ hasText: state.tenantId }).waitFor();
+    expect((await client(base(), other.apiKey)('GET', '/api/screening/v1/usage')).status).toBe(200);
+    expect((await client(base(), state.apiKey)('GET', '/api/screening/v1/usage')).status).toBe(503);
+    await page.getByRole('button', { name: 'Clear all faults' }).click();
+    await page.getByRole('status').filter({ hasText: 'Cleared every fault' }).waitFor();
   });
 
   it('fits 1280 and 390 px without horizontal overflow, and axe finds nothing serious on any page', async () => {

@@ -1,12 +1,14 @@
 // Rate limits of the jobs API: each tier's limit as X-RateLimit-Limit reports it, X-RateLimit-Remaining
 // falling by one per call within a window, 429 `rate_limited` with Retry-After past the limit, and
-// recovery once the window has passed (advancing the target clock 60 s when it can, else waiting for
-// the reset when that is short). Runs late: it spends a whole window of a fresh key.
+// recovery once the window has passed (advancing the key's tenant clock 61 s when it can, else waiting for
+// the reset when that is short). Runs late: it spends a whole window of a fresh key. A walk during which
+// another client moved the clock is taken again (D-116).
 
 import type { Check } from '../check.js';
-import { skip, violation } from '../failure.js';
+import { skip, violation, Violation } from '../failure.js';
 import { retryAfterMs } from '../target/rate-governor.js';
 import { headerOf, type Exchange } from '../target/http.js';
+import { watchClock, movedBy } from './clock-watch.js';
 import { expectStatus, JOBS, jobsApi, sleep } from './support.js';
 
 const LIMITS = { free: 60, starter: 120, pro: 300 } as const;
@@ -33,6 +35,32 @@ const perTier: Check = {
   },
 };
 
+/** Calls until the first 429, checking that X-RateLimit-Remaining falls by one per call (one rollover allowed). */
+async function walkWindow(me: () => Promise<Exchange>): Promise<{ prev: Exchange | null; refused: Exchange }> {
+  let prev: Exchange | null = null;
+  let restarts = 0;
+  for (let i = 0; i < LIMITS.free * 2 + 5; i++) {
+    const ex = await me();
+    if (ex.response?.status === 429) {
+      if (prev && int(prev, 'x-ratelimit-remaining') !== 0) throw violation('JOB-RATE-4', `the call before the 429 reported X-RateLimit-Remaining ${headerOf(prev, 'x-ratelimit-remaining')}, not 0`, prev, ex);
+      return { prev, refused: ex };
+    }
+    expectStatus(ex, 200, 'JOB-RATE-4', `call ${i + 1} of a fresh free key`);
+    const rem = int(ex, 'x-ratelimit-remaining');
+    if (rem === null) throw violation('JOB-RATE-4', `X-RateLimit-Remaining is ${headerOf(ex, 'x-ratelimit-remaining') ?? 'missing'} on call ${i + 1}`, ex);
+    if (prev) {
+      const before = int(prev, 'x-ratelimit-remaining')!;
+      if (rem > before && restarts === 0) {
+        restarts++; // the fixed window rolled over between two calls: count again from here
+      } else if (rem !== before - 1) {
+        throw violation('JOB-RATE-4', `X-RateLimit-Remaining went ${before} → ${rem} between two consecutive calls (expected ${before - 1})`, prev, ex);
+      }
+    }
+    prev = ex;
+  }
+  throw violation('JOB-RATE-3', `${LIMITS.free * 2 + 5} calls of a free key (limit ${LIMITS.free} per minute) were never refused with 429`, prev ?? undefined);
+}
+
 const window: Check = {
   id: 'jobs.rate.window',
   keysOnly: "spending a key's rate window (off with --no-rate-windows)",
@@ -46,31 +74,25 @@ const window: Check = {
     const api = jobsApi(ctx);
     // these calls spend the window on purpose: not paced, not retried
     const me = () => api.call({ path: `${JOBS}/me`, key: t.apiKey, rateProbe: true });
-    let prev: Exchange | null = null;
-    let refused: Exchange | null = null;
-    let restarts = 0;
-    for (let i = 0; i < LIMITS.free * 2 + 5 && !refused; i++) {
-      const ex = await me();
-      const status = ex.response?.status;
-      if (status === 429) {
-        refused = ex;
-        break;
-      }
-      expectStatus(ex, 200, 'JOB-RATE-4', `call ${i + 1} of a fresh free key`);
-      const rem = int(ex, 'x-ratelimit-remaining');
-      if (rem === null) throw violation('JOB-RATE-4', `X-RateLimit-Remaining is ${headerOf(ex, 'x-ratelimit-remaining') ?? 'missing'} on call ${i + 1}`, ex);
-      if (prev) {
-        const before = int(prev, 'x-ratelimit-remaining')!;
-        if (rem > before && restarts === 0) {
-          restarts++; // the fixed window rolled over between two calls: count again from here
-        } else if (rem !== before - 1) {
-          throw violation('JOB-RATE-4', `X-RateLimit-Remaining went ${before} → ${rem} between two consecutive calls (expected ${before - 1})`, prev, ex);
+    const control = ctx.capabilities.clock && ctx.control ? ctx.control : null;
+    // another client moving the target clock mid-walk resets the window: that walk proves nothing (D-116)
+    let walked: { prev: Exchange | null; refused: Exchange } | null = null;
+    for (let attempt = 1; walked === null; attempt++) {
+      const watch = control && t.tenantId ? await watchClock(control, t.tenantId) : null;
+      try {
+        walked = await walkWindow(me);
+      } catch (err) {
+        const foreign = err instanceof Violation && watch ? await watch.foreignMs() : 0;
+        if (foreign === 0) throw err;
+        if (attempt === 3) {
+          for (const id of ['JOB-RATE-3', 'JOB-RATE-4', 'POL-RATE-1']) ctx.unobserved(id, `${movedBy(foreign)}, in each of 3 walks of the window: the window cannot be judged while another client moves the clock`);
+          return;
         }
+        // a fresh window for the next walk
+        await control!.advanceTenantClock(t.tenantId!, 61);
       }
-      prev = ex;
     }
-    if (!refused) throw violation('JOB-RATE-3', `${LIMITS.free * 2 + 5} calls of a free key (limit ${LIMITS.free} per minute) were never refused with 429`, prev ?? undefined);
-    if (prev && int(prev, 'x-ratelimit-remaining') !== 0) throw violation('JOB-RATE-4', `the call before the 429 reported X-RateLimit-Remaining ${headerOf(prev, 'x-ratelimit-remaining')}, not 0`, prev, refused);
+    const { prev, refused } = walked;
     const retryAfter = headerOf(refused, 'retry-after');
     if (retryAfter === undefined) throw violation('JOB-RATE-3', 'the 429 carries no Retry-After header', refused);
     if ((refused.response?.json as any)?.error?.code !== 'rate_limited') throw violation('JOB-RATE-3', `the 429 carries code ${JSON.stringify((refused.response?.json as any)?.error?.code)}, not rate_limited`, refused);
@@ -81,7 +103,8 @@ const window: Check = {
     const reset = int(refused, 'x-ratelimit-reset');
     if (seconds === null || seconds > 60 || reset === null || reset > 60) ctx.failures.add('POL-RATE-1', `Retry-After '${retryAfter}' and X-RateLimit-Reset '${headerOf(refused, 'x-ratelimit-reset')}' are not integer seconds within the one-minute window`, refused);
     // recovery
-    if (ctx.capabilities.clock && ctx.control) await ctx.control.advanceClock(61);
+    if (control && t.tenantId) await control.advanceTenantClock(t.tenantId, 61);
+    else if (control) await control.advanceClock(61);
     else if (waitMs <= 65_000) await sleep(waitMs + 1000);
     else {
       ctx.failures.add('POL-RATE-1', `recovery after the window was not checked: no clock capability and Retry-After asks for ${Math.round(waitMs / 1000)} s`);

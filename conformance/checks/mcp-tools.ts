@@ -3,8 +3,10 @@
 // roles, score 0–100, cap talent cards at 10 and never return personal data; post_job needs an
 // apply_url unless the form is hosted and answers an IDR checkout order.
 
-import type { Check } from '../check.js';
-import { skip, violation } from '../failure.js';
+import type { Check, CheckContext } from '../check.js';
+import { skip, violation, Violation } from '../failure.js';
+import type { TenantHandle } from '../target/tenants.js';
+import { movedBy, watchClock } from './clock-watch.js';
 import { someJobs } from './jobs-apply.js';
 import { leaves, leavesOutside, mainRecordList, normKey, numbersNamed, urlsOf, valueNamed } from './open-shape.js';
 import { expectNoCharge, readWallet } from './wallet.js';
@@ -185,6 +187,22 @@ const grounding: Check = {
   },
 };
 
+/** 51 talent_search calls of one key: 50 answered on a fresh key, the 51st refused. */
+async function talentDay(ctx: CheckContext, t: TenantHandle, fresh: boolean): Promise<void> {
+  const s = await connect(ctx, ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', `a ${t.tier} key`);
+  try {
+    for (let i = 1; i <= 51; i++) {
+      const r = await s.callTool('talent_search', { skills: ['TypeScript'] });
+      if (fresh && i <= 50 && failed(r)) throw violation('MCP-TOOL-10', `talent_search call ${i} of a fresh key was refused; 50 a day are allowed`, r.exchange);
+      // refused within 51 calls: the limit holds (how many the key used earlier today is unknown)
+      if (!fresh && failed(r)) return;
+      if (i === 51 && !failed(r)) throw violation('MCP-TOOL-10', `the 51st talent_search call of the day succeeded${fresh ? '' : ' (this run alone made 51)'}; the limit is 50 per key`, r.exchange);
+    }
+  } finally {
+    await s.close();
+  }
+}
+
 const talentDaily: Check = {
   id: 'mcp.tools.talent-daily-limit',
   keysOnly: "spending a key's talent_search day (off with --no-rate-windows)",
@@ -197,18 +215,19 @@ const talentDaily: Check = {
     // a fixed key's calls earlier today are unknown: only "refused by the 51st call" is observable, and
     // it spends that key's talent_search for the rest of the day (opt out with --no-rate-windows)
     if (!fresh && !ctx.config.rateWindows) throw skip("--no-rate-windows: a fixed key's talent_search day is not spent");
-    const t = fresh ? await ctx.tenants.fresh('pro') : await ctx.tenants.get('starter');
-    const s = await connect(ctx, ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', `a ${t.tier} key`);
-    try {
-      for (let i = 1; i <= 51; i++) {
-        const r = await s.callTool('talent_search', { skills: ['TypeScript'] });
-        if (fresh && i <= 50 && failed(r)) throw violation('MCP-TOOL-10', `talent_search call ${i} of a fresh key was refused; 50 a day are allowed`, r.exchange);
-        // refused within 51 calls: the limit holds (how many the key used earlier today is unknown)
-        if (!fresh && failed(r)) return;
-        if (i === 51 && !failed(r)) throw violation('MCP-TOOL-10', `the 51st talent_search call of the day succeeded${fresh ? '' : ' (this run alone made 51)'}; the limit is 50 per key`, r.exchange);
+    // another client moving the target clock into a new day mid-walk lets the 51st call through: that walk
+    // proves nothing, and is taken again with another fresh key (D-116)
+    for (let attempt = 1; ; attempt++) {
+      const t = fresh ? await ctx.tenants.fresh('pro') : await ctx.tenants.get('starter');
+      const watch = fresh && ctx.control && t.tenantId ? await watchClock(ctx.control, t.tenantId) : null;
+      try {
+        await talentDay(ctx, t, fresh);
+        return;
+      } catch (err) {
+        const foreign = err instanceof Violation && watch ? await watch.foreignMs() : 0;
+        if (foreign === 0) throw err;
+        if (attempt === 3) return ctx.unobserved('MCP-TOOL-10', `${movedBy(foreign)}, in each of 3 walks of a key's talent_search day: the day cannot be judged while another client moves the clock`);
       }
-    } finally {
-      await s.close();
     }
   },
 };

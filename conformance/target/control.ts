@@ -1,5 +1,5 @@
 // Client of the sandbox control API (/sandbox/v1, admin bearer token): what a human does in production
-// (create tenants and keys, set balances, decide reviews) plus the sandbox clock. Only used when the
+// (create tenants and keys, set balances, decide reviews) plus the sandbox clock and each tenant's clock. Only used when the
 // profile offers an admin token; a failure here is a harness error, never a verdict on the target.
 
 import { describe, jsonOf, statusOf, type Exchange } from './http.js';
@@ -93,8 +93,44 @@ export class ControlClient {
     return t;
   }
 
+  /** Moves the sandbox clock, and every tenant's with it: only for what is no tenant's (the per-IP day). */
   async advanceClock(seconds: number): Promise<void> {
     await this.call('POST', '/clock/advance', { seconds });
+  }
+
+  // null until the first tenant-clock call tells whether the target has tenant clocks (D-114)
+  private tenantClocks: boolean | null = null;
+
+  /**
+   * Moves one tenant's clock (D-116): what another client of the same target does on its own tenants is
+   * left alone. On a target without tenant clocks (the route answers 404 for a tenant this run created),
+   * the sandbox clock.
+   */
+  async advanceTenantClock(tenantId: string, seconds: number): Promise<void> {
+    if (this.tenantClocks !== false) {
+      const ex = await this.call('POST', `/tenants/${encodeURIComponent(tenantId)}/clock/advance`, { seconds }, [200, 404]);
+      if (statusOf(ex) === 200) {
+        this.tenantClocks = true;
+        return;
+      }
+      this.tenantClocks = false;
+    }
+    await this.advanceClock(seconds);
+  }
+
+  /** The time on a tenant's clock (ms since the epoch); the sandbox clock's on a target without tenant clocks. */
+  async tenantNow(tenantId: string): Promise<number> {
+    if (this.tenantClocks !== false) {
+      const ex = await this.call('GET', `/tenants/${encodeURIComponent(tenantId)}/clock`, undefined, [200, 404]);
+      if (statusOf(ex) === 200) {
+        this.tenantClocks = true;
+        const t = Date.parse(jsonOf(ex)?.now);
+        if (Number.isNaN(t)) throw new ControlError('control API: GET /tenants/{id}/clock answered no `now` date-time', ex);
+        return t;
+      }
+      this.tenantClocks = false;
+    }
+    return this.now();
   }
 
   /**

@@ -34,4 +34,33 @@ describe('sandbox clock', () => {
     expect(clock.pendingTimers()).toBe(0);
     clock.clear();
   });
+
+  it("keeps each tenant's timers on its own clock: a tenant advance fires only that tenant's, the sandbox advance everyone's, in time order", () => {
+    const base = 1_700_000_000_000;
+    const clock = new Clock(() => base);
+    const fired: string[] = [];
+    const a = clock.of('ten_a');
+    const b = clock.of('ten_b');
+    a.schedule(base + 60_000, () => fired.push('a60'), 'review expiry', 'a');
+    b.schedule(base + 30_000, () => fired.push('b30'));
+    b.schedule(base + 90_000, () => fired.push('b90'));
+    clock.schedule(base + 45_000, () => fired.push('sandbox45'));
+    expect(clock.pendingTimers('ten_a')).toBe(1);
+    expect(clock.pending(10, 'ten_b').soonest.map((t) => t.tenantId)).toEqual(['ten_b', 'ten_b']);
+    clock.advanceTenant('ten_a', 60);
+    expect(fired).toEqual(['a60']);
+    expect(a.now()).toBe(base + 60_000);
+    expect(b.now()).toBe(base);
+    expect(clock.history('ten_a')[0]).toMatchObject({ tenantId: 'ten_a', fired: 1, byLabel: { 'review expiry': 1 } });
+    expect(clock.history('ten_b')).toEqual([]);
+    // on the sandbox clock: b's at 30 s, a's at 100 - 60 = 40 s, the sandbox's at 45 s; b's 90 s stays
+    a.schedule(base + 60_000 + 40_000, () => fired.push('a100'));
+    clock.advance(50);
+    expect(fired).toEqual(['a60', 'b30', 'a100', 'sandbox45']);
+    expect(b.now()).toBe(base + 50_000);
+    expect(a.now()).toBe(base + 110_000);
+    expect(clock.pendingTimers()).toBe(1);
+    clock.clear();
+    expect(clock.of('ten_a').offsetMs).toBe(0);
+  });
 });

@@ -1,9 +1,11 @@
-// The sandbox clock: real time plus an offset that tests and the control API move forward.
-// Nothing in the sandbox reads Date.now() directly. Timers are scheduled on sandbox time, so
-// advancing the clock fires every timer that has come due at once (webhook retries, expiry).
-// Timers live in a binary heap with lazy cancellation: a million pending expiries stay cheap to
-// schedule and cancel.
-// Requirements: POL-STATE-2, POL-HOOK-1, POL-MCP-3 (time they follow); decisions D-09, D-50.
+// The sandbox clock: real time plus an offset that tests and the control API move forward, and one
+// clock per tenant on top of it (the sandbox clock plus the tenant's own offset), so advancing one
+// tenant's time expires its reviews, fires its retries and resets its windows without touching anyone
+// else's (D-114). Nothing in the sandbox reads Date.now() directly. Timers are scheduled on the time
+// of the clock that made them (a tenant's timers on its clock), so advancing a clock fires every timer
+// that has come due at once (webhook retries, expiry). Each clock keeps its timers in a binary heap
+// with lazy cancellation: a million pending expiries stay cheap to schedule and cancel.
+// Requirements: POL-STATE-2, POL-HOOK-1, POL-MCP-3 (time they follow); decisions D-09, D-50, D-114.
 
 export type TimerFn = () => void;
 
@@ -11,6 +13,7 @@ export type TimerFn = () => void;
 export type Deferrer = <A, B>(fn: (a: A, b: B) => void, a: A, b: B) => void;
 
 interface Timer {
+  /** On the time of the zone that holds the timer. */
   at: number;
   seq: number;
   fn: (arg: unknown) => void;
@@ -21,21 +24,39 @@ interface Timer {
   label: string;
   /** What it is about: a delivery id, or the id of the object passed to scheduleCall. */
   ref: string | null;
+  zone: Zone;
 }
 
 export interface TimerView {
   at: string;
   label: string;
   ref: string | null;
+  /** The tenant whose clock the timer is on; null: the sandbox clock. */
+  tenantId: string | null;
 }
 
-/** What one advance of the clock fired: counts per label and the first few timers in order. */
+/** What one advance of a clock fired: counts per label and the first few timers in order. */
 export interface AdvanceRecord {
+  /** The tenant whose clock moved; null: the sandbox clock (every tenant's moved with it). */
+  tenantId: string | null;
   from: string;
   to: string;
   fired: number;
   byLabel: Record<string, number>;
   first: TimerView[];
+}
+
+/** Time as one clock (the sandbox's or a tenant's) tells it, and timers on that time. */
+export interface TimeSource {
+  /** Milliseconds since the epoch on this clock. */
+  now(): number;
+  iso(ms?: number): string;
+  /** Runs fn when this clock reaches `at` (ms), by real waiting or by an advance. Returns a canceller. */
+  schedule(at: number, fn: TimerFn, label?: string, ref?: string | null): () => void;
+  /** schedule() without a closure per timer, for callers that keep very many: runs fn(arg) at `at`. */
+  scheduleCall<A>(at: number, fn: (arg: A) => void, arg: A, label?: string): TimerHandle;
+  /** Cancels a timer made by scheduleCall (no effect once it has fired or been cancelled). */
+  cancel(handle: TimerHandle): void;
 }
 
 const FIRED_SHOWN = 20;
@@ -48,9 +69,103 @@ export type TimerHandle = object;
 
 const before = (a: Timer, b: Timer) => a.at < b.at || (a.at === b.at && a.seq < b.seq);
 
-export class Clock {
+/** The timers of one clock (the sandbox's or a tenant's), on its own time, and its last advances. */
+export class Zone {
+  offsetMs = 0;
+  heap: Timer[] = [];
+  live = 0;
+  advances: AdvanceRecord[] = [];
+  constructor(readonly tenantId: string | null) {}
+
+  /** When the soonest live timer is due, on the sandbox clock's time (Infinity: none). */
+  dueOnSandbox(): number {
+    while (this.heap.length > 0 && this.heap[0].cancelled) this.pop();
+    return this.heap.length > 0 ? this.heap[0].at - this.offsetMs : Infinity;
+  }
+
+  push(t: Timer): void {
+    const h = this.heap;
+    h.push(t);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!before(h[i], h[p])) break;
+      [h[i], h[p]] = [h[p], h[i]];
+      i = p;
+    }
+  }
+
+  pop(): Timer | undefined {
+    const h = this.heap;
+    const top = h[0];
+    const last = h.pop();
+    if (h.length > 0 && last) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && before(h[l], h[m])) m = l;
+        if (r < h.length && before(h[r], h[m])) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m], h[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+
+  remember(rec: AdvanceRecord): void {
+    this.advances.unshift(rec);
+    this.advances.length = Math.min(this.advances.length, HISTORY);
+  }
+}
+
+/** A tenant's clock: the sandbox clock plus the tenant's offset, with the tenant's own timers. */
+export class TenantClock implements TimeSource {
+  constructor(
+    private readonly clock: Clock,
+    private readonly zone: Zone,
+  ) {}
+
+  get tenantId(): string {
+    return this.zone.tenantId!;
+  }
+
+  /** How far this tenant's clock is ahead of the sandbox clock (ms). */
+  get offsetMs(): number {
+    return this.zone.offsetMs;
+  }
+
+  now(): number {
+    return this.clock.now() + this.zone.offsetMs;
+  }
+
+  iso(ms: number = this.now()): string {
+    return this.clock.iso(ms);
+  }
+
+  schedule(at: number, fn: TimerFn, label = 'timer', ref: string | null = null): () => void {
+    return this.clock.scheduleIn(this.zone, at, fn, label, ref);
+  }
+
+  scheduleCall<A>(at: number, fn: (arg: A) => void, arg: A, label = 'timer'): TimerHandle {
+    return this.clock.scheduleCallIn(this.zone, at, fn, arg, label);
+  }
+
+  cancel(handle: TimerHandle): void {
+    this.clock.cancel(handle);
+  }
+}
+
+export class Clock implements TimeSource {
   private offsetMs = 0;
-  private heap: Timer[] = [];
+  /** The sandbox clock's own timers (nothing of a tenant's). */
+  private readonly root = new Zone(null);
+  /** Every tenant clock made so far, by tenant id. */
+  private zones = new Map<string, Zone>();
+  private tenantClocks = new Map<string, TenantClock>();
   private live = 0;
   private seq = 0;
   private handle: NodeJS.Timeout | null = null;
@@ -95,6 +210,27 @@ export class Clock {
     return this.realNow() + this.offsetMs;
   }
 
+  /** The clock of one tenant (made on first use, at the sandbox time: offset 0). */
+  of(tenantId: string): TenantClock {
+    let tc = this.tenantClocks.get(tenantId);
+    if (tc === undefined) {
+      const zone = new Zone(tenantId);
+      this.zones.set(tenantId, zone);
+      this.tenantClocks.set(tenantId, (tc = new TenantClock(this, zone)));
+    }
+    return tc;
+  }
+
+  /** Forgets a tenant's clock and drops its timers. */
+  forget(tenantId: string): void {
+    const zone = this.zones.get(tenantId);
+    if (!zone) return;
+    for (const t of zone.heap) if (!t.cancelled) this.kill(t);
+    this.zones.delete(tenantId);
+    this.tenantClocks.delete(tenantId);
+    this.arm();
+  }
+
   iso(ms: number = this.now()): string {
     // every API call stamps its log entry: calls within one millisecond share the string
     if (ms !== this.lastIsoMs) {
@@ -106,12 +242,25 @@ export class Clock {
   private lastIsoMs = NaN;
   private lastIso = '';
 
-  /** Moves the sandbox clock forward and fires every timer that is now due. */
+  /** Moves the sandbox clock (and with it every tenant's) forward and fires every timer that is now due. */
   advance(seconds: number): number {
+    return this.move(this.root, seconds);
+  }
+
+  /** Moves one tenant's clock forward and fires that tenant's timers that are now due. */
+  advanceTenant(tenantId: string, seconds: number): number {
+    this.of(tenantId);
+    return this.move(this.zones.get(tenantId)!, seconds);
+  }
+
+  private move(zone: Zone, seconds: number): number {
     if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError('seconds must be a non-negative number');
-    const from = this.iso();
-    this.offsetMs += Math.round(seconds * 1000);
-    const rec: AdvanceRecord = { from, to: this.iso(), fired: 0, byLabel: {}, first: [] };
+    const nowOf = () => this.now() + zone.offsetMs;
+    const from = this.iso(nowOf());
+    const ms = Math.round(seconds * 1000);
+    if (zone === this.root) this.offsetMs += ms;
+    else zone.offsetMs += ms;
+    const rec: AdvanceRecord = { tenantId: zone.tenantId, from, to: this.iso(nowOf()), fired: 0, byLabel: {}, first: [] };
     this.firing = rec;
     try {
       this.fireDue();
@@ -120,87 +269,140 @@ export class Clock {
     }
     this.advances.unshift(rec);
     this.advances.length = Math.min(this.advances.length, HISTORY);
-    return this.now();
+    if (zone !== this.root) zone.remember(rec);
+    return nowOf();
   }
 
-  /** The last advances, newest first, with what each one fired. */
-  history(): AdvanceRecord[] {
-    return this.advances.map((a) => ({ ...a, byLabel: { ...a.byLabel }, first: [...a.first] }));
+  /** The last advances, newest first, with what each one fired: all, or those that moved one tenant's clock. */
+  history(tenantId?: string): AdvanceRecord[] {
+    const list = tenantId === undefined ? this.advances : (this.zones.get(tenantId)?.advances ?? []);
+    return list.map((a) => ({ ...a, byLabel: { ...a.byLabel }, first: [...a.first] }));
   }
 
-  /** The `limit` soonest pending timers and the count per label (one pass over the heap). */
-  pending(limit = 20): { total: number; byLabel: Record<string, number>; soonest: TimerView[] } {
+  /** The `limit` soonest pending timers and the count per label: all, or one tenant's (one pass over the timers). */
+  pending(limit = 20, tenantId?: string): { total: number; byLabel: Record<string, number>; soonest: TimerView[] } {
     const byLabel: Record<string, number> = {};
-    const soonest: Timer[] = [];
-    for (const t of this.heap) {
-      if (t.cancelled) continue;
-      byLabel[t.label] = (byLabel[t.label] ?? 0) + 1;
-      if (soonest.length < limit || before(t, soonest[soonest.length - 1])) {
-        let i = soonest.length < limit ? soonest.length : limit - 1;
-        while (i > 0 && before(t, soonest[i - 1])) {
-          soonest[i] = soonest[i - 1];
-          i--;
+    const soonest: { t: Timer; due: number }[] = [];
+    const zones = tenantId === undefined ? [this.root, ...this.zones.values()] : [this.zones.get(tenantId)].filter((z) => z !== undefined);
+    let total = 0;
+    for (const z of zones) {
+      total += z.live;
+      for (const t of z.heap) {
+        if (t.cancelled) continue;
+        byLabel[t.label] = (byLabel[t.label] ?? 0) + 1;
+        const due = t.at - z.offsetMs;
+        const earlier = (a: { t: Timer; due: number }) => due < a.due || (due === a.due && t.seq < a.t.seq);
+        if (soonest.length < limit || earlier(soonest[soonest.length - 1])) {
+          let i = soonest.length < limit ? soonest.length : limit - 1;
+          while (i > 0 && earlier(soonest[i - 1])) {
+            soonest[i] = soonest[i - 1];
+            i--;
+          }
+          soonest[i] = { t, due };
         }
-        soonest[i] = t;
       }
     }
-    return { total: this.live, byLabel, soonest: soonest.map((t) => this.view(t)) };
+    return { total, byLabel, soonest: soonest.map((s) => this.view(s.t)) };
   }
 
   private view(t: Timer): TimerView {
-    return { at: this.iso(t.at), label: t.label, ref: t.ref ?? refOf(t.arg) };
+    return { at: this.iso(t.at), label: t.label, ref: t.ref ?? refOf(t.arg), tenantId: t.zone.tenantId };
   }
 
-  /** Runs fn when the sandbox clock reaches `at` (ms), by real waiting or by advance(). Returns a canceller. */
   schedule(at: number, fn: TimerFn, label = 'timer', ref: string | null = null): () => void {
-    const timer: Timer = { at, seq: this.seq++, fn, arg: undefined, cancelled: false, label, ref };
-    this.push(timer);
-    this.live++;
-    if (at < this.armedFor) this.arm();
+    return this.scheduleIn(this.root, at, fn, label, ref);
+  }
+
+  scheduleCall<A>(at: number, fn: (arg: A) => void, arg: A, label = 'timer'): TimerHandle {
+    return this.scheduleCallIn(this.root, at, fn, arg, label);
+  }
+
+  /** schedule() on a zone's time (the tenant clocks' schedule). */
+  scheduleIn(zone: Zone, at: number, fn: TimerFn, label: string, ref: string | null): () => void {
+    const timer = this.add(zone, at, fn as (arg: unknown) => void, undefined, label, ref);
     return () => {
       if (timer.cancelled) return;
-      timer.cancelled = true;
-      this.live--;
+      this.kill(timer);
     };
   }
 
-  /** schedule() without a closure per timer, for callers that keep very many: runs fn(arg) at `at`. */
-  scheduleCall<A>(at: number, fn: (arg: A) => void, arg: A, label = 'timer'): TimerHandle {
-    const timer: Timer = { at, seq: this.seq++, fn: fn as (arg: unknown) => void, arg, cancelled: false, label, ref: null };
-    this.push(timer);
+  /** scheduleCall() on a zone's time. */
+  scheduleCallIn<A>(zone: Zone, at: number, fn: (arg: A) => void, arg: A, label: string): TimerHandle {
+    return this.add(zone, at, fn as (arg: unknown) => void, arg, label, null);
+  }
+
+  private add(zone: Zone, at: number, fn: (arg: unknown) => void, arg: unknown, label: string, ref: string | null): Timer {
+    const timer: Timer = { at, seq: this.seq++, fn, arg, cancelled: false, label, ref, zone };
+    zone.push(timer);
+    zone.live++;
     this.live++;
-    if (at < this.armedFor) this.arm();
+    // sooner than whatever is armed: it is the soonest, so arm for it without looking at the others
+    const due = at - zone.offsetMs;
+    if (due < this.armedFor) this.armAt(due);
     return timer;
   }
 
-  /** Cancels a timer made by scheduleCall (no effect once it has fired or been cancelled). */
-  cancel(handle: TimerHandle): void {
-    const timer = handle as Timer;
-    if (timer.cancelled) return;
+  private kill(timer: Timer): void {
     timer.cancelled = true;
+    timer.zone.live--;
     this.live--;
   }
 
-  pendingTimers(): number {
-    return this.live;
+  cancel(handle: TimerHandle): void {
+    const timer = handle as Timer;
+    if (timer.cancelled) return;
+    this.kill(timer);
   }
 
-  /** Drops every timer (reset, shutdown). */
+  /** Pending timers: all, or one tenant's. */
+  pendingTimers(tenantId?: string): number {
+    return tenantId === undefined ? this.live : (this.zones.get(tenantId)?.live ?? 0);
+  }
+
+  /** Drops every timer and every tenant clock (reset, shutdown); the sandbox clock keeps its time. */
   clear(): void {
-    for (const t of this.heap) t.cancelled = true;
-    this.heap = [];
+    for (const z of [this.root, ...this.zones.values()]) {
+      for (const t of z.heap) t.cancelled = true;
+      z.heap = [];
+      z.live = 0;
+    }
+    this.zones.clear();
+    this.tenantClocks.clear();
     this.live = 0;
     this.advances = [];
     this.arm();
   }
 
+  /** The zone whose soonest timer is due first (on the sandbox clock) at or before `now`, or null. */
+  private nextDue(now: number): Zone | null {
+    let best: Zone | null = null;
+    let bestDue = Infinity;
+    let bestSeq = Infinity;
+    for (const z of this.zoneList()) {
+      const due = z.dueOnSandbox();
+      if (due > now) continue;
+      const seq = z.heap[0].seq;
+      if (due < bestDue || (due === bestDue && seq < bestSeq)) {
+        best = z;
+        bestDue = due;
+        bestSeq = seq;
+      }
+    }
+    return best;
+  }
+
+  private *zoneList(): Iterable<Zone> {
+    yield this.root;
+    yield* this.zones.values();
+  }
+
   private fireDue(): void {
     const now = this.now();
-    while (this.heap.length > 0 && this.heap[0].at <= now) {
-      const t = this.pop()!;
+    for (let z = this.nextDue(now); z !== null; z = this.nextDue(now)) {
+      // fire this zone's timers while they stay ahead of every other zone's
+      const t = z.pop()!;
       if (t.cancelled) continue;
-      t.cancelled = true;
-      this.live--;
+      this.kill(t);
       const rec = this.firing;
       if (rec) {
         rec.fired++;
@@ -216,14 +418,19 @@ export class Clock {
     this.arm();
   }
 
+  /** Arms the real timer for the soonest timer of every zone. */
   private arm(): void {
-    while (this.heap.length > 0 && this.heap[0].cancelled) this.pop();
+    let soonest = Infinity;
+    for (const z of this.zoneList()) soonest = Math.min(soonest, z.dueOnSandbox());
+    this.armAt(soonest);
+  }
+
+  private armAt(due: number): void {
     if (this.handle) clearTimeout(this.handle);
     this.handle = null;
-    this.armedFor = Infinity;
-    if (this.heap.length === 0) return;
-    this.armedFor = this.heap[0].at;
-    const delay = Math.max(0, Math.min(this.heap[0].at - this.now(), 2 ** 31 - 1));
+    this.armedFor = due;
+    if (due === Infinity) return;
+    const delay = Math.max(0, Math.min(due - this.now(), 2 ** 31 - 1));
     this.handle = setTimeout(this.onTimer, delay);
     this.handle.unref();
   }
@@ -234,37 +441,4 @@ export class Clock {
     if (this.dispatcher) this.dispatcher();
     else this.fireDue();
   };
-
-  private push(t: Timer): void {
-    const h = this.heap;
-    h.push(t);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!before(h[i], h[p])) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
-  }
-
-  private pop(): Timer | undefined {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop();
-    if (h.length > 0 && last) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && before(h[l], h[m])) m = l;
-        if (r < h.length && before(h[r], h[m])) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
-    }
-    return top;
-  }
 }

@@ -3,7 +3,8 @@
 //   calls) of an endpoint answer 429, 503 or 500, add latency, or fail webhook deliveries;
 // - planted bugs, each breaking one rule of the specification on purpose, so that a test can prove
 //   the conformance harness catches it (see README "Planted bugs").
-// Requirements: none of the documents (chaos rules and planted bugs are sandbox conveniences); decisions D-38.
+// A chaos rule may belong to one tenant: it then matches only that tenant's calls and deliveries (D-115).
+// Requirements: none of the documents (chaos rules and planted bugs are sandbox conveniences); decisions D-38, D-115.
 
 import { invalid } from '../errors/errors.js';
 import type { Rng } from './rng.js';
@@ -43,6 +44,8 @@ export interface ChaosRuleInput {
   count?: number;
   /** Apply to this share (0..1) of matching calls; default 1. */
   ratio?: number;
+  /** Only this tenant's calls and deliveries; every caller's when omitted (D-115). */
+  tenantId?: string;
 }
 
 export interface ChaosRule extends Required<Pick<ChaosRuleInput, 'mode'>> {
@@ -55,6 +58,8 @@ export interface ChaosRule extends Required<Pick<ChaosRuleInput, 'mode'>> {
   ratio: number;
   hits: number;
   createdAt: string;
+  /** The tenant whose calls and deliveries the rule matches; null: everyone's. */
+  tenantId: string | null;
 }
 
 // Every API call asks; with no rules (the usual case) the answer is this one shared empty list.
@@ -67,6 +72,8 @@ export class Faults {
   private bugs = new Set<BugName>();
   private rules: ChaosRule[] = [];
   private seq = 0;
+  /** How many active rules belong to one tenant: with none, a call's tenant need not be known. */
+  private scopedCount = 0;
 
   constructor(
     private readonly rng: Rng,
@@ -83,6 +90,11 @@ export class Faults {
   /** Whether any chaos rule is active: with none, take() fires nothing and changes nothing. */
   get armed(): boolean {
     return this.rules.length > 0;
+  }
+
+  /** Whether any active rule belongs to one tenant (then take() needs the caller's tenant). */
+  get scoped(): boolean {
+    return this.scopedCount > 0;
   }
 
   enableBug(name: string): void {
@@ -126,45 +138,62 @@ export class Faults {
       ratio: input.ratio ?? 1,
       hits: 0,
       createdAt: this.nowIso(),
+      tenantId: input.tenantId ?? null,
     };
     this.rules.push(rule);
+    this.recount();
     return rule;
   }
 
-  listRules(): ChaosRule[] {
-    return this.rules.map((r) => ({ ...r }));
+  /** Every active rule, or only those of one tenant. */
+  listRules(tenantId?: string): ChaosRule[] {
+    return this.rules.filter((r) => tenantId === undefined || r.tenantId === tenantId).map((r) => ({ ...r }));
+  }
+
+  /** The rule with this id, if active. */
+  rule(id: string): ChaosRule | undefined {
+    const r = this.rules.find((x) => x.id === id);
+    return r && { ...r };
   }
 
   removeRule(id: string): boolean {
     const before = this.rules.length;
     this.rules = this.rules.filter((r) => r.id !== id);
+    this.recount();
     return this.rules.length < before;
   }
 
-  clearRules(): void {
-    this.rules = [];
+  /** Removes every rule, or only one tenant's. */
+  clearRules(tenantId?: string): void {
+    this.rules = tenantId === undefined ? [] : this.rules.filter((r) => r.tenantId !== tenantId);
+    this.recount();
   }
 
-  /** The rules that fire for this call (consuming counts); webhook rules are taken by takeWebhookFailure. */
-  take(method: string, path: string): readonly ChaosRule[] {
+  /**
+   * The rules that fire for this call of `tenantId` (null: a call no tenant's key identifies), consuming
+   * counts; webhook rules are taken by takeWebhookFailure.
+   */
+  take(method: string, path: string, tenantId: string | null = null): readonly ChaosRule[] {
     if (this.rules.length === 0) return NONE_FIRED;
     const fired: ChaosRule[] = [];
     for (const r of this.rules) {
       if (r.mode === 'webhook_failure') continue;
+      if (r.tenantId !== null && r.tenantId !== tenantId) continue;
       if (r.method && r.method !== method.toUpperCase()) continue;
       if (r.path !== '*' && !path.startsWith(r.path)) continue;
       if (this.fire(r)) fired.push({ ...r });
     }
-    this.rules = this.rules.filter((r) => r.remaining !== 0);
+    this.drop();
     return fired;
   }
 
-  /** The status a webhook delivery attempt should be reported failing with, or null. */
-  takeWebhookFailure(): number | null {
+  /** The status a delivery attempt of `tenantId` should be reported failing with, or null. */
+  takeWebhookFailure(tenantId: string): number | null {
     for (const r of this.rules) {
       if (r.mode !== 'webhook_failure') continue;
+      if (r.tenantId !== null && r.tenantId !== tenantId) continue;
       if (this.fire(r)) {
-        this.rules = this.rules.filter((x) => x.remaining !== 0);
+        this.drop();
         return r.status ?? 500;
       }
     }
@@ -173,6 +202,19 @@ export class Faults {
 
   reset(): void {
     this.rules = [];
+    this.scopedCount = 0;
+  }
+
+  /** Drops the rules whose count is spent. */
+  private drop(): void {
+    if (this.rules.some((r) => r.remaining === 0)) {
+      this.rules = this.rules.filter((r) => r.remaining !== 0);
+      this.recount();
+    }
+  }
+
+  private recount(): void {
+    this.scopedCount = this.rules.reduce((n, r) => n + (r.tenantId !== null ? 1 : 0), 0);
   }
 
   private fire(r: ChaosRule): boolean {

@@ -6,6 +6,7 @@
 
 import { hash } from 'node:crypto';
 import { DomainError, forbidden, notFound, unauthorized } from '../errors/errors.js';
+import type { TenantClock } from './clock.js';
 import type { IdFactory } from './rng.js';
 import { type PlanTier, jobsLimitsOf, limits } from './plans.js';
 import { Wallet } from './wallet.js';
@@ -28,6 +29,8 @@ export interface Tenant {
   screeningWallet: Wallet;
   applyWallet: Wallet;
   createdAt: number;
+  /** The tenant's own clock: the sandbox clock plus this tenant's offset, with its timers (D-114). */
+  clock: TenantClock;
 }
 
 export interface ApiKey {
@@ -83,13 +86,20 @@ export class TenantService {
 
   constructor(
     private readonly ids: IdFactory,
-    private readonly now: () => number,
+    /** A tenant's clock (D-114). */
+    private readonly clockOf: (tenantId: string) => TenantClock,
   ) {}
 
+  private now(tenantId: string): number {
+    return this.get(tenantId).clock.now();
+  }
+
   create(input: CreateTenantInput): { tenant: Tenant; apiKey: string; key: ApiKey } {
-    const now = this.now();
+    const id = input.id ?? this.ids.next('ten');
+    const clock = this.clockOf(id);
+    const now = clock.now();
     const tenant: Tenant = {
-      id: input.id ?? this.ids.next('ten'),
+      id,
       name: input.name ?? `${input.planTier} tenant`,
       planTier: input.planTier,
       disabled: false,
@@ -100,6 +110,7 @@ export class TenantService {
       screeningWallet: new Wallet(0, false, now),
       applyWallet: new Wallet(0, false, now),
       createdAt: now,
+      clock,
     };
     this.applyPlan(tenant, input.planTier);
     this.tenants.set(tenant.id, tenant);
@@ -117,7 +128,7 @@ export class TenantService {
       hash: hashKey(apiKey),
       hint: `${apiKey.slice(0, KEY_PREFIX.length + 4)}…`,
       scopes: [...new Set(scopes)],
-      createdAt: this.now(),
+      createdAt: this.now(tenantId),
     };
     this.keysByHash.set(key.hash, key);
     return { apiKey, key };
@@ -125,7 +136,7 @@ export class TenantService {
 
   /** Sets the tier and re-plans both wallets (full refill at the new caps). */
   applyPlan(tenant: Tenant, tier: PlanTier): void {
-    const now = this.now();
+    const now = tenant.clock.now();
     const scr = limits.policy.screening[tier];
     tenant.planTier = tier;
     tenant.screeningWallet.replan(scr.creditsCap, scr.resets === 'monthly', now);
@@ -149,14 +160,14 @@ export class TenantService {
    */
   rotateWebhookSecret(tenant: Tenant, overlapSeconds: number, next?: string): void {
     tenant.previousWebhookSecret = tenant.webhookSecret;
-    tenant.previousSecretExpiresAt = this.now() + overlapSeconds * 1000;
+    tenant.previousSecretExpiresAt = tenant.clock.now() + overlapSeconds * 1000;
     tenant.webhookSecret = next ?? `whsec_${this.ids.secret(32)}`;
   }
 
   /** The pre-rotation secret while its overlap window is open, else null. */
   previousSecretOf(tenant: Tenant): string | null {
     const until = tenant.previousSecretExpiresAt;
-    return tenant.previousWebhookSecret !== null && until !== null && this.now() < until ? tenant.previousWebhookSecret : null;
+    return tenant.previousWebhookSecret !== null && until !== null && tenant.clock.now() < until ? tenant.previousWebhookSecret : null;
   }
 
   /** Tenants in creation order, read only (the control API pages through it). */
@@ -182,6 +193,14 @@ export class TenantService {
       throw forbidden(`this API key lacks the '${scope}' scope`);
     }
     return { tenant, key };
+  }
+
+  /**
+   * The tenant a bearer key belongs to, without deciding anything (no 401/403): null for a missing or unknown
+   * key. Tenant-scoped chaos rules use it before the call is authenticated (D-115).
+   */
+  tenantIdOfKey(apiKey: string | undefined): string | null {
+    return apiKey ? (this.keysByHash.get(digestOf(apiKey))?.tenantId ?? null) : null;
   }
 
   /** For adapters that must check a scope after resolving the principal. */

@@ -14,7 +14,7 @@ import { limits } from '../domain/plans.js';
 import { authenticateCall } from '../web/auth.js';
 import { isJsonType, parseJsonBytes } from '../web/body.js';
 import { isIdentityEncoding, readNode } from '../web/bodyStream.js';
-import { applyChaos } from '../web/chaos.js';
+import { applyChaos, callerTenant } from '../web/chaos.js';
 import { peerIp } from '../web/clientIp.js';
 import { CORS_ANSWER } from '../web/cors.js';
 import { domainErrorOf, envelopeOf } from '../web/envelope.js';
@@ -213,7 +213,7 @@ class Call implements Asked {
     }
     let delay: Promise<void> | undefined;
     try {
-      delay = applyChaos(this.core.faults, this.route.method, this.path);
+      delay = applyChaos(this.core.faults, this.route.method, this.path, undefined, () => callerTenant(this.core.tenants, this.req.headers.authorization));
     } catch (err) {
       return this.fail(err);
     }

@@ -35,7 +35,7 @@ export function openMemoryStore({ config, rng, ids }: StoreDeps, hooks: Partial<
   return {
     kind: hooks.kind ?? 'memory',
     clock,
-    tenants: new TenantService(ids, () => clock.now()),
+    tenants: new TenantService(ids, (tenantId) => clock.of(tenantId)),
     requests: new RequestStore(),
     ledger: new Ledger(hooks.ledgerFirstSeq ?? firstSeqAt(clock.now())),
     deliveries: new DeliveryStore(),

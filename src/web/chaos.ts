@@ -3,7 +3,9 @@
 
 import type { MiddlewareHandler } from 'hono';
 import type { Faults } from '../domain/faults.js';
+import type { TenantService } from '../domain/tenants.js';
 import { DomainError } from '../errors/errors.js';
+import { bearerToken } from './auth.js';
 import type { AppEnv } from './env.js';
 
 const CODE_OF = { 429: 'rate_limited', 500: 'internal', 503: 'service_disabled' } as const;
@@ -18,8 +20,10 @@ export interface ChaosEnv {
  * Takes the rules that fire for this call: undefined when none delays it (the common case, no promise),
  * otherwise a promise of the added latency. A forced status is thrown as its DomainError, after the latency.
  */
-export function applyChaos(faults: Faults, method: string, path: string, shared?: ChaosEnv): Promise<void> | undefined {
-  const fired = faults.take(method, path);
+export function applyChaos(faults: Faults, method: string, path: string, shared?: ChaosEnv, tenantOf?: () => string | null): Promise<void> | undefined {
+  if (!faults.armed) return undefined;
+  // a rule of one tenant matches that tenant's calls only: the caller's key tells whose (D-115)
+  const fired = faults.take(method, path, faults.scoped && tenantOf ? tenantOf() : null);
   if (fired.length === 0) return undefined;
   const latency: number[] = [];
   for (const r of fired) {
@@ -41,8 +45,14 @@ export function applyChaos(faults: Faults, method: string, path: string, shared?
   return latency.reduce((p, ms) => p.then(() => new Promise<void>((res) => setTimeout(res, ms))), Promise.resolve()).then(force);
 }
 
+/** The tenant whose key a call carries (null: none or unknown); the call itself is authenticated later. */
+export function callerTenant(tenants: TenantService, authorization: string | undefined): string | null {
+  return tenants.tenantIdOfKey(bearerToken(authorization));
+}
+
 export const chaos: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const delay = applyChaos(c.get('core').faults, c.req.method, c.req.path, c.env as ChaosEnv | undefined);
+  const core = c.get('core');
+  const delay = applyChaos(core.faults, c.req.method, c.req.path, c.env as ChaosEnv | undefined, () => callerTenant(core.tenants, c.req.header('authorization')));
   if (delay) await delay;
   await next();
 };

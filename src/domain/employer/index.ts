@@ -70,7 +70,7 @@ export function createEmployer(ctx: CoreContext, jobs: JobsService) {
     draftApplication(principal: Principal, jobId: string, input: DraftInput) {
       const record = jobs.record(jobId);
       if (!record || !record.active) throw notFound(`job '${jobId}' does not exist or is no longer active`);
-      const now = ctx.clock.now();
+      const now = principal.tenant.clock.now();
       quota.assertAvailable(principal.tenant, now);
       const job = { id: record.id, title: record.title, company: record.company, applyUrl: record.applyUrl, skills: record.skills, description: record.description };
       const draft = draftApplication(resumeOf(principal.tenant), job, input);
@@ -89,7 +89,7 @@ export function createEmployer(ctx: CoreContext, jobs: JobsService) {
       };
     },
 
-    draftQuota: (principal: Principal) => quota.state(principal.tenant, ctx.clock.now()),
+    draftQuota: (principal: Principal) => quota.state(principal.tenant, principal.tenant.clock.now()),
 
     curatedList,
 

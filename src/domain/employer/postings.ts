@@ -66,7 +66,7 @@ export class Postings {
   constructor(private readonly ctx: Pick<CoreContext, 'ids' | 'clock' | 'config'>) {}
 
   createOrder(tenantId: string, tier: OrderTier, listing: Listing, scamCheck: ScamCheckResult): Order {
-    const now = this.ctx.clock.now();
+    const now = this.ctx.clock.of(tenantId).now();
     const orderId = this.ctx.ids.next('ord');
     const status: PostingStatus = tier === 'pilot' ? 'manual_review' : scamCheck.verdict === 'live' ? 'pending_payment' : scamCheck.verdict;
     const payable = status === 'pending_payment';
@@ -106,9 +106,10 @@ export class Postings {
   pay(orderId: string, token: string | undefined): Order {
     const o = this.checkout(orderId, token);
     if (o.status !== 'pending_payment') throw invalid(`order ${orderId} is ${o.status}, not pending_payment`, 'orderId');
-    if (o.expiresAt !== null && this.ctx.clock.now() > o.expiresAt) throw invalid(`the checkout link of order ${orderId} expired`, 'orderId');
+    const now = this.ctx.clock.of(o.tenantId).now();
+    if (o.expiresAt !== null && now > o.expiresAt) throw invalid(`the checkout link of order ${orderId} expired`, 'orderId');
     o.status = 'live';
-    o.paidAt = this.ctx.clock.now();
+    o.paidAt = now;
     return o;
   }
 
@@ -119,7 +120,7 @@ export class Postings {
       status: scamCheck.verdict,
       listing,
       scamCheck,
-      createdAt: this.ctx.clock.now(),
+      createdAt: this.ctx.clock.of(tenantId).now(),
     };
     this.listings.set(l.listingId, l);
     return l;

@@ -28,7 +28,7 @@ export class ApplyDesk {
     if (!jobsLimitsOf(tenant.planTier).applyEnabled) {
       throw paymentRequired(`applying needs a paid tier (starter or pro); the ${tier} tier can search and read jobs but not apply`, upsell);
     }
-    const now = this.ctx.clock.now();
+    const now = tenant.clock.now();
     const wallet = tenant.applyWallet;
     if (!wallet.tryCharge(limits.spec.creditsPerApply, now)) {
       const refill = wallet.resetAt === null ? 'they do not refill' : `they refill on ${new Date(wallet.resetAt).toISOString()}`;

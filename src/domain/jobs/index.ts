@@ -86,7 +86,7 @@ export function createJobs(ctx: CoreContext) {
       return desk.apply(principal, jobId, body, channel);
     },
     me(principal: Principal): Me {
-      return meOf(principal, ctx.clock.now());
+      return meOf(principal, principal.tenant.clock.now());
     },
     takeRate: rate.takeRate,
     countAnonymous: rate.countAnonymous,

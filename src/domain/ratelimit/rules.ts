@@ -1,4 +1,5 @@
-// Every rate limit of the sandbox, in one place, on the sandbox clock:
+// Every rate limit of the sandbox, in one place: a key's windows on its tenant's clock, a client IP's on the
+// sandbox clock (D-114):
 // - the jobs API's per-key minute, shared by REST and the keyed MCP server, sized by the jobs tier; calls
 //   without a usable key count against a per-client-IP window of the free tier's size, which only feeds
 //   the headers (JOB-RATE-1, JOB-RATE-2, JOB-RATE-3, JOB-RATE-4, POL-RATE-1, POL-RATE-2, POL-RATE-3; D-22);
@@ -39,12 +40,12 @@ export function createRateLimits(clock: Clock, noRateLimits: boolean, { perMinut
   return {
     /** Counts one jobs call of this key; throws RateLimitExceeded (rate_limited) past the tier's limit. */
     takeRate: (principal: Principal): RateDecision => {
-      const decision = lifted(perMinute.hit(principal.key.id, keyLimit(principal), clock.now()));
+      const decision = lifted(perMinute.hit(principal.key.id, keyLimit(principal), principal.tenant.clock.now()));
       if (!decision.allowed) throw new RateLimitExceeded(decision);
       return decision;
     },
     /** The key's minute without counting a call (for answers that are not counted, such as 405). */
-    peekRate: (principal: Principal): RateDecision => perMinute.peek(principal.key.id, keyLimit(principal), clock.now()),
+    peekRate: (principal: Principal): RateDecision => perMinute.peek(principal.key.id, keyLimit(principal), principal.tenant.clock.now()),
     /**
      * Counts a call that carried no usable key (answered 401/403) against a per-client-IP window of the
      * free tier's size. It never refuses: the authentication error is the answer; this only feeds the
@@ -66,7 +67,7 @@ export function createRateLimits(clock: Clock, noRateLimits: boolean, { perMinut
     /** Counts one talent_search call of this key; throws rate_limited past the day's limit. */
     takeTalentSearch(principal: Principal): RateDecision {
       const perKey = limits.spec.talentSearchPerDay;
-      const d = perDay.hit(`talent:${principal.key.id}`, perKey, clock.now());
+      const d = perDay.hit(`talent:${principal.key.id}`, perKey, principal.tenant.clock.now());
       if (!d.allowed && !noRateLimits) {
         throw rateLimited(`talent_search is limited to ${perKey} calls a day per key; the limit resets at ${resetIso(d)}`, d.resetSeconds);
       }

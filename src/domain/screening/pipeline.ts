@@ -74,7 +74,8 @@ export class Pipeline {
     const from = req.state;
     req.state = to;
     this.requests.moved(from, to);
-    if (writeRow) this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.now());
+    // a tenant's rows are stamped on its own clock (D-114)
+    if (writeRow) this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.of(req.tenantId).now());
   }
 
   // screenings come in runs of similar candidates: the last template is recognised without serialising it
@@ -118,12 +119,13 @@ export class Pipeline {
     this.transition(req, 'scored', 'system', summary, !this.ctx.faults.bug('skip_ledger_row'));
     if (this.webhooks.hasDestination(req.tenantId)) this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.scored', result: score });
 
-    const now = this.ctx.clock.now();
+    const clock = this.ctx.clock.of(req.tenantId);
+    const now = clock.now();
     const expiresAt = now + limits.policy.reviewWindowHours * 3600_000;
     req.queuedForReviewAt = now;
-    this.transition(req, 'pending_review', 'system', { expiresAt: this.ctx.clock.iso(expiresAt) });
+    this.transition(req, 'pending_review', 'system', { expiresAt: clock.iso(expiresAt) });
     if (submission.jobSpec.title.trim().toLowerCase() === EXPIRE_TITLE) this.expire(req, 'magic job title');
-    else req.expiry = this.ctx.clock.scheduleCall(expiresAt, this.windowElapsed, req, 'review expiry');
+    else req.expiry = clock.scheduleCall(expiresAt, this.windowElapsed, req, 'review expiry');
   }
 
   // one function for every request's expiry timer: a sandbox may hold hundreds of thousands of them

@@ -61,7 +61,7 @@ export function decide(ctx: CoreContext, requests: RequestStore, pipeline: Pipel
     decision: input.decision,
     reviewerId: input.reviewerId,
     reviewerRole: input.reviewerRole ?? DEFAULT_REVIEWER_ROLE,
-    latencyMs: Math.max(0, ctx.clock.now() - (req.queuedForReviewAt ?? req.createdAt)),
+    latencyMs: Math.max(0, ctx.clock.of(req.tenantId).now() - (req.queuedForReviewAt ?? req.createdAt)),
   };
   if (input.note !== undefined) decision.note = input.note;
   pipeline.decide(req, decision, edits);

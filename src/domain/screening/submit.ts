@@ -31,7 +31,7 @@ export function submit(ctx: CoreContext, requests: RequestStore, pipeline: Pipel
     // planted bug: an unguarded read of the first must-have
     throw new TypeError("Cannot read properties of undefined (reading 'toLowerCase')");
   }
-  const now = ctx.clock.now();
+  const now = tenant.clock.now();
   const existing = requests.findByKey(tenant.id, submission.idempotencyKey);
   if (existing) {
     if (ctx.faults.bug('charge_twice_on_replay')) tenant.screeningWallet.tryCharge(limits.spec.creditsPerScreen, now);

@@ -16,7 +16,7 @@ const freeCap = () => limits.policy.screening.free.creditsCap;
 export function usageOf(ctx: CoreContext, tenant: Tenant): ScreeningUsage {
   let source = tenant;
   if (ctx.faults.bug('usage_other_tenant')) source = ctx.tenants.list().find((t) => t.id !== tenant.id) ?? tenant;
-  const now = ctx.clock.now();
+  const now = source.clock.now();
   const w = source.screeningWallet;
   w.refresh(now);
   const usage: ScreeningUsage = {

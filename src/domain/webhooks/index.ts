@@ -74,8 +74,10 @@ export function createWebhooks(ctx: CoreContext) {
   }
 
   function scheduleNext(d: Delivery): void {
-    d.nextAttemptAt = ctx.clock.now() + schedule[d.failures - 1] * 1000;
-    d.cancelRetry = ctx.clock.schedule(d.nextAttemptAt, () => attempt(d, false), RETRY_TIMER, d.id);
+    // on the tenant's clock: advancing it fires its retries, and nobody else's (D-114)
+    const clock = ctx.clock.of(d.tenantId);
+    d.nextAttemptAt = clock.now() + schedule[d.failures - 1] * 1000;
+    d.cancelRetry = clock.schedule(d.nextAttemptAt, () => attempt(d, false), RETRY_TIMER, d.id);
   }
 
   /** `sent`: the attempt reached the network (not a chaos rule, not a missing URL), so it counts for the endpoint. */
@@ -128,7 +130,7 @@ export function createWebhooks(ctx: CoreContext) {
       d.nextAttemptAt = null;
     }
     const n = d.attempts.length + 1;
-    const now = ctx.clock.now();
+    const now = ctx.clock.of(d.tenantId).now();
     const at = ctx.clock.iso(now);
     const tenant = tenantOf(d.tenantId);
     d.body = bodyOf(d, now);
@@ -139,7 +141,7 @@ export function createWebhooks(ctx: CoreContext) {
     d.url = relayed ? LISTENER_URL : (tenant?.webhookUrl ?? null);
     const requestHeaders = headersOf(d, previousSignature);
     const base = { attempt: n, at, manual, url: d.url, requestHeaders, body: d.body, signature: d.signature, responseBody: '', responseTruncated: false, durationMs: 0 };
-    const injected = ctx.faults.takeWebhookFailure();
+    const injected = ctx.faults.takeWebhookFailure(d.tenantId);
     if (injected !== null) {
       record(d, { ...base, statusCode: injected, error: `receiver answered ${injected} (injected by a sandbox chaos rule; nothing was sent)` });
       return;
@@ -170,7 +172,7 @@ export function createWebhooks(ctx: CoreContext) {
   }
 
   function create(input: EnqueueInput, test: boolean): Delivery {
-    const now = ctx.clock.now();
+    const now = ctx.clock.of(input.tenantId).now();
     const tenant = tenantOf(input.tenantId);
     const d: Delivery = {
       id: ctx.ids.next('whd'),

@@ -1,5 +1,5 @@
 // The sandbox control API under /sandbox/v1, for what a human does in production: tenants and keys,
-// review decisions, the clock, webhook deliveries, fault switches, outboxes and reset.
+// review decisions, the sandbox clock and each tenant's, webhook deliveries, fault switches, outboxes and reset.
 
 import { Hono } from 'hono';
 import type { AppEnv } from '../../web/env.js';
@@ -9,6 +9,7 @@ import { listenRoutes } from './listen.js';
 import { logsRoutes } from './logs.js';
 import { outboxRoutes } from './outbox.js';
 import { reviewsRoutes } from './reviews.js';
+import { sandboxClockRoutes, tenantClockRoutes } from './clock.js';
 import { systemRoutes } from './system.js';
 import { tenantRoutes } from './tenants.js';
 import { webhooksRoutes } from './webhooks.js';
@@ -19,6 +20,8 @@ export function controlRoutes() {
   r.route('/webhooks/listen', listenRoutes());
   r.use('*', requireAdmin);
   r.route('/tenants', tenantRoutes());
+  r.route('/tenants', tenantClockRoutes());
+  r.route('/clock', sandboxClockRoutes());
   r.route('/reviews', reviewsRoutes());
   r.route('/webhooks', webhooksRoutes());
   r.route('/applications', applicationsRoutes());

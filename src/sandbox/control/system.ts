@@ -1,4 +1,4 @@
-// Control API: the sandbox clock, fault switches (chaos rules and planted bugs) and reset.
+// Control API: fault switches (chaos rules, each for everyone or for one tenant, and planted bugs) and reset.
 
 import { Hono } from 'hono';
 import { invalid, notFound } from '../../errors/errors.js';
@@ -9,46 +9,26 @@ import { onlyKeys, readObject } from './admin.js';
 export function systemRoutes() {
   const r = new Hono<AppEnv>();
 
-  r.get('/clock', (c) => {
-    const { clock } = c.var.core;
-    return c.json({ now: clock.iso(), pendingTimers: clock.pendingTimers() });
-  });
-
-  // what is pending (the soonest timers, a count per kind: one pass over the timers) and what the
-  // last advances fired
-  r.get('/clock/timers', (c) => {
-    const query = c.req.query();
-    onlyKeys(query, ['limit']);
-    const limit = query.limit === undefined ? 20 : Number(query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalid('limit must be an integer from 1 to 200', 'limit');
-    const { clock } = c.var.core;
-    const pending = clock.pending(limit);
-    return c.json({ now: clock.iso(), pendingTimers: pending.total, pendingByLabel: pending.byLabel, soonest: pending.soonest, advances: clock.history() });
-  });
-
-  r.post('/clock/advance', async (c) => {
-    const body = await readObject(c);
-    onlyKeys(body, ['seconds']);
-    const s = body.seconds;
-    if (typeof s !== 'number' || !Number.isFinite(s) || s < 0 || s > 366 * 86400) {
-      throw invalid('seconds must be a number from 0 to 31622400 (one leap year)', 'seconds');
-    }
-    const { clock } = c.var.core;
-    clock.advance(s);
-    return c.json({ now: clock.iso(), pendingTimers: clock.pendingTimers(), fired: clock.history()[0] });
-  });
-
   r.get('/faults', (c) => {
-    const { faults } = c.var.core;
+    const query = c.req.query();
+    onlyKeys(query, ['tenantId']);
+    const { faults, tenants } = c.var.core;
+    if (query.tenantId !== undefined) tenants.get(query.tenantId);
     return c.json({
-      rules: faults.listRules(),
+      rules: faults.listRules(query.tenantId),
       bugs: Object.entries(BUGS).map(([name, description]) => ({ name, description, enabled: faults.bug(name as keyof typeof BUGS) })),
     });
   });
 
   r.post('/faults', async (c) => {
     const body = await readObject(c);
-    onlyKeys(body, ['path', 'method', 'mode', 'status', 'latencyMs', 'count', 'ratio']);
+    onlyKeys(body, ['path', 'method', 'mode', 'status', 'latencyMs', 'count', 'ratio', 'tenantId']);
+    // a rule of one tenant matches only that tenant's calls and deliveries (D-115)
+    if (body.tenantId !== undefined) {
+      if (typeof body.tenantId !== 'string' || !c.var.core.tenants.list().some((t) => t.id === body.tenantId)) {
+        throw invalid(`tenantId ${JSON.stringify(body.tenantId)} is not a tenant of this sandbox`, 'tenantId');
+      }
+    }
     if (body.path !== undefined && (typeof body.path !== 'string' || !(body.path === '*' || body.path.startsWith('/')))) {
       throw invalid("path must be '*' or a path starting with /", 'path');
     }
@@ -60,7 +40,10 @@ export function systemRoutes() {
   });
 
   r.delete('/faults', (c) => {
-    c.var.core.faults.clearRules();
+    const query = c.req.query();
+    onlyKeys(query, ['tenantId']);
+    if (query.tenantId !== undefined) c.var.core.tenants.get(query.tenantId);
+    c.var.core.faults.clearRules(query.tenantId);
     return c.body(null, 204);
   });
 

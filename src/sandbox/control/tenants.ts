@@ -70,7 +70,7 @@ export function tenantRoutes() {
   r.post('/', async (c) => {
     const body = await readObject(c);
     onlyKeys(body, ['planTier', 'name', 'scopes', 'webhookUrl', 'webhookSecret']);
-    const { tenants, clock } = c.var.core;
+    const { tenants } = c.var.core;
     const webhookSecret = optString(body, 'webhookSecret', 500);
     if (webhookSecret !== undefined && webhookSecret.length < 8) throw invalid('webhookSecret must be at least 8 characters', 'webhookSecret');
     const { tenant, apiKey, key } = tenants.create({
@@ -80,26 +80,26 @@ export function tenantRoutes() {
       webhookUrl: parseWebhookUrl(body.webhookUrl),
       webhookSecret,
     });
-    return c.json({ ...tenantView(tenant, clock.now()), apiKey, keyId: key.id, scopes: key.scopes }, 201);
+    return c.json({ ...tenantView(tenant, tenant.clock.now()), apiKey, keyId: key.id, scopes: key.scopes }, 201);
   });
 
   r.get('/', (c) => {
     const query = c.req.query();
     onlyKeys(query, PAGE_PARAMS);
-    const { tenants, clock } = c.var.core;
+    const { tenants } = c.var.core;
     const page = pageOf(tenants.ordered(), readPageQuery(query), (t) => t.id);
-    return c.json({ tenants: page.items.map((t) => tenantView(t, clock.now())), nextCursor: page.nextCursor });
+    return c.json({ tenants: page.items.map((t) => tenantView(t, t.clock.now())), nextCursor: page.nextCursor });
   });
 
   r.get('/:tenantId', (c) => {
-    const { tenants, clock } = c.var.core;
+    const { tenants } = c.var.core;
     const t = tenants.get(c.req.param('tenantId'));
     const keys = tenants.keysOf(t.id).map((k) => ({ keyId: k.id, hint: k.hint, scopes: k.scopes, createdAt: new Date(k.createdAt).toISOString() }));
-    return c.json({ ...tenantView(t, clock.now()), keys });
+    return c.json({ ...tenantView(t, t.clock.now()), keys });
   });
 
   r.patch('/:tenantId', async (c) => {
-    const { tenants, clock } = c.var.core;
+    const { tenants } = c.var.core;
     const t = tenants.get(c.req.param('tenantId'));
     const body = await readObject(c);
     onlyKeys(body, ['planTier', 'name', 'webhookUrl', 'webhookSecret', 'disabled', 'screeningCredits', 'applyCredits']);
@@ -119,12 +119,12 @@ export function tenantRoutes() {
     if (name !== undefined) t.name = name;
     if (screeningCredits !== undefined) t.screeningWallet.remaining = screeningCredits;
     if (applyCredits !== undefined) t.applyWallet.remaining = applyCredits;
-    return c.json(tenantView(t, clock.now()));
+    return c.json(tenantView(t, t.clock.now()));
   });
 
   // a new secret; the old one keeps signing beside it for overlapSeconds (default 24 h)
   r.post('/:tenantId/webhook-secret/rotate', async (c) => {
-    const { tenants, clock } = c.var.core;
+    const { tenants } = c.var.core;
     const t = tenants.get(c.req.param('tenantId'));
     const body = await readObject(c, true);
     onlyKeys(body, ['overlapSeconds', 'webhookSecret']);
@@ -132,7 +132,7 @@ export function tenantRoutes() {
     const next = optString(body, 'webhookSecret', 500);
     if (next !== undefined && next.length < 8) throw invalid('webhookSecret must be at least 8 characters', 'webhookSecret');
     tenants.rotateWebhookSecret(t, overlap, next);
-    return c.json(tenantView(t, clock.now()));
+    return c.json(tenantView(t, t.clock.now()));
   });
 
   r.post('/:tenantId/keys', async (c) => {

@@ -25,8 +25,10 @@ interface TimerView {
   at: string;
   label: string;
   ref: string | null;
+  tenantId?: string | null;
 }
 interface Advance {
+  tenantId?: string | null;
   from: string;
   to: string;
   fired: number;
@@ -55,21 +57,25 @@ function refLink(t: TimerView): Html {
   return html`<code>${t.ref}</code>`;
 }
 
+/** A timer or advance on a tenant's own clock (D-114) says whose. */
+const onTenant = (tenantId: string | null | undefined): Html =>
+  tenantId ? html` <span class="small">on the clock of tenant <a href="/console/tenants/${seg(tenantId)}"><code>${tenantId}</code></a></span>` : html``;
+
 function timerList(list: TimerView[]): Html {
-  return html`<ol class="timers">${list.map((t) => html`<li>${time(t.at)} <strong>${t.label}</strong> ${refLink(t)}</li>`)}</ol>`;
+  return html`<ol class="timers">${list.map((t) => html`<li>${time(t.at)} <strong>${t.label}</strong> ${refLink(t)}${onTenant(t.tenantId)}</li>`)}</ol>`;
 }
 
 function pendingView(t: Timers): Html {
   return html`<section class="panel" aria-labelledby="pend-h"><h2 id="pend-h">Pending timers</h2>
   ${t.pendingTimers === 0 ? empty('Nothing is scheduled.') : html`<p data-field="pending">${t.pendingTimers} pending: ${counts(t.pendingByLabel)}. The soonest:</p>${timerList(t.soonest)}`}
-  <p class="help">Rate-limit windows are not timers: they start afresh once their minute or day has passed on this clock.</p>
+  <p class="help">Rate-limit windows are not timers: they start afresh once their minute or day has passed on this clock. Each tenant also has its own clock, the sandbox clock plus the tenant's offset, moved from the tenant's page; advancing the sandbox clock moves every tenant's.</p>
 </section>`;
 }
 
 function historyView(list: Advance[]): Html {
   return html`<section class="panel" aria-labelledby="hist-h"><h2 id="hist-h">Recent advances</h2>
   ${list.length === 0 ? empty('The clock has not been advanced yet.') : html`<ol class="advances">${list.map((a) => html`<li data-fired="${a.fired}">
-    ${time(a.from)} → ${time(a.to)}: ${a.fired === 0 ? 'nothing fired' : html`fired ${counts(a.byLabel)}`}
+    ${time(a.from)} → ${time(a.to)}${onTenant(a.tenantId)}: ${a.fired === 0 ? 'nothing fired' : html`fired ${counts(a.byLabel)}`}
     ${a.first.length ? html`<details><summary>What fired</summary>${timerList(a.first)}${a.fired > a.first.length ? html`<p class="help">and ${a.fired - a.first.length} more</p>` : ''}</details>` : ''}
   </li>`)}</ol>`}
 </section>`;

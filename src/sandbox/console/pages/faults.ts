@@ -1,5 +1,6 @@
 // Faults: the chaos rules integrators use to exercise their retry logic (forced 429/500/503,
-// latency, failing webhook deliveries), and the planted bugs that prove the conformance harness.
+// latency, failing webhook deliveries), for everyone or for one tenant (D-115), and the planted bugs
+// that prove the conformance harness.
 
 import { Hono, type Context } from 'hono';
 import { controlError, empty, time } from '../components.js';
@@ -19,6 +20,7 @@ interface Rule {
   ratio: number;
   hits: number;
   createdAt: string;
+  tenantId?: string | null;
 }
 
 interface Bug {
@@ -42,7 +44,7 @@ function rulesTable(c: Context<ConsoleEnv>, rules: Rule[]): Html {
     <th scope="row"><code>${r.id}</code><br><span class="small muted">${time(r.createdAt)}</span></th>
     <td>${r.mode === 'webhook_failure' ? html`<span class="muted">webhook deliveries</span>` : html`<code>${r.method ?? 'any method'} ${r.path === '*' ? 'every API path' : `${r.path}…`}</code>`}</td>
     <td>${effect(r)}</td>
-    <td>${r.remaining !== null ? `next ${r.remaining} ${r.remaining === 1 ? 'call' : 'calls'}` : 'every call until removed'}${r.ratio < 1 ? `, ${Math.round(r.ratio * 100)}% of them` : ''}</td>
+    <td>${r.remaining !== null ? `next ${r.remaining} ${r.remaining === 1 ? 'call' : 'calls'}` : 'every call until removed'}${r.ratio < 1 ? `, ${Math.round(r.ratio * 100)}% of them` : ''}${r.tenantId ? html`<br><span class="small" data-field="rule-tenant">of tenant <a href="/console/tenants/${seg(r.tenantId)}"><code>${r.tenantId}</code></a> only</span>` : ''}</td>
     <td class="num">${r.hits}</td>
     <td><form method="post" action="/console/faults/${seg(r.id)}/delete">${csrfField(c)}<button type="submit" class="small" aria-label="Remove ${r.id}">Remove</button></form></td>
   </tr>`)}</tbody>
@@ -65,6 +67,8 @@ function addForm(c: Context<ConsoleEnv>): Html {
     <div><label for="ft-lat">Latency (ms)</label><input id="ft-lat" name="latencyMs" inputmode="numeric" placeholder="for “Add latency”, e.g. 2000"></div>
     <div><label for="ft-path">Endpoint path prefix</label><input id="ft-path" name="path" value="/api/" aria-describedby="ft-path-help" spellcheck="false">
       <p class="help" id="ft-path-help">For example <code>/api/screening/v1/screen</code> or <code>/api/v1/jobs</code>; <code>*</code> matches every API path. Not used for webhook failures.</p></div>
+    <div><label for="ft-tenant">Tenant id</label><input id="ft-tenant" name="tenantId" spellcheck="false" aria-describedby="ft-tenant-help" placeholder="every tenant when empty">
+      <p class="help" id="ft-tenant-help">Only this tenant's calls and webhook deliveries are affected.</p></div>
     <div><label for="ft-method">Method</label><select id="ft-method" name="method">
       <option value="">any</option>${['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].map((m) => html`<option>${m}</option>`)}
     </select></div>
@@ -102,6 +106,7 @@ function ruleBody(form: Form): Record<string, unknown> {
     if (field(form, 'path')) body.path = field(form, 'path');
     if (field(form, 'method')) body.method = field(form, 'method');
   }
+  if (field(form, 'tenantId')) body.tenantId = field(form, 'tenantId').trim();
   const scope = field(form, 'scope');
   if (scope === 'count') body.count = numberOrRaw(field(form, 'count'));
   if (scope === 'ratio') body.ratio = numberOrRaw(field(form, 'ratio'));

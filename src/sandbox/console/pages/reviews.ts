@@ -71,10 +71,13 @@ function filters(state: string, tenantId: string): Html {
 </form>`;
 }
 
-/** The sandbox clock's time, or null when it cannot be read (never the machine's own clock). */
-async function sandboxNow(c: Context<ConsoleEnv>): Promise<number | null> {
-  const clock = await c.var.ctl.get<{ now: string }>('/clock');
-  return clock.ok ? Date.parse(clock.data.now) : null;
+/** Each tenant's time (D-114): a request's age and time to expiry are on its tenant's clock; null when
+ * that clock cannot be read (never the machine's own clock). */
+async function tenantsNow(c: Context<ConsoleEnv>, tenantIds: string[]): Promise<(tenantId: string) => number | null> {
+  const ids = [...new Set(tenantIds)];
+  const clocks = await Promise.all(ids.map((id) => c.var.ctl.get<{ now: string }>(`/tenants/${seg(id)}/clock`)));
+  const byId = new Map(ids.map((id, i) => [id, clocks[i].ok ? Date.parse(clocks[i].data.now) : null]));
+  return (tenantId) => byId.get(tenantId) ?? null;
 }
 
 export function reviewPages() {
@@ -83,14 +86,12 @@ export function reviewPages() {
   r.get('/', async (c) => {
     const state = c.req.query('state') || 'pending_review';
     const tenantId = c.req.query('tenantId') ?? '';
-    const [res, now] = await Promise.all([
-      c.var.ctl.get<{ reviews: ReviewSummary[]; nextCursor: string | null }>('/reviews', {
-        state: state === 'all' ? undefined : state,
-        tenantId,
-        cursor: c.req.query('cursor'),
-      }),
-      sandboxNow(c),
-    ]);
+    const res = await c.var.ctl.get<{ reviews: ReviewSummary[]; nextCursor: string | null }>('/reviews', {
+      state: state === 'all' ? undefined : state,
+      tenantId,
+      cursor: c.req.query('cursor'),
+    });
+    const now = await tenantsNow(c, res.ok ? res.data.reviews.map((rv) => rv.tenantId) : []);
     const url = new URL(c.req.url);
     const returnTo = url.pathname + url.search;
     let body: Html;
@@ -99,7 +100,7 @@ export function reviewPages() {
       body = state === 'pending_review'
         ? empty(html`No pending reviews — submit a candidate with <code>POST /api/screening/v1/screen</code> (see the <a href="/docs">API reference</a>); it appears here once scored.`)
         : empty('No requests match these filters.');
-    } else body = html`${res.data.reviews.map((rv) => reviewCard(c, rv, returnTo, now))}${pager(c.req.url, res.data.nextCursor, 'reviews')}`;
+    } else body = html`${res.data.reviews.map((rv) => reviewCard(c, rv, returnTo, now(rv.tenantId)))}${pager(c.req.url, res.data.nextCursor, 'reviews')}`;
     return renderPage(c, {
       title: 'Review queue',
       active: '/console/reviews',
@@ -116,14 +117,15 @@ export function reviewPages() {
     const returnTo = safeNext(field(form, 'return') || '/console/reviews');
     if (!res.ok) {
       // keep what the reviewer typed; show the refusal beside the field it is about
-      const [detail, now] = await Promise.all([c.var.ctl.get<ReviewSummary>(`/reviews/${seg(requestId)}`), sandboxNow(c)]);
+      const detail = await c.var.ctl.get<ReviewSummary>(`/reviews/${seg(requestId)}`);
+      const now = await tenantsNow(c, detail.ok ? [detail.data.tenantId] : []);
       if (detail.ok && detail.data.state === 'pending_review') {
         return renderPage(c, {
           title: 'Review queue',
           active: '/console/reviews',
           status: 400,
           lead: html`The decision was not recorded; correct it below. <a href="${returnTo}">Back</a>`,
-          body: reviewCard(c, detail.data, returnTo, now, { form, error: res }),
+          body: reviewCard(c, detail.data, returnTo, now(detail.data.tenantId), { form, error: res }),
         });
       }
     }

@@ -9,6 +9,7 @@ import { back, csrfField, field, fields, flash, numberOrRaw, readForm } from '..
 import { html, seg, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
 import type { ConsoleEnv } from '../types.js';
+import { tenantClockActions, tenantClockPanel, type TenantClockView } from './tenantClock.js';
 import { webhookActions, webhookPanel, type ListenerView } from './tenantWebhook.js';
 
 interface TenantView {
@@ -69,7 +70,7 @@ function listTable(tenants: TenantView[]): Html {
 </table></div>`;
 }
 
-function detail(c: Context<ConsoleEnv>, t: TenantView): Html {
+function detail(c: Context<ConsoleEnv>, t: TenantView, clock: TenantClockView | null): Html {
   const id = seg(t.tenantId);
   const revealed = c.var.session.revealedKey;
   const key = revealed && revealed.tenantId === t.tenantId ? revealed.apiKey : null;
@@ -123,6 +124,7 @@ ${key ? html`<section class="panel reveal" aria-labelledby="key-h">
   </form>
 </section>
 ${webhookPanel(c, t)}
+${tenantClockPanel(c, clock)}
 <section class="panel" aria-labelledby="state-h">
   <h2 id="state-h">Access</h2>
   <p>${t.disabled ? 'This tenant is disabled: every call with its keys answers 403 forbidden.' : 'Disabling a tenant makes every call with its keys answer 403 forbidden.'}</p>
@@ -185,18 +187,22 @@ export function tenantPages() {
   });
 
   r.get('/:tenantId', async (c) => {
-    const res = await c.var.ctl.get<TenantView>(`/tenants/${seg(c.req.param('tenantId'))}`);
+    const [res, clock] = await Promise.all([
+      c.var.ctl.get<TenantView>(`/tenants/${seg(c.req.param('tenantId'))}`),
+      c.var.ctl.get<TenantClockView>(`/tenants/${seg(c.req.param('tenantId'))}/clock`),
+    ]);
     const listening = res.ok ? await c.var.ctl.get<{ listeners: ListenerView[] }>('/webhooks/listen/listeners', { tenantId: res.data.tenantId }) : null;
     if (res.ok && listening?.ok) res.data.listeners = listening.data.listeners;
     return renderPage(c, {
       title: res.ok ? res.data.name : 'Tenant',
       active: '/console/tenants',
       status: res.ok ? 200 : 404,
-      body: res.ok ? detail(c, res.data) : html`${controlError('the tenant', res)}<p><a href="/console/tenants">All tenants</a></p>`,
+      body: res.ok ? detail(c, res.data, clock.ok ? clock.data : null) : html`${controlError('the tenant', res)}<p><a href="/console/tenants">All tenants</a></p>`,
     });
   });
 
   webhookActions(r);
+  tenantClockActions(r);
 
   r.post('/:tenantId/keys', async (c) => {
     const tenantId = c.req.param('tenantId');
