@@ -2,11 +2,12 @@
 // webhook settings, credit balances and the disabled flag.
 
 import { Hono } from 'hono';
-import { invalid } from '../../errors/errors.js';
+import { forbidden, invalid } from '../../errors/errors.js';
 import { isPlanTier, jobsLimitsOf, type PlanTier } from '../../domain/plans.js';
 import { SCOPES, type Scope, type Tenant } from '../../domain/tenants.js';
 import type { AppEnv } from '../../web/env.js';
 import { onlyKeys, optBool, optInt, optString, readObject } from './admin.js';
+import { ownTenant, tenantFor } from './caller.js';
 import { PAGE_PARAMS, pageOf, readPageQuery } from './paging.js';
 
 /** How long the previous secret keeps signing after a rotation, unless the caller says (D-101). */
@@ -64,6 +65,10 @@ export function tenantView(t: Tenant, now: number) {
   };
 }
 
+/** What PATCH /tenants/{id} lets a tenant's own key change; the rest is the operator's. */
+const TENANT_FIELDS = ['name', 'webhookUrl', 'webhookSecret'] as const;
+const OPERATOR_FIELDS = ['planTier', 'disabled', 'screeningCredits', 'applyCredits'] as const;
+
 export function tenantRoutes() {
   const r = new Hono<AppEnv>();
 
@@ -93,16 +98,21 @@ export function tenantRoutes() {
 
   r.get('/:tenantId', (c) => {
     const { tenants } = c.var.core;
-    const t = tenants.get(c.req.param('tenantId'));
+    const t = tenants.get(tenantFor(c, c.req.param('tenantId'))!);
     const keys = tenants.keysOf(t.id).map((k) => ({ keyId: k.id, hint: k.hint, scopes: k.scopes, createdAt: new Date(k.createdAt).toISOString() }));
     return c.json({ ...tenantView(t, t.clock.now()), keys });
   });
 
   r.patch('/:tenantId', async (c) => {
     const { tenants } = c.var.core;
-    const t = tenants.get(c.req.param('tenantId'));
+    const t = tenants.get(tenantFor(c, c.req.param('tenantId'))!);
     const body = await readObject(c);
     onlyKeys(body, ['planTier', 'name', 'webhookUrl', 'webhookSecret', 'disabled', 'screeningCredits', 'applyCredits']);
+    // the tier, the balances and the disabled flag are the operator's (and the billing page's), never a key's own (D-120)
+    if (ownTenant(c) !== undefined) {
+      const operatorOnly = OPERATOR_FIELDS.find((k) => body[k] !== undefined);
+      if (operatorOnly) throw forbidden(`${operatorOnly} is set by the operator; a tenant's key may change ${TENANT_FIELDS.join(', ')}`);
+    }
     // validate everything before changing anything
     const tier = body.planTier === undefined ? undefined : parseTier(body.planTier);
     const webhookUrl = parseWebhookUrl(body.webhookUrl);
@@ -125,7 +135,7 @@ export function tenantRoutes() {
   // a new secret; the old one keeps signing beside it for overlapSeconds (default 24 h)
   r.post('/:tenantId/webhook-secret/rotate', async (c) => {
     const { tenants } = c.var.core;
-    const t = tenants.get(c.req.param('tenantId'));
+    const t = tenants.get(tenantFor(c, c.req.param('tenantId'))!);
     const body = await readObject(c, true);
     onlyKeys(body, ['overlapSeconds', 'webhookSecret']);
     const overlap = optInt(body, 'overlapSeconds', 0, 7 * 86400) ?? ROTATION_OVERLAP_SECONDS;
