@@ -4,6 +4,7 @@
 import { Hono } from 'hono';
 import { forbidden, invalid } from '../../errors/errors.js';
 import { isPlanTier, jobsLimitsOf, type PlanTier } from '../../domain/plans.js';
+import { parseAutoReview } from '../../domain/screening/autoReview.js';
 import { SCOPES, type Scope, type Tenant } from '../../domain/tenants.js';
 import type { AppEnv } from '../../web/env.js';
 import { onlyKeys, optBool, optInt, optString, readObject } from './admin.js';
@@ -61,12 +62,13 @@ export function tenantView(t: Tenant, now: number) {
       perMonth: jobsLimitsOf(t.planTier).applyCreditsPerMonth,
       resetAt: t.applyWallet.resetAt === null ? null : new Date(t.applyWallet.resetAt).toISOString(),
     },
+    autoReview: t.autoReview === null ? null : { ...t.autoReview },
     createdAt: new Date(t.createdAt).toISOString(),
   };
 }
 
 /** What PATCH /tenants/{id} lets a tenant's own key change; the rest is the operator's. */
-const TENANT_FIELDS = ['name', 'webhookUrl', 'webhookSecret'] as const;
+const TENANT_FIELDS = ['name', 'webhookUrl', 'webhookSecret', 'autoReview'] as const;
 const OPERATOR_FIELDS = ['planTier', 'disabled', 'screeningCredits', 'applyCredits'] as const;
 
 export function tenantRoutes() {
@@ -107,8 +109,8 @@ export function tenantRoutes() {
     const { tenants } = c.var.core;
     const t = tenants.get(tenantFor(c, c.req.param('tenantId'))!);
     const body = await readObject(c);
-    onlyKeys(body, ['planTier', 'name', 'webhookUrl', 'webhookSecret', 'disabled', 'screeningCredits', 'applyCredits']);
-    // the tier, the balances and the disabled flag are the operator's (and the billing page's), never a key's own (D-120)
+    onlyKeys(body, ['planTier', 'name', 'webhookUrl', 'webhookSecret', 'disabled', 'screeningCredits', 'applyCredits', 'autoReview']);
+    // the tier, the balances and the disabled flag are the operator's (and the billing page's), never a key's own (D-130)
     if (ownTenant(c) !== undefined) {
       const operatorOnly = OPERATOR_FIELDS.find((k) => body[k] !== undefined);
       if (operatorOnly) throw forbidden(`${operatorOnly} is set by the operator; a tenant's key may change ${TENANT_FIELDS.join(', ')}`);
@@ -122,6 +124,7 @@ export function tenantRoutes() {
     const name = optString(body, 'name', 200);
     const screeningCredits = optInt(body, 'screeningCredits', 0, 1_000_000);
     const applyCredits = optInt(body, 'applyCredits', 0, 1_000_000);
+    const autoReview = body.autoReview === undefined ? undefined : parseAutoReview(body.autoReview);
     if (tier !== undefined && tier !== t.planTier) tenants.applyPlan(t, tier);
     if (webhookUrl !== undefined) t.webhookUrl = webhookUrl;
     if (webhookSecret !== undefined) t.webhookSecret = webhookSecret;
@@ -129,6 +132,7 @@ export function tenantRoutes() {
     if (name !== undefined) t.name = name;
     if (screeningCredits !== undefined) t.screeningWallet.remaining = screeningCredits;
     if (applyCredits !== undefined) t.applyWallet.remaining = applyCredits;
+    if (autoReview !== undefined) c.var.core.screening.setAutoReview(t, autoReview);
     return c.json(tenantView(t, t.clock.now()));
   });
 
