@@ -332,7 +332,7 @@ describe('console in a browser', () => {
     await fired.locator('summary').click();
     await shot('clock');
 
-    // the tenant's own clock: advancing it moves this tenant only (D-114)
+    // the tenant's own clock: advancing it moves this tenant only (D-120)
     await page.goto(`${base()}/console/tenants/${state.tenantId}`);
     const sandboxBefore = Date.parse((await admin()('GET', '/sandbox/v1/clock')).json.now);
     await page.getByLabel("Advance this tenant's clock by (seconds)").fill('7200');
@@ -354,7 +354,7 @@ describe('console in a browser', () => {
     await page.getByRole('status').filter({ hasText: 'Cleared every fault' }).waitFor();
     expect(await page.locator('.fault-banner').count()).toBe(0);
 
-    // a fault scoped to one tenant fails that tenant's calls only (D-115)
+    // a fault scoped to one tenant fails that tenant's calls only (D-121)
     const other = await createTenant(base(), { planTier: 'pro' });
     await page.getByLabel('Effect').selectOption('status:503');
     await page.getByLabel('Endpoint path prefix').fill('/api/screening/v1/usage');

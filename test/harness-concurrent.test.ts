@@ -1,6 +1,6 @@
 // Two conformance runs at once against one sandbox, as two integrators (or two CI jobs) sharing one hosted
 // sandbox would run them: each moves only its own tenants' clocks, and neither blames the target for the
-// other's clock moves or calls (D-116). Both must pass every `must` requirement that runs.
+// other's clock moves or calls (D-122). Both must pass every `must` requirement that runs.
 
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -15,7 +15,7 @@ const sb = useSandbox({ seedDemo: false });
 
 type Result = Awaited<ReturnType<typeof runConformance>>;
 
-/** Judged on a clock or a per-address count that another client can move: may say it could not judge (D-116). */
+/** Judged on a clock or a per-address count that another client can move: may say it could not judge (D-122). */
 const SHARED_WINDOWS = ['JOB-RATE-4', 'MCP-TOOL-10', 'MCP-ANON-5'];
 
 /** The `must` requirements of a run that did not pass, with the first reason. */

@@ -1,4 +1,4 @@
-// Tenant clocks and tenant fault rules (D-114, D-115) on the shared sandbox: two instances on one
+// Tenant clocks and tenant fault rules (D-120, D-121) on the shared sandbox: two instances on one
 // PostgreSQL agree at once on each tenant's clock, its timers and its scoped rules, and a restart
 // replays them.
 

@@ -1,9 +1,10 @@
-// Per-tenant clocks and per-tenant chaos rules (D-114, D-115), through real HTTP: advancing one tenant's
+// Per-tenant clocks and per-tenant chaos rules (D-120, D-121), through real HTTP: advancing one tenant's
 // clock moves that tenant's review expiries, webhook retries, credit periods, rate windows and ledger
 // times and nobody else's; the sandbox clock moves everyone's; a rule scoped to a tenant touches only
 // that tenant's calls and deliveries.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, connectMcp } from './support/mcp.js';
 import { client, createTenant, useSandbox } from './support/sandbox.js';
 import { SCREENING, adminOf, clockAdvance, deliveriesOf, settled, startReceiver, submitBody, waitFor } from './support/screening.js';
 
@@ -119,6 +120,24 @@ describe('a clock per tenant', () => {
     expect(ra.status).toBe(200);
     expect(ra.headers.get('x-ratelimit-remaining')).toBe('59');
     expect((await me(b.apiKey)).status).toBe(429);
+  });
+
+  it("A's talent_search day starts afresh when A's clock moves a day; B's stays spent", async () => {
+    const a = await createTenant(base(), { planTier: 'pro' });
+    const b = await createTenant(base(), { planTier: 'pro' });
+    const url = `${base()}/api/mcp`;
+    const [ma, mb] = await Promise.all([connectMcp(url, a.apiKey), connectMcp(url, b.apiKey)]);
+    try {
+      for (const m of [ma, mb]) {
+        for (let i = 0; i < 50; i++) expect((await call(m.client, 'talent_search', { skills: ['TypeScript'] })).isError).toBe(false);
+        expect((await call(m.client, 'talent_search', { skills: ['TypeScript'] })).isError).toBe(true);
+      }
+      await advanceTenant(a.tenantId, 86_400);
+      expect((await call(ma.client, 'talent_search', { skills: ['TypeScript'] })).isError).toBe(false);
+      expect((await call(mb.client, 'talent_search', { skills: ['TypeScript'] })).isError).toBe(true);
+    } finally {
+      await Promise.all([ma.close(), mb.close()]);
+    }
   });
 
   it("A's credit period and resetAt follow A's clock", async () => {

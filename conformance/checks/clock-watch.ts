@@ -1,4 +1,4 @@
-// Whether somebody else moved a clock while a check walked a window on it (D-116). A target shared with
+// Whether somebody else moved a clock while a check walked a window on it (D-122). A target shared with
 // other clients (two CI runs against one hosted sandbox) may have its sandbox clock moved by them at any
 // moment, and with it every tenant's: a window that resets mid-walk then says nothing about the target.
 // A watch reads the clock before and after; a clock that ran ahead of real time by more than the check's

@@ -2,7 +2,7 @@
 // falling by one per call within a window, 429 `rate_limited` with Retry-After past the limit, and
 // recovery once the window has passed (advancing the key's tenant clock 61 s when it can, else waiting for
 // the reset when that is short). Runs late: it spends a whole window of a fresh key. A walk during which
-// another client moved the clock is taken again (D-116).
+// another client moved the clock is taken again (D-122).
 
 import type { Check } from '../check.js';
 import { skip, violation, Violation } from '../failure.js';
@@ -75,7 +75,7 @@ const window: Check = {
     // these calls spend the window on purpose: not paced, not retried
     const me = () => api.call({ path: `${JOBS}/me`, key: t.apiKey, rateProbe: true });
     const control = ctx.capabilities.clock && ctx.control ? ctx.control : null;
-    // another client moving the target clock mid-walk resets the window: that walk proves nothing (D-116)
+    // another client moving the target clock mid-walk resets the window: that walk proves nothing (D-122)
     let walked: { prev: Exchange | null; refused: Exchange } | null = null;
     for (let attempt = 1; walked === null; attempt++) {
       const watch = control && t.tenantId ? await watchClock(control, t.tenantId) : null;

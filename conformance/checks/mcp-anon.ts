@@ -117,7 +117,7 @@ const dailyLimit: Check = {
   async run(ctx) {
     if (!ctx.capabilities.clock || !ctx.control) return dailyLimitWithoutClock(ctx);
     const control = ctx.control;
-    // the per-IP day is no tenant's: it follows the sandbox clock, which only this check moves (D-116)
+    // the per-IP day is no tenant's: it follows the sandbox clock, which only this check moves (D-122)
     const toNextDay = async () => {
       const now = await control.now();
       const next = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1);
@@ -125,7 +125,7 @@ const dailyLimit: Check = {
     };
     // Every client at this address shares its day: a refusal before the 500th call can be another client's
     // calls, and a day that another client's clock move ended mid-walk proves nothing. Such walks are taken
-    // again on a new day; only what other clients cannot cause fails the target (D-116).
+    // again on a new day; only what other clients cannot cause fails the target (D-122).
     const unclear: string[] = [];
     let walkMs = 0;
     for (let attempt = 1; attempt <= 3; attempt++) {

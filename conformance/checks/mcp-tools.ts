@@ -216,7 +216,7 @@ const talentDaily: Check = {
     // it spends that key's talent_search for the rest of the day (opt out with --no-rate-windows)
     if (!fresh && !ctx.config.rateWindows) throw skip("--no-rate-windows: a fixed key's talent_search day is not spent");
     // another client moving the target clock into a new day mid-walk lets the 51st call through: that walk
-    // proves nothing, and is taken again with another fresh key (D-116)
+    // proves nothing, and is taken again with another fresh key (D-122)
     for (let attempt = 1; ; attempt++) {
       const t = fresh ? await ctx.tenants.fresh('pro') : await ctx.tenants.get('starter');
       const watch = fresh && ctx.control && t.tenantId ? await watchClock(ctx.control, t.tenantId) : null;

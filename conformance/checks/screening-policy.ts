@@ -35,7 +35,7 @@ const magic: Check = {
   },
 };
 
-/** Moves the clock of the check's own tenant (the sandbox clock on a fixed key's target), D-116. */
+/** Moves the clock of the check's own tenant (the sandbox clock on a fixed key's target), D-122. */
 const advanceFor = (ctx: CheckContext, t: TenantHandle, seconds: number) => (t.tenantId ? ctx.control!.advanceTenantClock(t.tenantId, seconds) : ctx.control!.advanceClock(seconds));
 
 const expiry: Check = {
@@ -53,7 +53,7 @@ const expiry: Check = {
     watch?.own(71 * 3600);
     let walk = await untilState(ctx, t, requestId, ['expired'], 300);
     if (rowsOf(walk.rows, requestId).some((r) => r.toState === 'expired')) {
-      // another client's move of the sandbox clock moves this tenant's too (D-116)
+      // another client's move of the sandbox clock moves this tenant's too (D-122)
       const foreign = watch ? await watch.foreignMs() : 0;
       if (foreign > 0) return ctx.unobserved('POL-STATE-2', `${movedBy(foreign)}: the review window cannot be judged`);
       ctx.failures.add('POL-STATE-2', 'the request expired before 72 hours in review', walk.pages[0]);

@@ -98,11 +98,11 @@ export class ControlClient {
     await this.call('POST', '/clock/advance', { seconds });
   }
 
-  // null until the first tenant-clock call tells whether the target has tenant clocks (D-114)
+  // null until the first tenant-clock call tells whether the target has tenant clocks (D-120)
   private tenantClocks: boolean | null = null;
 
   /**
-   * Moves one tenant's clock (D-116): what another client of the same target does on its own tenants is
+   * Moves one tenant's clock (D-122): what another client of the same target does on its own tenants is
    * left alone. On a target without tenant clocks (the route answers 404 for a tenant this run created),
    * the sandbox clock.
    */

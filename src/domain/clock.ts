@@ -1,11 +1,11 @@
 // The sandbox clock: real time plus an offset that tests and the control API move forward, and one
 // clock per tenant on top of it (the sandbox clock plus the tenant's own offset), so advancing one
 // tenant's time expires its reviews, fires its retries and resets its windows without touching anyone
-// else's (D-114). Nothing in the sandbox reads Date.now() directly. Timers are scheduled on the time
+// else's (D-120). Nothing in the sandbox reads Date.now() directly. Timers are scheduled on the time
 // of the clock that made them (a tenant's timers on its clock), so advancing a clock fires every timer
 // that has come due at once (webhook retries, expiry). Each clock keeps its timers in a binary heap
 // with lazy cancellation: a million pending expiries stay cheap to schedule and cancel.
-// Requirements: POL-STATE-2, POL-HOOK-1, POL-MCP-3 (time they follow); decisions D-09, D-50, D-114.
+// Requirements: POL-STATE-2, POL-HOOK-1, POL-MCP-3 (time they follow); decisions D-09, D-50, D-120.
 
 export type TimerFn = () => void;
 

@@ -3,8 +3,8 @@
 //   calls) of an endpoint answer 429, 503 or 500, add latency, or fail webhook deliveries;
 // - planted bugs, each breaking one rule of the specification on purpose, so that a test can prove
 //   the conformance harness catches it (see README "Planted bugs").
-// A chaos rule may belong to one tenant: it then matches only that tenant's calls and deliveries (D-115).
-// Requirements: none of the documents (chaos rules and planted bugs are sandbox conveniences); decisions D-38, D-115.
+// A chaos rule may belong to one tenant: it then matches only that tenant's calls and deliveries (D-121).
+// Requirements: none of the documents (chaos rules and planted bugs are sandbox conveniences); decisions D-38, D-121.
 
 import { invalid } from '../errors/errors.js';
 import type { Rng } from './rng.js';
@@ -44,7 +44,7 @@ export interface ChaosRuleInput {
   count?: number;
   /** Apply to this share (0..1) of matching calls; default 1. */
   ratio?: number;
-  /** Only this tenant's calls and deliveries; every caller's when omitted (D-115). */
+  /** Only this tenant's calls and deliveries; every caller's when omitted (D-121). */
   tenantId?: string;
 }
 

@@ -30,7 +30,7 @@ export interface Tenant {
   screeningWallet: Wallet;
   applyWallet: Wallet;
   createdAt: number;
-  /** The tenant's own clock: the sandbox clock plus this tenant's offset, with its timers (D-114). */
+  /** The tenant's own clock: the sandbox clock plus this tenant's offset, with its timers (D-120). */
   clock: TenantClock;
   /** The automatic reviewer's setting; null: off (the default), D-131. */
   autoReview: AutoReview | null;
@@ -89,7 +89,7 @@ export class TenantService {
 
   constructor(
     private readonly ids: IdFactory,
-    /** A tenant's clock (D-114). */
+    /** A tenant's clock (D-120). */
     private readonly clockOf: (tenantId: string) => TenantClock,
   ) {}
 
@@ -201,7 +201,7 @@ export class TenantService {
 
   /**
    * The tenant a bearer key belongs to, without deciding anything (no 401/403): null for a missing or unknown
-   * key. Tenant-scoped chaos rules use it before the call is authenticated (D-115).
+   * key. Tenant-scoped chaos rules use it before the call is authenticated (D-121).
    */
   tenantIdOfKey(apiKey: string | undefined): string | null {
     return apiKey ? (this.keysByHash.get(digestOf(apiKey))?.tenantId ?? null) : null;

@@ -22,7 +22,7 @@ export interface ChaosEnv {
  */
 export function applyChaos(faults: Faults, method: string, path: string, shared?: ChaosEnv, tenantOf?: () => string | null): Promise<void> | undefined {
   if (!faults.armed) return undefined;
-  // a rule of one tenant matches that tenant's calls only: the caller's key tells whose (D-115)
+  // a rule of one tenant matches that tenant's calls only: the caller's key tells whose (D-121)
   const fired = faults.take(method, path, faults.scoped && tenantOf ? tenantOf() : null);
   if (fired.length === 0) return undefined;
   const latency: number[] = [];

@@ -1,5 +1,5 @@
 // Every rate limit of the sandbox, in one place: a key's windows on its tenant's clock, a client IP's on the
-// sandbox clock (D-114):
+// sandbox clock (D-120):
 // - the jobs API's per-key minute, shared by REST and the keyed MCP server, sized by the jobs tier; calls
 //   without a usable key count against a per-client-IP window of the free tier's size, which only feeds
 //   the headers (JOB-RATE-1, JOB-RATE-2, JOB-RATE-3, JOB-RATE-4, POL-RATE-1, POL-RATE-2, POL-RATE-3; D-22);

@@ -74,7 +74,7 @@ export class Pipeline {
     const from = req.state;
     req.state = to;
     this.requests.moved(from, to);
-    // a tenant's rows are stamped on its own clock (D-114)
+    // a tenant's rows are stamped on its own clock (D-120)
     if (writeRow) this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.of(req.tenantId).now());
   }
 

@@ -74,7 +74,7 @@ export function createWebhooks(ctx: CoreContext) {
   }
 
   function scheduleNext(d: Delivery): void {
-    // on the tenant's clock: advancing it fires its retries, and nobody else's (D-114)
+    // on the tenant's clock: advancing it fires its retries, and nobody else's (D-120)
     const clock = ctx.clock.of(d.tenantId);
     d.nextAttemptAt = clock.now() + schedule[d.failures - 1] * 1000;
     d.cancelRetry = clock.schedule(d.nextAttemptAt, () => attempt(d, false), RETRY_TIMER, d.id);

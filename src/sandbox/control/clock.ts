@@ -1,4 +1,4 @@
-// Control API: the sandbox clock and each tenant's clock (D-114). A tenant's clock is the sandbox clock
+// Control API: the sandbox clock and each tenant's clock (D-120). A tenant's clock is the sandbox clock
 // plus the tenant's offset: advancing it fires only that tenant's timers and moves only that tenant's
 // windows and stamps; advancing the sandbox clock moves every tenant's with it. The tenant routes live
 // under /tenants/{id}/clock, so a tenant's own credential can be let into them later.

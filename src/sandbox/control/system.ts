@@ -31,7 +31,7 @@ export function systemRoutes() {
       if (body.tenantId !== undefined && body.tenantId !== own) throw notFound(`tenant ${String(body.tenantId)} does not exist`);
       body.tenantId = own;
     }
-    // a rule of one tenant matches only that tenant's calls and deliveries (D-115)
+    // a rule of one tenant matches only that tenant's calls and deliveries (D-121)
     if (body.tenantId !== undefined) {
       if (typeof body.tenantId !== 'string' || !c.var.core.tenants.list().some((t) => t.id === body.tenantId)) {
         throw invalid(`tenantId ${JSON.stringify(body.tenantId)} is not a tenant of this sandbox`, 'tenantId');

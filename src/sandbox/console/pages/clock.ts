@@ -57,7 +57,7 @@ function refLink(t: TimerView): Html {
   return html`<code>${t.ref}</code>`;
 }
 
-/** A timer or advance on a tenant's own clock (D-114) says whose. */
+/** A timer or advance on a tenant's own clock (D-120) says whose. */
 const onTenant = (tenantId: string | null | undefined): Html =>
   tenantId ? html` <span class="small">on the clock of tenant <a href="/console/tenants/${seg(tenantId)}"><code>${tenantId}</code></a></span>` : html``;
 

@@ -1,5 +1,5 @@
 // Faults: the chaos rules integrators use to exercise their retry logic (forced 429/500/503,
-// latency, failing webhook deliveries), for everyone or for one tenant (D-115), and the planted bugs
+// latency, failing webhook deliveries), for everyone or for one tenant (D-121), and the planted bugs
 // that prove the conformance harness.
 
 import { Hono, type Context } from 'hono';

@@ -71,7 +71,7 @@ function filters(state: string, tenantId: string): Html {
 </form>`;
 }
 
-/** Each tenant's time (D-114): a request's age and time to expiry are on its tenant's clock; null when
+/** Each tenant's time (D-120): a request's age and time to expiry are on its tenant's clock; null when
  * that clock cannot be read (never the machine's own clock). */
 async function tenantsNow(c: Context<ConsoleEnv>, tenantIds: string[]): Promise<(tenantId: string) => number | null> {
   const ids = [...new Set(tenantIds)];

@@ -1,4 +1,4 @@
-// The clock panel of a tenant's page (D-114): the tenant's own time (the sandbox clock plus its offset),
+// The clock panel of a tenant's page (D-120): the tenant's own time (the sandbox clock plus its offset),
 // its pending timers, and a form that moves only this tenant's clock.
 
 import type { Context, Hono } from 'hono';
