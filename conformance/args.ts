@@ -30,6 +30,8 @@ export const USAGE = `Usage: npm run conformance -- --target <base URL> [options
                             credits stay spent. Without it, only keys.screeningSpent shows a 402
   --no-rate-windows         never spend a fixed key's rate window (skips the 429 / Retry-After / recovery
                             checks on fixed keys; a run then needs no pause of up to a minute per tier)
+  --concurrency <n>         checks in flight at once (default 8; checks sharing a fixed key or moving
+                            the target clock still run one after another; 1 runs every check in turn)
   --inactive-job <id>       an existing job that is not active (profile: inactiveJobId)
   --validating-proxy        the target validates requests itself (skip negative-input checks)
   --timeout <ms>            per-request timeout (default 15000)
@@ -61,6 +63,7 @@ export function parseCli(argv: string[]): RawOptions & { help?: boolean } {
       'validating-proxy': { type: 'boolean' },
       'allow-spend': { type: 'string', multiple: true },
       'no-rate-windows': { type: 'boolean' },
+      concurrency: { type: 'string' },
       'inactive-job': { type: 'string' },
       timeout: { type: 'string' },
       quiet: { type: 'boolean' },
@@ -93,6 +96,7 @@ export function parseCli(argv: string[]): RawOptions & { help?: boolean } {
     requestTimeoutMs: int(values.timeout, '--timeout'),
     allowSpend: values['allow-spend']?.flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean),
     rateWindows: values['no-rate-windows'] ? false : undefined,
+    concurrency: int(values.concurrency, '--concurrency'),
     inactiveJobId: values['inactive-job'],
     progress: values.quiet ? false : undefined,
   };

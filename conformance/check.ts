@@ -2,6 +2,7 @@
 // checks/index.ts, names the requirement ids it verifies, says what it needs from the target, and
 // returns failures (typed values with evidence); it never prints.
 
+import type { CheckUses } from './check-resources.js';
 import type { HarnessConfig } from './config.js';
 import type { HarnessContract } from './contract.js';
 import type { Failure, FailureList } from './failure.js';
@@ -47,6 +48,8 @@ export interface Check {
   };
   /** Runs after the other checks (it spends a shared budget such as a rate-limit window or the clock). */
   late?: boolean;
+  /** What it shares with other checks, for running side by side (default: its entry in check-resources.ts). */
+  uses?: CheckUses;
   /**
    * What a keys-only profile needs for this check beyond one key per tier, for the README's table
    * (e.g. "two tenants", "a spent key"); capabilities in `needs` speak for themselves.
@@ -80,6 +83,11 @@ export interface CheckContext {
    * other requirements keep their verdicts.
    */
   unobserved(requirement: string, reason: string): void;
+  /**
+   * Runs a bounded wait for the target (a score, a review, a delivery) with the check's keys lent to the
+   * checks queued behind it (waits.ts asyncWait); nothing the check compares may straddle it.
+   */
+  readonly whileWaiting?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 export const CAPABILITY_REASONS: Record<Capability, string> = {

@@ -20,6 +20,12 @@ describe('harness config', () => {
     expect(resolveHarnessConfig({ profile: file, target: 'http://127.0.0.1:9' }).target).toBe('http://127.0.0.1:9');
   });
 
+  it('takes a profile\'s `targets` passed as options (the programmatic form of a profile)', () => {
+    const cfg = resolveHarnessConfig({ target: 'http://127.0.0.1:9', targets: { anonMcp: 'http://127.0.0.1:10/mcp', mcp: 'http://127.0.0.1:9/mcp/keyed' } });
+    expect(cfg.anonMcpUrl).toBe('http://127.0.0.1:10/mcp');
+    expect(cfg.mcpUrl).toBe('http://127.0.0.1:9/mcp/keyed');
+  });
+
   it('refuses unknown profile fields and key slots, and bad values', () => {
     const bad = path.join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ target: 'http://x', keyz: {} }));

@@ -75,6 +75,8 @@ export interface RawOptions extends Omit<Profile, 'capabilities'> {
   baseline?: string | { version?: number; entries: unknown[] };
   /** Write this run's `must` failures as a baseline file here. */
   writeBaseline?: string;
+  /** Checks run side by side at most (those sharing a key or the clock still run one after another); 1 runs them in turn. */
+  concurrency?: number;
 }
 
 export interface HarnessConfig {
@@ -94,6 +96,7 @@ export interface HarnessConfig {
   waits: Readonly<Waits>;
   allowSpend: readonly KeySlot[];
   rateWindows: boolean;
+  concurrency: number;
   seed: number;
   seedGiven: boolean;
   runs: number;
@@ -111,6 +114,9 @@ export interface HarnessConfig {
   /** Where --write-baseline writes this run's failures. */
   writeBaseline: string | null;
 }
+
+/** Checks in flight at once by default: most of a run is waiting on the target, not work. */
+export const DEFAULT_CONCURRENCY = 8;
 
 const HARNESS_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -152,7 +158,8 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
   const targetRaw = raw.target ?? profile.target;
   if (!targetRaw) throw new Error('--target <base URL> is required (or `target` in the profile)');
   const target = url(targetRaw, '--target');
-  const t = { ...profile.targets };
+  // programmatic callers pass a profile's fields as options: their `targets` count as the profile's
+  const t = { ...profile.targets, ...raw.targets };
   const screening = url(raw.targetScreening ?? t.screening ?? target, 'screening target');
   const jobs = url(raw.targetJobs ?? t.jobs ?? target, 'jobs target');
   const control = url(t.control ?? target, 'control target');
@@ -163,6 +170,8 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
   if (!Number.isInteger(seed)) throw new Error('--seed must be an integer');
   const runs = raw.runs ?? 20;
   if (!Number.isInteger(runs) || runs < 1 || runs > 10_000) throw new Error('--runs must be an integer from 1 to 10000');
+  const concurrency = raw.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error('--concurrency must be an integer from 1 to 64');
   const receiverUrl = raw.webhookReceiverUrl ?? profile.webhookReceiverUrl;
   const receiver = receiverUrl ? url(receiverUrl, 'webhookReceiverUrl') : null;
   const listen = raw.webhookListen ?? profile.webhookListen;
@@ -195,6 +204,7 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
     waits: Object.freeze(waits),
     allowSpend: Object.freeze(allowSpend),
     rateWindows: raw.rateWindows ?? true,
+    concurrency,
     seed,
     seedGiven,
     runs,

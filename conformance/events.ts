@@ -84,6 +84,8 @@ export interface RunResult {
 export type HarnessEvent =
   | { type: 'run-start'; target: string; seed: number; runs: number; checks: number; requirements: number }
   | { type: 'capabilities'; capabilities: Capabilities; notes: string[] }
+  // checks run side by side: `index` counts the checks started (check-start) or finished (check-end)
+  // before this one, so progress reads in order; reports list checks in registry order
   | { type: 'check-start'; id: string; title: string; index: number; total: number }
   | { type: 'check-end'; result: CheckResult; index: number; total: number }
   | { type: 'regression'; file: string; check: string; property: string; passed: boolean }

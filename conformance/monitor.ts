@@ -99,7 +99,8 @@ export function operationMatcher(ops: OperationSpec[]) {
 
 export class ResponseMonitor {
   private readonly match: (method: string, path: string) => OperationSpec | null;
-  private folded = new Map<string, Failure>();
+  /** Per check (checks run side by side), the problems seen so far, folded. */
+  private readonly folded = new Map<string, Map<string, Failure>>();
 
   constructor(
     ops: OperationSpec[],
@@ -108,18 +109,20 @@ export class ResponseMonitor {
     this.match = operationMatcher(ops);
   }
 
-  /** Starts collecting for a new check; returns what was collected for the previous one. */
-  drain(): Failure[] {
-    const out = [...this.folded.values()];
-    this.folded = new Map();
+  /** What was collected for `check` (its exchanges, whenever they were made); forgets it. */
+  drain(check: string): Failure[] {
+    const out = [...(this.folded.get(check)?.values() ?? [])];
+    this.folded.delete(check);
     return out;
   }
 
   private add(check: string, requirement: string, why: string, ex: Exchange): void {
     const k = `${requirement}\u0000${why}`;
-    const f = this.folded.get(k);
+    let mine = this.folded.get(check);
+    if (!mine) this.folded.set(check, (mine = new Map()));
+    const f = mine.get(k);
     if (f) f.occurrences = (f.occurrences ?? 1) + 1;
-    else this.folded.set(k, { requirement, check, why, evidence: [ex], occurrences: 1 });
+    else mine.set(k, { requirement, check, why, evidence: [ex], occurrences: 1 });
   }
 
   observe(check: string, ex: Exchange, surface: Surface, spec: CallSpec): void {

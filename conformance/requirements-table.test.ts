@@ -20,4 +20,10 @@ describe("the README's table of must requirements", () => {
       expect(row, r.id).not.toContain('not covered');
     }
   });
+
+  it('says, for every observable must id, what its checks observe', () => {
+    const missing = catalogue.all.filter((r) => r.level === 'must' && r.observable && !r.observes).map((r) => r.id);
+    expect(missing).toEqual([]);
+    expect(mustTable(catalogue)).toContain('| Observes |');
+  });
 });

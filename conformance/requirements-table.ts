@@ -1,5 +1,6 @@
 // The README's table of every `must` requirement: what observing it needs (keys only, two tenants, a
-// spent key, a webhook receiver, a control plane) and which checks observe it, generated from the
+// spent key, a webhook receiver, a control plane), which checks observe it and what they observe of it
+// (the catalogue's `observes`, so a reader sees where an observation is weaker than its sentence), generated from the
 // catalogue and the check registry so it cannot drift (requirements-table.test.ts fails when the
 // README's copy is stale; `npx tsx conformance/requirements-table.ts --write` rewrites it).
 
@@ -32,7 +33,7 @@ function needsOf(c: Pick<Check, 'appliesTo' | 'keysOnly'>): string {
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 
 export function mustTable(catalogue: Catalogue, checks: readonly Check[] = allChecks): string {
-  const rows = ['| Id | Requirement | Needs | Observed by |', '|---|---|---|---|'];
+  const rows = ['| Id | Requirement | Needs | Observed by | Observes |', '|---|---|---|---|---|'];
   for (const r of catalogue.all.filter((x) => x.level === 'must')) {
     const covering: Pick<Check, 'id' | 'appliesTo' | 'keysOnly'>[] = checks.filter((c) => c.requirements.includes(r.id));
     if (MONITOR_CHECK.requirements.includes(r.id)) covering.push({ id: MONITOR_CHECK.id, appliesTo: { surface: 'site' } });
@@ -50,7 +51,7 @@ export function mustTable(catalogue: Catalogue, checks: readonly Check[] = allCh
       needs = all.includes('keys only') ? 'keys only' : all.filter((n) => n !== 'a control plane').join(' or ') || 'a control plane';
       how = covering.map((c) => `\`${c.id}\`${needsOf(c) === 'a control plane' && needs !== 'a control plane' ? ' (control plane)' : ''}`).join(', ');
     }
-    rows.push(`| ${r.id} | ${cell(r.text.length > 110 ? `${r.text.slice(0, 107)}…` : r.text)} | ${cell(needs)} | ${how} |`);
+    rows.push(`| ${r.id} | ${cell(r.text.length > 110 ? `${r.text.slice(0, 107)}…` : r.text)} | ${cell(needs)} | ${how} | ${cell(r.observes ?? '—')} |`);
   }
   return rows.join('\n');
 }

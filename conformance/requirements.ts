@@ -15,6 +15,8 @@ export interface Requirement {
   decision?: string;
   /** False when no API call can observe it (the harness reports it as not observable). */
   observable: boolean;
+  /** What the checks observe of it, and where that is weaker than its sentence. */
+  observes?: string;
 }
 
 export interface Catalogue {
@@ -41,6 +43,7 @@ export function loadCatalogue(file: string): Catalogue {
       ...(typeof r.source === 'string' ? { source: r.source } : typeof r.source === 'object' && r.source ? { source: Object.values(r.source).join(' ') } : {}),
       ...(typeof r.decision === 'string' ? { decision: r.decision } : {}),
       observable: r.observable !== false,
+      ...(typeof r.observes === 'string' ? { observes: r.observes.trim() } : {}),
     };
     all.push(req);
     byId.set(req.id, req);

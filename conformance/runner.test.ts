@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Check } from './check.js';
 import { resolveHarnessConfig } from './config.js';
-import type { CheckResult } from './events.js';
+import type { CheckResult, HarnessEvent } from './events.js';
 import { parseReplay, propertySeed } from './property.js';
 import type { Catalogue, Requirement } from './requirements.js';
 import { aggregate, selectChecks } from './runner.js';
+import { asyncWait } from './waits.js';
 
 const req = (id: string, level: 'must' | 'policy' = 'must', observable = true): Requirement => ({ id, level, text: id, observable });
 const catalogue = (rs: Requirement[]): Catalogue => ({ file: 'x', all: rs, byId: new Map(rs.map((r) => [r.id, r])) });
@@ -102,3 +103,51 @@ describe('requirements a check could not observe', () => {
     expect(rs[1].reasons[0]).toContain('precondition did not hold');
   });
 });
+
+describe('checks side by side', () => {
+  it('waits of checks sharing nothing overlap, a shared key is taken in turn, results come in registry order', async () => {
+    const { runConformance } = await import('./index.js');
+    const log: string[] = [];
+    const waiting = (id: string, uses: Check['uses'], ms: number): Check => ({
+      ...check(id, ['SCR-IDEMP-1']),
+      uses,
+      run: async (ctx) => {
+        log.push(`+${id}`);
+        await asyncWait(ctx, () => new Promise((r) => setTimeout(r, ms)));
+        log.push(`-${id}`);
+      },
+    });
+    const busy = (id: string, uses: Check['uses'], ms: number): Check => ({
+      ...check(id, ['SCR-IDEMP-2']),
+      uses,
+      run: async () => {
+        log.push(`+${id}`);
+        await new Promise((r) => setTimeout(r, ms));
+        log.push(`-${id}`);
+      },
+    });
+    const checks = [waiting('w.a', { keys: ['pro'] }, 600), waiting('w.b', { keys: ['starter'] }, 600), busy('b.pro', { keys: ['pro'] }, 100), busy('b.pro2', { keys: ['pro'] }, 100)];
+    const ends: string[] = [];
+    let t0 = 0;
+    let ms = 0;
+    const reporter = (e: HarnessEvent) => {
+      if (e.type === 'check-start' && e.index === 0) t0 = performance.now();
+      if (e.type === 'check-end') {
+        ends.push(`${e.index}:${e.result.id}`);
+        ms = performance.now() - t0;
+      }
+    };
+    const r = await runConformance({ target: 'http://127.0.0.1:1', keys: { pro: 'k1', starter: 'k2' }, seed: 1, reportDir: null, progress: false, saveRegressions: false }, { checks, reporters: [reporter] });
+    expect(r.harnessErrors).toEqual([]);
+    // two waits of 600 ms side by side, the pro checks inside the pro wait: well under the 1400 ms in turn
+    expect(ms).toBeLessThan(1250);
+    // b.pro ran while w.a waited (w.a lent its key), and the two pro checks took it one after the other
+    expect(log.indexOf('+b.pro')).toBeLessThan(log.indexOf('-w.a'));
+    expect(log.indexOf('+b.pro2')).toBeGreaterThan(log.indexOf('-b.pro'));
+    expect(r.checks.map((c) => c.id)).toEqual(['w.a', 'w.b', 'b.pro', 'b.pro2', 'contract.responses']);
+    // progress counts finished checks, in the order they finished
+    expect(ends.map((e) => e.split(':')[0])).toEqual(['0', '1', '2', '3']);
+    expect(ends.slice(0, 2).map((e) => e.split(':')[1]).sort()).toEqual(['b.pro', 'b.pro2']);
+  });
+});
+

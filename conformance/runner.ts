@@ -1,24 +1,30 @@
-// The runner: selects the registered checks (--only, --replay), runs them one after another against
-// the target (sequentially, so clock moves and rate-limit windows of one check never disturb another),
-// folds the response monitor's findings in, aggregates a status per requirement, and emits events.
+// The runner: selects the registered checks (--only, --replay), runs them side by side against the
+// target (scheduler.ts: checks sharing a fixed key run in registry order, a check moving the target
+// clock runs alone, a check waiting for the target lends its keys meanwhile), folds the response
+// monitor's findings in, aggregates a status per requirement, and emits events. Results come out in
+// registry order whatever order the checks finished in.
 
 import type { Capabilities, Check, CheckContext } from './check.js';
 import { CAPABILITY_REASONS } from './check.js';
 import { settleBaseline } from './baseline.js';
 import { coverageIndex } from './coverage.js';
+import { CHECK_USES, jobOf, scheduleOrder } from './check-resources.js';
 import { allChecks } from './checks/index.js';
 import { baseCommand, type HarnessConfig } from './config.js';
 import { loadHarnessContract } from './contract.js';
-import { EventBus, type CheckResult, type Reporter, type RequirementResult, type RunResult, type Tally } from './events.js';
+import { EventBus, type CheckResult, type HarnessEvent, type Reporter, type RequirementResult, type RunResult, type Tally } from './events.js';
 import { FailureList, Skip, Violation, failureOf, type Failure } from './failure.js';
 import { ResponseMonitor } from './monitor.js';
 import { parseReplay, runProperty, type ReplayRequest } from './property.js';
 import { loadRegressionFile, loadRegressions } from './regressions.js';
 import { loadCatalogue, selected, type Catalogue } from './requirements.js';
+import { Scheduler } from './scheduler.js';
 import { ControlError } from './target/control.js';
 import { createEnvironment } from './target/environment.js';
 import type { ExchangeObserver } from './target/target.js';
+import { watchedTenants } from './target/tenants.js';
 import { ContractValidator } from './validation.js';
+import { checkOfCall, receiverFor, targetFor, type WhileWaiting } from './waits.js';
 
 /** The pseudo-check under which the response monitor's findings are reported. */
 export const MONITOR_CHECK: Pick<Check, 'id' | 'title' | 'requirements'> = {
@@ -111,26 +117,40 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
   const regressions = replay ? [] : loadRegressions(cfg.regressionsDir, cfg.target);
   const regressionLog: RunResult['regressions'] = [];
 
-  await bus.emit({ type: 'run-start', target: cfg.target, seed: cfg.seed, runs: cfg.runs, checks: checks.length, requirements: catalogue.all.length });
-  const env = await createEnvironment(cfg);
-  await bus.emit({ type: 'capabilities', capabilities: env.capabilities, notes: env.notes });
+  // events go out one at a time, in the order they happen, whichever check raised them
+  let emitted = Promise.resolve();
+  const emit = (e: HarnessEvent) => (emitted = emitted.then(() => bus.emit(e)));
 
-  let current = '';
+  await emit({ type: 'run-start', target: cfg.target, seed: cfg.seed, runs: cfg.runs, checks: checks.length, requirements: catalogue.all.length });
+  const env = await createEnvironment(cfg);
+  await emit({ type: 'capabilities', capabilities: env.capabilities, notes: env.notes });
+
   const stopObserving = env.target.observe((ex, surface, spec) => {
-    monitor.observe(current, ex, surface, spec);
+    monitor.observe(checkOfCall(spec) ?? '', ex, surface, spec);
     opts.onExchange?.(ex, surface, spec);
   });
-  const results: CheckResult[] = [];
-  const monitorFailures: Failure[] = [];
+  const results: CheckResult[] = new Array(checks.length);
+  const monitorFailures: Failure[][] = checks.map(() => []);
+  const undeclared = new Map<string, Set<string>>();
   let cases = 0;
+  let started = 0;
+  let finished = 0;
   try {
-    for (const [index, check] of checks.entries()) {
-      current = check.id;
-      await bus.emit({ type: 'check-start', id: check.id, title: check.title, index, total: checks.length });
+    const position = new Map(checks.map((c, i) => [c, i]));
+    const jobs = scheduleOrder(checks).map((check, order) => jobOf(check, order, env.capabilities));
+    await new Scheduler(jobs, cfg.concurrency).runAll(async ({ check, resources }, whileWaiting) => {
+      const index = position.get(check)!;
+      await emit({ type: 'check-start', id: check.id, title: check.title, index: started++, total: checks.length });
+      const tenants = watchedTenants(env.tenants, (slot) => {
+        if (resources.has(`key:${slot}`)) return;
+        const seen = undeclared.get(check.id) ?? new Set<string>();
+        undeclared.set(check.id, seen.add(slot));
+      });
       const result = await runOne(check, cfg, env.capabilities, {
         contract,
         validator,
-        env,
+        whileWaiting,
+        env: { ...env, tenants, target: targetFor(env.target, check.id), receiver: receiverFor(env.receiver, whileWaiting) },
         propertyEnv: {
           config: cfg,
           check: check.id,
@@ -138,20 +158,26 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
           replay,
           onRegression: (r, passed) => {
             regressionLog.push({ file: r.file, check: r.check, property: r.property, passed });
-            void bus.emit({ type: 'regression', file: r.file, check: r.check, property: r.property, passed });
+            void emit({ type: 'regression', file: r.file, check: r.check, property: r.property, passed });
           },
           onCases: (n) => {
             cases += n;
           },
         },
       });
-      for (const f of monitor.drain()) monitorFailures.push({ ...f, check: MONITOR_CHECK.id, why: `${f.why} (seen during ${check.id})` });
-      results.push(result);
-      await bus.emit({ type: 'check-end', result, index, total: checks.length });
-    }
+      for (const f of monitor.drain(check.id)) monitorFailures[index].push({ ...f, check: MONITOR_CHECK.id, why: `${f.why} (seen during ${check.id})` });
+      results[index] = result;
+      await emit({ type: 'check-end', result, index: finished++, total: checks.length });
+    });
   } finally {
     stopObserving();
     await env.close();
+  }
+  // exchanges made outside any check (set-up) are judged too
+  monitorFailures.push(monitor.drain('').map((f) => ({ ...f, check: MONITOR_CHECK.id, why: `${f.why} (seen while setting up the run)` })));
+  for (const [id, slots] of undeclared) {
+    const listed = checks.find((c) => c.id === id)?.uses ?? CHECK_USES[id];
+    env.notes.push(`check ${id} used the profile key slot(s) ${[...slots].join(', ')}, which conformance/check-resources.ts does not list for it${listed ? ': it may have shared them with another check' : ' (the check is not listed there, so it ran alone)'}`);
   }
 
   const g = env.target.governor;
@@ -160,7 +186,8 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
     const busiest = [...g.calls].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, n]) => `${k} ${n}`).join(', ');
     env.notes.push(`the harness paced itself to the target's rate limits: waited ${Math.round(g.pausedMs / 1000)} s in all${who ? ` (before calls of ${who})` : ''}, retried ${g.retries} call(s) answered 429; calls per key: ${busiest}`);
   }
-  const monitorResult: CheckResult = { ...MONITOR_CHECK, status: monitorFailures.length ? 'fail' : 'pass', failures: monitorFailures, durationMs: 0 };
+  const monitorFound = monitorFailures.flat();
+  const monitorResult: CheckResult = { ...MONITOR_CHECK, status: monitorFound.length ? 'fail' : 'pass', failures: monitorFound, durationMs: 0 };
   const allResults = [...results, monitorResult];
   const command = baseCommand(cfg);
   for (const r of allResults) for (const f of r.failures) f.replay = replayCommand(command, cfg, f);
@@ -190,7 +217,7 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
     command,
     harnessErrors: results.filter((r) => r.status === 'error').map((r) => `check ${r.id}: ${r.error}`),
   };
-  await bus.emit({ type: 'run-end', result });
+  await emit({ type: 'run-end', result });
   result.harnessErrors.push(...bus.errors);
   return result;
 }
@@ -205,7 +232,8 @@ function replayCommand(base: string, cfg: HarnessConfig, f: Failure): string {
 interface RunDeps {
   contract: CheckContext['contract'];
   validator: CheckContext['validator'];
-  env: Awaited<ReturnType<typeof createEnvironment>>;
+  env: Pick<Awaited<ReturnType<typeof createEnvironment>>, 'target' | 'tenants' | 'control' | 'receiver'>;
+  whileWaiting?: WhileWaiting;
   propertyEnv: Parameters<typeof runProperty>[0];
 }
 
@@ -235,6 +263,7 @@ async function runOne(check: Check, cfg: HarnessConfig, caps: Capabilities, deps
     unobserved: (requirement, reason) => {
       if (!unobserved.some((u) => u.requirement === requirement)) unobserved.push({ requirement, reason });
     },
+    ...(deps.whileWaiting ? { whileWaiting: deps.whileWaiting } : {}),
   };
   const done = (status: CheckResult['status'], extra: Partial<CheckResult> = {}): CheckResult => ({ ...base, status, failures: failures.items, ...(unobserved.length ? { unobserved } : {}), durationMs: Math.round(performance.now() - t0), ...extra });
   try {

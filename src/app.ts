@@ -1,5 +1,6 @@
 // The composition root's main app: one error handler, the kernel's middleware on API paths, and every
-// adapter mounted side by side (REST, the keyed MCP server, discovery, the control API, the console, docs).
+// adapter mounted side by side (REST, the keyed MCP server, discovery, the control API, the console, the
+// account dashboard, docs).
 // The anonymous MCP server's app is built here too and served on its own port by main.ts.
 
 import { Hono, type Context } from 'hono';
@@ -15,6 +16,7 @@ import { employerPages } from './mcp/employerPages.js';
 import { keyedMcpRoutes } from './mcp/keyed.js';
 import { consoleRoutes } from './sandbox/console/index.js';
 import { controlRoutes } from './sandbox/control/index.js';
+import { dashboardRoutes } from './sandbox/dashboard/index.js';
 import { callLog } from './web/callLog.js';
 import { chaos } from './web/chaos.js';
 import { CORS_PATHS, publicCors } from './web/cors.js';
@@ -29,7 +31,8 @@ import type { AppEnv } from './web/env.js';
 // The console's pages and the control API are admin paths: served by a TrieRouter of their own, so no
 // pattern of theirs can push the API routes off the RegExpRouter (a SmartRouter falls back to the
 // TrieRouter for every route when one pattern does not suit the RegExpRouter, at several times the cost).
-const isAdminPath = (path: string) => path === '/console' || path.startsWith('/console/') || path.startsWith('/sandbox/');
+const isAdminPath = (path: string) =>
+  path === '/console' || path.startsWith('/console/') || path.startsWith('/sandbox/') || path === '/app' || path.startsWith('/app/');
 
 /**
  * Hono's default router choice, made apart for the admin paths. Admin routes can only match admin
@@ -89,6 +92,7 @@ export function createApp(core: Core): Hono<AppEnv> {
   app.route('/', employerPages());
   app.route('/sandbox/v1', controlRoutes());
   app.route('/console', consoleRoutes());
+  app.route('/app', dashboardRoutes());
   app.route('/docs', docsRoutes());
   app.get('/', (c) => c.redirect('/console'));
   return app;

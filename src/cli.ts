@@ -26,6 +26,7 @@ async function main() {
     `  OpenAPI             ${sb.baseUrl}/api/openapi.json`,
     `  API docs            ${sb.baseUrl}/docs`,
     `  console             ${sb.baseUrl}/console`,
+    `  account dashboard   ${core.config.appUrl}   (integrators sign up, make keys, change plan)`,
     `  control API         ${sb.baseUrl}/sandbox/v1`,
     // an operator-supplied token is theirs already: printing it would only leak it into logs
     core.config.adminTokenGenerated

@@ -44,4 +44,13 @@ describe('the one list of options', () => {
     expect(bindConfig(resolveOptions({}, { SANDBOX_PUBLIC_URL: 'https://sb.example' }), 1, 2).publicUrl).toBe('https://sb.example');
     expect('store' in bindConfig(resolveOptions({}))).toBe(false);
   });
+
+  it('puts the account dashboard under the public URL unless an app URL was given', () => {
+    expect(bindConfig(resolveOptions({ port: 0 }), 4321, 4322).appUrl).toBe('http://127.0.0.1:4321/app');
+    expect(bindConfig(resolveOptions({}, { SANDBOX_PUBLIC_URL: 'https://sb.example/' }), 1, 2).appUrl).toBe('https://sb.example/app');
+    expect(bindConfig(resolveOptions({}, { SANDBOX_APP_URL: 'https://dash.example/app/' }), 1, 2).appUrl).toBe('https://dash.example/app');
+    expect(parseFlags(['--app-url', 'https://d.example'])).toEqual({ appUrl: 'https://d.example' });
+    expect(() => resolveOptions({ appUrl: 'ftp://x' })).toThrow(/--app-url/);
+    expect(() => resolveOptions({ appUrl: '/app' })).toThrow(/absolute http/);
+  });
 });

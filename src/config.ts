@@ -42,6 +42,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'selfCheck', flag: '--self-check', env: 'SANDBOX_SELF_CHECK', kind: 'on', shown: 'off', meaning: 'validate every API response against the contract; a mismatch becomes a 500 naming it' },
   { key: 'bugs', flag: '--bug', env: 'SANDBOX_BUGS', kind: 'list', shown: 'none', meaning: 'switch on a planted bug, by name (harness self-tests only; the variable takes `a,b`)' },
   { key: 'publicUrl', env: 'SANDBOX_PUBLIC_URL', kind: 'string', shown: '`http://host:port`', meaning: 'base of links the sandbox returns' },
+  { key: 'appUrl', flag: '--app-url', env: 'SANDBOX_APP_URL', kind: 'string', shown: '`<public url>/app`', meaning: "where integrators reach the account dashboard (served at `/app` on the main port); the 402 upsell's `upgradeUrl` is its billing page" },
   { key: 'log', flag: '--log', env: 'SANDBOX_LOG', kind: 'on', shown: 'off', meaning: 'one line per request' },
   { key: 'store', flag: '--store', env: 'SANDBOX_DATABASE_URL', kind: 'string', shown: '`memory`', meaning: '`postgres://user:password@host:port/db`: a shared, durable sandbox on PostgreSQL, several instances on one database (see [State](#state-the-store-port-and-postgresql))' },
   { key: 'fastPath', env: 'SANDBOX_FAST_PATH', kind: 'off', shown: 'on', meaning: 'answer every call through the routed app, without the REST fast path (same bytes; for comparing the two; `SANDBOX_FAST_PATH=0`); a shared sandbox always does' },
@@ -124,9 +125,23 @@ function storeUrl(value: string | undefined): string | null {
   return value;
 }
 
+/** An absolute http(s) URL without a trailing slash (links are built by appending paths to it). */
+function absoluteUrl(name: string, value: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new Error(`${name} needs an absolute http(s) URL, got '${value}'`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`${name} needs an absolute http(s) URL, got '${value}'`);
+  return value.replace(/\/+$/, '');
+}
+
 /** Every option resolved once, before the ports are bound: `publicUrl` is null until the address is known. */
-export interface ResolvedOptions extends Omit<SandboxConfig, 'publicUrl'> {
+export interface ResolvedOptions extends Omit<SandboxConfig, 'publicUrl' | 'appUrl'> {
   publicUrl: string | null;
+  /** Null until the public URL is known: it defaults to `<publicUrl>/app`. */
+  appUrl: string | null;
   /** A PostgreSQL URL, or null for the in-memory default. */
   store: string | null;
 }
@@ -146,6 +161,7 @@ export function resolveOptions(input: ConfigInput = {}, env: NodeJS.ProcessEnv =
     noRateLimits: g.noRateLimits ?? false,
     bugs: g.bugs ?? [],
     publicUrl: g.publicUrl ?? null,
+    appUrl: g.appUrl === undefined ? null : absoluteUrl('SANDBOX_APP_URL (--app-url)', g.appUrl),
     log: g.log ?? false,
     fastPath: g.fastPath ?? true,
     store: storeUrl(g.store),
@@ -156,7 +172,8 @@ export function resolveOptions(input: ConfigInput = {}, env: NodeJS.ProcessEnv =
 export function bindConfig(options: Readonly<ResolvedOptions>, port = options.port, anonMcpPort = options.anonMcpPort): Readonly<SandboxConfig> {
   const { store: _store, ...rest } = options;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  return Object.freeze({ ...rest, port, anonMcpPort, publicUrl: options.publicUrl ?? `http://${host}:${port}` });
+  const publicUrl = options.publicUrl ?? `http://${host}:${port}`;
+  return Object.freeze({ ...rest, port, anonMcpPort, publicUrl, appUrl: options.appUrl ?? `${publicUrl.replace(/\/+$/, '')}/app` });
 }
 
 /** Options resolved and bound to the configured ports at once (tests and benchmarks that build a core). */

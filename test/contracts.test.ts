@@ -82,7 +82,7 @@ describe('requirements.yaml', () => {
       expect(['must', 'policy'], r.id).toContain(r.level);
       expect(r.id.startsWith('POL-'), `${r.id}: POL- ids exactly for policy items`).toBe(r.level === 'policy');
       expect(typeof r.text === 'string' && r.text.length > 15, r.id).toBe(true);
-      expect(Object.keys(r).every((k) => ['id', 'source', 'level', 'text', 'decision', 'observable'].includes(k)), r.id).toBe(true);
+      expect(Object.keys(r).every((k) => ['id', 'source', 'level', 'text', 'decision', 'observable', 'observes'].includes(k)), r.id).toBe(true);
     }
   });
 

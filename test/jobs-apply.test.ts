@@ -32,7 +32,7 @@ describe('apply: tiers and credits', () => {
     expect(res.status).toBe(402);
     expect(res.json.error.code).toBe('payment_required');
     expect(res.json.error.message).toMatch(/paid tier/);
-    expect(res.json.error.upsell).toEqual({ upgradeUrl: limits.policy.upgradeUrl });
+    expect(res.json.error.upsell).toEqual({ upgradeUrl: `${sb.get().baseUrl}/app/billing` });
     expect(await balances(sb.get(), t.tenantId)).toEqual({ apply: 0, screening: limits.policy.screening.free.creditsCap });
     expect(await queue(t.tenantId)).toEqual([]);
   });
@@ -79,7 +79,7 @@ describe('apply: tiers and credits', () => {
     expect(res.status).toBe(402);
     expect(res.json.error.code).toBe('payment_required');
     expect(res.json.error.message).toMatch(/credits/);
-    expect(res.json.error.upsell.upgradeUrl).toBe(limits.policy.upgradeUrl);
+    expect(res.json.error.upsell.upgradeUrl).toBe(`${sb.get().baseUrl}/app/billing`);
     expect((await balances(sb.get(), t.tenantId)).apply).toBe(0);
     expect(await queue(t.tenantId)).toEqual([]);
   });

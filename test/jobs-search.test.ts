@@ -181,7 +181,7 @@ describe('search: bounds, tiers and promoted listings', () => {
       expect(res.status).toBe(402);
       expect(res.json.error.code).toBe('payment_required');
       expect(res.json.error.message).toContain(`${cap} pages`);
-      expect(res.json.error.upsell.upgradeUrl).toBe(limits.policy.upgradeUrl);
+      expect(res.json.error.upsell.upgradeUrl).toBe(`${sb.get().baseUrl}/app/billing`);
     }
   });
 

@@ -227,7 +227,7 @@ describe('monthly quota', () => {
       for (let i = 1; i <= 5; i++) expect((await call(free.client, 'draft_application', { id: jobs[0].id })).data.quota.used).toBe(i);
       const over = await call(free.client, 'draft_application', { id: jobs[0].id });
       expect(over.data.error.code).toBe('payment_required');
-      expect(over.data.error.upsell.upgradeUrl).toMatch(/^https:/);
+      expect(over.data.error.upsell.upgradeUrl).toBe(`${sb.get().baseUrl}/app/billing`);
     } finally {
       await free.close();
     }

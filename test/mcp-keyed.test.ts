@@ -189,7 +189,7 @@ describe('apply_to_job', () => {
       const r = await call(free.client, 'apply_to_job', body(id));
       expect(r.isError).toBe(true);
       expect(r.data.error.code).toBe('payment_required');
-      expect(r.data.error.upsell.upgradeUrl).toMatch(/^https:\/\//);
+      expect(r.data.error.upsell.upgradeUrl).toBe(`${sb.get().baseUrl}/app/billing`);
       const apps = await client(sb.get().baseUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/applications?tenantId=${freeTenantId}`);
       expect(apps.json.applications).toEqual([]);
     } finally {

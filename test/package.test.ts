@@ -124,6 +124,9 @@ describe('the packed package, installed outside the checkout', () => {
       const report = JSON.parse(readFileSync(path.join(dir, 'reports/report.json'), 'utf8'));
       expect(report.ok).toBe(true);
       expect(existsSync(path.join(dir, 'reports/junit.xml'))).toBe(true);
+      // the third command, the webhook listener, reaches the sandbox and says why it was refused
+      const listen = await shell(`npx remote-jobs-listen --target ${target} --key rjk_live_unknown --forward-to http://127.0.0.1:9/hooks`, app, {}, 60_000);
+      expect([listen.code, listen.stdout + listen.stderr]).toEqual([2, expect.stringMatching(/refused the key \(401\)/)]);
     } finally {
       await stop(sandbox);
     }

@@ -94,7 +94,7 @@ describe('POST /screen', () => {
     expect(res.status).toBe(402);
     expect(res.json.error.code).toBe('payment_required');
     expect(res.json.error.message).toMatch(/10/);
-    expect(res.json.error.upsell).toEqual({ upgradeUrl: expect.stringMatching(/^https:\/\//), freeScreenCap: 10 });
+    expect(res.json.error.upsell).toEqual({ upgradeUrl: `${sb.get().baseUrl}/app/billing`, freeScreenCap: 10 });
     conforms('submitScreen', res);
     expect((await auditRows(t.apiKey)).length).toBe(before);
     // a replay of an accepted key still answers, without a charge
@@ -111,7 +111,7 @@ describe('POST /screen', () => {
     expect((await api('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
     const res = await api('POST', `${SCREENING}/screen`, submitBody());
     expect(res.status).toBe(402);
-    expect(res.json.error.upsell.upgradeUrl).toMatch(/^https:\/\//);
+    expect(res.json.error.upsell.upgradeUrl).toBe(`${sb.get().baseUrl}/app/billing`);
     expect(res.json.error.upsell).not.toHaveProperty('freeScreenCap');
     expect(res.json.error.message).toMatch(/2000/);
     conforms('submitScreen', res);

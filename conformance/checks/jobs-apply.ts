@@ -7,9 +7,9 @@ import fc from 'fast-check';
 import type { Check, CheckContext } from '../check.js';
 import { bodyGenerators } from '../arbitraries/requests.js';
 import { violation } from '../failure.js';
-import { jsonOf } from '../target/http.js';
-import { leaves } from './open-shape.js';
-import { expectNoCharge, expectOneCharge, readWallet } from './wallet.js';
+import { jsonOf, type Exchange } from '../target/http.js';
+import { leaves, urlsOf } from './open-shape.js';
+import { expectNoCharge, expectOneCharge, readWallet, walletChanges } from './wallet.js';
 import type { TenantHandle } from '../target/tenants.js';
 import { expectCode, expectStatus, jobsApi, policyOnce } from './support.js';
 
@@ -41,6 +41,8 @@ const validApply: Check = {
     const api = jobsApi(ctx);
     const policy = policyOnce(ctx);
     const screeningBefore = t.fresh ? await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey }) : undefined;
+    /** Successful results that carry no URL, by job: they must be submitted applications, each with its own identifier. */
+    const withoutUrl = new Map<string, { result: unknown; exchange: Exchange }>();
     await ctx.property({
       name: 'valid applications',
       arbitrary: fc.record({ body: gen.valid, job: fc.nat({ max: ids.length - 1 }) }),
@@ -62,14 +64,40 @@ const validApply: Check = {
         const submitted = typeof res?.applicationId === 'string';
         if (res.status !== (submitted ? 'submitted' : 'external') || res.jobId !== ids[job] || !Number.isInteger(res.creditsRemaining)) policy('POL-APPLY-1', `the apply result is not {status, ${submitted ? 'applicationId' : 'applyUrl'}, jobId, creditsRemaining}: ${JSON.stringify(res)}`, ex);
         await expectOneCharge(ctx, t.apiKey, before, 'JOB-APPLY-2', 'a successful application', ex);
+        if (urlsOf(res).length === 0 && !withoutUrl.has(ids[job])) withoutUrl.set(ids[job], { result: res, exchange: ex });
       },
     });
+    await ctx.failures.step(() => distinctApplications(ctx, t.apiKey, withoutUrl));
     if (screeningBefore) {
       const screeningAfter = await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey });
       if (jsonOf(screeningBefore)?.creditsRemaining !== jsonOf(screeningAfter)?.creditsRemaining) ctx.failures.add('POL-CREDIT-3', 'applying changed the screening wallet', screeningBefore, screeningAfter);
     }
   },
 };
+
+/**
+ * A result without an apply URL can only be a submitted application, and an application identifier tells
+ * applications apart: another candidate's application to the same job must carry a string the first did
+ * not (its own identifier). Field names are not shown, so any new string will do.
+ */
+async function distinctApplications(ctx: CheckContext, key: string, withoutUrl: Map<string, { result: unknown; exchange: Exchange }>): Promise<void> {
+  for (const [jobId, first] of [...withoutUrl].slice(0, 3)) {
+    const body = { candidate_name: 'Second Conformance Applicant', candidate_email: 'second.applicant@example.com', message: 'A second, different candidate applies to the same role; this application must be told apart from the first one.' };
+    const before = await readWallet(ctx, key);
+    const ex = await jobsApi(ctx).apply(key, jobId, body);
+    const status = ex.response?.status ?? 0;
+    // a deployment may refuse a second application to one job (that is its policy): nothing to compare then
+    if (status < 200 || status > 299) continue;
+    const res = jsonOf(ex);
+    if (urlsOf(res).length) continue;
+    // only a charged apply is surely a new application (one that answers the first again spends nothing)
+    if ((await walletChanges(ctx, key, before)).changes.length === 0) continue;
+    const known = new Set(leaves(first.result).map((l) => l.value));
+    if (!leaves(res).some((l) => typeof l.value === 'string' && l.value.trim() !== '' && !known.has(l.value))) {
+      throw violation('JOB-APPLY-5', `two candidates' applications to job ${jobId} answered results without an apply URL that carry no identifier of their own (${JSON.stringify(first.result).slice(0, 100)} and ${JSON.stringify(res).slice(0, 100)}): the result is a submitted application with its applicationId, or an apply URL`, first.exchange, ex);
+    }
+  }
+}
 
 const invalidApply: Check = {
   id: 'jobs.apply.invalid',

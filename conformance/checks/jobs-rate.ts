@@ -20,16 +20,26 @@ const int = (ex: Exchange, name: string): number | null => {
 
 const perTier: Check = {
   id: 'jobs.rate.tier-limits',
-  title: 'X-RateLimit-Limit reports 60 (free), 120 (starter) and 300 (pro) calls per minute',
+  title: 'X-RateLimit-Limit reports 60 (free), 120 (starter) and 300 (pro) calls per minute on every kind of call: /me, a search, market data and a refusal',
   requirements: ['JOB-RATE-2'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
     for (const tier of ['free', 'starter', 'pro'] as const) {
       await ctx.failures.step(async () => {
         const t = await ctx.tenants.get(tier);
-        const ex = await jobsApi(ctx).me(t.apiKey);
-        const limit = int(ex, 'x-ratelimit-limit');
-        if (limit !== LIMITS[tier]) throw violation('JOB-RATE-2', `a ${tier} key's X-RateLimit-Limit is ${headerOf(ex, 'x-ratelimit-limit') ?? '(missing)'}, not ${LIMITS[tier]}`, ex);
+        const api = jobsApi(ctx);
+        // the key's limit, whatever the endpoint and whether the call succeeds
+        const calls: [string, Promise<Exchange>][] = [
+          ['GET /me', api.me(t.apiKey)],
+          ['GET /jobs', api.search(t.apiKey, { limit: 1 })],
+          ['GET /market/skills', api.call({ path: `${JOBS}/market/skills`, key: t.apiKey, query: { limit: 1 } })],
+          ['GET /jobs/{unknown id} (404)', api.get(t.apiKey, 'zz-rate-limit-probe')],
+        ];
+        for (const [what, pending] of calls) {
+          const ex = await pending;
+          const limit = int(ex, 'x-ratelimit-limit');
+          if (limit !== LIMITS[tier]) throw violation('JOB-RATE-2', `a ${tier} key's ${what} reports X-RateLimit-Limit ${headerOf(ex, 'x-ratelimit-limit') ?? '(missing)'}, not ${LIMITS[tier]}`, ex);
+        }
       });
     }
   },

@@ -4,7 +4,7 @@
 // the same fields; an unknown id is 404.
 
 import fc from 'fast-check';
-import type { Check } from '../check.js';
+import type { Check, CheckContext } from '../check.js';
 import { queryGenerators } from '../arbitraries/requests.js';
 import { violation } from '../failure.js';
 import { jsonOf } from '../target/http.js';
@@ -48,6 +48,8 @@ const validSearch: Check = {
           if (query.job_type && job.jobType !== query.job_type) throw violation('JOB-SEARCH-5', `job_type=${query.job_type} returned job ${job.id} with jobType '${job.jobType}'`, ex);
         }
         const off = Number(query.offset ?? 0);
+        // `page` is a zero-based page number: where the offset starts a page, which page it is admits one answer
+        if (off % limit === 0 && body.page !== off / limit) throw violation('JOB-SEARCH-1', `offset ${off} with limit ${limit} starts page ${off / limit} (zero-based), but the response reports page ${JSON.stringify(body.page)}`, ex);
         if (body.page !== Math.floor(off / limit)) policy('POL-SEARCH-1', `offset ${off} with limit ${limit} reports page ${body.page}, not ${Math.floor(off / limit)}`, ex);
       },
     });
@@ -90,7 +92,7 @@ const invalidSearch: Check = {
 
 const paging: Check = {
   id: 'jobs.search.paging',
-  title: 'Paging a narrow search never repeats a job and ends on a page with hasMore false; every listed job is active and fetchable by id with the same fields',
+  title: 'Paging a narrow search never repeats a job and ends on a page with hasMore false; every listed job is active and fetchable by id with the same fields; the inactive job is on no page of an unfiltered search',
   requirements: ['JOB-SEARCH-6', 'JOB-SEARCH-8', 'JOB-GET-1', 'JOB-SEARCH-7'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
@@ -131,8 +133,27 @@ const paging: Check = {
         }
       });
     }
+    await ctx.failures.step(() => inactiveNeverListed(ctx, t.apiKey));
   },
 };
+
+/**
+ * "Search lists active jobs only": the profile's inactive job (when given) is on no page of an unfiltered
+ * search, swept to its last page (or the tier's page cap) at the largest page size.
+ */
+async function inactiveNeverListed(ctx: CheckContext, key: string): Promise<void> {
+  const inactive = ctx.config.inactiveJobId;
+  if (!inactive) return;
+  const api = jobsApi(ctx);
+  const limit = 50;
+  for (let page = 0; page < MAX_PAGES.starter; page++) {
+    const ex = await api.search(key, { limit, offset: page * limit });
+    expectStatus(ex, 200, 'JOB-SEARCH-1', `page ${page} of an unfiltered search`);
+    const body = jsonOf(ex);
+    if ((body?.jobs ?? []).some((j: any) => j?.id === inactive)) throw violation('JOB-SEARCH-6', `page ${page} of an unfiltered search lists ${inactive}, a job that is not active (the profile's inactiveJobId): search lists active jobs only`, ex);
+    if (body?.hasMore !== true || !body?.jobs?.length) return;
+  }
+}
 
 const unknownJob: Check = {
   id: 'jobs.get.unknown',

@@ -19,8 +19,8 @@ const QUERIES = [{}, { q: 'engineer' }, { remote_type: 'worldwide' }, { job_type
 
 const sponsored: Check = {
   id: 'jobs.tier.ad-free',
-  title: 'Paid tiers never see `sponsored: true`; free-tier pages carry promoted listings (policy: about one in ten)',
-  requirements: ['JOB-SEARCH-7', 'POL-SEARCH-1'],
+  title: 'Paid tiers never see `sponsored: true` and read their own tier in every search; free-tier pages carry promoted listings (policy: about one in ten)',
+  requirements: ['JOB-SEARCH-7', 'JOB-TIER-1', 'POL-SEARCH-1'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
     const api = jobsApi(ctx);
@@ -33,6 +33,9 @@ const sponsored: Check = {
             // the jobs document knows free, Starter and Pro only: a deployment may refuse a scale key there
             if (tier === 'scale' && [401, 403].includes(ex.response?.status ?? 0)) return;
             expectStatus(ex, 200, 'JOB-SEARCH-1', `a ${tier} search`);
+            // the response's tier is the caller's (the document writes Starter and Pro: any letter case); scale is policy
+            const named = jsonOf(ex)?.tier;
+            if (tier !== 'scale' && (typeof named !== 'string' || named.toLowerCase() !== tier)) throw violation('JOB-TIER-1', `a ${tier} key's search reports tier ${JSON.stringify(named)}`, ex);
             const ad = (jsonOf(ex)?.jobs ?? []).find((j: any) => j.sponsored === true);
             if (ad) throw violation('JOB-SEARCH-7', `a ${tier}-tier search returned sponsored job ${ad.id}: paid tiers are ad-free`, ex);
           }

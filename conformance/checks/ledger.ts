@@ -5,6 +5,7 @@
 import type { CheckContext } from '../check.js';
 import { violation } from '../failure.js';
 import { jsonOf, type Exchange } from '../target/http.js';
+import { asyncWait } from '../waits.js';
 import { expectStatus, screening } from './support.js';
 
 export interface AuditRow {
@@ -28,6 +29,8 @@ export interface WalkOptions {
   maxPages?: number;
   /** Rows the caller may see; any other row is another tenant's (a violation of tenant scoping). */
   owns?: (row: AuditRow) => boolean;
+  /** Judge the ledger invariants (ledgerProblems) on a walk of one page; on unless false. */
+  invariants?: boolean;
 }
 
 export interface Walk {
@@ -62,7 +65,13 @@ export async function walkAudit(ctx: CheckContext, key: string, opts: WalkOption
       rows.push(e);
     }
     const next = body.nextCursor;
-    if (next === null) return { rows, pages };
+    if (next === null) {
+      // every export the run reads in one page, whatever check reads it, holds the ledger to its
+      // invariants (over several pages a broken chain could be a paging fault, judged as SCR-AUDIT-4)
+      const p = opts.invariants === false || page > 0 ? undefined : ledgerProblems(rows, opts.since === undefined)[0];
+      if (p) throw violation(p.requirement, p.why, ex);
+      return { rows, pages };
+    }
     if (typeof next !== 'string') throw violation('SCR-AUDIT-1', `nextCursor is ${JSON.stringify(next)}, neither a string nor null`, ex);
     if (next === cursor) throw violation('SCR-AUDIT-4', 'nextCursor repeats the cursor just used: the walk cannot advance', ex);
     if (body.events.length === 0 && cursor !== null) throw violation('SCR-AUDIT-4', 'an empty page still announces a next page', ex);
@@ -80,7 +89,8 @@ export interface LedgerProblem {
 export function ledgerProblems(rows: AuditRow[], complete: boolean): LedgerProblem[] {
   const problems: LedgerProblem[] = [];
   const byRequest = new Map<string, AuditRow[]>();
-  for (const r of rows) {
+  // the documents fix no export order (oldest first is policy, D-21): a newest-first export is read in reverse
+  for (const r of newestFirst(rows) ? [...rows].reverse() : rows) {
     const list = byRequest.get(r.requestId) ?? [];
     list.push(r);
     byRequest.set(r.requestId, list);
@@ -109,8 +119,25 @@ export function ledgerProblems(rows: AuditRow[], complete: boolean): LedgerProbl
         problems.push({ requirement: 'SCR-LEDGER-3', why: `the review decision row of ${id} (→ ${r.toState}) has actor '${r.actor}', not reviewer:<id>` });
       }
     }
+    // a human reviewer approves, rejects or edits: a reviewer's row out of human review is one of those
+    const reviewed = list.find((r) => r.fromState === 'pending_review' && /^reviewer:/.test(r.actor));
+    if (reviewed && !['approved', 'rejected', 'edited'].includes(reviewed.toState)) {
+      problems.push({ requirement: 'SCR-REVIEW-2', why: `the reviewer's row of ${id} moves pending_review → ${reviewed.toState}: a reviewer approves, rejects or edits the result` });
+    }
   }
   return problems;
+}
+
+/** True when the export runs newest first (more steps back in time than forward). */
+function newestFirst(rows: AuditRow[]): boolean {
+  let back = 0;
+  let forward = 0;
+  for (let i = 1; i < rows.length; i++) {
+    const d = Date.parse(rows[i].createdAt) - Date.parse(rows[i - 1].createdAt);
+    if (d < 0) back++;
+    else if (d > 0) forward++;
+  }
+  return back > forward;
 }
 
 /** Throws the first ledger problem as a violation, with the page exchange as evidence. */
@@ -124,12 +151,16 @@ export function assertLedger(rows: AuditRow[], complete: boolean, evidence?: Exc
  * returned and the caller judges it). Never "until two walks agree": rows keep arriving while a real
  * deployment's scorer and reviewers work. `since` (from the target's clock) keeps each walk short.
  */
-export async function settledLedger(ctx: CheckContext, key: string, done: (rows: AuditRow[]) => boolean, timeoutMs: number, since?: string): Promise<Walk> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await walkAudit(ctx, key, { limit: 500, since });
-  while (!done(last.rows) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 250));
-    last = await walkAudit(ctx, key, { limit: 500, since });
-  }
-  return last;
+export function settledLedger(ctx: CheckContext, key: string, done: (rows: AuditRow[]) => boolean, timeoutMs: number, since?: string): Promise<Walk> {
+  // the callers judge the rows themselves (a missing row is reported as the transition it lacks)
+  return asyncWait(ctx, async () => {
+    const deadline = Date.now() + timeoutMs;
+    let last = await walkAudit(ctx, key, { limit: 500, since, invariants: false });
+    // each walk spends the key's window: walk often at first, then less (the last walk is at the deadline)
+    for (let every = 250; !done(last.rows) && Date.now() < deadline; every = Math.min(2000, every * 1.5)) {
+      await new Promise((r) => setTimeout(r, Math.max(0, Math.min(every, deadline - Date.now()))));
+      last = await walkAudit(ctx, key, { limit: 500, since, invariants: false });
+    }
+    return last;
+  });
 }

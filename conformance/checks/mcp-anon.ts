@@ -102,6 +102,8 @@ const versioning: Check = {
     const t = await ctx.tenants.get('pro');
     const u = await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey });
     if (u.response?.status !== 200) throw violation('SCR-VER-1', `GET /api/screening/v1/usage answered ${u.response?.status ?? u.error}`, u);
+    const jobs = await ctx.target.call('jobs', { path: `${JOBS}/jobs`, key: t.apiKey, query: { limit: 1 } });
+    if (jobs.response?.status !== 200) throw violation('JOB-VER-1', `GET /api/v1/jobs answered ${jobs.response?.status ?? jobs.error}: the jobs API lives under the /api/v1 prefix`, jobs);
     const [id] = await someJobs(ctx, t.apiKey, 1);
     if (!id) throw violation('JOB-VER-1', 'GET /api/v1/jobs returned no jobs');
   },

@@ -2,13 +2,14 @@
 // every call, the tool list and argument names, and seeker tools that share the REST API's feed,
 // tiers and apply wallet.
 
-import type { Check } from '../check.js';
+import type { Check, CheckContext } from '../check.js';
+import type { McpSession } from '../target/mcp.js';
 import { violation } from '../failure.js';
 import { jsonOf } from '../target/http.js';
 import { initializeParams, rawRpc } from '../target/mcp.js';
 import { someJobs } from './jobs-apply.js';
-import { findRecord, leaves, mainList, namesTier } from './open-shape.js';
-import { expectOneCharge, readWallet } from './wallet.js';
+import { findRecord, leaves, mainList, mentionsNumber, namesTier } from './open-shape.js';
+import { expectNoCharge, expectOneCharge, readWallet } from './wallet.js';
 import { connect, failed, findList, toolPayload } from './mcp-support.js';
 import { expectStatus, jobsApi, JOBS } from './support.js';
 
@@ -36,9 +37,11 @@ const initialize: Check = {
       ['with an unknown key', { key: 'rjk_live_00000000000000000000000000000000' }],
       ['with a malformed Authorization header', { authorization: 'Basic Zm9vOmJhcg==' }],
     ] as const) {
-      for (const method of ['initialize', 'tools/list']) {
+      // every call: the handshake, the listing and a tool call alike
+      for (const method of ['initialize', 'tools/list', 'tools/call']) {
         await ctx.failures.step(async () => {
-          const r = await rawRpc(url, method, method === 'initialize' ? initializeParams('2025-06-18') : {}, { ...opts, protocolVersion: '2025-06-18' });
+          const params = method === 'initialize' ? initializeParams('2025-06-18') : method === 'tools/call' ? { name: 'search_jobs', arguments: { q: 'engineer', limit: 1 } } : {};
+          const r = await rawRpc(url, method, params, { ...opts, protocolVersion: '2025-06-18' });
           expectStatus(r.exchange, 401, 'MCP-KEYED-2', `${method} ${what}`);
         });
       }
@@ -75,7 +78,7 @@ const tools: Check = {
 const seeker: Check = {
   id: 'mcp.keyed.seeker-tools',
   title: "Seeker tools share REST's feed, tiers and apply wallet: search and get_job return the REST jobs, get_skill_demand the skills endpoint, get_me the tier, apply_to_job spends the same credits",
-  requirements: ['MCP-TOOL-1', 'MCP-TOOL-2', 'MCP-TOOL-3', 'MCP-TOOL-6', 'MCP-TOOL-7', 'MCP-KEYED-5', 'POL-MCP-7', 'POL-MCP-12'],
+  requirements: ['MCP-TOOL-1', 'MCP-TOOL-2', 'MCP-TOOL-3', 'MCP-TOOL-6', 'MCP-TOOL-7', 'MCP-KEYED-5', 'JOB-SEARCH-7', 'POL-MCP-7', 'POL-MCP-12'],
   appliesTo: { surface: 'mcp' },
   async run(ctx) {
     const t = await ctx.tenants.get('starter');
@@ -83,12 +86,34 @@ const seeker: Check = {
     const s = await connect(ctx, ctx.target.mcpUrl, t.apiKey, 'MCP-KEYED-1', 'a starter key');
     try {
       await ctx.failures.step(async () => {
+        const before = await readWallet(ctx, t.apiKey);
         const r = await s.callTool('search_jobs', { q: 'engineer', limit: 5 });
         if (failed(r)) throw violation('MCP-TOOL-2', `search_jobs failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
         const jobs = findList(toolPayload(r.result), ['id', 'title']);
         if (!jobs) throw violation('MCP-TOOL-2', 'search_jobs returned no list of jobs', r.exchange);
         const noUrl = jobs.find((j) => !Object.keys(j).some((k) => /apply_?url/i.test(k)));
         if (noUrl) throw violation('MCP-TOOL-2', `search_jobs returned job ${noUrl.id} without an apply URL`, r.exchange);
+        // "basic fields": the Job resource's fields keep their documented types and values over MCP too
+        for (const job of jobs) {
+          const shape = ctx.validator.schema('jobs:Job', job).must[0];
+          if (shape) throw violation('MCP-TOOL-2', `search_jobs returned job ${job.id} whose basic fields break the Job resource: ${shape.message}`, r.exchange);
+        }
+        const g = await s.callTool('get_job', { id: jobId });
+        // search and get_job are free: nothing of the REST wallet moves
+        await expectNoCharge(ctx, t.apiKey, before, 'MCP-TOOL-2', 'search_jobs and get_job over MCP (free of charge)', r.exchange, g.exchange);
+      });
+      await ctx.failures.step(() => inactiveNotSearched(ctx, s));
+      await ctx.failures.step(async () => {
+        // the REST filters, honoured as in REST, and the tier's ad-free promise on this surface too
+        for (const remote_type of ['regional', 'worldwide']) {
+          const r = await s.callTool('search_jobs', { remote_type, limit: 50 });
+          if (failed(r)) throw violation('MCP-TOOL-1', `search_jobs {remote_type: ${remote_type}} failed: ${JSON.stringify(toolPayload(r.result) ?? r.rpcError)}`, r.exchange);
+          const jobs = findList(toolPayload(r.result), ['id', 'title']) ?? [];
+          const off = jobs.find((j) => 'remoteType' in j && j.remoteType !== remote_type);
+          if (off) throw violation('MCP-TOOL-1', `search_jobs {remote_type: ${remote_type}} returned job ${off.id} with remoteType '${off.remoteType}': filters work as in REST`, r.exchange);
+          const ad = jobs.find((j) => j.sponsored === true);
+          if (ad) throw violation('JOB-SEARCH-7', `search_jobs over MCP by a starter key returned sponsored job ${ad.id}: paid tiers are ad-free`, r.exchange);
+        }
       });
       await ctx.failures.step(async () => {
         const rest = await jobsApi(ctx).get(t.apiKey, jobId);
@@ -98,6 +123,10 @@ const seeker: Check = {
         // a Job's fields are documented, where the job sits in the tool result is not: any object with its id
         const job = findRecord(p, (o) => o.id === jobId);
         if (job?.id !== jobId || job?.title !== jsonOf(rest)?.title) throw violation('MCP-KEYED-5', `get_job ${jobId} over MCP does not return the job REST returns (${jsonOf(rest)?.title})`, rest, r.exchange);
+        // one feed: every basic field both surfaces show has the same value (sponsored depends on the tier)
+        for (const [k, v] of Object.entries(jsonOf(rest) ?? {})) {
+          if (k !== 'sponsored' && k in job && JSON.stringify(job[k]) !== JSON.stringify(v)) throw violation('MCP-KEYED-5', `get_job ${jobId} over MCP reports ${k} ${JSON.stringify(job[k])}, REST ${JSON.stringify(v)}: REST and MCP share one feed`, rest, r.exchange);
+        }
       });
       await ctx.failures.step(async () => {
         const rest = await ctx.target.call('jobs', { path: `${JOBS}/market/skills`, key: t.apiKey, query: { limit: 10 } });
@@ -114,6 +143,10 @@ const seeker: Check = {
         const p = toolPayload(r.result);
         // the result's shape is open: the tier must be named somewhere in it, in any letter case
         if (!namesTier(p, 'starter')) throw violation('MCP-TOOL-7', `get_me does not name the tier (starter) of a starter key: ${JSON.stringify(p).slice(0, 200)}`, r.exchange);
+        // per-tier limits: the starter row of the tier table (rate limit 120 a minute, 20 pages), wherever they sit
+        for (const [what, n] of [['rate limit per minute', 120], ['maximum pages', 20]] as const) {
+          if (!mentionsNumber(p, n)) throw violation('MCP-TOOL-7', `get_me for a starter key never mentions the tier table's ${what} (${n})`, r.exchange);
+        }
       });
       await ctx.failures.step(async () => {
         const r = await s.callTool('search_jobs', { q: 'engineer', limit: 0 });
@@ -161,6 +194,19 @@ const scope: Check = {
     if (r.exchange.response?.status !== 403) ctx.failures.add('POL-AUTH-1', `initialize with a key lacking the mcp scope answered ${r.exchange.response?.status ?? r.exchange.error}, not 403`, r.exchange);
   },
 };
+
+/** search_jobs searches active jobs: the profile's inactive job (when given) is on no page, swept at the largest page size. */
+async function inactiveNotSearched(ctx: CheckContext, s: McpSession): Promise<void> {
+  const inactive = ctx.config.inactiveJobId;
+  if (!inactive) return;
+  for (let page = 0; page < 20; page++) {
+    const r = await s.callTool('search_jobs', { limit: 50, offset: page * 50 });
+    if (failed(r)) return; // past the tier's page cap, or the end: nothing more to read
+    const jobs = findList(toolPayload(r.result), ['id', 'title']) ?? [];
+    if (jobs.some((j) => j.id === inactive)) throw violation('MCP-TOOL-2', `page ${page} of an unfiltered search_jobs lists ${inactive}, a job that is not active (the profile's inactiveJobId)`, r.exchange);
+    if (jobs.length < 50) return;
+  }
+}
 
 /** Each entry of a list as its scalar values, sorted (field names aside); strings stand for themselves. */
 function entryValues(list: unknown[] | null): string[] {

@@ -119,6 +119,8 @@ const walk: Check = {
         const last = w.pages[w.pages.length - 1];
         const seen = new Set(w.rows.map((r) => r.id));
         const gap = existing.find((r) => !seen.has(r.id));
+        const gone = existing.find((r) => !reference.some((x) => x.id === r.id));
+        if (gone) throw violation('SCR-LEDGER-4', `row ${gone.id} (${gone.requestId} → ${gone.toState}) was exported, then is missing from later exports: rows were removed from the ledger`, last);
         if (gap) throw violation('SCR-AUDIT-4', `a walk with limit ${limit} skipped row ${gap.id} (${gap.requestId} → ${gap.toState}), which existed before the walk began`, last);
         const refIndex = new Map(reference.map((r, i) => [r.id, i]));
         for (let i = 1; i < w.rows.length; i++) {

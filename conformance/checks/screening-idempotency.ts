@@ -70,7 +70,7 @@ const replay: Check = {
 
 const concurrent: Check = {
   id: 'screening.idempotency.concurrent',
-  title: 'Ten parallel submissions of one new key make one request (one 201, nine 200), charge one credit and write one intake row',
+  title: 'Ten parallel submissions of one new key make one request (one 201, nine 200), charge one credit and write one intake row; parallel submissions of distinct keys are each charged',
   requirements: ['SCR-IDEMP-1', 'SCR-IDEMP-2', 'SCR-IDEMP-3', 'SCR-CREDIT-1'],
   appliesTo: { surface: 'screening' },
   async run(ctx) {
@@ -103,6 +103,14 @@ const concurrent: Check = {
         if (end.creditsRemaining !== after.creditsRemaining) throw violation('SCR-IDEMP-3', `${parallel} parallel replays changed creditsRemaining ${after.creditsRemaining} → ${end.creditsRemaining}`, end.exchange);
         const rows = await intakeRows(ctx, t, jsonOf(created[0]).requestId);
         if (rows.count !== 1) throw violation('SCR-IDEMP-2', `the ledger holds ${rows.count} intake rows for one key submitted ${2 * parallel} times in parallel`, rows.evidence);
+        // "each accepted submission costs one credit" holds under concurrency too: distinct new keys in
+        // parallel are each charged (a wallet updated by read-then-write loses charges)
+        const distinct = await Promise.all(Array.from({ length: parallel }, (_, i) => api.submit(t.apiKey, uniqueKey(body, nonce(`par${i}`)))));
+        for (const e of distinct) expectStatus(e, 201, 'SCR-SUBMIT-1', 'one of several parallel submissions of distinct new keys');
+        const spent = await readUsage(ctx, t.apiKey);
+        if (end.creditsRemaining - spent.creditsRemaining !== parallel) {
+          throw violation('SCR-CREDIT-1', `${parallel} parallel submissions of distinct new keys, all accepted, changed creditsRemaining by ${spent.creditsRemaining - end.creditsRemaining}, not by -${parallel}`, end.exchange, ...distinct.slice(0, 2), spent.exchange);
+        }
       },
     });
   },

@@ -35,12 +35,13 @@ export async function untilState(ctx: CheckContext, t: TenantHandle, requestId: 
 }
 
 const DECIDED = ['approved', 'rejected', 'edited'];
+const sorted = (r: AuditRow) => Object.fromEntries(Object.entries(r).sort(([a], [b]) => a.localeCompare(b)));
 const chain = (rows: AuditRow[]) => rows.map((r) => r.toState).join(' → ');
 
 const lifecycle: Check = {
   id: 'screening.ledger.lifecycle',
   title: 'A request is scored, waits in human review and is decided by a reviewer; each transition is its own chained ledger row',
-  requirements: ['SCR-LEDGER-1', 'SCR-LEDGER-2', 'SCR-LEDGER-3', 'SCR-LEDGER-5', 'SCR-STATE-1', 'SCR-STATE-2', 'SCR-REVIEW-1', 'SCR-REVIEW-2', 'SCR-IDEMP-1', 'POL-STATE-1', 'POL-HOOK-3'],
+  requirements: ['SCR-LEDGER-1', 'SCR-LEDGER-2', 'SCR-LEDGER-3', 'SCR-LEDGER-4', 'SCR-LEDGER-5', 'SCR-STATE-1', 'SCR-STATE-2', 'SCR-REVIEW-1', 'SCR-REVIEW-2', 'SCR-IDEMP-1', 'POL-STATE-1', 'POL-HOOK-3'],
   appliesTo: { surface: 'screening' },
   async run(ctx) {
     const { pipelineMs, reviewMs } = ctx.config.waits;
@@ -76,8 +77,15 @@ const lifecycle: Check = {
       await ctx.control.decide(requestId, { decision: 'approved', ...REVIEWER, note: 'conformance check' });
     }
     // the decision: ours through the control API, or the deployment's own reviewers'
+    const early = mine;
     walk = await untilState(ctx, t, requestId, ['delivered', 'failed', ...(ctx.control ? [] : DECIDED)], ctx.control ? pipelineMs : reviewMs, exchange);
     mine = rowsOf(walk.rows, requestId);
+    // append-only: every row exported while the request waited is exported unchanged once it is decided
+    for (const before of early) {
+      const now = mine.find((r) => r.id === before.id);
+      if (!now) throw violation('SCR-LEDGER-4', `row ${before.id} (${before.fromState ?? 'null'} → ${before.toState}) of ${requestId}, exported earlier, is missing from a later export`, evidence());
+      if (JSON.stringify(sorted(now)) !== JSON.stringify(sorted(before))) throw violation('SCR-LEDGER-4', `row ${before.id} of ${requestId} changed between exports: ${JSON.stringify(before)} then ${JSON.stringify(now)}`, evidence());
+    }
     assertLedger(mine, true, evidence());
     const decision = mine.find((r) => DECIDED.includes(r.toState));
     if (!decision) {

@@ -3,8 +3,10 @@
 // tenant's URL, and its X-Screening-Signature verifies with the tenant's secret through the one
 // verification function a client would use — which must also reject a tampered body.
 
+import fc from 'fast-check';
 import type { Check, CheckContext } from '../check.js';
-import { violation } from '../failure.js';
+import { bodyGenerators } from '../arbitraries/requests.js';
+import { Violation, violation } from '../failure.js';
 import type { Exchange } from '../target/http.js';
 import type { TenantHandle } from '../target/tenants.js';
 import type { Delivery } from '../target/webhook-receiver.js';
@@ -12,7 +14,8 @@ import { tamper, verifySignature } from '../target/webhook-verify.js';
 import { REVIEWER, submitOne } from './screening-ledger.js';
 import { roomyTenant } from './screening-submit.js';
 import { walkAudit } from './ledger.js';
-import { poll, readUsage, sinceOf } from './support.js';
+import { expectStatus, poll, readUsage, screening, sinceOf, uniqueKey } from './support.js';
+import { jsonOf } from '../target/http.js';
 
 /** A delivery shown as an exchange (what the target sent to the receiver), for evidence. */
 export function deliveryEvidence(d: Delivery): Exchange {
@@ -159,4 +162,99 @@ async function deployedReviewer(ctx: CheckContext): Promise<void> {
   checkDecided(ctx, d, t);
 }
 
-export const webhookChecks = [scored, reviewDecided];
+const DELIVERY_SCHEMA: Record<string, 'ScoredDelivery' | 'ReviewDecidedDelivery'> = {
+  'screening.scored': 'ScoredDelivery',
+  'screening.review_decided': 'ReviewDecidedDelivery',
+};
+
+/**
+ * The delivery rules hold for every delivery, not for the one a check waited for: at the end of the run
+ * every delivery the receiver got (whatever check's submission caused it, either candidate variant, any
+ * event) is judged — its body, schemaVersion, signature form, and its signature under the secret of the
+ * tenant it names; a delivery that verifies only under another known tenant's secret names the wrong
+ * tenant. Deliveries naming a tenant whose secret the harness does not hold are judged on form only.
+ */
+const everyDelivery: Check = {
+  id: 'screening.webhooks.every-delivery',
+  title: 'Every delivery the receiver got during the run, of both candidate variants and both events, has a documented body, schemaVersion 1 and a signature that verifies under the secret of the tenant it names',
+  requirements: ['SCR-HOOK-3', 'SCR-HOOK-4', 'SCR-HOOK-5', 'SCR-HOOK-6', 'SCR-HOOK-7', 'SCR-HOOK-8', 'SCR-VER-3'],
+  appliesTo: { surface: 'screening', needs: ['webhooks'] },
+  late: true,
+  async run(ctx) {
+    const receiver = ctx.receiver!;
+    const gen = bodyGenerators(ctx.contract, ctx.validator, 'submitScreen');
+    const t = await roomyTenant(ctx, 'pro', { webhook: true });
+    const owner = await tenantIdOf(ctx, t);
+    // one submission of each candidate variant, so both kinds of scoring are delivered at least once
+    const ours = new Set<string>();
+    let first: Exchange | undefined;
+    for (const kind of ['resume_ref', 'structured']) {
+      const ofKind = (b: unknown) => (b as any)?.candidate?.kind === kind;
+      const body = gen.examples.find(ofKind) ?? fc.sample((gen.valid as fc.Arbitrary<unknown>).filter(ofKind), { numRuns: 1, seed: ctx.config.seed })[0];
+      if (body === undefined) continue;
+      const ex = await screening(ctx).submit(t.apiKey, uniqueKey(body));
+      expectStatus(ex, 201, 'SCR-SUBMIT-1', `a valid ${kind} submission`);
+      first ??= ex;
+      ours.add(jsonOf(ex).requestId);
+    }
+    // each is settled once its scored delivery arrived, or once the ledger shows it failed before scoring
+    // (a deployment may fail a candidate it cannot parse, such as a resume it cannot find)
+    const waitMs = ctx.config.waits.pipelineMs + ctx.config.waits.webhookMs;
+    const deadline = Date.now() + waitMs;
+    const failed = new Set<string>();
+    const settled = () => [...ours].every((id) => failed.has(id) || receiver.deliveries(t.hook).some(isEvent('screening.scored', id)));
+    while (!settled() && Date.now() < deadline) {
+      const { rows } = await walkAudit(ctx, t.apiKey, { limit: 500, since: first ? sinceOf(first) : undefined });
+      for (const r of rows) if (ours.has(r.requestId) && r.toState === 'failed' && !rows.some((x) => x.requestId === r.requestId && x.toState === 'scored')) failed.add(r.requestId);
+      if (!settled()) await receiver.waitFor(t.hook, settled, Math.min(1000, Math.max(0, deadline - Date.now())));
+    }
+    // the secret of each tenant the harness holds one for, by the tenantId its usage reports
+    const secretOf = new Map<string, string>();
+    if (t.webhookSecret) secretOf.set(owner, t.webhookSecret);
+    if (!ctx.tenants.canProvision) {
+      for (const tier of ['free', 'starter', 'pro', 'scale'] as const) {
+        const h = await ctx.tenants.get(tier, { webhook: true }).catch(() => null);
+        if (h?.webhookSecret) secretOf.set(await tenantIdOf(ctx, h), h.webhookSecret);
+      }
+    }
+    const reported = new Set<string>();
+    const judge = (fn: () => void) => {
+      try {
+        fn();
+      } catch (e) {
+        if (!(e instanceof Violation)) throw e;
+        if (!reported.has(e.requirement)) ctx.failures.push({ requirement: e.requirement, check: everyDelivery.id, why: e.why, evidence: e.evidence });
+        reported.add(e.requirement);
+      }
+    };
+    const all = receiver.deliveries(null);
+    for (const d of all) {
+      const ev = deliveryEvidence(d);
+      judge(() => {
+        const schema = DELIVERY_SCHEMA[d.json?.event];
+        if (!schema) throw violation('SCR-HOOK-3', `a delivery's event is ${JSON.stringify(d.json?.event)}, neither screening.scored nor screening.review_decided`, ev);
+        const v = ctx.validator.schema(schema, d.json);
+        for (const p of v.must) {
+          const req = MUST_BY_PATH.find(([re]) => re.test(p.at))![1] || (schema === 'ScoredDelivery' ? 'SCR-HOOK-4' : 'SCR-HOOK-5');
+          throw violation(req, `a ${d.json.event} delivery (request ${d.json?.requestId}) does not match ${schema}: ${p.message}`, ev);
+        }
+        if (d.json.result?.schemaVersion !== 1) throw violation('SCR-VER-3', `a ${d.json.event} delivery carries result.schemaVersion ${JSON.stringify(d.json.result?.schemaVersion)}, not 1`, ev);
+      });
+      judge(() => {
+        const header = d.headers['x-screening-signature'];
+        if (typeof header !== 'string') throw violation('SCR-HOOK-6', `a ${d.json?.event ?? ''} delivery (request ${d.json?.requestId}) has no X-Screening-Signature header`, ev);
+        if (!/^sha256=[0-9a-fA-F]+$/.test(header)) throw violation('SCR-HOOK-6', `X-Screening-Signature '${header}' is not of the form sha256=<hex>`, ev);
+        const named = d.json?.tenantId;
+        const secret = typeof named === 'string' ? secretOf.get(named) : undefined;
+        if ((ours.has(d.json?.requestId) || (t.hook !== null && d.hook === t.hook)) && named !== owner) throw violation('SCR-HOOK-8', `a delivery about ${d.json?.requestId}, a request of tenant ${owner}, names tenant ${JSON.stringify(named)}`, ev);
+        if (secret !== undefined && verifySignature(secret, d.rawBody, header)) return;
+        const signer = [...secretOf].find(([, s]) => verifySignature(s, d.rawBody, header));
+        if (signer) throw violation('SCR-HOOK-8', `a delivery signed with the secret of tenant ${signer[0]} names tenant ${JSON.stringify(named)}`, ev);
+        if (secret !== undefined) throw violation('SCR-HOOK-7', `a ${d.json?.event} delivery (request ${d.json?.requestId}) does not verify under the webhookSecret of the tenant it names (${named})`, ev);
+      });
+    }
+    if (all.length === 0) throw violation('SCR-HOOK-1', `no delivery reached the receiver within ${waitMs / 1000} s of two accepted submissions`);
+  },
+};
+
+export const webhookChecks = [scored, reviewDecided, everyDelivery];

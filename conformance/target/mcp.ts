@@ -37,10 +37,15 @@ function record(url: string, key: string | undefined, method: string, params: un
 function pacedFetch(governor: RateGovernor, credential: string | undefined): typeof fetch {
   return async (input, init) => {
     for (let attempt = 0; ; attempt++) {
-      if (credential) await governor.beforeCall(credential);
-      const res = await fetch(input, init);
+      const ticket = credential ? await governor.beforeCall(credential, 'mcp') : undefined;
+      let res: Response;
+      try {
+        res = await fetch(input, init);
+      } finally {
+        governor.release(ticket);
+      }
       const headers = headersToRecord(res.headers);
-      if (credential) governor.observe(credential, res.status, headers);
+      if (credential) governor.observe(credential, res.status, headers, 'mcp');
       if (res.status !== 429 || attempt >= 3) return res;
       governor.retries++;
       await governor.pause(governor.retryDelay(headers));

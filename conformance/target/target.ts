@@ -85,11 +85,16 @@ export function createHttpTarget(cfg: HarnessConfig, anonMcpUrl: string | null =
       const url = `${base}${spec.path}${queryString(spec.query)}`;
       const credential = headers.authorization;
       for (let attempt = 0; ; attempt++) {
-        if (credential && !spec.rateProbe) await governor.beforeCall(credential);
-        const ex = await send({ method: spec.method ?? 'GET', url, headers, ...(body !== undefined ? { body } : {}) }, cfg.requestTimeoutMs);
-        for (const o of observers) o(ex, surface, spec);
+        const ticket = credential && !spec.rateProbe ? await governor.beforeCall(credential, surface) : undefined;
+        let ex: Exchange;
+        try {
+          ex = await send({ method: spec.method ?? 'GET', url, headers, ...(body !== undefined ? { body } : {}) }, cfg.requestTimeoutMs);
+        } finally {
+          governor.release(ticket); // observe() below reads the answer; the place in the window is the call's until it is answered
+        }
         const res = ex.response;
-        if (credential && res) governor.observe(credential, res.status, res.headers);
+        if (credential && res) governor.observe(credential, res.status, res.headers, surface);
+        for (const o of observers) o(ex, surface, spec);
         if (!res || res.status !== 429 || spec.rateProbe || attempt >= MAX_RETRIES) return ex;
         governor.retries++;
         await governor.pause(governor.retryDelay(res.headers));

@@ -98,3 +98,29 @@ export class Tenants {
     await this.control.patchTenant(t.tenantId, patch);
   }
 }
+
+const SCOPE_SLOTS = { screening: 'noScreeningScope', jobs: 'noJobsScope', mcp: 'noMcpScope' } as const;
+
+/**
+ * The same tenants, telling `touched` each fixed profile key slot handed out (not fresh tenants): how
+ * the runner checks that a check uses only the keys it declares (check-resources.ts).
+ */
+export function watchedTenants(base: Tenants, touched: (slot: KeySlot) => void): Tenants {
+  const w = Object.create(base) as Tenants;
+  w.slot = (name) => {
+    const key = base.slot(name);
+    if (key) touched(name);
+    return key;
+  };
+  w.get = async (tier, opts) => {
+    const t = await base.get(tier, opts);
+    if (!t.fresh) touched(tier);
+    return t;
+  };
+  w.withoutScope = async (scope) => {
+    const t = await base.withoutScope(scope);
+    if (!t.fresh) touched(SCOPE_SLOTS[scope]);
+    return t;
+  };
+  return w;
+}

@@ -62,8 +62,19 @@ const LimitsSchema = z
         headerMaxBytes: count,
         consoleLoginFailuresPerMinute: count,
         sponsoredEvery: count,
+        dashboard: z
+          .object({
+            scalePriceUsdPerMonth: z.number().nonnegative(),
+            idrPerUsd: z.number().positive(),
+            testCards: z.object({ succeeds: z.string().regex(/^\d{12,19}$/), declined: z.string().regex(/^\d{12,19}$/) }).strict(),
+            signInFailuresPerMinute: count,
+            signUpAttemptsPerMinute: count,
+            accountsPerAddressPerDay: count,
+            sessionHours: z.number().positive(),
+            sessionsPerAccount: count,
+          })
+          .strict(),
         webhook: z.object({ timeoutMs: count, retryScheduleSeconds: z.array(count) }).strict(),
-        upgradeUrl: z.string().url(),
       })
       .strict(),
   })

@@ -49,6 +49,7 @@ export async function createCore(config: Readonly<Settings>, openStore: OpenStor
     reset() {
       clock.clear();
       ctx.tenants.clear();
+      store.accounts.clear();
       ctx.faults.reset();
       ctx.rateLimits.reset();
       webhooks.reset();

@@ -1,6 +1,6 @@
 // Plan tiers and limits (contracts/limits.yaml, read and checked by the contract layer): the tier lookups.
 // Requirements: SCR-LIMIT-1, JOB-RATE-2, JOB-TIER-1, JOB-TIER-2, JOB-TIER-3, POL-CREDIT-1, POL-TIER-2; decisions
-// D-05, D-14, D-18, D-20.
+// D-05, D-14, D-18, D-20, D-126.
 
 import { limits, type JobsTier, type PlanTier } from '../contract/limits.js';
 
@@ -14,6 +14,9 @@ export const isPlanTier = (v: unknown): v is PlanTier => typeof v === 'string' &
 export const jobsTierOf = (tier: PlanTier): JobsTier => limits.policy.jobsTierOf[tier];
 
 export const jobsLimitsOf = (tier: PlanTier) => limits.spec.jobs[jobsTierOf(tier)];
+
+/** The 402 upsell's next step: the billing page of the dashboard of the sandbox that answers (D-126). */
+export const upgradeUrlOf = (config: { readonly appUrl: string }): string => `${config.appUrl}/billing`;
 
 /** Start of the next calendar month, UTC, after `now` (ms). */
 export function nextMonthStart(now: number): number {

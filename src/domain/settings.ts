@@ -24,6 +24,8 @@ export interface Settings {
   bugs: string[];
   /** Public base URL used in links the sandbox returns (defaults to http://host:port). */
   publicUrl: string;
+  /** Where the account dashboard is reached (default `<publicUrl>/app`); the 402 upsell links its billing page. */
+  appUrl: string;
   /** Log one line per request to stdout. */
   log: boolean;
   /** Answer the hot REST reads on the server's fast path (on by default; off only to compare the two paths). */

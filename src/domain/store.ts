@@ -1,8 +1,9 @@
 // The store port: everything the sandbox keeps between calls, one holder per concept. The domain's
 // services read and write state only through the holders handed to them here, so a store other than
 // the in-memory default (src/store/) sits beside it without touching the services.
-// Requirements: none of its own (the services that use each holder name theirs); decisions D-110, D-21.
+// Requirements: none of its own (the services that use each holder name theirs); decisions D-110, D-21, D-127.
 
+import type { AccountService } from './accounts.js';
 import type { Clock } from './clock.js';
 import type { Postings } from './employer/postings.js';
 import type { DraftQuota } from './employer/draftQuota.js';
@@ -25,6 +26,8 @@ export interface Store {
   readonly clock: Clock;
   /** Tenants, their API keys (hashes) and both credit wallets. */
   readonly tenants: TenantService;
+  /** Dashboard accounts with their sessions, payments and abuse windows (D-127). */
+  readonly accounts: AccountService;
   /** Screening requests, by id and by (tenant, idempotency key). */
   readonly requests: RequestStore;
   /** The append-only audit ledger, ordered per tenant. */

@@ -2,7 +2,7 @@
 // wallets (screening and jobs apply), webhook settings and a disabled flag. Keys are shown once at
 // creation and stored only as a SHA-256 hash; each key carries its own scopes.
 // Requirements: SCR-AUTH-1, SCR-AUTH-2, SCR-AUTH-3, SCR-AUTH-4, JOB-AUTH-1, JOB-AUTH-2, JOB-AUTH-3, JOB-AUTH-4,
-// MCP-KEYED-2, POL-AUTH-1, POL-AUTH-3, POL-TIER-2, POL-CREDIT-3; decisions D-06, D-17, D-18, D-30.
+// MCP-KEYED-2, POL-AUTH-1, POL-AUTH-3, POL-TIER-2, POL-CREDIT-3; decisions D-06, D-17, D-18, D-30, D-128.
 
 import { hash } from 'node:crypto';
 import { DomainError, forbidden, notFound, unauthorized } from '../errors/errors.js';
@@ -136,6 +136,14 @@ export class TenantService {
     };
     this.keysByHash.set(key.hash, key);
     return { apiKey, key };
+  }
+
+  /** Revokes a key of this tenant: it answers 401 from the next call on (D-128). Another tenant's key id is absent. */
+  revokeKey(tenantId: string, keyId: string): ApiKey {
+    const key = this.keysOf(tenantId).find((k) => k.id === keyId);
+    if (!key) throw notFound(`key ${keyId} does not exist`);
+    this.keysByHash.delete(key.hash);
+    return key;
   }
 
   /** Sets the tier and re-plans both wallets (full refill at the new caps). */

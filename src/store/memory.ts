@@ -4,6 +4,7 @@
 // (postgres/) keeps the same holders and puts its hooks in through `MemoryHooks`.
 
 import { randomBytes } from 'node:crypto';
+import { AccountService } from '../domain/accounts.js';
 import { Clock } from '../domain/clock.js';
 import { DraftQuota } from '../domain/employer/draftQuota.js';
 import { Outbox } from '../domain/employer/outbox.js';
@@ -32,10 +33,12 @@ export interface MemoryHooks {
 export function openMemoryStore({ config, rng, ids }: StoreDeps, hooks: Partial<MemoryHooks> = {}): Store {
   const clock = new Clock(hooks.realNow);
   const deps = { config, ids, clock };
+  const tenants = new TenantService(ids, (tenantId) => clock.of(tenantId));
   return {
     kind: hooks.kind ?? 'memory',
     clock,
-    tenants: new TenantService(ids, (tenantId) => clock.of(tenantId)),
+    tenants,
+    accounts: new AccountService(ids, () => clock.now(), tenants),
     requests: new RequestStore(),
     ledger: new Ledger(hooks.ledgerFirstSeq ?? firstSeqAt(clock.now())),
     deliveries: new DeliveryStore(),

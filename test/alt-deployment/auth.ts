@@ -17,7 +17,7 @@ export function keyInQuery(url: URL): string | undefined {
 export function lookup(req: IncomingMessage, tenants: TenantStore): { tenant?: Tenant; presented: boolean } {
   const key = bearer(req);
   if (key === undefined) return { presented: false };
-  if (!key.startsWith(KEY_PREFIX)) return { presented: true };
+  if (!key.startsWith(KEY_PREFIX) && !tenants.byApiKey(key)) return { presented: true };
   return { tenant: tenants.byApiKey(key), presented: true };
 }
 

@@ -44,10 +44,10 @@ const pathParam = (name: string) => ({ name, in: 'path', required: true, schema:
 const get = (summary: string, extra: Record<string, unknown> = {}) => ({ get: op(summary, extra) });
 const q = (name: string, schema: Record<string, unknown>) => ({ name, in: 'query', required: false, schema });
 
-export function openApi(baseUrl: string) {
+export function openApi(baseUrl: string, v?: Switches) {
   return {
     openapi: '3.1.0',
-    info: { title: 'Alt Jobs APIs', version: '1.0.0' },
+    info: { title: 'Alt Jobs APIs', version: v?.on('description-version-2') ? '2.0.0' : '1.0.0' },
     servers: [{ url: baseUrl }],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     paths: {

@@ -16,7 +16,7 @@ function supported(claim: string, t: Tenant): boolean {
   return !years || Number(years[1]) <= skill.years;
 }
 
-export function draft(t: Tenant, tier: Tier, job: CorpusJob, highlights: string[] | undefined, tone: 'formal' | 'friendly' = 'formal') {
+export function draft(t: Tenant, tier: Tier, job: CorpusJob, highlights: string[] | undefined, tone: 'formal' | 'friendly' = 'formal', keepAll = false) {
   const month = new Date().toISOString().slice(0, 7);
   if (t.draftMonth !== month) {
     t.draftMonth = month;
@@ -24,8 +24,8 @@ export function draft(t: Tenant, tier: Tier, job: CorpusJob, highlights: string[
   }
   if (t.draftsThisMonth >= DRAFT_QUOTA[tier]) throw fail(429, `the monthly draft quota of ${DRAFT_QUOTA[tier]} is used up`);
   const claims = highlights ?? t.resume.skills.map((s) => `${s.years} years of ${s.name}`);
-  const kept = claims.filter((c) => supported(c, t));
-  const removed = claims.filter((c) => !supported(c, t));
+  const kept = claims.filter((c) => keepAll || supported(c, t));
+  const removed = claims.filter((c) => !kept.includes(c));
   if (kept.length === 0) {
     return toolError('ungrounded', 'none of the claims can be supported by your saved resume', { removedClaims: removed });
   }

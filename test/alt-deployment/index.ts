@@ -16,6 +16,8 @@ import { RateLimiter } from './ratelimit.js';
 import { handleScreening, SCREENING_PREFIX } from './screening.js';
 import { buildTalent } from './talent.js';
 import { TenantStore } from './tenants.js';
+import { STARTER_CREDITS_VIOLATED } from './jobs-rest.js';
+import { routedPath } from './planted-routes.js';
 import { Timers } from './timers.js';
 import { Switches } from './violations.js';
 import { PLAIN_STYLE, styleFromSeed, type ShapeStyle } from './shape-style.js';
@@ -28,6 +30,8 @@ export interface AltOptions {
   violations?: string[];
   webhookUrl?: string;
   reviewDelayMs?: number;
+  /** 'never': the reviewer never decides (requests stay pending_review); the profile's waits stay those of the timed reviewer. */
+  reviewer?: 'timed' | 'never';
   scoringDelayMs?: number;
   host?: string;
   /** How open-shape answers are named, wrapped and padded: a style, or a seed to draw one from (default: plain). */
@@ -60,32 +64,38 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
   const v = new Switches(opts.violations);
   const shape = typeof opts.shapeStyle === 'number' ? styleFromSeed(opts.shapeStyle) : (opts.shapeStyle ?? PLAIN_STYLE);
   const delays = { scoringMs: opts.scoringDelayMs ?? 300, reviewMs: opts.reviewDelayMs ?? 2000 };
-  const tenants = new TenantStore(opts.webhookUrl, Date.now());
+  const tenants = new TenantStore(opts.webhookUrl, Date.now(), v.on('keys-test-prefix') ? 'altk_test_' : undefined);
+  if (v.on('starter-credits-50')) for (const t of tenants.all) if (t.plan === 'starter') t.applyBalance = STARTER_CREDITS_VIOLATED;
   const ghost = { ...tenants.slot('free'), id: 'acct-unregistered', slot: 'ghost' };
   const corpus = buildCorpus();
   const limiter = new RateLimiter();
   const timers = new Timers();
-  const store = new ScreeningStore();
-  const deliverer = new Deliverer(timers, { wrongSecret: v.on('hook-wrong-secret'), compactSignature: v.on('hook-compact-signature') });
+  const store = new ScreeningStore(v);
+  const deliverer = new Deliverer(timers, {
+    wrongSecret: v.on('hook-wrong-secret'),
+    compactSignature: v.on('hook-compact-signature'),
+    noPrefix: v.on('signature-no-prefix'),
+    ...(v.on('hook-first-tenant-secret') ? { secretOverride: tenants.all[0].webhookSecret } : {}),
+  });
   const byId = new Map(tenants.all.map((t) => [t.id, t]));
-  const pipeline = new Pipeline(store, timers, deliverer, (id) => byId.get(id)!, v, delays);
+  const pipeline = new Pipeline(store, timers, deliverer, (id) => byId.get(id)!, v, { ...delays, reviewMs: opts.reviewer === 'never' ? Infinity : delays.reviewMs }, tenants.all.map((t) => t.id));
   const employer: EmployerState = { pool: buildTalent(), outbox: [], listings: [] };
   let baseUrl = '';
   let anonMcpUrl = '';
 
   const main = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://alt.invalid');
-    const p = url.pathname;
+    const p = routedPath(url, v);
     const done = (e: unknown) => {
       if (!res.headersSent) sendError(res, fail(500, 'internal error'));
       else res.destroy(e as Error);
     };
-    if (p.startsWith(`${SCREENING_PREFIX}/`)) return void handleScreening(req, res, url, { tenants, store, pipeline, limiter, v }).catch(done);
+    if (p.startsWith(`${SCREENING_PREFIX}/`) || p === '/api/screening/usage') return void handleScreening(req, res, url, { tenants, store, pipeline, limiter, v }).catch(done);
     if (p === '/api/v1' || p.startsWith('/api/v1/')) return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost, shape }).catch(done);
     if (p === '/api/mcp') return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v, shape }).catch(done);
     if (req.method === 'GET' && p === '/.well-known/mcp.json') return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
     if (req.method === 'GET' && p === '/llms.txt') return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
-    if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl));
+    if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl, v));
     sendError(res, fail(404, `no route ${req.method} ${p}`));
   });
   const anon = createServer(anonHandler(corpus, v, () => anonMcpUrl, shape));

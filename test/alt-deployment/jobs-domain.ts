@@ -41,7 +41,7 @@ export function checkSearch(p: SearchInput, v: Switches): Required<Pick<SearchIn
   if (!Number.isInteger(offset) || offset < 0) throw fail(400, `offset: must be a non-negative integer; got ${p.offset}`);
   oneOf('remote_type', p.remote_type, REMOTE_TYPES);
   oneOf('job_type', p.job_type, JOB_TYPES);
-  oneOf('opportunity_type', p.opportunity_type, OPPORTUNITY_TYPES);
+  if (!v.on('opportunity-type-unchecked')) oneOf('opportunity_type', p.opportunity_type, OPPORTUNITY_TYPES);
   oneOf('locale', p.locale, ['id', 'en']);
   return { ...p, limit, offset };
 }
@@ -49,12 +49,13 @@ export function checkSearch(p: SearchInput, v: Switches): Required<Pick<SearchIn
 export function publicJob(j: CorpusJob, tier: Tier | 'anonymous', v: Switches) {
   const sponsored = j.promoted && (tier === 'Free' || tier === 'anonymous' || v.on('sponsored-on-paid'));
   const { id, title, company, location, payMin, payMax, payCurrency, payPeriod, remoteType, jobType, postedAt, url, applyUrl } = j;
-  return { id, title, company, location, payMin, payMax, payCurrency, payPeriod, remoteType, jobType, postedAt, url, applyUrl, sponsored };
+  const posted = v.on('posted-at-date-only') ? postedAt.slice(0, 10) : postedAt;
+  return { id, title, company, location, payMin, payMax, payCurrency, payPeriod, remoteType, jobType, postedAt: posted, url, applyUrl, sponsored };
 }
 
 /** Any query term may match (title, company, location or a skill); results keep corpus order. */
 function matches(j: CorpusJob, p: SearchInput, v: Switches): boolean {
-  if (!j.active) return false;
+  if (!j.active && !v.on('search-lists-inactive')) return false;
   if (p.remote_type && !v.on('remote-filter-ignored') && j.remoteType !== p.remote_type) return false;
   if (p.job_type && j.jobType !== p.job_type) return false;
   if (p.opportunity_type && j.opportunityType !== p.opportunity_type) return false;
@@ -73,7 +74,8 @@ export function search(corpus: CorpusJob[], tier: Tier | 'anonymous', input: Sea
   const all = corpus.filter((j) => matches(j, p, v));
   const end = p.offset + p.limit;
   const hasMore = v.on('has-more-always') || (all.length > end && Math.floor(end / p.limit) < cap);
-  return { tier, jobs: all.slice(p.offset, end).map((j) => publicJob(j, tier, v)), page, hasMore };
+  const shownTier = v.on('search-tier-free') && tier !== 'anonymous' ? 'Free' : v.on('starter-reads-pro') && tier === 'Starter' ? 'Pro' : tier;
+  return { tier: shownTier, jobs: all.slice(p.offset, end).map((j) => publicJob(j, tier, v)), page: v.on('page-one-based') ? page + 1 : page, hasMore };
 }
 
 export function findJob(corpus: CorpusJob[], id: string, v: Switches): CorpusJob {
@@ -96,6 +98,7 @@ export function apply(corpus: CorpusJob[], t: Tenant, jobId: string, body: Apply
   const tier = tierOf(t);
   if (!TIER_LIMITS[tier].apply && !v.on('apply-on-free')) throw fail(403, 'applying needs a paid tier (Starter or Pro)');
   for (const f of ['candidate_name', 'candidate_email', 'message'] as const) {
+    if (f === 'candidate_email' && body[f] === undefined && v.on('apply-email-optional')) continue;
     if (typeof body[f] !== 'string') throw fail(400, `${f}: a string is required`);
   }
   for (const f of ['resume_url', 'locale'] as const) {
@@ -103,6 +106,7 @@ export function apply(corpus: CorpusJob[], t: Tenant, jobId: string, body: Apply
   }
   const len = (body.message as string).length;
   const min = v.on('message-79') ? 79 : 80;
+  if ((len < min || len > 3000) && v.on('apply-refused-charges')) t.applyBalance = Math.max(0, t.applyBalance - 1);
   if (len < min || len > 3000) throw fail(400, `message: must be 80 to 3000 characters; got ${len}`);
   const freeRide = !TIER_LIMITS[tier].apply; // only reachable with the apply-on-free violation
   if (t.applyBalance <= 0 && !freeRide) throw fail(402, 'no apply credits left this month', { upsell: { upgradeUrl: 'https://alt-jobs.example.org/billing/upgrade' } });

@@ -16,8 +16,9 @@ function pct(sorted: number[], p: number): number {
   return Math.round(sorted[rank - 1]);
 }
 
-export function salaryGrid(corpus: CorpusJob[]) {
-  const cells = [];
+export function salaryGrid(corpus: CorpusJob[], v: Switches) {
+  const cells: { family: string; level: string; n: number; median: number; iqr: [number, number] }[] = [];
+  if (v.on('salary-empty')) return { unit: 'IDR per month', cells };
   for (const f of FAMILIES) {
     for (const s of SENIORITIES) {
       const pays = corpus.filter((j) => j.active && j.family.slug === f.slug && j.seniority === s).map(monthlyIdr).sort((a, b) => a - b);
@@ -28,21 +29,21 @@ export function salaryGrid(corpus: CorpusJob[]) {
   return { unit: 'IDR per month', cells };
 }
 
-export function checkLocale(locale: string | undefined): 'id' | 'en' {
-  if (locale === undefined) return 'en';
+export function checkLocale(locale: string | undefined, v: Switches): 'id' | 'en' {
+  if (locale === undefined || (v.on('market-locale-any') && locale !== 'id')) return 'en';
   if (locale !== 'id' && locale !== 'en') throw fail(400, `locale: must be "id" or "en"; got "${locale}"`);
   return locale;
 }
 
-export function roleList(corpus: CorpusJob[], locale: 'id' | 'en') {
-  return {
-    locale,
-    families: FAMILIES.map((f) => ({ slug: f.slug, label: f[locale], openings: corpus.filter((j) => j.active && j.family.slug === f.slug).length })),
-  };
+export function roleList(corpus: CorpusJob[], locale: 'id' | 'en', v: Switches) {
+  const families = FAMILIES.map((f) => ({ slug: f.slug, label: f[locale], openings: corpus.filter((j) => j.active && j.family.slug === f.slug).length }));
+  if (v.on('roles-dead-slug')) families.push({ slug: 'quantum-computing', label: locale === 'id' ? 'Komputasi kuantum' : 'Quantum computing', openings: 0 });
+  return { locale, families };
 }
 
-export function roleReport(corpus: CorpusJob[], slug: string, locale: 'id' | 'en') {
+export function roleReport(corpus: CorpusJob[], slug: string, locale: 'id' | 'en', v: Switches) {
   const f = FAMILIES.find((x) => x.slug === slug);
+  if (!f && v.on('role-unknown-200') && slug !== 'quantum-computing') return { slug, label: slug, locale, openings: 0, medianMonthlyIdr: null, byLevel: {}, topSkills: [] };
   if (!f) throw fail(404, `role "${slug}" has no market report`);
   const jobs = corpus.filter((j) => j.active && j.family.slug === slug);
   const pays = jobs.map(monthlyIdr).sort((a, b) => a - b);

@@ -11,6 +11,8 @@ import type { Switches } from './violations.js';
 import { PLAIN_STYLE, shapeToolResults, type ShapeStyle } from './shape-style.js';
 
 export const ANON_CALLS_PER_DAY = 500;
+/** The daily allowance under the `anon-limit-600` violation. */
+const ANON_CALLS_VIOLATED = 600;
 
 export const CURATED_PLATFORMS = [
   { name: 'Outlier', url: 'https://outlier.ai', kind: 'AI training data', vetted: '2026-10' },
@@ -39,12 +41,19 @@ function build(corpus: CorpusJob[], v: Switches, shape: ShapeStyle): McpServer {
         offset: z.number().int().min(0).optional(),
       },
     },
-    (a: Record<string, unknown>) => guard(() => search(corpus, 'anonymous', { ...a, q: a[textArg] as string | undefined }, v)),
+    (a: Record<string, unknown>) =>
+      guard(() => {
+        const found = search(corpus, 'anonymous', { ...a, q: a[textArg] as string | undefined }, v);
+        // a planted write: the search is counted as interest in the first hit's main skill
+        const hit = v.on('anon-search-counts-skills') ? corpus.find((j) => j.id === found.jobs[0]?.id) : undefined;
+        if (hit) hit.skills.push(hit.family.skills[0]);
+        return found;
+      }),
   );
   mcp.registerTool('get_job', { description: 'Fetch one active job.', inputSchema: { job_id: z.string() } }, (a) =>
     guard(() => publicJob(findJob(corpus, a.job_id, v), 'anonymous', v)),
   );
-  mcp.registerTool('get_curated_list', { description: 'A vetted list of AI-data-work platforms.', inputSchema: {} }, () => guard(() => ({ platforms: CURATED_PLATFORMS })));
+  mcp.registerTool('get_curated_list', { description: 'A vetted list of AI-data-work platforms.', inputSchema: {} }, () => guard(() => ({ platforms: v.on('curated-empty') ? [] : CURATED_PLATFORMS })));
   if (v.on('anon-lists-apply')) {
     mcp.registerTool('apply_to_job', { description: 'Apply to a job.', inputSchema: { job_id: z.string() } }, () => toolError('forbidden', 'applying needs a key'));
   }
@@ -68,7 +77,8 @@ export function anonHandler(corpus: CorpusJob[], v: Switches, selfUrl: () => str
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     try {
       if (path !== '/mcp') throw fail(404, `no route ${req.method} ${path}`);
-      if (req.method === 'GET') return sendJson(res, 200, anonDiscovery(selfUrl(), v));
+      if (req.method === 'GET' && !v.on('anon-get-405')) return sendJson(res, 200, anonDiscovery(selfUrl(), v));
+      if (v.on('anon-needs-key') && !req.headers.authorization) throw fail(401, 'Authorization: a bearer API key is required');
       if (req.method !== 'POST') return methodNotAllowed(res);
       const body = await readRpc(req);
       const calls = toolCalls(body);
@@ -76,7 +86,8 @@ export function anonHandler(corpus: CorpusJob[], v: Switches, selfUrl: () => str
       const ip = clientIp(req);
       let c = counts.get(ip);
       if (!c || c.day !== day) counts.set(ip, (c = { day, n: 0 }));
-      if (calls > 0 && c.n + calls > ANON_CALLS_PER_DAY) {
+      const perDay = v.on('anon-limit-600') ? ANON_CALLS_VIOLATED : ANON_CALLS_PER_DAY;
+      if (calls > 0 && c.n + calls > perDay) {
         const midnight = new Date(`${day}T00:00:00Z`).getTime() + 86_400_000;
         throw fail(429, `the anonymous server allows ${ANON_CALLS_PER_DAY} tool calls a day per IP`, {}, { 'retry-after': new Date(midnight).toUTCString() });
       }

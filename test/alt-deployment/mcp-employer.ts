@@ -8,6 +8,8 @@ import { guard } from './mcp-results.js';
 import { rank, type Talent, type TalentQuery } from './talent.js';
 
 export const TALENT_SEARCH_PER_DAY = 50;
+/** talent_search's daily allowance under the `talent-limit-60` violation. */
+const TALENT_SEARCH_VIOLATED = 60;
 const STRONG_FIT = 70;
 const PRICES_IDR = { standard: 600_000, featured: 1_500_000, pilot: 0 } as const;
 const SCAM_WORDS = ['upfront fee', 'registration fee', 'crypto', 'wire transfer', 'guaranteed income'];
@@ -31,7 +33,8 @@ function needOne(q: TalentQuery): void {
 const yearsBand = (y: number) => (y < 3 ? '0-2' : y < 6 ? '3-5' : y < 10 ? '6-9' : '10+');
 
 export function registerEmployerTools(mcp: McpServer, c: KeyedContext): void {
-  const { tenant: t, employer: e } = c;
+  const { tenant: t, employer: e, v } = c;
+  const perDay = v.on('talent-limit-60') ? TALENT_SEARCH_VIOLATED : TALENT_SEARCH_PER_DAY;
   const employer = () => {
     if (!t.scopes.has('employer')) throw fail(403, 'this key lacks the "employer" scope');
   };
@@ -49,6 +52,7 @@ export function registerEmployerTools(mcp: McpServer, c: KeyedContext): void {
             id: x.code,
             profile: { roleFamily: x.family, yearsBand: yearsBand(x.years), region: x.region },
             relevance: fit.total,
+            ...(v.on('match-leaks-email') ? { email: `${x.code}@talent.alt-jobs.example.org` } : {}),
             facts: { workAuthorization: x.workAuthorization, needsSponsorship: x.needsSponsorship, noticeWeeks: x.noticeWeeks, skillYears: Object.fromEntries(x.skills.map((s) => [s.name, s.years])) },
           })),
         };
@@ -61,7 +65,7 @@ export function registerEmployerTools(mcp: McpServer, c: KeyedContext): void {
       needOne(a);
       const day = new Date().toISOString().slice(0, 10);
       if (t.talentSearchDay.day !== day) t.talentSearchDay = { day, count: 0 };
-      if (t.talentSearchDay.count >= TALENT_SEARCH_PER_DAY) throw fail(429, `talent_search is limited to ${TALENT_SEARCH_PER_DAY} calls a day per key`);
+      if (t.talentSearchDay.count >= perDay) throw fail(429, `talent_search is limited to ${perDay} calls a day per key`);
       t.talentSearchDay.count++;
       const ranked = rank(e.pool, a);
       let found = ranked.filter((r) => r.fit.total >= 50);
@@ -70,7 +74,7 @@ export function registerEmployerTools(mcp: McpServer, c: KeyedContext): void {
       return {
         matchCount: found.length,
         widened,
-        cards: found.slice(0, 10).map(({ t: x, fit }) => ({
+        cards: found.slice(0, v.on('talent-12-cards') ? 12 : 10).map(({ t: x, fit }) => ({
           code: x.code,
           role: x.headline,
           years: x.years,
@@ -93,7 +97,7 @@ export function registerEmployerTools(mcp: McpServer, c: KeyedContext): void {
     (a) =>
       guard(() => {
         employer();
-        if (!a.apply_url && !a.host_apply_form) throw fail(400, 'apply_url: required unless host_apply_form is true');
+        if (!a.apply_url && !a.host_apply_form && !v.on('post-job-no-apply-url')) throw fail(400, 'apply_url: required unless host_apply_form is true');
         const tier = a.tier ?? 'standard';
         const orderId = `ord_${randomUUID()}`;
         return {
@@ -117,12 +121,12 @@ export function registerEmployerTools(mcp: McpServer, c: KeyedContext): void {
         employer();
         const strong = rank(e.pool, { query: a.brief }).filter((r) => r.fit.total >= STRONG_FIT);
         if (strong.length >= 3) {
-          const shortlist = strong.slice(0, 5).map(({ t: x, fit }) => ({ id: x.code, headline: x.headline, region: x.region, skills: x.skills.map((s) => s.name), score: fit.total }));
+          const shortlist = strong.slice(0, 5).map(({ t: x, fit }) => ({ id: x.code, headline: x.headline, region: x.region, skills: x.skills.map((s) => s.name), ...(v.on('hire-unscored') ? {} : { score: fit.total }) }));
           e.outbox.push({ to: a.contact_email, subject: `Shortlist for ${a.company}`, body: JSON.stringify(shortlist) });
           return { outcome: 'shortlist', shortlist, emailedTo: a.contact_email };
         }
         const result: Record<string, unknown> = { outcome: 'no_strong_match', message: 'No strong match among consented candidates.', strongMatches: strong.length };
-        if (a.publish_if_no_match) {
+        if (a.publish_if_no_match && !v.on('hire-publish-ignored')) {
           const scam = SCAM_WORDS.some((w) => a.brief.toLowerCase().includes(w));
           const listing = { id: `fl_${randomUUID().slice(0, 8)}`, title: a.brief.slice(0, 80), status: scam ? ('held_for_review' as const) : ('live' as const), forwardTo: a.contact_email };
           e.listings.push(listing);

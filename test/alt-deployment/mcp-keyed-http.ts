@@ -28,12 +28,15 @@ export async function handleKeyedMcp(req: IncomingMessage, res: ServerResponse, 
     const param = keyInQuery(url);
     if (param) throw fail(401, `query parameter "${param}": an API key must never be sent in a query string`);
     const { tenant, presented } = lookup(req, d.tenants);
-    const t = tenant ?? (!presented && d.v.on('mcp-no-key') ? d.tenants.slot('free') : undefined);
+    // a planted gap: without a key, a tools/call is served as the free tenant (the body is read before the key check)
+    const early = !presented && d.v.on('mcp-tools-call-no-key') && req.method === 'POST' ? await readRpc(req) : undefined;
+    const keyless = !presented && (d.v.on('mcp-no-key') || (early !== undefined && toolCalls(early) > 0));
+    const t = tenant ?? (keyless ? d.tenants.slot('free') : undefined);
     if (!t) throw fail(401, presented ? 'Authorization: the API key is not recognised' : 'Authorization: a bearer API key is required', {}, { 'www-authenticate': 'Bearer' });
     requireScope(t, 'mcp');
     const tier = tierOf(t);
     if (req.method !== 'POST') return methodNotAllowed(res);
-    const body = await readRpc(req);
+    const body = early ?? (await readRpc(req));
     const calls = toolCalls(body);
     // Only tool calls spend the key's window (shared with REST); the handshake and listings are free.
     const limit = perMinute(tier, d.v);

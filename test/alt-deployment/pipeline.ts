@@ -40,6 +40,7 @@ export function scoreOf(r: ScreeningRequest, v: Switches): Record<string, unknow
     promptVersion: '2026-11-a',
   };
   if (v.on('score-no-rationale')) delete result.rationale;
+  if (v.on('resume-ref-no-dimensions') && c.kind === 'resume_ref') result.dimensions = [];
   return result;
 }
 
@@ -51,7 +52,11 @@ export class Pipeline {
     private readonly tenantOf: (id: string) => Tenant,
     private readonly v: Switches,
     private readonly delays: { scoringMs: number; reviewMs: number },
+    private readonly tenantIds: readonly string[] = [],
   ) {}
+
+  /** Requests whose review_decided went out before the decision (decided-hook-early, a planted violation). */
+  private readonly sentEarly = new Set<string>();
 
   start(r: ScreeningRequest): void {
     this.timers.after(this.delays.scoringMs, () => this.score(r));
@@ -60,7 +65,8 @@ export class Pipeline {
   private post(r: ScreeningRequest, event: 'screening.scored' | 'screening.review_decided', result: unknown): Promise<boolean> | undefined {
     const t = this.tenantOf(r.tenantId);
     if (!t.webhookUrl) return undefined;
-    const body: Record<string, unknown> = { requestId: r.id, tenantId: r.tenantId, event, result };
+    const tenantId = this.v.on('hook-foreign-tenant') ? (this.tenantIds.find((id) => id !== r.tenantId) ?? r.tenantId) : r.tenantId;
+    const body: Record<string, unknown> = { requestId: r.id, tenantId, event, result };
     if (this.v.on('hook-no-tenant')) delete body.tenantId;
     return this.deliverer.send({ url: t.webhookUrl, secret: t.webhookSecret, event, body });
   }
@@ -68,29 +74,47 @@ export class Pipeline {
   private score(r: ScreeningRequest): void {
     const result = scoreOf(r, this.v);
     this.store.move(r, 'scored', this.v.on('actor-model') ? 'model:scorer' : 'system', { score: result.score }, this.v.on('ledger-skip-scored'));
-    void this.post(r, 'screening.scored', result);
+    if (!this.v.on('no-scored-hook')) void this.post(r, 'screening.scored', result);
     if (this.v.on('review-skipped')) {
       const decision = { schemaVersion: 1, decision: 'approved', reviewerId: 'auto', reviewerRole: 'model', latencyMs: 0, note: 'auto-approved' };
       return this.deliver(r, decision);
     }
     this.store.move(r, 'pending_review', 'system');
     r.pendingSince = Date.now();
-    this.timers.after(this.delays.reviewMs, () => this.decide(r));
+    if (this.v.on('decided-hook-early')) {
+      this.sentEarly.add(r.id);
+      void this.post(r, 'screening.review_decided', this.decisionOf(r).result);
+    }
+    if (Number.isFinite(this.delays.reviewMs)) this.timers.after(this.delays.reviewMs, () => this.decide(r)); // else a reviewer that never decides
   }
 
-  private decide(r: ScreeningRequest): void {
+  /** The reviewer and decision for a request (a hash of its key and job title), and the ReviewDecisionV1. */
+  private decisionOf(r: ScreeningRequest) {
     const h = digest(`${r.idempotencyKey}|${r.jobSpec.title}`);
     const decision = DECISIONS[h[0] % 3];
     const reviewer = REVIEWERS[h[1] % REVIEWERS.length];
+    const latency = Date.now() - (r.pendingSince ?? Date.now());
     const result = {
       schemaVersion: this.v.on('schema-version-2') ? 2 : 1,
       decision,
       reviewerId: reviewer.id,
       reviewerRole: reviewer.role,
-      latencyMs: Date.now() - (r.pendingSince ?? Date.now()),
+      latencyMs: this.v.on('decision-latency-text') ? `${latency} ms` : latency,
       note: decision === 'edited' ? 'Score adjusted after reading the portfolio.' : `Reviewed and ${decision}.`,
     };
+    return { decision, reviewer, result };
+  }
+
+  private decide(r: ScreeningRequest): void {
+    const { decision, reviewer, result } = this.decisionOf(r);
+    if (this.v.on('review-to-delivered')) {
+      this.store.move(r, 'delivered', `reviewer:${reviewer.id}`, { decision, reviewerRole: reviewer.role });
+      void this.post(r, 'screening.review_decided', result);
+      return;
+    }
     this.store.move(r, decision, `reviewer:${reviewer.id}`, { decision, reviewerRole: reviewer.role });
+    if (this.sentEarly.has(r.id)) return this.store.move(r, 'delivered', 'system', { event: 'screening.review_decided' });
+    if (this.v.on('no-decided-hook')) return;
     this.deliver(r, result);
   }
 

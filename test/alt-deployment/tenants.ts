@@ -61,13 +61,13 @@ export class TenantStore {
   readonly bySlot = new Map<Slot, Tenant>();
   readonly all: Tenant[] = [];
 
-  constructor(webhookUrl: string | undefined, now: number) {
+  constructor(webhookUrl: string | undefined, now: number, keyPrefix = KEY_PREFIX) {
     SEEDS.forEach((s, i) => {
       const t: Tenant = {
         id: `acct-${s.slot.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}-${hex(3)}`,
         slot: s.slot,
         plan: s.plan,
-        key: KEY_PREFIX + hex(12),
+        key: keyPrefix + hex(12),
         scopes: new Set(ALL_SCOPES.filter((x) => x !== s.without)),
         webhookUrl: s.webhook ? webhookUrl : undefined,
         webhookSecret: `whk_${hex(16)}`,

@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAltDeployment, VIOLATIONS, type AltDeployment } from './index.js';
+import { screeningProbes } from './probes-screening.js';
 import { call, connectMcp, startReceiver, submitBody, type Receiver } from './test-support.js';
+import { JOBS_PROBES } from './violations-jobs.probes.js';
 
 let rx: Receiver;
 beforeAll(async () => {
@@ -160,6 +162,10 @@ const PROBES: Record<string, Probe> = {
     await m.close();
     return 'q' in (search.inputSchema.properties ?? {});
   },
+  // the jobs, market and MCP document's further violations
+  ...JOBS_PROBES,
+  // the screening document's second round (probes-screening.ts)
+  ...screeningProbes(() => rx),
 };
 
 async function probeWith(violations: string[], probe: Probe): Promise<boolean> {

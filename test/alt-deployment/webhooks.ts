@@ -15,6 +15,10 @@ export interface Delivery {
 export interface SigningFaults {
   wrongSecret?: boolean;
   compactSignature?: boolean;
+  /** The header carries the bare hex digest. */
+  noPrefix?: boolean;
+  /** Every delivery is signed with this secret, whoever's it is. */
+  secretOverride?: string;
 }
 
 export const sign = (secret: string, bytes: string) =>
@@ -42,11 +46,12 @@ export class Deliverer {
     const body = { ...d.body, deliveredAt: new Date().toISOString() };
     const bytes = JSON.stringify(body, null, 2);
     const signed = this.faults.compactSignature ? JSON.stringify(body) : bytes;
-    const secret = this.faults.wrongSecret ? `${d.secret}-rotated` : d.secret;
+    const secret = this.faults.secretOverride ?? (this.faults.wrongSecret ? `${d.secret}-rotated` : d.secret);
+    const signature = this.faults.noPrefix ? sign(secret, signed).slice('sha256='.length) : sign(secret, signed);
     try {
       const res = await fetch(d.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-screening-signature': sign(secret, signed), 'x-screening-event': d.event },
+        headers: { 'content-type': 'application/json', 'x-screening-signature': signature, 'x-screening-event': d.event },
         body: bytes,
         redirect: 'manual',
         signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),

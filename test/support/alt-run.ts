@@ -22,8 +22,8 @@ export interface AltRun {
   reportDir: string;
 }
 
-/** Starts the deployment with `violations` (and `altOptions.shapeStyle` for its open shapes), runs the harness on its keys-only profile, stops it. */
-export async function runAgainstAlt(violations: string[], options: RawOptions = {}, altOptions: Pick<AltOptions, 'shapeStyle'> = {}): Promise<AltRun> {
+/** Starts the deployment with `violations` (and its other options, e.g. `shapeStyle` for its open shapes or `reviewer`), runs the harness on its keys-only profile, stops it. */
+export async function runAgainstAlt(violations: string[], options: RawOptions = {}, altOptions: Omit<AltOptions, 'violations' | 'webhookUrl'> = {}): Promise<AltRun> {
   const port = await freePort();
   const alt = await startAltDeployment({ ...altOptions, violations, webhookUrl: `http://127.0.0.1:${port}/alt-hooks` });
   const reportDir = mkdtempSync(path.join(tmpdir(), 'conformance-alt-'));

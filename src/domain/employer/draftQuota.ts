@@ -31,12 +31,12 @@ export class DraftQuota {
   }
 
   /** Throws when the month's drafts are used up. */
-  assertAvailable(tenant: Tenant, now: number): void {
+  assertAvailable(tenant: Tenant, now: number, upgradeUrl: string): void {
     const s = this.state(tenant, now);
     if (s.remaining > 0) return;
     const tier = jobsTierOf(tenant.planTier);
     const msg = `the ${tier} tier's monthly quota of ${s.limit} draft_application calls is used up; it resets at ${s.resetAt}`;
-    if (tier === 'free') throw paymentRequired(`${msg}. Upgrade for a larger quota.`, { upgradeUrl: limits.policy.upgradeUrl });
+    if (tier === 'free') throw paymentRequired(`${msg}. Upgrade for a larger quota.`, { upgradeUrl });
     throw rateLimited(msg, Math.max(1, Math.ceil((nextMonthStart(now) - now) / 1000)));
   }
 

@@ -7,7 +7,7 @@
 import type { CoreContext } from '../context.js';
 import { notFound } from '../../errors/errors.js';
 import type { JobsService } from '../jobs/index.js';
-import { jobsTierOf, limits } from '../plans.js';
+import { jobsTierOf, limits, upgradeUrlOf } from '../plans.js';
 import type { Principal } from '../tenants.js';
 import { generatePool } from './candidatePool.js';
 import { curatedList } from './curatedList.js';
@@ -71,7 +71,7 @@ export function createEmployer(ctx: CoreContext, jobs: JobsService) {
       const record = jobs.record(jobId);
       if (!record || !record.active) throw notFound(`job '${jobId}' does not exist or is no longer active`);
       const now = principal.tenant.clock.now();
-      quota.assertAvailable(principal.tenant, now);
+      quota.assertAvailable(principal.tenant, now, upgradeUrlOf(ctx.config));
       const job = { id: record.id, title: record.title, company: record.company, applyUrl: record.applyUrl, skills: record.skills, description: record.description };
       const draft = draftApplication(resumeOf(principal.tenant), job, input);
       const used = quota.consume(principal.tenant, now);

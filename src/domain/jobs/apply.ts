@@ -7,14 +7,14 @@
 
 import type { CoreContext } from '../context.js';
 import { notFound, paymentRequired } from '../../errors/errors.js';
-import { jobsLimitsOf, jobsTierOf, limits } from '../plans.js';
+import { jobsLimitsOf, jobsTierOf, limits, upgradeUrlOf } from '../plans.js';
 import type { Principal } from '../tenants.js';
 import type { ApplicationQueue } from './applications.js';
 import type { Application, ApplyBody, ApplyResult, Channel, StoredJob } from './types.js';
 
 export class ApplyDesk {
   constructor(
-    private readonly ctx: Pick<CoreContext, 'clock' | 'ids'>,
+    private readonly ctx: Pick<CoreContext, 'clock' | 'ids' | 'config'>,
     private readonly byId: ReadonlyMap<string, StoredJob>,
     private readonly queue: ApplicationQueue,
   ) {}
@@ -24,7 +24,7 @@ export class ApplyDesk {
     if (!job || !job.active) throw notFound(`job '${jobId}' does not exist or is no longer active`);
     const { tenant } = principal;
     const tier = jobsTierOf(tenant.planTier);
-    const upsell = { upgradeUrl: limits.policy.upgradeUrl };
+    const upsell = { upgradeUrl: upgradeUrlOf(this.ctx.config) };
     if (!jobsLimitsOf(tenant.planTier).applyEnabled) {
       throw paymentRequired(`applying needs a paid tier (starter or pro); the ${tier} tier can search and read jobs but not apply`, upsell);
     }

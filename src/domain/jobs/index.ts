@@ -8,7 +8,7 @@
 
 import type { CoreContext } from '../context.js';
 import { notFound } from '../../errors/errors.js';
-import { limits, type JobsTier } from '../plans.js';
+import { limits, upgradeUrlOf, type JobsTier } from '../plans.js';
 import type { Principal } from '../tenants.js';
 import { ApplyDesk } from './apply.js';
 import { CORPUS_EPOCH_MS, generateCorpus } from './corpus.js';
@@ -34,7 +34,7 @@ export function createJobs(ctx: CoreContext) {
   const index = SearchIndex.build(corpus.active, (job, fn) => describer.visitTerms(job, fn));
   const t2 = performance.now();
   const market = new Market(vocab.families, corpus.active, new Date(CORPUS_EPOCH_MS).toISOString());
-  const finder = new JobSearch(corpus.active, index, ctx.faults);
+  const finder = new JobSearch(corpus.active, index, ctx.faults, limits.policy.sponsoredEvery, upgradeUrlOf(ctx.config));
   const desk = new ApplyDesk(ctx, corpus.byId, ctx.store.applications);
   const rate = ctx.rateLimits;
   const stats = Object.freeze({

@@ -44,6 +44,8 @@ export class JobSearch {
     private readonly index: SearchIndex,
     private readonly faults: CoreContext['faults'],
     private readonly sponsoredEvery = limits.policy.sponsoredEvery,
+    /** Where a 402 past the page cap sends the caller (the dashboard's billing page, D-126). */
+    private readonly upgradeUrl = 'http://127.0.0.1/app/billing',
   ) {}
 
   search(tier: JobsTier, raw: RawParams = {}): SearchResponse {
@@ -101,7 +103,7 @@ export class JobSearch {
       throw paymentRequired(
         `page ${page} (offset ${offset}, limit ${limit}) is past the ${tier} tier's cap of ${maxPages} pages (pages 0 to ${maxPages - 1}); ` +
           (tier === 'pro' ? 'narrow the search with q or filters' : 'upgrade for more pages, or narrow the search'),
-        { upgradeUrl: limits.policy.upgradeUrl },
+        { upgradeUrl: this.upgradeUrl },
       );
     }
     const cursor = this.index.cursor(this.filterOf(params));

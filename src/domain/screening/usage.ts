@@ -1,12 +1,12 @@
 // The caller's screening wallet as the usage endpoint reports it, and the 402 a submit gets when
 // the wallet is empty (always with a next step: the upgrade URL, and the free cap on the free tier).
 // Requirements: SCR-USAGE-1, SCR-USAGE-2, SCR-USAGE-3, SCR-USAGE-4, SCR-USAGE-5, SCR-USAGE-6, SCR-USAGE-7,
-// SCR-CREDIT-3, SCR-CREDIT-4, SCR-CREDIT-5, POL-USAGE-1, POL-USAGE-2, POL-CREDIT-2; decisions D-05, D-16.
+// SCR-CREDIT-3, SCR-CREDIT-4, SCR-CREDIT-5, POL-USAGE-1, POL-USAGE-2, POL-CREDIT-2; decisions D-05, D-16, D-126.
 
 import type { ScreeningUsage } from '../../contract/types.js';
 import type { CoreContext } from '../context.js';
 import { type DomainError, paymentRequired } from '../../errors/errors.js';
-import { limits } from '../plans.js';
+import { limits, upgradeUrlOf } from '../plans.js';
 import type { Tenant } from '../tenants.js';
 
 export type { ScreeningUsage };
@@ -33,7 +33,7 @@ export function usageOf(ctx: CoreContext, tenant: Tenant): ScreeningUsage {
 }
 
 export function walletExhausted(ctx: CoreContext, tenant: Tenant): DomainError {
-  const { upgradeUrl } = limits.policy;
+  const upgradeUrl = upgradeUrlOf(ctx.config);
   const w = tenant.screeningWallet;
   if (tenant.planTier === 'free') {
     return paymentRequired(

@@ -23,6 +23,7 @@ function sharedSettings(config: Readonly<Settings>): Record<string, unknown> {
     noRateLimits: config.noRateLimits,
     bugs: [...config.bugs].sort(),
     publicUrl: config.publicUrl,
+    appUrl: config.appUrl,
     adminTokenSha256: createHash('sha256').update(config.adminToken).digest('hex'),
   };
 }

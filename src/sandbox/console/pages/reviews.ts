@@ -71,12 +71,12 @@ function filters(state: string, tenantId: string): Html {
 </form>`;
 }
 
-/** Each tenant's time (D-120): a request's age and time to expiry are on its tenant's clock; null when
- * that clock cannot be read (never the machine's own clock). */
+/** Each tenant's time (D-120): a request's age and time to expiry are on its tenant's clock. */
 async function tenantsNow(c: Context<ConsoleEnv>, tenantIds: string[]): Promise<(tenantId: string) => number | null> {
   const ids = [...new Set(tenantIds)];
   const clocks = await Promise.all(ids.map((id) => c.var.ctl.get<{ now: string }>(`/tenants/${seg(id)}/clock`)));
   const byId = new Map(ids.map((id, i) => [id, clocks[i].ok ? Date.parse(clocks[i].data.now) : null]));
+  // a clock that cannot be read gives no age: never one taken from the machine's own clock
   return (tenantId) => byId.get(tenantId) ?? null;
 }
 
