@@ -5,6 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verify } from '../src/domain/webhooks/signer.js';
+import { browser } from './support/console.js';
 import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
 import { SCREENING, startReceiver, submitBody, waitFor } from './support/screening.js';
 
@@ -120,5 +121,23 @@ describe('the automatic reviewer', () => {
       expect(res.json.error.message, JSON.stringify(autoReview)).toContain(field);
     }
     expect((await admin()('GET', `/sandbox/v1/tenants/${t.tenantId}`)).json.autoReview).toBeNull();
+  });
+
+  it("is shown and set on the console's tenant page, with a bad value's message on the page", async () => {
+    const { baseUrl } = sb.get();
+    const t = await createTenant(baseUrl, { planTier: 'pro' });
+    const b = browser(baseUrl);
+    await b.login();
+    const page = `/console/tenants/${t.tenantId}`;
+    expect((await b.request('GET', page)).text).toContain('Off: every review waits for a person');
+    const csrf = await b.csrf(page);
+    const form = { _csrf: csrf, action: 'autoReview', afterSeconds: '90', rule: 'approve_if_score_at_least', minScore: '75', else: 'rejected', editedScore: '' };
+    expect((await b.request('POST', page, form)).status).toBe(303);
+    expect((await admin()('GET', page.replace('/console', '/sandbox/v1'))).json.autoReview).toEqual({ afterSeconds: 90, rule: 'approve_if_score_at_least', minScore: 75, else: 'rejected' });
+    expect((await b.request('GET', page)).text).toContain('On: 90 s after a request is queued');
+    await b.request('POST', page, { ...form, afterSeconds: 'soon' });
+    expect((await b.request('GET', page)).text).toContain('autoReview.afterSeconds must be a whole number');
+    expect((await b.request('POST', `${page}/auto-review/off`, { _csrf: csrf })).status).toBe(303);
+    expect((await admin()('GET', page.replace('/console', '/sandbox/v1'))).json.autoReview).toBeNull();
   });
 });
