@@ -161,6 +161,23 @@ describe("a tenant's own key on the control API", () => {
     expect(operations.map((op) => `${op.method} ${op.path}`).sort()).toEqual(Object.keys(CALLS).sort());
   });
 
+  it("keeps the operator's routes the operator's (D-130): the description opens none of them to a tenant's key", () => {
+    expect(operations.filter((op) => !op.tenant).map((op) => `${op.method} ${op.path}`).sort()).toEqual(
+      [
+        'GET /sandbox/v1/tenants',
+        'POST /sandbox/v1/tenants',
+        'POST /sandbox/v1/tenants/{tenantId}/keys',
+        'GET /sandbox/v1/clock',
+        'GET /sandbox/v1/clock/timers',
+        'POST /sandbox/v1/clock/advance',
+        'PUT /sandbox/v1/bugs/{bugName}',
+        'DELETE /sandbox/v1/bugs/{bugName}',
+        'POST /sandbox/v1/reset',
+        'GET /sandbox/v1/demo',
+      ].sort(),
+    );
+  });
+
   it("reaches none of another tenant's objects: 404 as if absent on tenant routes, 403 on operator routes, nothing changed, nothing read", async () => {
     const { baseUrl } = sb.get();
     const before = await snapshot(baseUrl, b);
