@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ROOT } from './lib/sandbox.js';
 import type { BenchOptions } from './lib/section.js';
 
-export const SECTION_IDS = ['http', 'postgres', 'scaling', 'webhooks', 'harness', 'hostile'] as const;
+export const SECTION_IDS = ['http', 'postgres', 'scaling', 'webhooks', 'harness', 'hostile', 'mutants'] as const;
 /** What a run without --only measures: `postgres` repeats rows of `http`, so it runs only when named. */
 const DEFAULT_SECTIONS = SECTION_IDS.filter((s) => s !== 'postgres');
 

@@ -3,8 +3,9 @@
 import type { Section } from '../lib/section.js';
 import { harnessSection } from './harness.js';
 import { hostileSection } from './hostile.js';
+import { mutantsSection } from './mutants.js';
 import { scalingSection } from './scaling.js';
 import { postgresSection, throughputSection } from './throughput.js';
 import { webhooksSection } from './webhooks.js';
 
-export const SECTIONS: Section[] = [throughputSection, postgresSection, scalingSection, webhooksSection, harnessSection, hostileSection];
+export const SECTIONS: Section[] = [throughputSection, postgresSection, scalingSection, webhooksSection, harnessSection, hostileSection, mutantsSection];
