@@ -1,4 +1,4 @@
-// The automatic reviewer of a tenant (D-132), over real HTTP: set with the tenant's own key, it decides
+// The automatic reviewer of a tenant (D-134), over real HTTP: set with the tenant's own key, it decides
 // the tenant's queued reviews once the tenant's clock has moved past the delay (not before), as reviewer
 // `auto`, with the same ledger row and the same signed `screening.review_decided` delivery as a person's
 // decision; a tenant without it stays pending.

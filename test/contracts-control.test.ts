@@ -25,7 +25,7 @@ describe('the control API description', () => {
       for (const m of METHODS) {
         if (!item[m]) continue;
         expect(item[m].operationId).toMatch(/^[a-z][A-Za-z]+$/);
-        // the admin token reaches every route; some also take a tenant's own key, maybe needing one key scope (D-131)
+        // the admin token reaches every route; some also take a tenant's own key, maybe needing one key scope (D-133)
         expect(item[m].security[0]).toEqual({ adminToken: [] });
         expect(item[m].security.length).toBeLessThanOrEqual(2);
         for (const alt of item[m].security.slice(1)) {

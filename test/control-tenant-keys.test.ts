@@ -1,4 +1,4 @@
-// A tenant's own API key on the control API (D-131), over real HTTP: every route of the control API's
+// A tenant's own API key on the control API (D-133), over real HTTP: every route of the control API's
 // description (walked from contracts/control.openapi.yaml, so a new route cannot be forgotten) tried with
 // another tenant's key against the owner's objects (404 as if absent or 403, nothing changed, nothing
 // read) and with the owner's key (works where the route's audience includes tenants, 403 where it is the
@@ -161,7 +161,7 @@ describe("a tenant's own key on the control API", () => {
     expect(operations.map((op) => `${op.method} ${op.path}`).sort()).toEqual(Object.keys(CALLS).sort());
   });
 
-  it("keeps the operator's routes the operator's (D-131): the description opens none of them to a tenant's key", () => {
+  it("keeps the operator's routes the operator's (D-133): the description opens none of them to a tenant's key", () => {
     expect(operations.filter((op) => !op.tenant).map((op) => `${op.method} ${op.path}`).sort()).toEqual(
       [
         'GET /sandbox/v1/tenants',

@@ -1,4 +1,4 @@
-// A tenant's own key on the control API (D-131) and the automatic reviewer (D-132) on the shared sandbox:
+// A tenant's own key on the control API (D-133) and the automatic reviewer (D-134) on the shared sandbox:
 // two instances on one PostgreSQL; the setting made with the tenant's key on one instance decides a
 // request submitted on the other, once the tenant's clock is advanced (with its key) on either; both
 // instances agree at once, and another tenant's key is refused alike on both.

@@ -32,7 +32,7 @@ export interface Tenant {
   createdAt: number;
   /** The tenant's own clock: the sandbox clock plus this tenant's offset, with its timers (D-120). */
   clock: TenantClock;
-  /** The automatic reviewer's setting; null: off (the default), D-132. */
+  /** The automatic reviewer's setting; null: off (the default), D-134. */
   autoReview: AutoReview | null;
 }
 

@@ -1,5 +1,5 @@
-// Requirements: none of the documents (a sandbox helper); decisions D-132.
-// The automatic reviewer of a tenant (D-132): a setting, off by default, that decides each of the
+// Requirements: none of the documents (a sandbox helper); decisions D-134.
+// The automatic reviewer of a tenant (D-134): a setting, off by default, that decides each of the
 // tenant's queued reviews `afterSeconds` after it was queued, on the tenant's clock (a timer like the
 // review expiry), by one rule, through the same decision function a person's decision goes through (the
 // ledger row's actor is `reviewer:auto`, the `screening.review_decided` delivery is the same).

@@ -24,7 +24,7 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
   const cursors = new CursorCodec(ctx.store.cursorSecret);
   const resumes = loadResumes();
   const pipeline = new Pipeline(ctx, ledger, requests, webhooks, resumes);
-  // the automatic reviewer decides through the same function as a person (D-132)
+  // the automatic reviewer decides through the same function as a person (D-134)
   const autoReviewer = new AutoReviewer(ctx, requests, (requestId, input) => decide(ctx, requests, pipeline, requestId, input));
   pipeline.onQueued = (req) => autoReviewer.queued(req);
 

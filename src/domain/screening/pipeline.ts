@@ -131,7 +131,7 @@ export class Pipeline {
     }
   }
 
-  /** Told of each request entering pending review (the automatic reviewer, D-132). */
+  /** Told of each request entering pending review (the automatic reviewer, D-134). */
   onQueued: ((req: StoredRequest) => void) | null = null;
 
   // one function for every request's expiry timer: a sandbox may hold hundreds of thousands of them

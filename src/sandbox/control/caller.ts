@@ -1,4 +1,4 @@
-// Who is calling a /sandbox/v1 route, and whether that caller may (D-119, D-131): the operator (the admin
+// Who is calling a /sandbox/v1 route, and whether that caller may (D-119, D-133): the operator (the admin
 // token) reaches every route and every tenant; a tenant's own API key (a bearer header only, never in the
 // query string, D-08) reaches the routes whose audience includes tenants, and only its own tenant there:
 // any other tenant's id reads as absent (404). Each route's audience is declared in ONE place, the
@@ -33,7 +33,7 @@ type Operation = { security?: SecurityRequirement[] };
 const CONTROL_DOC = new URL('../../../contracts/control.openapi.yaml', import.meta.url);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
-/** The audience of an operation from its `security` (D-131). */
+/** The audience of an operation from its `security` (D-133). */
 export function audienceOfSecurity(security: SecurityRequirement[] | undefined): Audience {
   const tenant = security?.find((s) => 'tenantKey' in s);
   if (!tenant) return { tenant: false };
@@ -93,7 +93,7 @@ export const resolveCaller: MiddlewareHandler<AppEnv> = async (c, next) => {
     } catch {
       throw unauthorized('the control API needs Authorization: Bearer <SANDBOX_ADMIN_TOKEN> (a tenant key reaches only its own tenant routes)');
     }
-    throw forbidden(`this control route is the operator's: it needs the admin token; tenant ${principal.tenant.id}'s key reaches only its own tenant's routes (D-131)`);
+    throw forbidden(`this control route is the operator's: it needs the admin token; tenant ${principal.tenant.id}'s key reaches only its own tenant's routes (D-133)`);
   }
   callers.set(c.req.raw, { admin: false, tenantId: authenticate(c, audience.scope).tenant.id });
   return next();

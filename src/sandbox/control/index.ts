@@ -17,7 +17,7 @@ import { webhooksRoutes } from './webhooks.js';
 export function controlRoutes() {
   const r = new Hono<AppEnv>();
   // the admin token reaches every route; a tenant's own key the routes whose audience includes tenants,
-  // for its own tenant only (each route's audience: its `security` in contracts/control.openapi.yaml, D-131)
+  // for its own tenant only (each route's audience: its `security` in contracts/control.openapi.yaml, D-133)
   r.use('*', resolveCaller);
   r.route('/webhooks/listen', listenRoutes());
   r.route('/tenants', tenantRoutes());

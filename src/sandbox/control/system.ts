@@ -25,7 +25,7 @@ export function systemRoutes() {
     const body = await readObject(c);
     onlyKeys(body, ['path', 'method', 'mode', 'status', 'latencyMs', 'count', 'ratio', 'tenantId']);
     // a tenant's key makes only rules of its own tenant (tenantId forced; another tenant's is absent); only
-    // the operator makes rules for everyone (D-131)
+    // the operator makes rules for everyone (D-133)
     const own = ownTenant(c);
     if (own !== undefined) {
       if (body.tenantId !== undefined && body.tenantId !== own) throw notFound(`tenant ${String(body.tenantId)} does not exist`);

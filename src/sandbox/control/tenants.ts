@@ -110,7 +110,7 @@ export function tenantRoutes() {
     const t = tenants.get(tenantFor(c, c.req.param('tenantId'))!);
     const body = await readObject(c);
     onlyKeys(body, ['planTier', 'name', 'webhookUrl', 'webhookSecret', 'disabled', 'screeningCredits', 'applyCredits', 'autoReview']);
-    // the tier, the balances and the disabled flag are the operator's (and the billing page's), never a key's own (D-131)
+    // the tier, the balances and the disabled flag are the operator's (and the billing page's), never a key's own (D-133)
     if (ownTenant(c) !== undefined) {
       const operatorOnly = OPERATOR_FIELDS.find((k) => body[k] !== undefined);
       if (operatorOnly) throw forbidden(`${operatorOnly} is set by the operator; a tenant's key may change ${TENANT_FIELDS.join(', ')}`);

@@ -1,4 +1,4 @@
-// The automatic reviewer panel of a tenant's page (D-132): the setting as it stands, a form that sets
+// The automatic reviewer panel of a tenant's page (D-134): the setting as it stands, a form that sets
 // it (delay on the tenant's clock, rule, threshold, fallback, edited score) and one that turns it off.
 
 import type { Context, Hono } from 'hono';
