@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createAjv } from '../src/contract/ajv.js';
+import { SCOPES } from '../src/domain/tenants.js';
 import { controlRoutes } from '../src/sandbox/control/index.js';
 import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
@@ -24,9 +25,14 @@ describe('the control API description', () => {
       for (const m of METHODS) {
         if (!item[m]) continue;
         expect(item[m].operationId).toMatch(/^[a-z][A-Za-z]+$/);
-        // the admin token reaches every route; a few also take a tenant's own key (D-119)
+        // the admin token reaches every route; some also take a tenant's own key, maybe needing one key scope (D-133)
         expect(item[m].security[0]).toEqual({ adminToken: [] });
-        for (const alt of item[m].security.slice(1)) expect(alt).toEqual({ tenantKey: [] });
+        expect(item[m].security.length).toBeLessThanOrEqual(2);
+        for (const alt of item[m].security.slice(1)) {
+          expect(Object.keys(alt)).toEqual(['tenantKey']);
+          expect(alt.tenantKey.length).toBeLessThanOrEqual(1);
+          for (const scope of alt.tenantKey) expect(SCOPES).toContain(scope);
+        }
       }
     }
   });

@@ -312,7 +312,11 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
       const answer = await asB('POST', `/sandbox/v1/webhooks/listen/${id}.1/answer`, { statusCode: 500, durationMs: 1 });
       expect(answer.status).toBe(404);
       expect((await asB('GET', '/sandbox/v1/webhooks/listen/listeners')).json.listeners.map((x: any) => x.tenantId)).toEqual([b.tenantId]);
-      expect((await asB('GET', '/sandbox/v1/webhooks/deliveries')).status).toBe(401);
+      // b's key reads b's own deliveries only (D-133): a's are absent
+      const seen = await asB('GET', '/sandbox/v1/webhooks/deliveries');
+      expect(seen.status).toBe(200);
+      expect(seen.json.deliveries.filter((x: any) => x.tenantId !== b.tenantId)).toEqual([]);
+      expect((await asB('GET', `/sandbox/v1/webhooks/deliveries/${id}`)).status).toBe(404);
       release();
       const d = await waitFor(async () => ((await delivery(id)).status === 'delivered' ? delivery(id) : undefined), "a's delivery delivered");
       expect(d.attempts.map((x: any) => x.statusCode)).toEqual([200]);

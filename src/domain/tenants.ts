@@ -10,6 +10,7 @@ import type { TenantClock } from './clock.js';
 import type { IdFactory } from './rng.js';
 import { type PlanTier, jobsLimitsOf, limits } from './plans.js';
 import { Wallet } from './wallet.js';
+import type { AutoReview } from './screening/autoReview.js';
 
 export const SCOPES = ['screening', 'jobs', 'apply', 'market', 'mcp', 'employer'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -31,6 +32,8 @@ export interface Tenant {
   createdAt: number;
   /** The tenant's own clock: the sandbox clock plus this tenant's offset, with its timers (D-120). */
   clock: TenantClock;
+  /** The automatic reviewer's setting; null: off (the default), D-134. */
+  autoReview: AutoReview | null;
 }
 
 export interface ApiKey {
@@ -111,6 +114,7 @@ export class TenantService {
       applyWallet: new Wallet(0, false, now),
       createdAt: now,
       clock,
+      autoReview: null,
     };
     this.applyPlan(tenant, input.planTier);
     this.tenants.set(tenant.id, tenant);

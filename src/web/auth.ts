@@ -43,12 +43,12 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /** Resolves the caller from `Authorization: Bearer`, requiring `scope` (401/403 as DomainErrors). */
-export function authenticate(c: Context<AppEnv>, scope: Scope): Principal {
+export function authenticate(c: Context<AppEnv>, scope?: Scope): Principal {
   return authenticateCall(c.get('core').tenants, c.req.url, headerOf(c, 'authorization'), scope);
 }
 
 /** The same, from a request's URL (or its path and query) and its Authorization header. */
-export function authenticateCall(tenants: TenantService, url: string, header: string | undefined, scope: Scope): Principal {
+export function authenticateCall(tenants: TenantService, url: string, header: string | undefined, scope?: Scope): Principal {
   const param = url.includes('?') ? keyParamIn(searchParamsOf(url)) : null;
   if (param !== null) throw keyInQuery(param);
   const token = bearerToken(header);

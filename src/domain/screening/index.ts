@@ -9,10 +9,12 @@ import type { Tenant } from '../tenants.js';
 import type { WebhookService } from '../webhooks/index.js';
 import { type AuditQuery, auditPage, auditPageBody } from './audit.js';
 import { CursorCodec } from './cursor.js';
+import { AutoReviewer } from './autoReview.js';
 import { Pipeline } from './pipeline.js';
 import type { RequestFilter } from './requests.js';
 import { loadResumes } from './resumes.js';
 import { type DecisionInput, decide } from './review.js';
+import type { AutoReview } from './autoReview.js';
 import { submit } from './submit.js';
 import type { Submission } from './types.js';
 import { usageOf } from './usage.js';
@@ -22,6 +24,9 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
   const cursors = new CursorCodec(ctx.store.cursorSecret);
   const resumes = loadResumes();
   const pipeline = new Pipeline(ctx, ledger, requests, webhooks, resumes);
+  // the automatic reviewer decides through the same function as a person (D-134)
+  const autoReviewer = new AutoReviewer(ctx, requests, (requestId, input) => decide(ctx, requests, pipeline, requestId, input));
+  pipeline.onQueued = (req) => autoReviewer.queued(req);
 
   return {
     /** The stores, for the control API, benchmarks and tests that seed at scale. */
@@ -35,6 +40,11 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
     /** The same page as JSON text, built without intermediate objects (for the REST adapter). */
     auditBody: (tenantId: string, query: AuditQuery) => auditPageBody(ctx, ledger, cursors, tenantId, query),
     decide: (requestId: string, input: DecisionInput) => decide(ctx, requests, pipeline, requestId, input),
+    /** Sets a tenant's automatic reviewer; its requests already pending review get their timer from now. */
+    setAutoReview: (tenant: Tenant, setting: AutoReview | null) => {
+      tenant.autoReview = setting;
+      autoReviewer.enabled(tenant);
+    },
     get: (requestId: string) => requests.get(requestId),
     list: (filter?: RequestFilter) => requests.list(filter),
     reset() {

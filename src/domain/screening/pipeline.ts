@@ -125,8 +125,14 @@ export class Pipeline {
     req.queuedForReviewAt = now;
     this.transition(req, 'pending_review', 'system', { expiresAt: clock.iso(expiresAt) });
     if (submission.jobSpec.title.trim().toLowerCase() === EXPIRE_TITLE) this.expire(req, 'magic job title');
-    else req.expiry = clock.scheduleCall(expiresAt, this.windowElapsed, req, 'review expiry');
+    else {
+      req.expiry = clock.scheduleCall(expiresAt, this.windowElapsed, req, 'review expiry');
+      this.onQueued?.(req);
+    }
   }
+
+  /** Told of each request entering pending review (the automatic reviewer, D-134). */
+  onQueued: ((req: StoredRequest) => void) | null = null;
 
   // one function for every request's expiry timer: a sandbox may hold hundreds of thousands of them
   private readonly windowElapsed = (req: StoredRequest) => this.expire(req, 'review window elapsed');

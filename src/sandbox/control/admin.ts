@@ -1,21 +1,9 @@
-// Shared pieces of the control API: admin bearer auth and small body readers with clear 400s.
+// Shared pieces of the control API: small body readers with clear 400s (who may call: caller.ts).
 
-import { timingSafeEqual } from 'node:crypto';
-import type { Context, MiddlewareHandler } from 'hono';
-import { invalid, unauthorized } from '../../errors/errors.js';
-import { bearerToken } from '../../web/auth.js';
+import type { Context } from 'hono';
+import { invalid } from '../../errors/errors.js';
 import { readJsonBody } from '../../web/body.js';
 import type { AppEnv } from '../../web/env.js';
-
-export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const token = bearerToken(c.req.header('authorization'));
-  const expected = Buffer.from(c.var.core.config.adminToken);
-  const given = Buffer.from(token ?? '');
-  if (!token || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw unauthorized('the control API needs Authorization: Bearer <SANDBOX_ADMIN_TOKEN>');
-  }
-  await next();
-};
 
 /** Reads a JSON object body; an empty body reads as {} when `optional`. */
 export async function readObject(c: Context, optional = false): Promise<Record<string, unknown>> {

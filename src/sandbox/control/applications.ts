@@ -5,6 +5,7 @@ import { Hono } from 'hono';
 import { notFound } from '../../errors/errors.js';
 import { onlyParams, textParam } from '../../domain/jobs/params.js';
 import type { AppEnv } from '../../web/env.js';
+import { ensureVisible, tenantFor } from './caller.js';
 import { PAGE_PARAMS, pageOf, readPageQuery } from './paging.js';
 
 export function applicationsRoutes() {
@@ -13,9 +14,8 @@ export function applicationsRoutes() {
   r.get('/', (c) => {
     const params = c.req.query();
     onlyParams(params, ['tenantId', ...PAGE_PARAMS]);
-    const tenantId = textParam(params, 'tenantId');
-    const { jobs, tenants } = c.var.core;
-    if (tenantId !== undefined) tenants.get(tenantId);
+    const tenantId = tenantFor(c, textParam(params, 'tenantId'));
+    const { jobs } = c.var.core;
     const match = tenantId === undefined ? undefined : (a: { tenantId: string }) => a.tenantId === tenantId;
     const page = pageOf(jobs.orderedApplications(), readPageQuery(params), (a) => a.applicationId, match);
     return c.json({ applications: page.items.map((a) => ({ ...a })), nextCursor: page.nextCursor });
@@ -25,6 +25,7 @@ export function applicationsRoutes() {
     const id = c.req.param('applicationId');
     const application = c.var.core.jobs.application(id);
     if (!application) throw notFound(`no application '${id}'`);
+    ensureVisible(c, application.tenantId, () => notFound(`no application '${id}'`));
     return c.json(application);
   });
 

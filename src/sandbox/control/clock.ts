@@ -8,6 +8,7 @@ import { invalid } from '../../errors/errors.js';
 import type { Core } from '../../domain/core.js';
 import type { AppEnv } from '../../web/env.js';
 import { onlyKeys, readObject } from './admin.js';
+import { tenantFor } from './caller.js';
 
 const MAX_SECONDS = 366 * 86400;
 
@@ -84,12 +85,12 @@ export function tenantClockRoutes() {
   r.get('/:id/clock', (c) => {
     const query = c.req.query();
     onlyKeys(query, ['limit']);
-    return c.json(tenantClockView(c.var.core, c.req.param('id'), readLimit(query)));
+    return c.json(tenantClockView(c.var.core, tenantFor(c, c.req.param('id'))!, readLimit(query)));
   });
 
   r.post('/:id/clock/advance', async (c) => {
     const core = c.var.core;
-    const tenant = core.tenants.get(c.req.param('id'));
+    const tenant = core.tenants.get(tenantFor(c, c.req.param('id'))!);
     const s = await readSeconds(c);
     core.clock.advanceTenant(tenant.id, s);
     const view = tenantClockView(core, tenant.id);

@@ -3,8 +3,8 @@
 
 import { Hono } from 'hono';
 import type { AppEnv } from '../../web/env.js';
-import { requireAdmin } from './admin.js';
 import { applicationsRoutes } from './applications.js';
+import { resolveCaller } from './caller.js';
 import { listenRoutes } from './listen.js';
 import { logsRoutes } from './logs.js';
 import { outboxRoutes } from './outbox.js';
@@ -16,9 +16,10 @@ import { webhooksRoutes } from './webhooks.js';
 
 export function controlRoutes() {
   const r = new Hono<AppEnv>();
-  // a tenant's own key reaches these too (D-119): they check the caller themselves, before the admin gate
+  // the admin token reaches every route; a tenant's own key the routes whose audience includes tenants,
+  // for its own tenant only (each route's audience: its `security` in contracts/control.openapi.yaml, D-133)
+  r.use('*', resolveCaller);
   r.route('/webhooks/listen', listenRoutes());
-  r.use('*', requireAdmin);
   r.route('/tenants', tenantRoutes());
   r.route('/tenants', tenantClockRoutes());
   r.route('/clock', sandboxClockRoutes());

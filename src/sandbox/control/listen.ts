@@ -17,7 +17,7 @@ import { RESPONSE_CAP, type SendOutcome } from '../../domain/webhooks/sender.js'
 import { DomainError, invalid, notFound } from '../../errors/errors.js';
 import type { AppEnv } from '../../web/env.js';
 import { onlyKeys, optBool, optString, readObject } from './admin.js';
-import { callerOf, tenantFor } from './caller.js';
+import { tenantFor } from './caller.js';
 
 /** A comment line this often keeps proxies from closing an idle stream and shows a dead one. */
 const HEARTBEAT_MS = 15_000;
@@ -149,10 +149,9 @@ export function listenRoutes() {
   const r = new Hono<AppEnv>();
 
   r.get('/', (c) => {
-    const caller = callerOf(c);
     const query = c.req.query();
     onlyKeys(query, ['tenantId']);
-    const tenantId = tenantFor(c, caller, query.tenantId || undefined);
+    const tenantId = tenantFor(c, query.tenantId || undefined);
     if (!tenantId) throw invalid('tenantId is required with the admin token (a tenant key listens for its own tenant)', 'tenantId');
     const hub = requireHub(c.var.core);
     return streamSSE(c, async (stream) => {
@@ -177,11 +176,10 @@ export function listenRoutes() {
   });
 
   r.post('/:attemptId/answer', async (c) => {
-    const caller = callerOf(c);
     const attemptId = c.req.param('attemptId');
     const body = await readObject(c);
     onlyKeys(body, ['tenantId', 'listenerId', 'statusCode', 'error', 'durationMs', 'responseBody', 'responseTruncated']);
-    const tenantId = tenantFor(c, caller, optString(body, 'tenantId', 200));
+    const tenantId = tenantFor(c, optString(body, 'tenantId', 200));
     if (!tenantId) throw invalid('tenantId is required with the admin token', 'tenantId');
     const statusCode = optStatus(body);
     const durationMs = body.durationMs;
@@ -202,10 +200,9 @@ export function listenRoutes() {
 
   // the connected listeners, for the console and for scripts waiting on a listener
   r.get('/listeners', (c) => {
-    const caller = callerOf(c);
     const query = c.req.query();
     onlyKeys(query, ['tenantId']);
-    const tenantId = tenantFor(c, caller, query.tenantId || undefined);
+    const tenantId = tenantFor(c, query.tenantId || undefined);
     return c.json({ listeners: hubOf(c.var.core)?.listeners(tenantId) ?? [] });
   });
 

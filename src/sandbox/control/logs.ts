@@ -6,6 +6,7 @@ import type { CallEntry } from '../../domain/callLog.js';
 import { invalid, notFound } from '../../errors/errors.js';
 import type { AppEnv } from '../../web/env.js';
 import { onlyKeys } from './admin.js';
+import { ensureVisible, tenantFor } from './caller.js';
 import { PAGE_PARAMS, pageOf, readPageQuery } from './paging.js';
 
 export function logsRoutes() {
@@ -14,7 +15,8 @@ export function logsRoutes() {
   r.get('/', (c) => {
     const query = c.req.query();
     onlyKeys(query, ['tenantId', 'q', 'api', 'status', ...PAGE_PARAMS]);
-    const { tenantId, api, status } = query;
+    const { api, status } = query;
+    const tenantId = tenantFor(c, query.tenantId || undefined, false);
     if (api && api !== 'rest' && api !== 'mcp') throw invalid("api must be 'rest' or 'mcp'", 'api');
     if (status && !/^[1-5]xx$/.test(status)) throw invalid('status must be a class such as 2xx, 4xx or 5xx', 'status');
     if (query.q && query.q.length > 200) throw invalid('q must be at most 200 characters', 'q');
@@ -30,8 +32,10 @@ export function logsRoutes() {
   });
 
   r.get('/:id', (c) => {
+    const absent = () => notFound(`no request log entry ${c.req.param('id')} (only the latest entries are kept)`);
     const e = c.var.core.callLog.get(c.req.param('id'));
-    if (!e) throw notFound(`no request log entry ${c.req.param('id')} (only the latest entries are kept)`);
+    if (!e) throw absent();
+    ensureVisible(c, e.tenantId ?? undefined, absent);
     return c.json(e);
   });
 

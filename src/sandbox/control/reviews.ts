@@ -8,6 +8,7 @@ import { toAuditEvent } from '../../domain/screening/ledger.js';
 import type { AppEnv } from '../../web/env.js';
 import { limits } from '../../domain/plans.js';
 import { onlyKeys, readObject } from './admin.js';
+import { ensureVisible, ownTenant, tenantFor } from './caller.js';
 import { PAGE_PARAMS, pageOf, readPageQuery } from './paging.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -60,9 +61,10 @@ export function reviewsRoutes() {
   r.get('/', (c) => {
     const query = c.req.query();
     onlyKeys(query, ['state', 'tenantId', ...PAGE_PARAMS]);
-    const { state, tenantId } = query;
+    const { state } = query;
     if (state !== undefined && !isScreeningState(state)) throw invalid(`state must be one of ${SCREENING_STATES.join(', ')}`, 'state');
-    const list = c.var.core.screening.requests.ordered(tenantId || undefined);
+    const tenantId = tenantFor(c, query.tenantId || undefined, false);
+    const list = c.var.core.screening.requests.ordered(tenantId);
     const page = pageOf(list, readPageQuery(query), (q) => q.id, state ? (q) => q.state === state : undefined);
     return c.json({ reviews: page.items.map(reviewSummary), nextCursor: page.nextCursor });
   });
@@ -71,12 +73,18 @@ export function reviewsRoutes() {
   r.get('/counts', (c) => {
     onlyKeys(c.req.query(), []);
     const { requests } = c.var.core.screening;
-    return c.json({ counts: Object.fromEntries(SCREENING_STATES.map((s) => [s, requests.countIn(s)])) });
+    const own = ownTenant(c);
+    if (own === undefined) return c.json({ counts: Object.fromEntries(SCREENING_STATES.map((s) => [s, requests.countIn(s)])) });
+    const counts: Record<string, number> = Object.fromEntries(SCREENING_STATES.map((s) => [s, 0]));
+    for (const q of requests.ordered(own)) counts[q.state]++;
+    return c.json({ counts });
   });
 
   r.get('/:requestId', (c) => {
+    const absent = () => notFound(`no screening request ${c.req.param('requestId')}`);
     const req = c.var.core.screening.get(c.req.param('requestId'));
-    if (!req) throw notFound(`no screening request ${c.req.param('requestId')}`);
+    if (!req) throw absent();
+    ensureVisible(c, req.tenantId, absent);
     return c.json(reviewDetail(req));
   });
 
@@ -85,6 +93,8 @@ export function reviewsRoutes() {
     onlyKeys(body, ['decision', 'reviewerId', 'reviewerRole', 'note', 'editedScore', 'editedRationale']);
     if (typeof body.decision !== 'string') throw invalid('decision is required: approved, rejected or edited', 'decision');
     if (typeof body.reviewerId !== 'string') throw invalid('reviewerId is required (a string)', 'reviewerId');
+    const found = c.var.core.screening.get(c.req.param('requestId'));
+    ensureVisible(c, found?.tenantId, () => notFound(`no screening request ${c.req.param('requestId')}`));
     const req = c.var.core.screening.decide(c.req.param('requestId'), body as unknown as DecisionInput);
     return c.json({ requestId: req.id, state: req.state, decision: req.decision });
   });

@@ -5,6 +5,7 @@ import { invalid, notFound } from '../../errors/errors.js';
 import type { AppEnv } from '../../web/env.js';
 import { BUGS, type ChaosRuleInput } from '../../domain/faults.js';
 import { onlyKeys, readObject } from './admin.js';
+import { ensureVisible, ownTenant, tenantFor } from './caller.js';
 
 export function systemRoutes() {
   const r = new Hono<AppEnv>();
@@ -12,10 +13,10 @@ export function systemRoutes() {
   r.get('/faults', (c) => {
     const query = c.req.query();
     onlyKeys(query, ['tenantId']);
-    const { faults, tenants } = c.var.core;
-    if (query.tenantId !== undefined) tenants.get(query.tenantId);
+    const { faults } = c.var.core;
+    const tenantId = tenantFor(c, query.tenantId);
     return c.json({
-      rules: faults.listRules(query.tenantId),
+      rules: faults.listRules(tenantId),
       bugs: Object.entries(BUGS).map(([name, description]) => ({ name, description, enabled: faults.bug(name as keyof typeof BUGS) })),
     });
   });
@@ -23,6 +24,13 @@ export function systemRoutes() {
   r.post('/faults', async (c) => {
     const body = await readObject(c);
     onlyKeys(body, ['path', 'method', 'mode', 'status', 'latencyMs', 'count', 'ratio', 'tenantId']);
+    // a tenant's key makes only rules of its own tenant (tenantId forced; another tenant's is absent); only
+    // the operator makes rules for everyone (D-133)
+    const own = ownTenant(c);
+    if (own !== undefined) {
+      if (body.tenantId !== undefined && body.tenantId !== own) throw notFound(`tenant ${String(body.tenantId)} does not exist`);
+      body.tenantId = own;
+    }
     // a rule of one tenant matches only that tenant's calls and deliveries (D-121)
     if (body.tenantId !== undefined) {
       if (typeof body.tenantId !== 'string' || !c.var.core.tenants.list().some((t) => t.id === body.tenantId)) {
@@ -42,13 +50,14 @@ export function systemRoutes() {
   r.delete('/faults', (c) => {
     const query = c.req.query();
     onlyKeys(query, ['tenantId']);
-    if (query.tenantId !== undefined) c.var.core.tenants.get(query.tenantId);
-    c.var.core.faults.clearRules(query.tenantId);
+    c.var.core.faults.clearRules(tenantFor(c, query.tenantId));
     return c.body(null, 204);
   });
 
   r.delete('/faults/:id', (c) => {
-    if (!c.var.core.faults.removeRule(c.req.param('id'))) throw notFound(`no fault rule ${c.req.param('id')}`);
+    const absent = () => notFound(`no fault rule ${c.req.param('id')}`);
+    ensureVisible(c, c.var.core.faults.listRules().find((r) => r.id === c.req.param('id'))?.tenantId ?? undefined, absent);
+    if (!c.var.core.faults.removeRule(c.req.param('id'))) throw absent();
     return c.body(null, 204);
   });
 

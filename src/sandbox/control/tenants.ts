@@ -2,11 +2,13 @@
 // webhook settings, credit balances and the disabled flag.
 
 import { Hono } from 'hono';
-import { invalid } from '../../errors/errors.js';
+import { forbidden, invalid } from '../../errors/errors.js';
 import { isPlanTier, jobsLimitsOf, type PlanTier } from '../../domain/plans.js';
+import { parseAutoReview } from '../../domain/screening/autoReview.js';
 import { SCOPES, type Scope, type Tenant } from '../../domain/tenants.js';
 import type { AppEnv } from '../../web/env.js';
 import { onlyKeys, optBool, optInt, optString, readObject } from './admin.js';
+import { ownTenant, tenantFor } from './caller.js';
 import { PAGE_PARAMS, pageOf, readPageQuery } from './paging.js';
 
 /** How long the previous secret keeps signing after a rotation, unless the caller says (D-101). */
@@ -60,9 +62,14 @@ export function tenantView(t: Tenant, now: number) {
       perMonth: jobsLimitsOf(t.planTier).applyCreditsPerMonth,
       resetAt: t.applyWallet.resetAt === null ? null : new Date(t.applyWallet.resetAt).toISOString(),
     },
+    autoReview: t.autoReview === null ? null : { ...t.autoReview },
     createdAt: new Date(t.createdAt).toISOString(),
   };
 }
+
+/** What PATCH /tenants/{id} lets a tenant's own key change; the rest is the operator's. */
+const TENANT_FIELDS = ['name', 'webhookUrl', 'webhookSecret', 'autoReview'] as const;
+const OPERATOR_FIELDS = ['planTier', 'disabled', 'screeningCredits', 'applyCredits'] as const;
 
 export function tenantRoutes() {
   const r = new Hono<AppEnv>();
@@ -93,16 +100,21 @@ export function tenantRoutes() {
 
   r.get('/:tenantId', (c) => {
     const { tenants } = c.var.core;
-    const t = tenants.get(c.req.param('tenantId'));
+    const t = tenants.get(tenantFor(c, c.req.param('tenantId'))!);
     const keys = tenants.keysOf(t.id).map((k) => ({ keyId: k.id, hint: k.hint, scopes: k.scopes, createdAt: new Date(k.createdAt).toISOString() }));
     return c.json({ ...tenantView(t, t.clock.now()), keys });
   });
 
   r.patch('/:tenantId', async (c) => {
     const { tenants } = c.var.core;
-    const t = tenants.get(c.req.param('tenantId'));
+    const t = tenants.get(tenantFor(c, c.req.param('tenantId'))!);
     const body = await readObject(c);
-    onlyKeys(body, ['planTier', 'name', 'webhookUrl', 'webhookSecret', 'disabled', 'screeningCredits', 'applyCredits']);
+    onlyKeys(body, ['planTier', 'name', 'webhookUrl', 'webhookSecret', 'disabled', 'screeningCredits', 'applyCredits', 'autoReview']);
+    // the tier, the balances and the disabled flag are the operator's (and the billing page's), never a key's own (D-133)
+    if (ownTenant(c) !== undefined) {
+      const operatorOnly = OPERATOR_FIELDS.find((k) => body[k] !== undefined);
+      if (operatorOnly) throw forbidden(`${operatorOnly} is set by the operator; a tenant's key may change ${TENANT_FIELDS.join(', ')}`);
+    }
     // validate everything before changing anything
     const tier = body.planTier === undefined ? undefined : parseTier(body.planTier);
     const webhookUrl = parseWebhookUrl(body.webhookUrl);
@@ -112,6 +124,7 @@ export function tenantRoutes() {
     const name = optString(body, 'name', 200);
     const screeningCredits = optInt(body, 'screeningCredits', 0, 1_000_000);
     const applyCredits = optInt(body, 'applyCredits', 0, 1_000_000);
+    const autoReview = body.autoReview === undefined ? undefined : parseAutoReview(body.autoReview);
     if (tier !== undefined && tier !== t.planTier) tenants.applyPlan(t, tier);
     if (webhookUrl !== undefined) t.webhookUrl = webhookUrl;
     if (webhookSecret !== undefined) t.webhookSecret = webhookSecret;
@@ -119,13 +132,14 @@ export function tenantRoutes() {
     if (name !== undefined) t.name = name;
     if (screeningCredits !== undefined) t.screeningWallet.remaining = screeningCredits;
     if (applyCredits !== undefined) t.applyWallet.remaining = applyCredits;
+    if (autoReview !== undefined) c.var.core.screening.setAutoReview(t, autoReview);
     return c.json(tenantView(t, t.clock.now()));
   });
 
   // a new secret; the old one keeps signing beside it for overlapSeconds (default 24 h)
   r.post('/:tenantId/webhook-secret/rotate', async (c) => {
     const { tenants } = c.var.core;
-    const t = tenants.get(c.req.param('tenantId'));
+    const t = tenants.get(tenantFor(c, c.req.param('tenantId'))!);
     const body = await readObject(c, true);
     onlyKeys(body, ['overlapSeconds', 'webhookSecret']);
     const overlap = optInt(body, 'overlapSeconds', 0, 7 * 86400) ?? ROTATION_OVERLAP_SECONDS;

@@ -7,6 +7,7 @@ import { invalid, notFound } from '../../errors/errors.js';
 import type { AppEnv } from '../../web/env.js';
 import { deliveryView, type Delivery } from '../../domain/webhooks/index.js';
 import { onlyKeys, readObject } from './admin.js';
+import { ensureVisible, tenantFor } from './caller.js';
 import { PAGE_PARAMS, pageOf, readPageQuery } from './paging.js';
 import { sampleScore } from './sampleScore.js';
 
@@ -29,7 +30,7 @@ export function webhooksRoutes() {
     const status = oneOf(query.status, STATUSES, 'status');
     const event = oneOf(query.event, EVENTS, 'event');
     const test = oneOf(query.test, ['true', 'false'] as const, 'test');
-    const tenantId = query.tenantId || undefined;
+    const tenantId = tenantFor(c, query.tenantId || undefined, false);
     const list = c.var.core.webhooks.ordered({ tenantId, requestId: query.requestId || undefined });
     const match = (d: Delivery) =>
       (!tenantId || d.tenantId === tenantId) && (!status || d.status === status) && (!event || d.event === event) && (!test || String(d.test) === test);
@@ -38,12 +39,15 @@ export function webhooksRoutes() {
   });
 
   r.get('/deliveries/:id', (c) => {
+    const absent = () => notFound(`no webhook delivery ${c.req.param('id')}`);
     const d = c.var.core.webhooks.get(c.req.param('id'));
-    if (!d) throw notFound(`no webhook delivery ${c.req.param('id')}`);
+    if (!d) throw absent();
+    ensureVisible(c, d.tenantId, absent);
     return c.json(deliveryView(d));
   });
 
   r.post('/deliveries/:id/redeliver', (c) => {
+    ensureVisible(c, c.var.core.webhooks.get(c.req.param('id'))?.tenantId, () => notFound(`no webhook delivery ${c.req.param('id')}`));
     const d = c.var.core.webhooks.redeliver(c.req.param('id'));
     return c.json({ delivery: deliveryView(d) }, 202);
   });
@@ -51,8 +55,11 @@ export function webhooksRoutes() {
   r.post('/test', async (c) => {
     const body = await readObject(c);
     onlyKeys(body, ['tenantId']);
-    if (typeof body.tenantId !== 'string' || !body.tenantId) throw invalid('tenantId is required (a string)', 'tenantId');
-    const d = c.var.core.webhooks.sendTest(body.tenantId, sampleScore());
+    if (body.tenantId !== undefined && (typeof body.tenantId !== 'string' || !body.tenantId)) throw invalid('tenantId must be a tenant id (a string)', 'tenantId');
+    // a tenant's key sends to its own tenant (tenantId optional); the admin token must name one
+    const tenantId = tenantFor(c, body.tenantId as string | undefined, false);
+    if (tenantId === undefined) throw invalid('tenantId is required (a string)', 'tenantId');
+    const d = c.var.core.webhooks.sendTest(tenantId, sampleScore());
     return c.json({ delivery: deliveryView(d) }, 202);
   });
 
@@ -61,7 +68,7 @@ export function webhooksRoutes() {
     const query = c.req.query();
     onlyKeys(query, ['tenantId', 'limit']);
     const { limit } = readPageQuery({ limit: query.limit });
-    return c.json({ endpoints: c.var.core.webhooks.endpoints(query.tenantId || undefined).slice(0, limit) });
+    return c.json({ endpoints: c.var.core.webhooks.endpoints(tenantFor(c, query.tenantId || undefined, false)).slice(0, limit) });
   });
 
   return r;

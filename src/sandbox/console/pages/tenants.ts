@@ -9,6 +9,7 @@ import { back, csrfField, field, fields, flash, numberOrRaw, readForm } from '..
 import { html, seg, type Html } from '../html.js';
 import { renderPage } from '../layout.js';
 import type { ConsoleEnv } from '../types.js';
+import { autoReviewActions, autoReviewBody, autoReviewPanel, type AutoReviewView } from './tenantAutoReview.js';
 import { tenantClockActions, tenantClockPanel, type TenantClockView } from './tenantClock.js';
 import { webhookActions, webhookPanel, type ListenerView } from './tenantWebhook.js';
 
@@ -23,6 +24,7 @@ interface TenantView {
   screeningCredits: { remaining: number; cap: number; resetAt: string | null };
   applyCredits: { remaining: number; perMonth: number; resetAt: string | null };
   createdAt: string;
+  autoReview?: AutoReviewView | null;
   keys?: { keyId: string; hint: string; scopes: string[]; createdAt: string }[];
 }
 
@@ -125,6 +127,7 @@ ${key ? html`<section class="panel reveal" aria-labelledby="key-h">
 </section>
 ${webhookPanel(c, t)}
 ${tenantClockPanel(c, clock)}
+${autoReviewPanel(c, t.tenantId, t.autoReview)}
 <section class="panel" aria-labelledby="state-h">
   <h2 id="state-h">Access</h2>
   <p>${t.disabled ? 'This tenant is disabled: every call with its keys answers 403 forbidden.' : 'Disabling a tenant makes every call with its keys answer 403 forbidden.'}</p>
@@ -156,6 +159,8 @@ function patchBody(form: Record<string, string | string[]>): Record<string, unkn
       return { disabled: field(form, 'disabled') === 'true' };
     case 'name':
       return { name: field(form, 'name') };
+    case 'autoReview':
+      return autoReviewBody(form);
     default:
       return {};
   }
@@ -203,6 +208,7 @@ export function tenantPages() {
 
   webhookActions(r);
   tenantClockActions(r);
+  autoReviewActions(r);
 
   r.post('/:tenantId/keys', async (c) => {
     const tenantId = c.req.param('tenantId');
