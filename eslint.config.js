@@ -22,8 +22,8 @@ export default tseslint.config(
     },
   },
   {
-    // tests read answers as the untyped JSON a client gets
+    // tests read answers as the untyped JSON a client gets, and hand async callbacks to APIs that take them
     files: ['**/*.test.ts', 'test/**/*.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+    rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/require-await': 'off' },
   },
 );

@@ -93,7 +93,7 @@ export function parseBaseline(data: unknown, source: string, knownIds: ReadonlyS
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error(`${where}: expected an object with \`entries\` (a baseline file) or a report.json`);
   const obj = data as Record<string, unknown>;
   for (const k of Object.keys(obj)) if (k !== 'version' && k !== 'entries') throw new Error(`${where}: unknown field '${k}' (known: version, entries)`);
-  if (obj.version !== undefined && obj.version !== BASELINE_FORMAT_VERSION) throw new Error(`${where}: version ${String(obj.version)} is not supported (this harness reads version ${BASELINE_FORMAT_VERSION})`);
+  if (obj.version !== undefined && obj.version !== BASELINE_FORMAT_VERSION) throw new Error(`${where}: version ${JSON.stringify(obj.version)} is not supported (this harness reads version ${BASELINE_FORMAT_VERSION})`);
   if (!Array.isArray(obj.entries)) throw new Error(`${where}: \`entries\` must be a list`);
   const seen = new Set<string>();
   const entries = obj.entries.map((raw, i): BaselineEntry => {
@@ -110,13 +110,13 @@ export function parseBaseline(data: unknown, source: string, knownIds: ReadonlyS
       // YAML may read an unquoted date as a Date
       expires = e.expires instanceof Date ? e.expires.toISOString().slice(0, 10) : typeof e.expires === 'string' ? e.expires : undefined;
       if (expires === undefined || Number.isNaN(expiryInstant(expires))) {
-        throw new Error(`${at} (${e.requirement}): \`expires\` must be a date (YYYY-MM-DD) or an ISO date-time, got '${String(e.expires)}'`);
+        throw new Error(`${at} (${e.requirement}): \`expires\` must be a date (YYYY-MM-DD) or an ISO date-time, got ${JSON.stringify(e.expires)}`);
       }
     }
     const key = `${e.requirement} ${e.check ?? ''}`;
     if (seen.has(key)) throw new Error(`${at}: ${e.requirement}${e.check ? ` (check ${e.check})` : ''} is listed twice`);
     seen.add(key);
-    return { requirement: e.requirement, ...(e.check ? { check: e.check as string } : {}), reason: e.reason.trim(), ...(expires ? { expires } : {}) };
+    return { requirement: e.requirement, ...(e.check ? { check: e.check } : {}), reason: e.reason.trim(), ...(expires ? { expires } : {}) };
   });
   return { source, format: 'baseline', entries };
 }
@@ -128,7 +128,7 @@ export function loadBaseline(file: string, knownIds: ReadonlySet<string>): Basel
     const text = readFileSync(file, 'utf8');
     data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text);
   } catch (e) {
-    throw new Error(`baseline ${file}: ${(e as Error).message}`);
+    throw new Error(`baseline ${file}: ${(e as Error).message}`, { cause: e });
   }
   return parseBaseline(data, file, knownIds);
 }

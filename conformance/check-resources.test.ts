@@ -4,7 +4,7 @@ import { CHECK_USES, jobOf, scheduleOrder } from './check-resources.js';
 import { allChecks } from './checks/index.js';
 
 const caps = (o: Partial<Capabilities>): Capabilities =>
-  ({ freshTenants: false, creditControl: false, clock: false, reviewDecisions: false, webhooks: false, noScopeKey: false, anonMcp: true, negativeInput: true, thisSandbox: false, ...o }) as Capabilities;
+  ({ freshTenants: false, creditControl: false, clock: false, reviewDecisions: false, webhooks: false, noScopeKey: false, anonMcp: true, negativeInput: true, thisSandbox: false, ...o });
 const byId = (id: string) => allChecks.find((c) => c.id === id)!;
 
 describe('check resources', () => {

@@ -26,9 +26,9 @@ async function main(): Promise<number> {
     if (result.harnessErrors.length) return 2;
     return result.ok ? 0 : 1;
   } catch (e) {
-    process.stderr.write(`conformance: ${(e as Error).stack ?? e}\n`);
+    process.stderr.write(`conformance: ${e instanceof Error ? (e.stack ?? e.message) : JSON.stringify(e)}\n`);
     return 2;
   }
 }
 
-main().then((code) => process.exit(code));
+void main().then((code) => process.exit(code));

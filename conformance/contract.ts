@@ -4,6 +4,7 @@
 
 import { loadContracts, type Contracts } from '../src/contract/index.js';
 import type { JsonSchema } from './arbitraries/schema.js';
+import type { SchemaNode } from './json.js';
 
 export interface OperationSpec {
   api: 'screening' | 'jobs';
@@ -17,7 +18,7 @@ export interface OperationSpec {
   requestBody: JsonSchema | null;
   statuses: number[];
   /** The dereferenced response objects by status key ('200', '4XX', 'default'). */
-  responses: Record<string, any>;
+  responses: Record<string, SchemaNode>;
 }
 
 export interface HarnessContract {
@@ -37,7 +38,7 @@ export async function loadHarnessContract(): Promise<HarnessContract> {
   const ops = new Map<string, OperationSpec>();
   for (const api of ['screening', 'jobs'] as const) {
     const doc = docs[api] ?? {};
-    for (const [p, item] of Object.entries<any>(doc.paths ?? {})) {
+    for (const [p, item] of Object.entries<SchemaNode>(doc.paths ?? {})) {
       for (const m of METHODS) {
         const op = item?.[m];
         if (!op?.operationId) continue;
@@ -47,8 +48,8 @@ export async function loadHarnessContract(): Promise<HarnessContract> {
           operationId: op.operationId,
           method: m.toUpperCase(),
           path: p,
-          query: params.filter((x: any) => x.in === 'query').map((x: any) => ({ name: x.name, required: !!x.required, schema: x.schema ?? {} })),
-          pathParams: params.filter((x: any) => x.in === 'path').map((x: any) => ({ name: x.name, schema: x.schema ?? {} })),
+          query: params.filter((x: SchemaNode) => x.in === 'query').map((x: SchemaNode) => ({ name: x.name, required: !!x.required, schema: x.schema ?? {} })),
+          pathParams: params.filter((x: SchemaNode) => x.in === 'path').map((x: SchemaNode) => ({ name: x.name, schema: x.schema ?? {} })),
           requestBody: op.requestBody?.content?.['application/json']?.schema ?? null,
           statuses: Object.keys(op.responses ?? {})
             .filter((s) => /^\d{3}$/.test(s))

@@ -10,6 +10,7 @@ import type { Exchange } from './target/http.js';
 import { retryAfterMs } from './target/rate-governor.js';
 import type { CallSpec, Surface } from './target/target.js';
 import type { ContractValidator, Problem } from './validation.js';
+import type { Answer } from './json.js';
 
 const ERROR_STATUS: Record<string, number> = {
   unauthorized: 401,
@@ -157,7 +158,7 @@ export class ResponseMonitor {
 
   /** Every usage reading, of any key: nearLimit is true exactly when 80% or more of creditsCap is used. */
   private nearLimit(check: string, ex: Exchange): void {
-    const b = ex.response?.json as any;
+    const b = ex.response?.json as Answer;
     if (!Number.isInteger(b?.creditsCap) || !Number.isInteger(b?.creditsRemaining) || b.creditsCap <= 0 || typeof b?.nearLimit !== 'boolean') return;
     const used = b.creditsCap - b.creditsRemaining;
     if (b.nearLimit !== used >= 0.8 * b.creditsCap) this.add(check, 'SCR-USAGE-4', `nearLimit is ${b.nearLimit} with ${used} of ${b.creditsCap} credits used (${((100 * used) / b.creditsCap).toFixed(1)}%)`, ex);
@@ -165,7 +166,7 @@ export class ResponseMonitor {
 
   private envelope(check: string, ex: Exchange, area: 'JOB-ERR-1' | 'SCR-ERR'): void {
     const res = ex.response!;
-    const err = (res.json as any)?.error;
+    const err = (res.json as Answer)?.error;
     const shapeId = area === 'SCR-ERR' ? 'SCR-ERR-1' : 'JOB-ERR-1';
     const codeId = area === 'SCR-ERR' ? 'SCR-ERR-2' : 'JOB-ERR-1';
     if (typeof err !== 'object' || err === null || typeof err.code !== 'string' || typeof err.message !== 'string') {

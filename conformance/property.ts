@@ -58,6 +58,7 @@ export async function runProperty<T>(env: PropertyEnv, spec: PropertySpec<T>): P
   const failures: Failure[] = [];
   let fatal: unknown = null;
   const guarded = async (value: T) => {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what a check threw, as it was
     if (fatal) throw fatal;
     try {
       await spec.predicate(value);
@@ -76,7 +77,8 @@ export async function runProperty<T>(env: PropertyEnv, spec: PropertySpec<T>): P
       await guarded(spec.fromJson ? spec.fromJson(r.value) : (r.value as T));
       env.onRegression?.(r, true);
     } catch (e) {
-      if (fatal) throw fatal;
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what a check threw, as it was
+    if (fatal) throw fatal;
       const v = asViolation(e)!;
       env.onRegression?.(r, false);
       failures.push(failureOf(env.check, v, { property: id, value: r.value, seed: r.seed, ...(r.path ? { path: r.path } : {}), regressionFile: r.file }));
@@ -102,6 +104,7 @@ export async function runProperty<T>(env: PropertyEnv, spec: PropertySpec<T>): P
     markInterruptAsFailure: false,
   });
   env.onCases?.(saved.length + details.numRuns + details.numShrinks);
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what a check threw, as it was
   if (fatal) throw fatal;
   if (details.failed && details.counterexample) {
     const v = asViolation(details.errorInstance);

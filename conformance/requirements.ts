@@ -39,7 +39,7 @@ export function loadCatalogue(file: string): Catalogue {
     const req: Requirement = {
       id: r.id,
       level: r.level,
-      text: String(r.text ?? r.requirement ?? '').trim(),
+      text: (typeof r.text === 'string' ? r.text : typeof r.requirement === 'string' ? r.requirement : '').trim(),
       ...(typeof r.source === 'string' ? { source: r.source } : typeof r.source === 'object' && r.source ? { source: Object.values(r.source).join(' ') } : {}),
       ...(typeof r.decision === 'string' ? { decision: r.decision } : {}),
       observable: r.observable !== false,

@@ -8,9 +8,12 @@ import addFormatsModule from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import type { HarnessContract } from './contract.js';
 import { isObject, type JsonSchema } from './arbitraries/schema.js';
+import type { SchemaNode } from './json.js';
 
-const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as typeof import('ajv/dist/2020.js').default;
-const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as typeof import('ajv-formats').default;
+// ajv and ajv-formats are CommonJS; under NodeNext their default export sits one level down.
+const interop = <T>(m: T): T extends { default: infer D } ? D : T => ((m as { default?: unknown }).default ?? m) as T extends { default: infer D } ? D : T;
+const Ajv2020 = interop(Ajv2020Module);
+const addFormats = interop(addFormatsModule);
 
 export interface Problem {
   /** JSON pointer into the body ('' for the whole body), or `header:<name>` / `status`. */
@@ -44,7 +47,7 @@ function problemsOf(fn: ValidateFunction, value: unknown): Problem[] {
   if (fn(value)) return [];
   return (fn.errors ?? []).map((e) => ({
     at: e.instancePath,
-    message: `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` ('${(e.params as any).additionalProperty}')` : ''}${e.keyword === 'enum' ? ` (${JSON.stringify((e.params as any).allowedValues)})` : ''}`,
+    message: `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` ('${(e.params as SchemaNode).additionalProperty}')` : ''}${e.keyword === 'enum' ? ` (${JSON.stringify((e.params as SchemaNode).allowedValues)})` : ''}`,
   }));
 }
 
@@ -79,7 +82,7 @@ export class ContractValidator {
   }
 
   /** The response object documented for a status, and whether only policy documents it. */
-  responseFor(operationId: string, status: number): { response: any; policy: boolean } | null {
+  responseFor(operationId: string, status: number): { response: SchemaNode; policy: boolean } | null {
     const op = this.contract.operation(operationId);
     const r = op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
     return r ? { response: r, policy: r['x-policy'] === true } : null;
@@ -105,7 +108,7 @@ export class ContractValidator {
       verdict.must.push(...(doc.policy ? [] : v.must));
       verdict.policy.push(...(doc.policy ? v.must : []), ...v.policy);
     }
-    for (const [name, h] of Object.entries<any>(doc.response.headers ?? {})) {
+    for (const [name, h] of Object.entries<SchemaNode>(doc.response.headers ?? {})) {
       const policy = doc.policy || h['x-policy'] === true;
       const value = headers[name.toLowerCase()];
       if (value === undefined) {

@@ -101,7 +101,7 @@ function expectType(prop: any, cell: string, where: string, components: Record<s
   const m = /^(string|integer|number|boolean|object|array)\b/.exec(base);
   expect(m, `${where}: understood type cell '${cell}'`).not.toBeNull();
   const t = m![1];
-  expect(types.has(t) || (t === 'number' && types.has('integer')), `${where}: type ${t} (has ${[...types]})`).toBe(true);
+  expect(types.has(t) || (t === 'number' && types.has('integer')), `${where}: type ${t} (has ${[...types].join(', ')})`).toBe(true);
   if (/\((ISO 8601 )?date-time\)/.test(base)) expect(prop.format ?? prop.anyOf?.[0]?.format, `${where}: date-time`).toBe('date-time');
   if (/\(URL\)|\(URI\)/.test(base)) expect(prop.format, `${where}: URL`).toBe('uri');
   const constant = /constant `([^`]+)`/.exec(base);

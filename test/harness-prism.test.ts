@@ -23,8 +23,8 @@ async function startPrism(doc: string, upstream: string): Promise<{ url: string;
   const child = spawn(bin, ['proxy', doc, upstream, '--errors', '-p', String(port), '-h', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   proxies.push(child);
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   await new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`prism did not start within 30 s:\n${out}`)), 30_000);
     const poll = setInterval(() => {

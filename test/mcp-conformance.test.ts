@@ -32,6 +32,7 @@ async function scenario(url: string, name: string, bearer?: string) {
   }
 }
 
+// eslint-disable-next-line no-control-regex -- strips the terminal's colour codes (ESC [ … m)
 const passed = (out: string) => /Passed: (\d+)\/\1, 0 failed/.test(out.replace(/\x1b\[[0-9;]*m/g, ''));
 
 describe('MCP conformance suite', () => {

@@ -221,7 +221,9 @@ function stop(child: ChildProcess): Promise<void> {
     const timer = setTimeout(() => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
-      } catch {}
+      } catch {
+        // already gone
+      }
     }, 10_000);
     child.once('exit', () => {
       clearTimeout(timer);

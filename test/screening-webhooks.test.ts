@@ -45,7 +45,7 @@ describe('webhook deliveries', () => {
     d = await deliveryWithAttempts(requestId, 'screening.scored', 2);
     expect(d.status).toBe('retrying');
     await clockAdvance(base(), 300);
-    d = await deliveryWithAttempts(requestId, 'screening.scored', 3);
+    await deliveryWithAttempts(requestId, 'screening.scored', 3);
     await clockAdvance(base(), 1800);
     d = await deliveryWithAttempts(requestId, 'screening.scored', 4);
     expect(d.status).toBe('delivered');

@@ -224,7 +224,7 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
       duplex: 'half',
     } as RequestInit);
     expect(res.status).toBe(413);
-    expect(((await res.json()) as any).error.code).toBe('invalid_request');
+    expect(((await res.json())).error.code).toBe('invalid_request');
     // b replays the refused call (it counted in the key's window) and goes on with the log
     const next = await client(b.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
     expect(next.status, next.text).toBe(201);
@@ -266,7 +266,7 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
     });
     return new Promise((resolve, reject) => {
       let out = '';
-      child.stdout!.on('data', (c: Buffer) => {
+      child.stdout.on('data', (c: Buffer) => {
         out += c.toString();
         const m = /this instance\s+(\S+)/.exec(out);
         if (m) resolve({ child, base: m[1] });

@@ -33,13 +33,13 @@ async function startReceiver() {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
+    req.on('end', () => void (async () => {
       const bytes = Buffer.concat(chunks);
       got.push({ headers: req.headers, bytes, json: JSON.parse(bytes.toString('utf8')) });
       const status = statuses.shift() ?? 200;
       if (hold) await hold;
       res.writeHead(status).end(status < 300 ? 'thanks' : 'local failure');
-    });
+    })());
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
@@ -106,8 +106,8 @@ function runListen(args: string[]): Listener {
   children.add(child);
   const out: string[] = [];
   const err: string[] = [];
-  child.stdout!.setEncoding('utf8').on('data', (s: string) => out.push(...s.split('\n').filter(Boolean)));
-  child.stderr!.setEncoding('utf8').on('data', (s: string) => err.push(...s.split('\n').filter(Boolean)));
+  child.stdout.setEncoding('utf8').on('data', (s: string) => out.push(...s.split('\n').filter(Boolean)));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => err.push(...s.split('\n').filter(Boolean)));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => (children.delete(child), r(code))));
   return { child, out, err, exited };
 }

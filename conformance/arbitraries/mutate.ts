@@ -6,6 +6,7 @@
 
 import fc from 'fast-check';
 import { arbitraryFor, flatten, isObject, jsonTypeOf, minimalValue, typesOf, variantsOf, type ArbitraryOptions, type JsonSchema } from './schema.js';
+import type { SchemaNode } from '../json.js';
 
 export type MutationKind =
   | 'not-an-object'
@@ -47,7 +48,7 @@ const lastName = (segs: Seg[]) => [...segs].reverse().find((s): s is string => t
 function replaceAt(root: unknown, segs: Seg[], v: unknown): unknown {
   if (segs.length === 0) return v;
   const copy = structuredClone(root);
-  let node: any = copy;
+  let node: SchemaNode = copy;
   for (const s of segs.slice(0, -1)) node = node[s];
   node[segs[segs.length - 1]] = v;
   return copy;
@@ -56,7 +57,7 @@ function replaceAt(root: unknown, segs: Seg[], v: unknown): unknown {
 /** A copy of `root` with property `key` removed from the object at `segs`. */
 function deleteAt(root: unknown, segs: Seg[], key: string): unknown {
   const copy = structuredClone(root);
-  let node: any = copy;
+  let node: SchemaNode = copy;
   for (const s of segs) node = node[s];
   delete node[key];
   return copy;

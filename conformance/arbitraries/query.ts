@@ -31,7 +31,7 @@ export function validQuery(params: QueryParam[], opts: { overrides?: Record<stri
     if (opts.omit?.includes(p.name)) continue;
     model[p.name] = (opts.overrides?.[p.name] ?? arbitraryFor(p.schema, { extraStringLength: 12 })).map(text);
   }
-  return fc.record(model, { requiredKeys: params.filter((p) => p.required && p.name in model).map((p) => p.name) }) as fc.Arbitrary<Query>;
+  return fc.record(model, { requiredKeys: params.filter((p) => p.required && p.name in model).map((p) => p.name) });
 }
 
 const VALUE_KINDS: MutationKind[] = ['wrong-type', 'bad-enum', 'below-minimum', 'above-maximum', 'not-integer', 'too-short', 'too-long', 'pattern-mismatch', 'bad-format'];

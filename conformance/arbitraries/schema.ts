@@ -5,8 +5,9 @@
 // "valid" data); annotations and x-* extensions are ignored.
 
 import fc from 'fast-check';
+import type { SchemaNode } from '../json.js';
 
-export type JsonSchema = Record<string, any>;
+export type JsonSchema = Record<string, SchemaNode>;
 
 export interface ArbitraryOptions {
   /** Characters generated above a string's minLength (default 16). */
@@ -40,7 +41,7 @@ const CHAR = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('é', 'ß', 'Ω', '名', 'ñ', '🙂', '"', '\\', '\t', '<', '&', 'İ') },
 );
 
-export const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, SchemaNode> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function jsonTypeOf(v: unknown): string {
   if (v === null) return 'null';

@@ -12,12 +12,13 @@ import { leaves, urlsOf } from './open-shape.js';
 import { expectNoCharge, expectOneCharge, readWallet, walletChanges } from './wallet.js';
 import type { TenantHandle } from '../target/tenants.js';
 import { expectCode, expectStatus, jobsApi, policyOnce } from './support.js';
+import type { Answer } from '../json.js';
 
 /** A few active job ids, from a plain search. */
 export async function someJobs(ctx: CheckContext, key: string, n = 10): Promise<string[]> {
   const ex = await jobsApi(ctx).search(key, { limit: Math.min(50, n) });
   expectStatus(ex, 200, 'JOB-SEARCH-1', 'a plain search for jobs to apply to');
-  const ids = (jsonOf(ex)?.jobs ?? []).map((j: any) => j.id).filter((id: unknown) => typeof id === 'string');
+  const ids = (jsonOf(ex)?.jobs ?? []).map((j: Answer) => j.id).filter((id: unknown) => typeof id === 'string');
   if (ids.length === 0) throw violation('JOB-SEARCH-1', 'a plain search returned no jobs at all', ex);
   return ids;
 }

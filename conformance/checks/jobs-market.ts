@@ -9,6 +9,7 @@ import { jsonOf, type Exchange } from '../target/http.js';
 import { leaves, mainList, stringLeavesOf } from './open-shape.js';
 import { expectNoCharge, readWallet } from './wallet.js';
 import { expectCode, expectStatus, JOBS, jobsApi } from './support.js';
+import type { Answer } from '../json.js';
 
 const ENDPOINTS = ['/market/salary', '/market/roles', '/market/skills', '/market/roles?locale=id'];
 
@@ -42,7 +43,7 @@ const everyTier: Check = {
         expectStatus(search, 200, 'JOB-SEARCH-1', `a search on the ${tier} tier`);
         await expectNoCharge(ctx, t.apiKey, beforeSearch, 'JOB-SEARCH-9', 'a search', search);
         // the grid is over the active corpus: once a search shows a paid listing, it holds figures
-        const paid = (jsonOf(search)?.jobs ?? []).some((j: any) => typeof j?.payMin === 'number' || typeof j?.payMax === 'number');
+        const paid = (jsonOf(search)?.jobs ?? []).some((j: Answer) => typeof j?.payMin === 'number' || typeof j?.payMax === 'number');
         if (salary && paid) salaryHasFigures(salary);
       });
     }

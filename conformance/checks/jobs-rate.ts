@@ -10,6 +10,7 @@ import { retryAfterMs } from '../target/rate-governor.js';
 import { headerOf, type Exchange } from '../target/http.js';
 import { watchClock, movedBy } from './clock-watch.js';
 import { expectStatus, JOBS, jobsApi, sleep } from './support.js';
+import type { Answer } from '../json.js';
 
 const LIMITS = { free: 60, starter: 120, pro: 300 } as const;
 
@@ -102,10 +103,10 @@ const window: Check = {
         await control!.advanceTenantClock(t.tenantId!, 61);
       }
     }
-    const { prev, refused } = walked;
+    const { refused } = walked;
     const retryAfter = headerOf(refused, 'retry-after');
     if (retryAfter === undefined) throw violation('JOB-RATE-3', 'the 429 carries no Retry-After header', refused);
-    if ((refused.response?.json as any)?.error?.code !== 'rate_limited') throw violation('JOB-RATE-3', `the 429 carries code ${JSON.stringify((refused.response?.json as any)?.error?.code)}, not rate_limited`, refused);
+    if ((refused.response?.json as Answer)?.error?.code !== 'rate_limited') throw violation('JOB-RATE-3', `the 429 carries code ${JSON.stringify((refused.response?.json as Answer)?.error?.code)}, not rate_limited`, refused);
     // the documents fix no form: seconds or an HTTP-date are both a Retry-After (RFC 9110)
     const waitMs = retryAfterMs(retryAfter);
     if (waitMs === null) throw violation('JOB-RATE-3', `the 429's Retry-After '${retryAfter}' is neither seconds nor an HTTP-date`, refused);

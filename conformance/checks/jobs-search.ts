@@ -10,6 +10,7 @@ import { violation } from '../failure.js';
 import { jsonOf } from '../target/http.js';
 import { connect, failed } from './mcp-support.js';
 import { expectCode, expectStatus, jobsApi, policyOnce } from './support.js';
+import type { Answer } from '../json.js';
 
 /** Page caps of the jobs tiers (specification, section 8). */
 export const MAX_PAGES = { free: 5, starter: 20, pro: 50 } as const;
@@ -104,7 +105,7 @@ const paging: Check = {
     ];
     for (const f of filters) {
       await ctx.failures.step(async () => {
-        const seen = new Map<string, any>();
+        const seen = new Map<string, Answer>();
         const limit = 7;
         for (let page = 0; page < MAX_PAGES.starter; page++) {
           const ex = await api.search(t.apiKey, { ...f, limit, offset: page * limit });
@@ -150,7 +151,7 @@ async function inactiveNeverListed(ctx: CheckContext, key: string): Promise<void
     const ex = await api.search(key, { limit, offset: page * limit });
     expectStatus(ex, 200, 'JOB-SEARCH-1', `page ${page} of an unfiltered search`);
     const body = jsonOf(ex);
-    if ((body?.jobs ?? []).some((j: any) => j?.id === inactive)) throw violation('JOB-SEARCH-6', `page ${page} of an unfiltered search lists ${inactive}, a job that is not active (the profile's inactiveJobId): search lists active jobs only`, ex);
+    if ((body?.jobs ?? []).some((j: Answer) => j?.id === inactive)) throw violation('JOB-SEARCH-6', `page ${page} of an unfiltered search lists ${inactive}, a job that is not active (the profile's inactiveJobId): search lists active jobs only`, ex);
     if (body?.hasMore !== true || !body?.jobs?.length) return;
   }
 }

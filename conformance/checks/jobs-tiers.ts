@@ -7,6 +7,7 @@ import { jsonOf } from '../target/http.js';
 import { MAX_PAGES } from './jobs-search.js';
 import { mentionsNumber, namesTier } from './open-shape.js';
 import { expectStatus, jobsApi } from './support.js';
+import type { Answer } from '../json.js';
 
 /** The tier table of the jobs document (section 8). */
 const TABLE = {
@@ -36,7 +37,7 @@ const sponsored: Check = {
             // the response's tier is the caller's (the document writes Starter and Pro: any letter case); scale is policy
             const named = jsonOf(ex)?.tier;
             if (tier !== 'scale' && (typeof named !== 'string' || named.toLowerCase() !== tier)) throw violation('JOB-TIER-1', `a ${tier} key's search reports tier ${JSON.stringify(named)}`, ex);
-            const ad = (jsonOf(ex)?.jobs ?? []).find((j: any) => j.sponsored === true);
+            const ad = (jsonOf(ex)?.jobs ?? []).find((j: Answer) => j.sponsored === true);
             if (ad) throw violation('JOB-SEARCH-7', `a ${tier}-tier search returned sponsored job ${ad.id}: paid tiers are ad-free`, ex);
           }
         }
@@ -44,7 +45,7 @@ const sponsored: Check = {
     }
     const free = await ctx.tenants.get('free');
     const ex = await api.search(free.apiKey, { limit: 50 });
-    const jobs: any[] = jsonOf(ex)?.jobs ?? [];
+    const jobs: Answer[] = jsonOf(ex)?.jobs ?? [];
     const ads = jobs.filter((j) => j.sponsored === true).length;
     if (ex.response?.status === 200 && jobs.length >= 20 && (ads === 0 || ads > jobs.length / 4)) {
       ctx.failures.add('POL-SEARCH-1', `a free-tier page of ${jobs.length} jobs carries ${ads} promoted listings, not about one in ten`, ex);

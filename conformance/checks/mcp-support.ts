@@ -5,6 +5,7 @@ import type { CheckContext } from '../check.js';
 import { violation } from '../failure.js';
 import type { Exchange } from '../target/http.js';
 import { connectMcp, toolPayload, type McpSession } from '../target/mcp.js';
+import type { Answer } from '../json.js';
 
 /** Connects the SDK client; its HTTP calls share the harness's pacing of each key (and retry a 429). */
 export async function connect(ctx: CheckContext, url: string, key: string | undefined, requirement: string, what: string): Promise<McpSession> {
@@ -17,10 +18,10 @@ export async function connect(ctx: CheckContext, url: string, key: string | unde
 }
 
 /** True when a tool call failed (an isError result or a JSON-RPC error). */
-export const failed = (r: { result?: any; rpcError?: unknown }) => r.rpcError !== undefined || r.result?.isError === true;
+export const failed = (r: { result?: Answer; rpcError?: unknown }) => r.rpcError !== undefined || r.result?.isError === true;
 
 /** The first array of objects having all `keys`, searched depth-first in a payload. */
-export function findList(payload: unknown, keys: string[]): any[] | null {
+export function findList(payload: unknown, keys: string[]): Answer[] | null {
   if (Array.isArray(payload)) {
     if (payload.length && payload.every((x) => x && typeof x === 'object' && keys.every((k) => k in x))) return payload;
     for (const x of payload) {

@@ -63,7 +63,7 @@ export const mainList = (value: unknown): unknown[] | null => longest(outerLists
  * only lists of scalars.
  */
 export const mainRecordList = (value: unknown): Record<string, unknown>[] | null =>
-  longest(outerLists(value).filter((l) => l.every(isRecord)) as Record<string, unknown>[][]);
+  longest(outerLists(value).filter((l): l is Record<string, unknown>[] => l.every(isRecord)));
 
 /** The scalar leaves of a value outside one of its lists (compared by identity). */
 export function leavesOutside(value: unknown, list: unknown[]): Leaf[] {

@@ -10,6 +10,7 @@ import { jsonOf, type Exchange } from '../target/http.js';
 import type { CallSpec } from '../target/target.js';
 import { walkAudit, type AuditRow } from './ledger.js';
 import { expectCode, expectStatus, keyPrefix, nonce, policyOnce, readUsage, SCREENING, sinceOf, uniqueKey } from './support.js';
+import type { Answer } from '../json.js';
 
 /** The three endpoints, each called with the given credentials (submit with a valid body). */
 function endpoints(ctx: CheckContext, body: unknown): { name: string; call: (auth: Partial<CallSpec>) => Promise<Exchange> }[] {
@@ -155,7 +156,7 @@ const isolation: Check = {
         if (typeof cursor === 'string') {
           const other = tenants[(owner + 1) % tenants.length];
           const ex = await ctx.target.call('screening', { path: `${SCREENING}/audit`, key: other.apiKey, query: { cursor, limit: 500 } });
-          const leaked = (jsonOf(ex)?.events ?? []).find((r: any) => mine[owner].has(r.requestId));
+          const leaked = (jsonOf(ex)?.events ?? []).find((r: Answer) => mine[owner].has(r.requestId));
           if (leaked) throw violation('SCR-AUDIT-3', `another tenant's cursor returned row ${leaked.id} of tenant ${owner + 1}`, page, ex);
           if (ex.response?.status !== 400 && tenants.every((t) => t.fresh)) policy('POL-AUDIT-1', `another tenant's cursor answered ${ex.response?.status}, not 400`, ex);
         }

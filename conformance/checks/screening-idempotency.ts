@@ -10,6 +10,7 @@ import type { TenantHandle } from '../target/tenants.js';
 import { walkAudit } from './ledger.js';
 import { roomyTenant } from './screening-submit.js';
 import { expectStatus, nonce, orderedBand, policyOnce, readUsage, screening, STATES, uniqueKey } from './support.js';
+import type { Answer } from '../json.js';
 
 /** Counts the intake rows of a request in the tenant's ledger. */
 async function intakeRows(ctx: CheckContext, t: TenantHandle, requestId: string): Promise<{ count: number; evidence: Exchange | undefined }> {
@@ -59,7 +60,7 @@ const replay: Check = {
         const rows = await intakeRows(ctx, t, jsonOf(first).requestId);
         if (rows.count !== 1) throw violation('SCR-IDEMP-2', `after ${replays} replay(s) the ledger holds ${rows.count} intake rows for ${jsonOf(first).requestId}`, rows.evidence);
         // policy: a replay with a different (valid) body still returns the existing request
-        const changed = await api.submit(t.apiKey, orderedBand({ ...(other as object), idempotencyKey: (b as any).idempotencyKey }));
+        const changed = await api.submit(t.apiKey, orderedBand({ ...(other as object), idempotencyKey: (b as Answer).idempotencyKey }));
         if (changed.response?.status !== 200 || jsonOf(changed)?.requestId !== jsonOf(first).requestId) {
           policy('POL-IDEMP-1', `a replay with a different body answered ${changed.response?.status} ${jsonOf(changed)?.requestId ?? ''}, not 200 with the existing request`, changed);
         }

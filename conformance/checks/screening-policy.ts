@@ -76,7 +76,7 @@ const retries: Check = {
     const t = await roomyTenant(ctx, 'pro', { webhook: true });
     receiver.script(t.hook!, [500, 503]);
     const { requestId } = await submitOne(ctx, t);
-    const scoredFor = (n: number) => async () => receiver.waitFor(t.hook!, (ds) => ds.filter((d) => d.json?.requestId === requestId && d.json?.event === 'screening.scored').length >= n, 5000);
+    const scoredFor = (n: number) => async () => receiver.waitFor(t.hook, (ds) => ds.filter((d) => d.json?.requestId === requestId && d.json?.event === 'screening.scored').length >= n, 5000);
     let ds = await scoredFor(1)();
     const first = ds.filter((d) => d.json?.requestId === requestId);
     if (first.length !== 1) {
@@ -88,7 +88,7 @@ const retries: Check = {
     const recorded = (n: number) => ctx.control!.attemptsRecorded(requestId, 'screening.scored', n, 5000);
     await recorded(1);
     await advanceFor(ctx, t, 5);
-    ds = await scoredFor(2)();
+    await scoredFor(2)();
     await recorded(2);
     await advanceFor(ctx, t, 300);
     ds = await scoredFor(3)();

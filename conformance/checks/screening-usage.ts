@@ -6,6 +6,7 @@ import type { Check } from '../check.js';
 import { violation } from '../failure.js';
 import { jsonOf } from '../target/http.js';
 import { expectStatus, readUsage, screening } from './support.js';
+import type { Answer } from '../json.js';
 
 const TIERS = ['free', 'starter', 'pro', 'scale'] as const;
 const POLICY_CAPS: Record<(typeof TIERS)[number], number> = { free: 10, starter: 100, pro: 500, scale: 2000 };
@@ -26,7 +27,7 @@ const shape: Check = {
         const t = await ctx.tenants.get(tier);
         const ex = await screening(ctx).usage(t.apiKey);
         expectStatus(ex, 200, 'SCR-USAGE-1', `GET /usage for a ${tier} key`);
-        const u = ex.response!.json as any;
+        const u = ex.response!.json as Answer;
         if (t.tenantId && u?.tenantId !== t.tenantId) throw violation('SCR-AUTH-4', `GET /usage for tenant ${t.tenantId} reports tenantId ${JSON.stringify(u?.tenantId)}`, ex);
         if (u?.planTier !== tier) throw violation(t.tenantId ? 'SCR-AUTH-4' : 'SCR-USAGE-2', `GET /usage for a ${tier} key reports planTier ${JSON.stringify(u?.planTier)}`, ex);
         if (!Number.isInteger(u.creditsRemaining) || !Number.isInteger(u.creditsCap)) throw violation('SCR-USAGE-2', 'creditsRemaining and creditsCap must be integers', ex);

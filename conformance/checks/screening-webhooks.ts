@@ -16,6 +16,7 @@ import { roomyTenant } from './screening-submit.js';
 import { walkAudit } from './ledger.js';
 import { expectStatus, poll, readUsage, screening, sinceOf, uniqueKey } from './support.js';
 import { jsonOf } from '../target/http.js';
+import type { Answer } from '../json.js';
 
 /** A delivery shown as an exchange (what the target sent to the receiver), for evidence. */
 export function deliveryEvidence(d: Delivery): Exchange {
@@ -129,7 +130,7 @@ const reviewDecided: Check = {
         const { requestId } = await submitOne(ctx, t);
         const queued = await poll(async () => (await control.reviews(t.tenantId!)).find((r) => r.requestId === requestId), ctx.config.waits.pipelineMs);
         if (!queued) throw violation('SCR-REVIEW-1', `${requestId} never appeared in the pending review queue`);
-        const early = receiver.deliveries(t.hook!).find(isEvent('screening.review_decided', requestId));
+        const early = receiver.deliveries(t.hook).find(isEvent('screening.review_decided', requestId));
         if (early) throw violation('SCR-REVIEW-1', 'a review_decided delivery arrived before any human decision', deliveryEvidence(early));
         await control.decide(requestId, { decision, ...REVIEWER, note: `conformance ${decision}`, ...(decision === 'edited' ? { editedScore: 61, editedRationale: 'Adjusted by the conformance reviewer.' } : {}) });
         const { d } = await deliveryOf(ctx, t, 'screening.review_decided', requestId, ctx.config.waits.webhookMs);
@@ -189,8 +190,8 @@ const everyDelivery: Check = {
     const ours = new Set<string>();
     let first: Exchange | undefined;
     for (const kind of ['resume_ref', 'structured']) {
-      const ofKind = (b: unknown) => (b as any)?.candidate?.kind === kind;
-      const body = gen.examples.find(ofKind) ?? fc.sample((gen.valid as fc.Arbitrary<unknown>).filter(ofKind), { numRuns: 1, seed: ctx.config.seed })[0];
+      const ofKind = (b: unknown) => (b as Answer)?.candidate?.kind === kind;
+      const body = gen.examples.find(ofKind) ?? fc.sample((gen.valid).filter(ofKind), { numRuns: 1, seed: ctx.config.seed })[0];
       if (body === undefined) continue;
       const ex = await screening(ctx).submit(t.apiKey, uniqueKey(body));
       expectStatus(ex, 201, 'SCR-SUBMIT-1', `a valid ${kind} submission`);

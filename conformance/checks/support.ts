@@ -6,6 +6,7 @@ import type { CheckContext } from '../check.js';
 import { violation } from '../failure.js';
 import { describe, jsonOf, statusOf, type Exchange } from '../target/http.js';
 import type { CallSpec } from '../target/target.js';
+import type { Answer } from '../json.js';
 
 export const SCREENING = '/api/screening/v1';
 export const JOBS = '/api/v1';
@@ -55,7 +56,7 @@ export function expectCode(ex: Exchange, code: string, requirement: string, what
 export interface UsageReading {
   creditsRemaining: number;
   creditsCap: number;
-  body: any;
+  body: Answer;
   exchange: Exchange;
 }
 
@@ -73,8 +74,8 @@ export async function readUsage(ctx: CheckContext, key: string, requirement = 'S
 /** Gives the body a unique idempotency key (keeping the generated one as a suffix), so cases never collide. */
 export function uniqueKey<T>(body: T, prefix = nonce('idem')): T {
   body = orderedBand(body);
-  if (body && typeof body === 'object' && !Array.isArray(body) && typeof (body as any).idempotencyKey === 'string') {
-    return { ...body, idempotencyKey: `${prefix}-${(body as any).idempotencyKey}` };
+  if (body && typeof body === 'object' && !Array.isArray(body) && typeof (body as Answer).idempotencyKey === 'string') {
+    return { ...body, idempotencyKey: `${prefix}-${(body as Answer).idempotencyKey}` };
   }
   return body;
 }
@@ -85,9 +86,9 @@ export function uniqueKey<T>(body: T, prefix = nonce('idem')): T {
  * above its maximum, D-14) is applied here.
  */
 export function orderedBand<T>(body: T): T {
-  const spec = (body as any)?.jobSpec;
+  const spec = (body as Answer)?.jobSpec;
   if (spec && typeof spec.salaryBandMinIdr === 'number' && typeof spec.salaryBandMaxIdr === 'number' && spec.salaryBandMinIdr > spec.salaryBandMaxIdr) {
-    return { ...body, jobSpec: { ...spec, salaryBandMinIdr: spec.salaryBandMaxIdr, salaryBandMaxIdr: spec.salaryBandMinIdr } } as T;
+    return { ...body, jobSpec: { ...spec, salaryBandMinIdr: spec.salaryBandMaxIdr, salaryBandMaxIdr: spec.salaryBandMinIdr } };
   }
   return body;
 }

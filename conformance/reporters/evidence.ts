@@ -9,13 +9,17 @@ const MAX_BODY = 4000;
 const clip = (s: string) => (s.length > MAX_BODY ? `${s.slice(0, MAX_BODY)}… (${s.length - MAX_BODY} more characters)` : s);
 
 /** Any value as report text: `undefined`, functions, cycles and BigInts (JSON.stringify's gaps) included. */
+/** A value JSON cannot spell (undefined, a function, a symbol, a cycle), named without `[object Object]`. */
+const notJson = (value: unknown): string =>
+  typeof value === 'symbol' ? value.toString() : typeof value === 'function' ? `function ${value.name || '(anonymous)'}` : Object.prototype.toString.call(value);
+
 export function valueText(value: unknown): string {
   if (value === undefined) return '(undefined)';
   try {
     const text = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v), 2);
-    return clip(text ?? String(value));
+    return clip(text ?? notJson(value));
   } catch (e) {
-    return clip(`${String(value)} (not JSON: ${(e as Error).message})`);
+    return clip(`${notJson(value)} (not JSON: ${(e as Error).message})`);
   }
 }
 

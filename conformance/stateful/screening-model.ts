@@ -11,6 +11,7 @@ import { jsonOf } from '../target/http.js';
 import type { TenantHandle } from '../target/tenants.js';
 import { ledgerProblems, walkAudit } from '../checks/ledger.js';
 import { expectStatus, readUsage, screening } from '../checks/support.js';
+import type { Answer } from '../json.js';
 
 export interface ScreeningModel {
   credits: number;
@@ -111,7 +112,7 @@ function invalidCommand(data: Extract<CommandData, { t: 'invalid' }>): Cmd {
     data,
     check: () => true,
     async run(_m, real) {
-      const b = data.body as any;
+      const b = data.body as Answer;
       // a key of its own, so a refused body never collides with the model's keys
       const body = b && typeof b === 'object' && !Array.isArray(b) && typeof b.idempotencyKey === 'string' ? { ...b, idempotencyKey: `${real.prefix}-inv-${b.idempotencyKey}` } : b;
       const ex = await screening(real.ctx).submit(real.tenant.apiKey, body);
@@ -169,6 +170,6 @@ export function commandArbitraries(a: CommandArbitraries): fc.Arbitrary<Cmd>[] {
 
 /** The data of the commands that ran (what a saved counterexample holds). */
 export function commandsToData(cmds: Iterable<unknown>): CommandData[] {
-  const wrappers = ((cmds as any).commands ?? [...cmds]) as any[];
+  const wrappers = ((cmds as Answer).commands ?? [...cmds]) as Answer[];
   return wrappers.filter((w) => w.hasRan !== false).map((w) => (w.cmd ?? w).data as CommandData);
 }

@@ -1,6 +1,8 @@
 // One HTTP exchange, recorded whole (request and response as sent and received), so any failure can
 // show exactly what went over the wire. Secrets in Authorization headers are masked in the record.
 
+import type { Answer } from '../json.js';
+
 export interface RecordedRequest {
   method: string;
   url: string;
@@ -98,10 +100,10 @@ export function describe(ex: Exchange): string {
   const u = new URL(ex.request.url);
   const head = `${ex.request.method} ${u.pathname}${u.search}`;
   if (!ex.response) return `${head} -> ${ex.error ?? 'no response'}`;
-  const code = (ex.response.json as any)?.error?.code;
+  const code = (ex.response.json as Answer)?.error?.code;
   return `${head} -> ${ex.response.status}${code ? ` ${code}` : ''}`;
 }
 
 export const statusOf = (ex: Exchange): number | undefined => ex.response?.status;
-export const jsonOf = (ex: Exchange): any => ex.response?.json;
+export const jsonOf = (ex: Exchange): Answer => ex.response?.json;
 export const headerOf = (ex: Exchange, name: string): string | undefined => ex.response?.headers[name.toLowerCase()];

@@ -6,13 +6,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { headersToRecord, maskSecret, parseJson, send, type Exchange } from './http.js';
 import type { RateGovernor } from './rate-governor.js';
+import type { Answer } from '../json.js';
 
 export interface McpSession {
   client: Client;
   url: string;
   /** Calls a tool and records the call as an exchange (JSON-RPC errors are returned, not thrown). */
-  callTool(name: string, args: Record<string, unknown>): Promise<{ result?: any; rpcError?: { code?: number; message: string }; exchange: Exchange }>;
-  listTools(): Promise<{ tools: any[]; exchange: Exchange }>;
+  callTool(name: string, args: Record<string, unknown>): Promise<{ result?: Answer; rpcError?: { code?: number; message: string }; exchange: Exchange }>;
+  listTools(): Promise<{ tools: Answer[]; exchange: Exchange }>;
   close(): Promise<void>;
 }
 
@@ -86,7 +87,7 @@ export async function connectMcp(url: string, key?: string, timeoutMs = 15_000, 
 }
 
 /** Reads a JSON-RPC message from a JSON or an SSE (text/event-stream) response body. */
-export function rpcMessageOf(ex: Exchange): any {
+export function rpcMessageOf(ex: Exchange): Answer {
   const res = ex.response;
   if (!res) return undefined;
   if (res.json !== undefined) return res.json;
@@ -112,7 +113,7 @@ export interface RawRpcOptions {
 }
 
 /** One raw JSON-RPC request over Streamable HTTP (POST with both accepted content types). */
-export async function rawRpc(url: string, method: string, params: unknown, opts: RawRpcOptions = {}): Promise<{ exchange: Exchange; message: any }> {
+export async function rawRpc(url: string, method: string, params: unknown, opts: RawRpcOptions = {}): Promise<{ exchange: Exchange; message: Answer }> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   if (opts.authorization !== undefined) headers.authorization = opts.authorization;
   else if (opts.key) headers.authorization = `Bearer ${opts.key}`;
@@ -128,8 +129,8 @@ export const initializeParams = (protocolVersion: string) => ({
 });
 
 /** Structured content of a tool result, else the JSON of its first text block. */
-export function toolPayload(result: any): any {
+export function toolPayload(result: Answer): Answer {
   if (result?.structuredContent !== undefined) return result.structuredContent;
-  const text = Array.isArray(result?.content) ? result.content.find((c: any) => c?.type === 'text')?.text : undefined;
+  const text = Array.isArray(result?.content) ? result.content.find((c: Answer) => c?.type === 'text')?.text : undefined;
   return typeof text === 'string' ? parseJson(text) : undefined;
 }

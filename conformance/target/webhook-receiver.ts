@@ -4,6 +4,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Answer } from '../json.js';
 
 export interface Delivery {
   hook: string;
@@ -12,7 +13,7 @@ export interface Delivery {
   headers: Record<string, string>;
   rawBody: string;
   /** Parsed JSON body, when it parses. */
-  json?: any;
+  json?: Answer;
   receivedAt: number;
 }
 

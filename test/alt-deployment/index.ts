@@ -98,7 +98,8 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
     if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl, v));
     sendError(res, fail(404, `no route ${req.method} ${p}`));
   });
-  const anon = createServer(anonHandler(corpus, v, () => anonMcpUrl, shape));
+  const anonHandle = anonHandler(corpus, v, () => anonMcpUrl, shape);
+  const anon = createServer((req, res) => void anonHandle(req, res));
 
   const mainPort = await listen(main, host);
   const anonPort = await listen(anon, host);

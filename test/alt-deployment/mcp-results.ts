@@ -15,7 +15,7 @@ export function toolError(code: string, message: string, extra: Record<string, u
 export async function guard(fn: () => Record<string, unknown> | Promise<Record<string, unknown> | CallToolResult>): Promise<CallToolResult> {
   try {
     const r = await fn();
-    return 'content' in r && Array.isArray(r.content) ? (r as CallToolResult) : ok(r as Record<string, unknown>);
+    return 'content' in r && Array.isArray(r.content) ? (r as CallToolResult) : ok(r);
   } catch (e) {
     if (e instanceof HttpError) return toolError(e.code, e.message, e.extra);
     return toolError('internal', 'internal error');

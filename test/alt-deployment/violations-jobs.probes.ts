@@ -44,7 +44,7 @@ export const JOBS_PROBES: Record<string, Probe> = {
   'search-lists-inactive': async (d) => {
     const ids: string[] = [];
     for (let offset = 0; offset < 400; offset += 50) ids.push(...(await jobs(d, k(d).pro, `limit=50&offset=${offset}`)).body.jobs.map((j: any) => j.id));
-    return ids.includes(d.profile.inactiveJobId!);
+    return ids.includes(d.profile.inactiveJobId);
   },
   'search-charges': (d) => spends(d, k(d).pro, () => jobs(d, k(d).pro, 'limit=1')),
   'get-job-drops-currency': async (d) => (await call(d.baseUrl, k(d).pro, `${V1}/jobs/${await firstJob(d)}`)).body.payCurrency === undefined,
@@ -148,7 +148,7 @@ export const JOBS_PROBES: Record<string, Probe> = {
     withKeyed(d, k(d).pro, async (m) => {
       const ids: string[] = [];
       for (let offset = 0; offset < 400; offset += 50) ids.push(...(await tool(m.client, 'search_jobs', { limit: 50, offset })).data.jobs.map((j: any) => j.id));
-      return ids.includes(d.profile.inactiveJobId!);
+      return ids.includes(d.profile.inactiveJobId);
     }),
   'mcp-stale-pay': async (d) => {
     const id = await firstJob(d);

@@ -41,8 +41,8 @@ export function startInstance(name: string, s: InstanceSettings): Promise<Instan
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  proc.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  proc.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  proc.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  proc.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const line = (label: string) => out.match(new RegExp(`^\\s*${label}\\s+(\\S+)`, 'm'))?.[1];
   return new Promise<Instance>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -60,7 +60,7 @@ export function startInstance(name: string, s: InstanceSettings): Promise<Instan
       if (!listenUrl || !anonMcpUrl) return;
       clearTimeout(timer);
       proc.off('exit', onExit);
-      proc.stdout!.off('data', onData);
+      proc.stdout.off('data', onData);
       resolve({
         name,
         listenUrl,
@@ -79,6 +79,6 @@ export function startInstance(name: string, s: InstanceSettings): Promise<Instan
         },
       });
     };
-    proc.stdout!.on('data', onData);
+    proc.stdout.on('data', onData);
   });
 }

@@ -34,7 +34,7 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | false> | T
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
-    if (v !== undefined && v !== false) return v as T;
+    if (v !== undefined && v !== false) return v;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
