@@ -159,12 +159,12 @@ export function mutate(file: string, text: string, options: MutateOptions = {}):
       // the right side of `switch && x` never runs, of `switch || x` always does
       if (k === ts.SyntaxKind.AmpersandAmpersandToken && switchValue(n.left, o) === false) return visit(n.left);
       if (k === ts.SyntaxKind.BarBarToken && switchValue(n.left, o) === true) return visit(n.left);
-      if (EQUALITY[k]) add(tok, 'equality', EQUALITY[k]!);
-      else if (BOUNDARY[k]) add(tok, 'boundary', BOUNDARY[k]!);
-      else if (LOGICAL[k]) add(tok, 'logical', LOGICAL[k]!);
+      if (EQUALITY[k]) add(tok, 'equality', EQUALITY[k]);
+      else if (BOUNDARY[k]) add(tok, 'boundary', BOUNDARY[k]);
+      else if (LOGICAL[k]) add(tok, 'logical', LOGICAL[k]);
       else if (ARITHMETIC[k]) {
         const concat = (k === ts.SyntaxKind.PlusToken || k === ts.SyntaxKind.PlusEqualsToken) && (isStringish(n.left) || isStringish(n.right));
-        if (!concat) add(tok, 'arithmetic', ARITHMETIC[k]!);
+        if (!concat) add(tok, 'arithmetic', ARITHMETIC[k]);
       }
     }
     if (ts.isPrefixUnaryExpression(n)) {

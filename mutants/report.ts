@@ -63,7 +63,11 @@ export function buildReport(run: MutationRun): MutationReport {
   const byOperator = Object.fromEntries([...groupBy(rs, (r) => r.operator)].sort().map(([k, v]) => [k, tally(v)]));
   const byRequirement: MutationReport['byRequirement'] = {};
   for (const r of rs.filter((x) => x.outcome === 'killed'))
-    for (const id of r.failed) (byRequirement[id] ??= { killed: 0, mutants: [] }).killed++, byRequirement[id].mutants.push(r.key);
+    for (const id of r.failed) {
+      const entry = (byRequirement[id] ??= { killed: 0, mutants: [] });
+      entry.killed++;
+      entry.mutants.push(r.key);
+    }
   return {
     startedAt: run.startedAt,
     durationS: Math.round(run.durationMs / 1000),

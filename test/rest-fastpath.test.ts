@@ -72,7 +72,7 @@ beforeAll(async () => {
   jobId = first[0].json.jobs[0].id;
   const roles = await Promise.all([fast, routed].map((sb) => client(sb.baseUrl, keys.pro)('GET', '/api/v1/market/roles')));
   expect(roles[0].text).toBe(roles[1].text);
-  roleSlug = String(Object.values(roles[0].json.roles?.[0] ?? {}).find((v) => typeof v === 'string' && /^[a-z-]+$/.test(v)) ?? 'backend-engineering');
+  roleSlug = (Object.values(roles[0].json.roles?.[0] ?? {}).find((v): v is string => typeof v === 'string' && /^[a-z-]+$/.test(v)) ?? 'backend-engineering');
 });
 
 afterAll(async () => {
@@ -131,9 +131,9 @@ const callArb: fc.Arbitrary<Call> = fc.record({
     },
   ),
   auth: fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom('pro', 'scale', 'free') },
-    { weight: 1, arbitrary: fc.constantFrom('none', 'jobsOnly', 'unknown', 'basic') },
-  ) as fc.Arbitrary<Call['auth']>,
+    { weight: 6, arbitrary: fc.constantFrom<Call['auth']>('pro', 'scale', 'free') },
+    { weight: 1, arbitrary: fc.constantFrom<Call['auth']>('none', 'jobsOnly', 'unknown', 'basic') },
+  ),
   origin: fc.boolean(),
   host: fc.oneof({ weight: 8, arbitrary: fc.constant('sandbox.test') }, { weight: 1, arbitrary: fc.constantFrom('SANDBOX.test:80', '1.2.3', 'localhost:1') }),
   body: fc.option(

@@ -319,7 +319,7 @@ export class Clock implements TimeSource {
 
   /** schedule() on a zone's time (the tenant clocks' schedule). */
   scheduleIn(zone: Zone, at: number, fn: TimerFn, label: string, ref: string | null): () => void {
-    const timer = this.add(zone, at, fn as (arg: unknown) => void, undefined, label, ref);
+    const timer = this.add(zone, at, fn, undefined, label, ref);
     return () => {
       if (timer.cancelled) return;
       this.kill(timer);

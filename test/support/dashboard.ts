@@ -43,7 +43,7 @@ export class DashboardClient {
               const pair = c.split(';')[0];
               this.cookie = /Max-Age=0/i.test(c) ? '' : pair;
             }
-            resolve({ status: res.statusCode ?? 0, location: (res.headers.location as string | undefined) ?? null, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+            resolve({ status: res.statusCode ?? 0, location: (res.headers.location) ?? null, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
           });
         },
       );

@@ -59,7 +59,7 @@ export function parseAutoReview(v: unknown): AutoReview | null {
   if (rule === 'approve_if_score_at_least') {
     out.minScore = score(o.minScore, 'minScore');
     if (o.else !== undefined && o.else !== 'rejected' && o.else !== 'edited') throw invalid("autoReview.else must be 'rejected' or 'edited'", 'autoReview.else');
-    out.else = (o.else as AutoReview['else']) ?? 'rejected';
+    out.else = (o.else) ?? 'rejected';
   } else if (o.minScore !== undefined || o.else !== undefined) {
     throw invalid("autoReview.minScore and autoReview.else go with rule 'approve_if_score_at_least'", o.minScore !== undefined ? 'autoReview.minScore' : 'autoReview.else');
   }

@@ -3,7 +3,6 @@
 import type { Context } from 'hono';
 import { invalid } from '../../errors/errors.js';
 import { readJsonBody } from '../../web/body.js';
-import type { AppEnv } from '../../web/env.js';
 
 /** Reads a JSON object body; an empty body reads as {} when `optional`. */
 export async function readObject(c: Context, optional = false): Promise<Record<string, unknown>> {

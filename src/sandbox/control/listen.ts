@@ -155,7 +155,6 @@ export function listenRoutes() {
     if (!tenantId) throw invalid('tenantId is required with the admin token (a tenant key listens for its own tenant)', 'tenantId');
     const hub = requireHub(c.var.core);
     return streamSSE(c, async (stream) => {
-      let seq = 0;
       const listener: Listener = {
         id: `lsn_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
         tenantId,
@@ -163,7 +162,7 @@ export function listenRoutes() {
         send: (a) => void stream.writeSSE({ event: 'attempt', id: a.attemptId, data: JSON.stringify(attemptMessage(a)) }).catch(() => undefined),
       };
       const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
-      await stream.writeSSE({ event: 'ready', id: `ready.${seq++}`, data: JSON.stringify({ listenerId: listener.id, tenantId }) });
+      await stream.writeSSE({ event: 'ready', id: 'ready.0', data: JSON.stringify({ listenerId: listener.id, tenantId }) });
       hub.add(listener);
       const beat = setInterval(() => void stream.write(': heartbeat\n\n').catch(() => undefined), HEARTBEAT_MS);
       try {

@@ -28,7 +28,7 @@ export function systemRoutes() {
     // the operator makes rules for everyone (D-133)
     const own = ownTenant(c);
     if (own !== undefined) {
-      if (body.tenantId !== undefined && body.tenantId !== own) throw notFound(`tenant ${String(body.tenantId)} does not exist`);
+      if (body.tenantId !== undefined && body.tenantId !== own) throw notFound(`tenant ${typeof body.tenantId === 'string' ? body.tenantId : JSON.stringify(body.tenantId)} does not exist`);
       body.tenantId = own;
     }
     // a rule of one tenant matches only that tenant's calls and deliveries (D-121)

@@ -57,7 +57,7 @@ export function webhooksRoutes() {
     onlyKeys(body, ['tenantId']);
     if (body.tenantId !== undefined && (typeof body.tenantId !== 'string' || !body.tenantId)) throw invalid('tenantId must be a tenant id (a string)', 'tenantId');
     // a tenant's key sends to its own tenant (tenantId optional); the admin token must name one
-    const tenantId = tenantFor(c, body.tenantId as string | undefined, false);
+    const tenantId = tenantFor(c, body.tenantId, false);
     if (tenantId === undefined) throw invalid('tenantId is required (a string)', 'tenantId');
     const d = c.var.core.webhooks.sendTest(tenantId, sampleScore());
     return c.json({ delivery: deliveryView(d) }, 202);
