@@ -69,14 +69,29 @@ export function parseOptions(argv: string[]): Readonly<BenchOptions> {
       return n;
     };
     switch (a) {
-      case '--quick': break;
-      case '--duration': opts.durationS = positive(); break;
-      case '--warmup': opts.warmupS = Number(val()); if (!(opts.warmupS >= 0)) throw new Error('--warmup needs a number ≥ 0'); break;
-      case '--repetitions': opts.repetitions = Math.round(positive()); break;
-      case '--connections': opts.connections = Math.round(positive()); break;
-      case '--out': opts.outDir = val(); break;
+      case '--quick':
+        break;
+      case '--duration':
+        opts.durationS = positive();
+        break;
+      case '--warmup':
+        opts.warmupS = Number(val());
+        if (!(opts.warmupS >= 0)) throw new Error('--warmup needs a number ≥ 0');
+        break;
+      case '--repetitions':
+        opts.repetitions = Math.round(positive());
+        break;
+      case '--connections':
+        opts.connections = Math.round(positive());
+        break;
+      case '--out':
+        opts.outDir = val();
+        break;
       case '--only': {
-        const ids = val().split(',').map((s) => s.trim()).filter(Boolean);
+        const ids = val()
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const unknown = ids.filter((s) => !(SECTION_IDS as readonly string[]).includes(s));
         if (unknown.length) throw new Error(`unknown section ${unknown.join(', ')}; known: ${SECTION_IDS.join(', ')}`);
         opts.sections = ids;

@@ -11,8 +11,11 @@ async function main() {
   const { report, files } = await runBench(opts, SECTIONS, (m) => console.log(m));
   const figures = allFigures(report).filter((f) => f.target);
   const count = (v: string) => figures.filter((f) => f.verdict === v).length;
-  console.log(`\n${count('PASS')} targets met, ${count('MISS')} missed, ${count('NOT MEASURED')} not measured; ${Math.round(report.wallTimeS)} s`);
-  for (const s of report.sections.filter((s) => s.notMeasured)) console.log(`section ${s.id} not measured: ${s.notMeasured}`);
+  console.log(
+    `\n${count('PASS')} targets met, ${count('MISS')} missed, ${count('NOT MEASURED')} not measured; ${Math.round(report.wallTimeS)} s`,
+  );
+  for (const s of report.sections.filter((s) => s.notMeasured))
+    console.log(`section ${s.id} not measured: ${s.notMeasured}`);
   console.log(`wrote ${files.md} and ${files.json}`);
 }
 

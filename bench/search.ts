@@ -41,11 +41,18 @@ export interface SearchBenchResult {
 
 type Query = { kind: string; tier: JobsTier; params: Record<string, unknown> };
 
-const quantile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+const quantile = (sorted: Float64Array, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 function queryMix(rng: Rng, count: number): Query[] {
   const vocab = vocabulary();
-  const titleWords = [...new Set(vocab.families.flatMap((f) => f.titles.flatMap((t) => t.toLowerCase().split(/[^a-z.]+/)).filter((w) => w.length > 2)))];
+  const titleWords = [
+    ...new Set(
+      vocab.families.flatMap((f) =>
+        f.titles.flatMap((t) => t.toLowerCase().split(/[^a-z.]+/)).filter((w) => w.length > 2),
+      ),
+    ),
+  ];
   const skills = [...new Set(vocab.families.flatMap((f) => f.skills))];
   const places = ['remote', 'indonesia', 'jakarta', 'apac', 'utc+7', 'bali', 'worldwide'];
   const tiers: JobsTier[] = ['free', 'starter', 'pro'];
@@ -53,11 +60,35 @@ function queryMix(rng: Rng, count: number): Query[] {
     (tier) => ({ kind: 'browse', tier, params: { offset: rng.int(0, 4) * 20 } }),
     (tier) => ({ kind: 'one term', tier, params: { q: rng.pick(titleWords) } }),
     (tier) => ({ kind: 'skill', tier, params: { q: rng.pick(skills) } }),
-    (tier) => ({ kind: 'two terms', tier, params: { q: `${rng.pick(['senior', 'junior', 'lead', 'remote'])} ${rng.pick(titleWords)}` } }),
-    (tier) => ({ kind: 'three terms', tier, params: { q: `${rng.pick(titleWords)} ${rng.pick(skills)} ${rng.pick(['team', 'remote', 'experience'])}` } }),
-    (tier) => ({ kind: 'filters', tier, params: { remote_type: rng.pick(REMOTE_TYPES), job_type: rng.pick(JOB_TYPES), limit: 50 } }),
-    (tier) => ({ kind: 'term + filters', tier, params: { q: rng.pick(titleWords), remote_type: rng.pick(REMOTE_TYPES), opportunity_type: rng.pick(OPPORTUNITY_TYPES) } }),
-    (tier) => ({ kind: 'location', tier, params: { location: rng.pick(places), q: rng.chance(0.5) ? rng.pick(skills) : undefined } }),
+    (tier) => ({
+      kind: 'two terms',
+      tier,
+      params: { q: `${rng.pick(['senior', 'junior', 'lead', 'remote'])} ${rng.pick(titleWords)}` },
+    }),
+    (tier) => ({
+      kind: 'three terms',
+      tier,
+      params: { q: `${rng.pick(titleWords)} ${rng.pick(skills)} ${rng.pick(['team', 'remote', 'experience'])}` },
+    }),
+    (tier) => ({
+      kind: 'filters',
+      tier,
+      params: { remote_type: rng.pick(REMOTE_TYPES), job_type: rng.pick(JOB_TYPES), limit: 50 },
+    }),
+    (tier) => ({
+      kind: 'term + filters',
+      tier,
+      params: {
+        q: rng.pick(titleWords),
+        remote_type: rng.pick(REMOTE_TYPES),
+        opportunity_type: rng.pick(OPPORTUNITY_TYPES),
+      },
+    }),
+    (tier) => ({
+      kind: 'location',
+      tier,
+      params: { location: rng.pick(places), q: rng.chance(0.5) ? rng.pick(skills) : undefined },
+    }),
     () => ({ kind: 'deep page', tier: 'pro', params: { limit: 50, offset: rng.int(0, 49) * 50 } }),
     (tier) => ({ kind: 'miss', tier, params: { q: `${rng.pick(titleWords)} zzyzx` } }),
   ];
@@ -68,7 +99,15 @@ export async function benchSearch(options: SearchBenchOptions = {}): Promise<Sea
   const corpus = options.corpus ?? 100_000;
   const count = options.queries ?? 3_000;
   const t0 = performance.now();
-  const core = await createCore(resolveConfig({ corpusSize: corpus, seedDemo: false, noRateLimits: true, ...(options.seed !== undefined ? { seed: options.seed } : {}) }), openMemoryStore);
+  const core = await createCore(
+    resolveConfig({
+      corpusSize: corpus,
+      seedDemo: false,
+      noRateLimits: true,
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    }),
+    openMemoryStore,
+  );
   const { stats } = core.jobs;
   const createMs = performance.now() - t0;
   const rng = new Rng(options.seed ?? 1).fork('search-bench');
@@ -88,7 +127,11 @@ export async function benchSearch(options: SearchBenchOptions = {}): Promise<Sea
   const sorted = Float64Array.from(times).sort();
   const byKind: SearchBenchResult['byKind'] = {};
   for (const [kind, k] of [...perKind].sort()) {
-    byKind[kind] = { queries: k.times.length, medianMs: quantile(Float64Array.from(k.times).sort(), 0.5), meanResults: k.results / k.times.length };
+    byKind[kind] = {
+      queries: k.times.length,
+      medianMs: quantile(Float64Array.from(k.times).sort(), 0.5),
+      meanResults: k.results / k.times.length,
+    };
   }
   return {
     corpus,
@@ -118,13 +161,17 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const r = await benchSearch({ corpus: arg('corpus'), queries: arg('queries'), seed: arg('seed') });
   const ms = (v: number) => `${v.toFixed(3)} ms`;
   console.log(`search over ${r.corpus.toLocaleString('en-US')} active jobs (${r.terms} distinct terms)`);
-  console.log(`  build        ${r.buildMs} ms (generate ${r.generateMs} ms, index ${r.indexMs} ms; whole core ${r.createCoreMs} ms)`);
+  console.log(
+    `  build        ${r.buildMs} ms (generate ${r.generateMs} ms, index ${r.indexMs} ms; whole core ${r.createCoreMs} ms)`,
+  );
   console.log(`  queries      ${r.queries}`);
   console.log(`  median       ${ms(r.medianMs)}   (target < 2 ms)`);
   console.log(`  p95 / p99    ${ms(r.p95Ms)} / ${ms(r.p99Ms)}`);
   console.log(`  mean / max   ${ms(r.meanMs)} / ${ms(r.maxMs)}`);
   console.log('  by kind:');
   for (const [kind, k] of Object.entries(r.byKind)) {
-    console.log(`    ${kind.padEnd(16)} ${String(k.queries).padStart(5)} queries  median ${ms(k.medianMs)}  ~${k.meanResults.toFixed(1)} results`);
+    console.log(
+      `    ${kind.padEnd(16)} ${String(k.queries).padStart(5)} queries  median ${ms(k.medianMs)}  ~${k.meanResults.toFixed(1)} results`,
+    );
   }
 }

@@ -85,7 +85,10 @@ export function parseCli(argv: string[]): RawOptions & { help?: boolean } {
     adminToken: values['admin-token'],
     seed: int(values.seed, '--seed'),
     runs: int(values.runs, '--runs'),
-    only: values.only?.flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean),
+    only: values.only
+      ?.flatMap((o) => o.split(','))
+      .map((o) => o.trim())
+      .filter(Boolean),
     reportDir: values['no-reports'] ? null : values['report-dir'],
     replay: values.replay,
     baseline: values.baseline,
@@ -94,7 +97,10 @@ export function parseCli(argv: string[]): RawOptions & { help?: boolean } {
     saveRegressions: values['no-save-regressions'] ? false : undefined,
     capabilities: values['validating-proxy'] ? { validatingProxy: true } : undefined,
     requestTimeoutMs: int(values.timeout, '--timeout'),
-    allowSpend: values['allow-spend']?.flatMap((o) => o.split(',')).map((o) => o.trim()).filter(Boolean),
+    allowSpend: values['allow-spend']
+      ?.flatMap((o) => o.split(','))
+      .map((o) => o.trim())
+      .filter(Boolean),
     rateWindows: values['no-rate-windows'] ? false : undefined,
     concurrency: int(values.concurrency, '--concurrency'),
     inactiveJobId: values['inactive-job'],

@@ -3,8 +3,18 @@ import type { Capabilities, Check } from './check.js';
 import { CHECK_USES, jobOf, scheduleOrder } from './check-resources.js';
 import { allChecks } from './checks/index.js';
 
-const caps = (o: Partial<Capabilities>): Capabilities =>
-  ({ freshTenants: false, creditControl: false, clock: false, reviewDecisions: false, webhooks: false, noScopeKey: false, anonMcp: true, negativeInput: true, thisSandbox: false, ...o });
+const caps = (o: Partial<Capabilities>): Capabilities => ({
+  freshTenants: false,
+  creditControl: false,
+  clock: false,
+  reviewDecisions: false,
+  webhooks: false,
+  noScopeKey: false,
+  anonMcp: true,
+  negativeInput: true,
+  thisSandbox: false,
+  ...o,
+});
 const byId = (id: string) => allChecks.find((c) => c.id === id)!;
 
 describe('check resources', () => {
@@ -16,13 +26,21 @@ describe('check resources', () => {
   it('keys only: a check holds the fixed keys it calls with; with fresh tenants only the slots it reads directly', () => {
     expect([...jobOf(byId('screening.submit.valid'), 0, caps({})).resources]).toEqual(['key:pro']);
     expect([...jobOf(byId('screening.submit.valid'), 0, caps({ freshTenants: true })).resources]).toEqual([]);
-    expect([...jobOf(byId('screening.credits.spent-key'), 0, caps({ freshTenants: true })).resources]).toEqual(['key:screeningSpent']);
+    expect([...jobOf(byId('screening.credits.spent-key'), 0, caps({ freshTenants: true })).resources]).toEqual([
+      'key:screeningSpent',
+    ]);
   });
 
   it('a check moving the clock runs alone only where the clock can be moved; an unlisted check always does', () => {
     expect(jobOf(byId('jobs.rate.window'), 0, caps({ clock: true })).exclusive).toBe(true);
     expect(jobOf(byId('jobs.rate.window'), 0, caps({})).exclusive).toBe(false);
-    const unknown: Check = { id: 'x.unlisted', title: 'x', requirements: [], appliesTo: { surface: 'jobs' }, run: async () => {} };
+    const unknown: Check = {
+      id: 'x.unlisted',
+      title: 'x',
+      requirements: [],
+      appliesTo: { surface: 'jobs' },
+      run: async () => {},
+    };
     expect(jobOf(unknown, 0, caps({})).exclusive).toBe(true);
   });
 

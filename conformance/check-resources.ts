@@ -101,7 +101,10 @@ export interface ScheduledCheck extends Job {
 /** The order checks are offered to the scheduler in: \`early\` ones first, \`late\` ones last, else the registry's. */
 export function scheduleOrder(checks: readonly Check[]): Check[] {
   const rank = (c: Check) => (c.late ? 2 : (c.uses ?? CHECK_USES[c.id])?.early ? 0 : 1);
-  return checks.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map((x) => x.c);
+  return checks
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i)
+    .map((x) => x.c);
 }
 
 /** The check as a scheduler job on this target (fresh tenants free every key but the slots read directly). */

@@ -95,9 +95,12 @@ export const CAPABILITY_REASONS: Record<Capability, string> = {
   creditControl: 'needs the control API to set credit balances',
   clock: 'needs the clock capability (advance the target clock)',
   reviewDecisions: 'needs the reviewDecisions capability (decide reviews through the control API)',
-  webhooks: 'needs a webhook receiver the target can reach: an admin token to point a fresh tenant at it, or, with fixed keys, webhookReceiverUrl (set by the operator as the tenants\' webhookUrl) and webhookSecrets per key slot in the profile',
-  noScopeKey: 'needs a key without the scope (provisioned, or keys.noScreeningScope / noJobsScope / noMcpScope in the profile)',
+  webhooks:
+    "needs a webhook receiver the target can reach: an admin token to point a fresh tenant at it, or, with fixed keys, webhookReceiverUrl (set by the operator as the tenants' webhookUrl) and webhookSecrets per key slot in the profile",
+  noScopeKey:
+    'needs a key without the scope (provisioned, or keys.noScreeningScope / noJobsScope / noMcpScope in the profile)',
   anonMcp: 'needs the anonymous MCP server URL (--anon-mcp)',
   negativeInput: 'the target refuses invalid requests itself (validating proxy), so the service never sees them',
-  thisSandbox: 'D-03: magic inputs are sent only to a target known to be this sandbox (its control API answered the admin token)',
+  thisSandbox:
+    'D-03: magic inputs are sent only to a target known to be this sandbox (its control API answered the admin token)',
 };

@@ -20,8 +20,12 @@ async function main(): Promise<number> {
   }
   try {
     const result = await runConformance(raw);
-    if (raw.reportDir !== null) process.stderr.write(`reports: ${raw.reportDir ?? 'reports/conformance'}/{junit.xml,report.json,report.html}\n`);
-    if (raw.writeBaseline && !result.harnessErrors.some((e) => e.startsWith('reporter'))) process.stderr.write(`baseline written: ${raw.writeBaseline} (${result.requirements.filter((r) => r.level === 'must' && r.status === 'fail').length} failing must requirement(s))\n`);
+    if (raw.reportDir !== null)
+      process.stderr.write(`reports: ${raw.reportDir ?? 'reports/conformance'}/{junit.xml,report.json,report.html}\n`);
+    if (raw.writeBaseline && !result.harnessErrors.some((e) => e.startsWith('reporter')))
+      process.stderr.write(
+        `baseline written: ${raw.writeBaseline} (${result.requirements.filter((r) => r.level === 'must' && r.status === 'fail').length} failing must requirement(s))\n`,
+      );
     for (const e of result.harnessErrors) process.stderr.write(`conformance: harness error in ${e}\n`);
     if (result.harnessErrors.length) return 2;
     return result.ok ? 0 : 1;

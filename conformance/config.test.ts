@@ -10,7 +10,10 @@ describe('harness config', () => {
 
   it('reads a YAML profile and lets flags win', () => {
     const file = path.join(dir, 'profile.yaml');
-    writeFileSync(file, 'target: https://api.example.com/\nkeys:\n  free: rjk_live_free\n  pro: rjk_live_pro\ncapabilities:\n  clock: false\n');
+    writeFileSync(
+      file,
+      'target: https://api.example.com/\nkeys:\n  free: rjk_live_free\n  pro: rjk_live_pro\ncapabilities:\n  clock: false\n',
+    );
     const cfg = resolveHarnessConfig({ profile: file, seed: 7 });
     expect(cfg.target).toBe('https://api.example.com');
     expect(cfg.keys).toEqual({ free: 'rjk_live_free', pro: 'rjk_live_pro' });
@@ -20,8 +23,11 @@ describe('harness config', () => {
     expect(resolveHarnessConfig({ profile: file, target: 'http://127.0.0.1:9' }).target).toBe('http://127.0.0.1:9');
   });
 
-  it('takes a profile\'s `targets` passed as options (the programmatic form of a profile)', () => {
-    const cfg = resolveHarnessConfig({ target: 'http://127.0.0.1:9', targets: { anonMcp: 'http://127.0.0.1:10/mcp', mcp: 'http://127.0.0.1:9/mcp/keyed' } });
+  it("takes a profile's `targets` passed as options (the programmatic form of a profile)", () => {
+    const cfg = resolveHarnessConfig({
+      target: 'http://127.0.0.1:9',
+      targets: { anonMcp: 'http://127.0.0.1:10/mcp', mcp: 'http://127.0.0.1:9/mcp/keyed' },
+    });
     expect(cfg.anonMcpUrl).toBe('http://127.0.0.1:10/mcp');
     expect(cfg.mcpUrl).toBe('http://127.0.0.1:9/mcp/keyed');
   });
@@ -38,7 +44,12 @@ describe('harness config', () => {
   });
 
   it('the replay command names the target but never the admin token', () => {
-    const cfg = resolveHarnessConfig({ target: 'http://127.0.0.1:8787', adminToken: 'sat_secret', targetJobs: 'http://127.0.0.1:4010', seed: 1 });
+    const cfg = resolveHarnessConfig({
+      target: 'http://127.0.0.1:8787',
+      adminToken: 'sat_secret',
+      targetJobs: 'http://127.0.0.1:4010',
+      seed: 1,
+    });
     const cmd = baseCommand(cfg);
     expect(cmd).toContain('--target http://127.0.0.1:8787');
     expect(cmd).toContain('--target-jobs http://127.0.0.1:4010');
@@ -47,7 +58,20 @@ describe('harness config', () => {
   });
 
   it('parses the command line', () => {
-    const raw = parseCli(['--target', 'http://h', '--only', 'SCR-IDEMP,JOB-RATE', '--only', 'MCP', '--seed', '42', '--runs', '5', '--no-reports', '--validating-proxy']);
+    const raw = parseCli([
+      '--target',
+      'http://h',
+      '--only',
+      'SCR-IDEMP,JOB-RATE',
+      '--only',
+      'MCP',
+      '--seed',
+      '42',
+      '--runs',
+      '5',
+      '--no-reports',
+      '--validating-proxy',
+    ]);
     expect(raw.only).toEqual(['SCR-IDEMP', 'JOB-RATE', 'MCP']);
     expect(raw.seed).toBe(42);
     expect(raw.reportDir).toBeNull();

@@ -8,7 +8,16 @@ import YAML from 'yaml';
 import { loadBaseline, parseBaseline, type Baseline } from './baseline.js';
 import { loadCatalogue } from './requirements.js';
 
-export const KEY_SLOTS = ['free', 'starter', 'pro', 'scale', 'noScreeningScope', 'noJobsScope', 'noMcpScope', 'screeningSpent'] as const;
+export const KEY_SLOTS = [
+  'free',
+  'starter',
+  'pro',
+  'scale',
+  'noScreeningScope',
+  'noJobsScope',
+  'noMcpScope',
+  'screeningSpent',
+] as const;
 export type KeySlot = (typeof KEY_SLOTS)[number];
 
 /** Upper bounds for a deployment's asynchronous steps (a slow scorer, a human reviewer, webhook retries). */
@@ -21,7 +30,11 @@ export interface Waits {
   webhookMs: number;
 }
 
-export const DEFAULT_WAITS: Readonly<Waits> = Object.freeze({ pipelineMs: 30_000, reviewMs: 120_000, webhookMs: 60_000 });
+export const DEFAULT_WAITS: Readonly<Waits> = Object.freeze({
+  pipelineMs: 30_000,
+  reviewMs: 120_000,
+  webhookMs: 60_000,
+});
 
 /** What the target offers beyond the public APIs (null: decide by probing). */
 export interface CapabilityFlags {
@@ -123,16 +136,31 @@ const HARNESS_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 export function loadProfile(file: string): Profile {
   const text = readFileSync(file, 'utf8');
   const data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text);
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error(`profile ${file}: expected an object`);
-  const known = ['target', 'targets', 'adminToken', 'keys', 'capabilities', 'webhookReceiverUrl', 'webhookListen', 'webhookSecrets', 'inactiveJobId', 'waits'];
-  for (const k of Object.keys(data)) if (!known.includes(k)) throw new Error(`profile ${file}: unknown field '${k}' (known: ${known.join(', ')})`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new Error(`profile ${file}: expected an object`);
+  const known = [
+    'target',
+    'targets',
+    'adminToken',
+    'keys',
+    'capabilities',
+    'webhookReceiverUrl',
+    'webhookListen',
+    'webhookSecrets',
+    'inactiveJobId',
+    'waits',
+  ];
+  for (const k of Object.keys(data))
+    if (!known.includes(k)) throw new Error(`profile ${file}: unknown field '${k}' (known: ${known.join(', ')})`);
   for (const field of ['keys', 'webhookSecrets'] as const) {
     for (const k of Object.keys(data[field] ?? {})) {
-      if (!(KEY_SLOTS as readonly string[]).includes(k)) throw new Error(`profile ${file}: unknown key slot '${k}' in ${field} (known: ${KEY_SLOTS.join(', ')})`);
+      if (!(KEY_SLOTS as readonly string[]).includes(k))
+        throw new Error(`profile ${file}: unknown key slot '${k}' in ${field} (known: ${KEY_SLOTS.join(', ')})`);
     }
   }
   for (const k of Object.keys(data.waits ?? {})) {
-    if (!(k in DEFAULT_WAITS)) throw new Error(`profile ${file}: unknown wait '${k}' (known: ${Object.keys(DEFAULT_WAITS).join(', ')})`);
+    if (!(k in DEFAULT_WAITS))
+      throw new Error(`profile ${file}: unknown wait '${k}' (known: ${Object.keys(DEFAULT_WAITS).join(', ')})`);
   }
   return data as Profile;
 }
@@ -144,7 +172,8 @@ function url(value: string, what: string): string {
   } catch {
     throw new Error(`${what} must be an absolute http(s) URL, got '${value}'`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`${what} must be an http(s) URL, got '${value}'`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new Error(`${what} must be an http(s) URL, got '${value}'`);
   return value.replace(/\/+$/, '');
 }
 
@@ -169,21 +198,27 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
   const seed = seedGiven ? raw.seed! : (Date.now() ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
   if (!Number.isInteger(seed)) throw new Error('--seed must be an integer');
   const runs = raw.runs ?? 20;
-  if (!Number.isInteger(runs) || runs < 1 || runs > 10_000) throw new Error('--runs must be an integer from 1 to 10000');
+  if (!Number.isInteger(runs) || runs < 1 || runs > 10_000)
+    throw new Error('--runs must be an integer from 1 to 10000');
   const concurrency = raw.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error('--concurrency must be an integer from 1 to 64');
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+    throw new Error('--concurrency must be an integer from 1 to 64');
   const receiverUrl = raw.webhookReceiverUrl ?? profile.webhookReceiverUrl;
   const receiver = receiverUrl ? url(receiverUrl, 'webhookReceiverUrl') : null;
   const listen = raw.webhookListen ?? profile.webhookListen;
   const root = path.resolve(raw.root ?? HARNESS_ROOT);
   const waits = { ...DEFAULT_WAITS, ...profile.waits, ...raw.waits };
-  for (const [k, v] of Object.entries(waits)) if (!Number.isInteger(v) || v < 0) throw new Error(`waits.${k} must be a non-negative integer (milliseconds), got '${v}'`);
+  for (const [k, v] of Object.entries(waits))
+    if (!Number.isInteger(v) || v < 0)
+      throw new Error(`waits.${k} must be a non-negative integer (milliseconds), got '${v}'`);
   const keys = Object.freeze({ ...profile.keys, ...raw.keys });
   const allowSpend = (raw.allowSpend ?? []).map((slot) => {
-    if (!(KEY_SLOTS as readonly string[]).includes(slot)) throw new Error(`--allow-spend: unknown key slot '${slot}' (known: ${KEY_SLOTS.join(', ')})`);
+    if (!(KEY_SLOTS as readonly string[]).includes(slot))
+      throw new Error(`--allow-spend: unknown key slot '${slot}' (known: ${KEY_SLOTS.join(', ')})`);
     return slot as KeySlot;
   });
-  const reportDir = raw.reportDir === undefined ? path.resolve('reports/conformance') : raw.reportDir && path.resolve(raw.reportDir);
+  const reportDir =
+    raw.reportDir === undefined ? path.resolve('reports/conformance') : raw.reportDir && path.resolve(raw.reportDir);
   const cfg: HarnessConfig = {
     target,
     bases: { screening, jobs, control, site: target },
@@ -198,7 +233,11 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
       validatingProxy: caps.validatingProxy ?? false,
     }),
     webhookReceiverUrl: receiver,
-    webhookListen: receiver ? hostPort(listen ?? '', Number(new URL(receiver).port) || 8899) : listen ? hostPort(listen, 0) : null,
+    webhookListen: receiver
+      ? hostPort(listen ?? '', Number(new URL(receiver).port) || 8899)
+      : listen
+        ? hostPort(listen, 0)
+        : null,
     webhookSecrets: Object.freeze({ ...profile.webhookSecrets, ...raw.webhookSecrets }),
     inactiveJobId: raw.inactiveJobId ?? profile.inactiveJobId ?? null,
     waits: Object.freeze(waits),
@@ -223,13 +262,20 @@ export function resolveHarnessConfig(raw: RawOptions): Readonly<HarnessConfig> {
   if (!existsSync(cfg.requirementsFile)) throw new Error(`requirements catalogue not found at ${cfg.requirementsFile}`);
   if (raw.baseline !== undefined) {
     const ids = new Set(loadCatalogue(cfg.requirementsFile).all.map((r) => r.id));
-    cfg.baseline = typeof raw.baseline === 'string' ? loadBaseline(path.resolve(raw.baseline), ids) : parseBaseline(raw.baseline, 'options', ids);
+    cfg.baseline =
+      typeof raw.baseline === 'string'
+        ? loadBaseline(path.resolve(raw.baseline), ids)
+        : parseBaseline(raw.baseline, 'options', ids);
   }
   return Object.freeze(cfg);
 }
 
 /** A file-name-safe name of a target (its origin and path), so each target's counterexamples live apart. */
-export const targetSlug = (target: string) => target.replace(/^https?:\/\//, '').replace(/[^a-zA-Z0-9.-]+/g, '_').replace(/^_|_$/g, '');
+export const targetSlug = (target: string) =>
+  target
+    .replace(/^https?:\/\//, '')
+    .replace(/[^a-zA-Z0-9.-]+/g, '_')
+    .replace(/^_|_$/g, '');
 
 /**
  * Counterexamples belong to the target they were found on: kept per target under the report directory
@@ -244,7 +290,8 @@ const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replac
 /** The command line that reproduces this run's target selection (secrets replaced by an env reference). */
 export function baseCommand(cfg: HarnessConfig): string {
   const parts = ['npm', 'run', 'conformance', '--', '--target', shellQuote(cfg.target)];
-  if (cfg.profileFile) parts.push('--profile', shellQuote(path.relative(process.cwd(), cfg.profileFile) || cfg.profileFile));
+  if (cfg.profileFile)
+    parts.push('--profile', shellQuote(path.relative(process.cwd(), cfg.profileFile) || cfg.profileFile));
   if (cfg.bases.screening !== cfg.target) parts.push('--target-screening', shellQuote(cfg.bases.screening));
   if (cfg.bases.jobs !== cfg.target) parts.push('--target-jobs', shellQuote(cfg.bases.jobs));
   if (cfg.anonMcpUrl) parts.push('--anon-mcp', shellQuote(cfg.anonMcpUrl));

@@ -48,8 +48,12 @@ export async function loadHarnessContract(): Promise<HarnessContract> {
           operationId: op.operationId,
           method: m.toUpperCase(),
           path: p,
-          query: params.filter((x: SchemaNode) => x.in === 'query').map((x: SchemaNode) => ({ name: x.name, required: !!x.required, schema: x.schema ?? {} })),
-          pathParams: params.filter((x: SchemaNode) => x.in === 'path').map((x: SchemaNode) => ({ name: x.name, schema: x.schema ?? {} })),
+          query: params
+            .filter((x: SchemaNode) => x.in === 'query')
+            .map((x: SchemaNode) => ({ name: x.name, required: !!x.required, schema: x.schema ?? {} })),
+          pathParams: params
+            .filter((x: SchemaNode) => x.in === 'path')
+            .map((x: SchemaNode) => ({ name: x.name, schema: x.schema ?? {} })),
           requestBody: op.requestBody?.content?.['application/json']?.schema ?? null,
           statuses: Object.keys(op.responses ?? {})
             .filter((s) => /^\d{3}$/.test(s))

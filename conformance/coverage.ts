@@ -57,11 +57,19 @@ type CheckInfo = Pick<Check, 'id'> & { appliesTo?: Pick<Check['appliesTo'], 'nee
 function causeOf(r: RequirementResult, checks: ReadonlyMap<string, CheckInfo>, caps: Capabilities): Uncovered {
   switch (r.status) {
     case 'not-observable':
-      return { id: r.id, cause: 'not-observable', reasons: ['no API call shows it (observable: false in the catalogue)'] };
+      return {
+        id: r.id,
+        cause: 'not-observable',
+        reasons: ['no API call shows it (observable: false in the catalogue)'],
+      };
     case 'not-covered':
       return { id: r.id, cause: 'not-covered', reasons: ['no check verifies it'] };
     case 'not-run':
-      return { id: r.id, cause: 'not-selected', reasons: r.reasons.length ? r.reasons : ['its checks were not run (--replay runs one check)'] };
+      return {
+        id: r.id,
+        cause: 'not-selected',
+        reasons: r.reasons.length ? r.reasons : ['its checks were not run (--replay runs one check)'],
+      };
     case 'error':
       return { id: r.id, cause: 'error', reasons: r.reasons };
     default: {
@@ -77,7 +85,11 @@ function causeOf(r: RequirementResult, checks: ReadonlyMap<string, CheckInfo>, c
 }
 
 /** The coverage index of a run, from its requirement verdicts, the checks that could cover them and the run's capabilities. */
-export function coverageIndex(requirements: readonly RequirementResult[], checks: readonly CheckInfo[], caps: Capabilities): CoverageIndex {
+export function coverageIndex(
+  requirements: readonly RequirementResult[],
+  checks: readonly CheckInfo[],
+  caps: Capabilities,
+): CoverageIndex {
   const must = requirements.filter((r) => r.level === 'must');
   const byId = new Map(checks.map((c) => [c.id, c]));
   const observed = must.filter((r) => r.status === 'pass' || r.status === 'fail');
@@ -102,5 +114,7 @@ export function coverageLine(c: CoverageIndex): string {
 
 /** The unobserved requirements grouped by cause, in the order of CAUSE_LABELS. */
 export function byCause(c: CoverageIndex): [UncoveredCause, Uncovered[]][] {
-  return (Object.keys(CAUSE_LABELS) as UncoveredCause[]).map((k) => [k, c.unobserved.filter((u) => u.cause === k)] as [UncoveredCause, Uncovered[]]).filter(([, us]) => us.length > 0);
+  return (Object.keys(CAUSE_LABELS) as UncoveredCause[])
+    .map((k) => [k, c.unobserved.filter((u) => u.cause === k)] as [UncoveredCause, Uncovered[]])
+    .filter(([, us]) => us.length > 0);
 }

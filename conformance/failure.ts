@@ -54,12 +54,22 @@ export class Skip extends Error {
 }
 
 export const violation = (requirement: string, why: string, ...evidence: (Exchange | undefined)[]) =>
-  new Violation(requirement, why, evidence.filter((e): e is Exchange => e !== undefined));
+  new Violation(
+    requirement,
+    why,
+    evidence.filter((e): e is Exchange => e !== undefined),
+  );
 
 export const skip = (reason: string) => new Skip(reason);
 
 export function failureOf(check: string, v: Violation, counterexample?: Counterexample): Failure {
-  return { requirement: v.requirement, check, why: v.why, evidence: v.evidence, ...(counterexample ? { counterexample } : {}) };
+  return {
+    requirement: v.requirement,
+    check,
+    why: v.why,
+    evidence: v.evidence,
+    ...(counterexample ? { counterexample } : {}),
+  };
 }
 
 /** Collects failures inside a check; `expect` records one when the condition is false. */

@@ -23,7 +23,10 @@ export type { Exchange } from './target/http.js';
  * Progress goes to stderr when `progress` is on; report files are written when `reportDir` is set;
  * `baseline` accepts known failures, `writeBaseline` writes this run's failures as a baseline file.
  */
-export async function runConformance(options: RawOptions | ReturnType<typeof resolveHarnessConfig>, extra: RunOptions = {}): Promise<RunResult> {
+export async function runConformance(
+  options: RawOptions | ReturnType<typeof resolveHarnessConfig>,
+  extra: RunOptions = {},
+): Promise<RunResult> {
   const cfg = 'bases' in options ? options : resolveHarnessConfig(options);
   const reporters: Reporter[] = [...(extra.reporters ?? [])];
   if (cfg.progress) reporters.push(consoleReporter());

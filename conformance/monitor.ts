@@ -42,11 +42,23 @@ const SCREENING_STATUSES: Record<string, number[]> = {
 const JOBS_STATUSES = [200, ...Object.values(ERROR_STATUS)];
 const JOBS_STATUSES_BY_OP: Record<string, number[]> = { applyToJob: [200, 201, 202, ...Object.values(ERROR_STATUS)] };
 
-const MARKET_MUST: Record<string, string> = { getSalaryBenchmarks: 'JOB-MKT-1', listRoles: 'JOB-MKT-2', getRoleReport: 'JOB-MKT-3', listSkills: 'JOB-MKT-4' };
+const MARKET_MUST: Record<string, string> = {
+  getSalaryBenchmarks: 'JOB-MKT-1',
+  listRoles: 'JOB-MKT-2',
+  getRoleReport: 'JOB-MKT-3',
+  listSkills: 'JOB-MKT-4',
+};
 
 function mustId(op: OperationSpec, status: number, p: Problem): string {
   if (p.at === 'status') return op.api === 'screening' ? 'SCR-ERR-3' : 'JOB-ERR-1';
-  if (p.at.startsWith('header:')) return /retry-after/i.test(p.at) ? 'JOB-RATE-3' : /x-ratelimit/i.test(p.at) ? 'JOB-RATE-1' : op.api === 'screening' ? 'SCR-ERR-3' : 'JOB-ERR-1';
+  if (p.at.startsWith('header:'))
+    return /retry-after/i.test(p.at)
+      ? 'JOB-RATE-3'
+      : /x-ratelimit/i.test(p.at)
+        ? 'JOB-RATE-1'
+        : op.api === 'screening'
+          ? 'SCR-ERR-3'
+          : 'JOB-ERR-1';
   if (status >= 400) {
     if (op.operationId === 'submitScreen' && status === 402) return 'SCR-CREDIT-5';
     return op.api === 'screening' ? 'SCR-ERR-1' : 'JOB-ERR-1';
@@ -95,7 +107,8 @@ export function operationMatcher(ops: OperationSpec[]) {
     op,
     re: new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}/?$`),
   }));
-  return (method: string, path: string): OperationSpec | null => compiled.find((c) => c.op.method === method.toUpperCase() && c.re.test(path))?.op ?? null;
+  return (method: string, path: string): OperationSpec | null =>
+    compiled.find((c) => c.op.method === method.toUpperCase() && c.re.test(path))?.op ?? null;
 }
 
 export class ResponseMonitor {
@@ -132,15 +145,32 @@ export class ResponseMonitor {
     const res = ex.response;
     const isJobs = path.startsWith('/api/v1/');
     if (isJobs) {
-      const missing = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].filter((h) => res.headers[h] === undefined);
-      if (missing.length) this.add(check, 'JOB-RATE-1', `a ${res.status} response of ${spec.method ?? 'GET'} ${path.replace(/\/jobs\/[^/]+/, '/jobs/{id}')} lacks ${missing.join(', ')}`, ex);
+      const missing = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].filter(
+        (h) => res.headers[h] === undefined,
+      );
+      if (missing.length)
+        this.add(
+          check,
+          'JOB-RATE-1',
+          `a ${res.status} response of ${spec.method ?? 'GET'} ${path.replace(/\/jobs\/[^/]+/, '/jobs/{id}')} lacks ${missing.join(', ')}`,
+          ex,
+        );
     }
     if (res.status >= 400) this.envelope(check, ex, isJobs ? 'JOB-ERR-1' : 'SCR-ERR');
     if (!isJobs && res.status === 200 && path.endsWith('/usage')) this.nearLimit(check, ex);
     const op = this.match(spec.method ?? 'GET', path);
     if (!op) return;
-    const specStatuses = op.api === 'screening' ? (SCREENING_STATUSES[op.operationId] ?? []) : (JOBS_STATUSES_BY_OP[op.operationId] ?? JOBS_STATUSES);
-    const verdict = this.validator.response(op.operationId, res.status, res.json, res.headers, spec.policyProbe ? [...specStatuses, res.status] : specStatuses);
+    const specStatuses =
+      op.api === 'screening'
+        ? (SCREENING_STATUSES[op.operationId] ?? [])
+        : (JOBS_STATUSES_BY_OP[op.operationId] ?? JOBS_STATUSES);
+    const verdict = this.validator.response(
+      op.operationId,
+      res.status,
+      res.json,
+      res.headers,
+      spec.policyProbe ? [...specStatuses, res.status] : specStatuses,
+    );
     for (const p of verdict.must) {
       if (isJobs && p.at.toLowerCase().startsWith('header:x-ratelimit') && / is missing$/.test(p.message)) continue; // reported above
       // the documents fix no form for Retry-After: HTTP's own HTTP-date form is as good as seconds
@@ -159,9 +189,21 @@ export class ResponseMonitor {
   /** Every usage reading, of any key: nearLimit is true exactly when 80% or more of creditsCap is used. */
   private nearLimit(check: string, ex: Exchange): void {
     const b = ex.response?.json as Answer;
-    if (!Number.isInteger(b?.creditsCap) || !Number.isInteger(b?.creditsRemaining) || b.creditsCap <= 0 || typeof b?.nearLimit !== 'boolean') return;
+    if (
+      !Number.isInteger(b?.creditsCap) ||
+      !Number.isInteger(b?.creditsRemaining) ||
+      b.creditsCap <= 0 ||
+      typeof b?.nearLimit !== 'boolean'
+    )
+      return;
     const used = b.creditsCap - b.creditsRemaining;
-    if (b.nearLimit !== used >= 0.8 * b.creditsCap) this.add(check, 'SCR-USAGE-4', `nearLimit is ${b.nearLimit} with ${used} of ${b.creditsCap} credits used (${((100 * used) / b.creditsCap).toFixed(1)}%)`, ex);
+    if (b.nearLimit !== used >= 0.8 * b.creditsCap)
+      this.add(
+        check,
+        'SCR-USAGE-4',
+        `nearLimit is ${b.nearLimit} with ${used} of ${b.creditsCap} credits used (${((100 * used) / b.creditsCap).toFixed(1)}%)`,
+        ex,
+      );
   }
 
   private envelope(check: string, ex: Exchange, area: 'JOB-ERR-1' | 'SCR-ERR'): void {
@@ -170,11 +212,18 @@ export class ResponseMonitor {
     const shapeId = area === 'SCR-ERR' ? 'SCR-ERR-1' : 'JOB-ERR-1';
     const codeId = area === 'SCR-ERR' ? 'SCR-ERR-2' : 'JOB-ERR-1';
     if (typeof err !== 'object' || err === null || typeof err.code !== 'string' || typeof err.message !== 'string') {
-      this.add(check, shapeId, `a ${res.status} response is not the error envelope {error:{code,message}}: ${res.body.slice(0, 120) || '(empty body)'}`, ex);
+      this.add(
+        check,
+        shapeId,
+        `a ${res.status} response is not the error envelope {error:{code,message}}: ${res.body.slice(0, 120) || '(empty body)'}`,
+        ex,
+      );
       return;
     }
     const expected = ERROR_STATUS[err.code];
-    if (expected === undefined) this.add(check, codeId, `error code '${err.code}' is not one of the documented codes`, ex);
-    else if (expected !== res.status) this.add(check, codeId, `error code '${err.code}' belongs with status ${expected}, not ${res.status}`, ex);
+    if (expected === undefined)
+      this.add(check, codeId, `error code '${err.code}' is not one of the documented codes`, ex);
+    else if (expected !== res.status)
+      this.add(check, codeId, `error code '${err.code}' belongs with status ${expected}, not ${res.status}`, ex);
   }
 }

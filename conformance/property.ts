@@ -23,7 +23,8 @@ export interface PropertySpec<T> {
   fromJson?: (json: unknown) => T;
 }
 
-export type ReplayRequest = { kind: 'file'; regression: StoredRegression } | { kind: 'path'; check: string; property: string; path: string };
+export type ReplayRequest =
+  { kind: 'file'; regression: StoredRegression } | { kind: 'path'; check: string; property: string; path: string };
 
 export interface PropertyEnv {
   config: HarnessConfig;
@@ -46,7 +47,8 @@ export function hash32(s: string): number {
   return h | 0;
 }
 
-export const propertySeed = (runSeed: number, check: string, name: string) => (runSeed ^ hash32(`${check}/${name}`)) | 0;
+export const propertySeed = (runSeed: number, check: string, name: string) =>
+  (runSeed ^ hash32(`${check}/${name}`)) | 0;
 
 export function parseReplay(value: string): { check: string; property: string; path: string } | null {
   const m = /^([^/@]+)\/([^@]+)@([\d:]+)$/.exec(value);
@@ -71,17 +73,28 @@ export async function runProperty<T>(env: PropertyEnv, spec: PropertySpec<T>): P
   const asViolation = (e: unknown): Violation | null => (e instanceof Violation ? e : null);
 
   // 1. saved counterexamples of this property
-  const saved = env.replay?.kind === 'file' ? [env.replay.regression].filter((r) => r.check === env.check && r.property === spec.name) : env.regressions.filter((r) => r.check === env.check && r.property === spec.name);
+  const saved =
+    env.replay?.kind === 'file'
+      ? [env.replay.regression].filter((r) => r.check === env.check && r.property === spec.name)
+      : env.regressions.filter((r) => r.check === env.check && r.property === spec.name);
   for (const r of saved) {
     try {
       await guarded(spec.fromJson ? spec.fromJson(r.value) : (r.value as T));
       env.onRegression?.(r, true);
     } catch (e) {
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows what a check threw, as it was
-    if (fatal) throw fatal;
+      if (fatal) throw fatal;
       const v = asViolation(e)!;
       env.onRegression?.(r, false);
-      failures.push(failureOf(env.check, v, { property: id, value: r.value, seed: r.seed, ...(r.path ? { path: r.path } : {}), regressionFile: r.file }));
+      failures.push(
+        failureOf(env.check, v, {
+          property: id,
+          value: r.value,
+          seed: r.seed,
+          ...(r.path ? { path: r.path } : {}),
+          regressionFile: r.file,
+        }),
+      );
     }
   }
   if (env.replay?.kind === 'file') {
@@ -89,7 +102,8 @@ export async function runProperty<T>(env: PropertyEnv, spec: PropertySpec<T>): P
     return failures;
   }
   // replaying one counterexample path: the other properties of the check generate nothing
-  if (env.replay?.kind === 'path' && !(env.replay.check === env.check && env.replay.property === spec.name)) return failures;
+  if (env.replay?.kind === 'path' && !(env.replay.check === env.check && env.replay.property === spec.name))
+    return failures;
 
   // 2. generated inputs (or the exact replay of one counterexample path)
   const seed = propertySeed(env.config.seed, env.check, spec.name);
@@ -108,9 +122,17 @@ export async function runProperty<T>(env: PropertyEnv, spec: PropertySpec<T>): P
   if (fatal) throw fatal;
   if (details.failed && details.counterexample) {
     const v = asViolation(details.errorInstance);
-    if (!v) throw details.errorInstance instanceof Error ? details.errorInstance : new Error(String(details.errorInstance));
+    if (!v)
+      throw details.errorInstance instanceof Error ? details.errorInstance : new Error(String(details.errorInstance));
     const value = spec.toJson ? spec.toJson(details.counterexample[0]) : details.counterexample[0];
-    const cx: Counterexample = { property: id, value, seed, path: details.counterexamplePath ?? undefined, numRuns: details.numRuns, numShrinks: details.numShrinks };
+    const cx: Counterexample = {
+      property: id,
+      value,
+      seed,
+      path: details.counterexamplePath ?? undefined,
+      numRuns: details.numRuns,
+      numShrinks: details.numShrinks,
+    };
     if (env.config.saveRegressions && !replayPath) {
       cx.regressionFile = saveRegression(env.config.regressionsDir, {
         target: env.config.target,

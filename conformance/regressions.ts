@@ -24,7 +24,11 @@ export interface StoredRegression extends Regression {
   file: string;
 }
 
-const slug = (s: string) => s.replace(/[^a-zA-Z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase();
+const slug = (s: string) =>
+  s
+    .replace(/[^a-zA-Z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase();
 
 export function loadRegressions(dir: string, target?: string): StoredRegression[] {
   if (!existsSync(dir)) return [];
@@ -54,7 +58,10 @@ export function loadRegressionFile(file: string): StoredRegression {
 
 /** Writes a counterexample once (the file name carries a hash of the input); returns its path. */
 export function saveRegression(dir: string, r: Regression): string {
-  const hash = createHash('sha256').update(JSON.stringify([r.check, r.property, r.value])).digest('hex').slice(0, 10);
+  const hash = createHash('sha256')
+    .update(JSON.stringify([r.check, r.property, r.value]))
+    .digest('hex')
+    .slice(0, 10);
   const file = path.join(dir, `${slug(r.check)}--${slug(r.property)}--${hash}.json`);
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });

@@ -35,8 +35,11 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 export function mustTable(catalogue: Catalogue, checks: readonly Check[] = allChecks): string {
   const rows = ['| Id | Requirement | Needs | Observed by | Observes |', '|---|---|---|---|---|'];
   for (const r of catalogue.all.filter((x) => x.level === 'must')) {
-    const covering: Pick<Check, 'id' | 'appliesTo' | 'keysOnly'>[] = checks.filter((c) => c.requirements.includes(r.id));
-    if (MONITOR_CHECK.requirements.includes(r.id)) covering.push({ id: MONITOR_CHECK.id, appliesTo: { surface: 'site' } });
+    const covering: Pick<Check, 'id' | 'appliesTo' | 'keysOnly'>[] = checks.filter((c) =>
+      c.requirements.includes(r.id),
+    );
+    if (MONITOR_CHECK.requirements.includes(r.id))
+      covering.push({ id: MONITOR_CHECK.id, appliesTo: { surface: 'site' } });
     let needs: string;
     let how: string;
     if (!r.observable) {
@@ -48,10 +51,19 @@ export function mustTable(catalogue: Catalogue, checks: readonly Check[] = allCh
     } else {
       // the easiest way to observe it: keys only when any covering check needs nothing more
       const all = [...new Set(covering.map(needsOf))];
-      needs = all.includes('keys only') ? 'keys only' : all.filter((n) => n !== 'a control plane').join(' or ') || 'a control plane';
-      how = covering.map((c) => `\`${c.id}\`${needsOf(c) === 'a control plane' && needs !== 'a control plane' ? ' (control plane)' : ''}`).join(', ');
+      needs = all.includes('keys only')
+        ? 'keys only'
+        : all.filter((n) => n !== 'a control plane').join(' or ') || 'a control plane';
+      how = covering
+        .map(
+          (c) =>
+            `\`${c.id}\`${needsOf(c) === 'a control plane' && needs !== 'a control plane' ? ' (control plane)' : ''}`,
+        )
+        .join(', ');
     }
-    rows.push(`| ${r.id} | ${cell(r.text.length > 110 ? `${r.text.slice(0, 107)}…` : r.text)} | ${cell(needs)} | ${how} | ${cell(r.observes ?? '—')} |`);
+    rows.push(
+      `| ${r.id} | ${cell(r.text.length > 110 ? `${r.text.slice(0, 107)}…` : r.text)} | ${cell(needs)} | ${how} | ${cell(r.observes ?? '—')} |`,
+    );
   }
   return rows.join('\n');
 }
@@ -67,7 +79,11 @@ export function withTable(readme: string, table: string): string {
   return `${readme.slice(0, a + TABLE_START.length)}\n${table}\n${readme.slice(b)}`;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1]) && process.argv.includes('--write')) {
+if (
+  process.argv[1] &&
+  fileURLToPath(import.meta.url) === path.resolve(process.argv[1]) &&
+  process.argv.includes('--write')
+) {
   const table = mustTable(loadCatalogue(path.join(ROOT, 'contracts/requirements.yaml')));
   writeFileSync(README, withTable(readFileSync(README, 'utf8'), table));
 }

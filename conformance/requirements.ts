@@ -28,19 +28,25 @@ export interface Catalogue {
 export function loadCatalogue(file: string): Catalogue {
   const data = YAML.parse(readFileSync(file, 'utf8'));
   const list: unknown[] = Array.isArray(data) ? data : Array.isArray(data?.requirements) ? data.requirements : [];
-  if (list.length === 0) throw new Error(`${file}: no requirements found (expected a list, or a \`requirements:\` list)`);
+  if (list.length === 0)
+    throw new Error(`${file}: no requirements found (expected a list, or a \`requirements:\` list)`);
   const all: Requirement[] = [];
   const byId = new Map<string, Requirement>();
   for (const [i, item] of list.entries()) {
     const r = item as Record<string, unknown>;
     if (typeof r?.id !== 'string') throw new Error(`${file}: entry ${i} has no id`);
-    if (r.level !== 'must' && r.level !== 'policy') throw new Error(`${file}: ${r.id} has level '${String(r.level)}' (expected must or policy)`);
+    if (r.level !== 'must' && r.level !== 'policy')
+      throw new Error(`${file}: ${r.id} has level '${String(r.level)}' (expected must or policy)`);
     if (byId.has(r.id)) throw new Error(`${file}: duplicate id ${r.id}`);
     const req: Requirement = {
       id: r.id,
       level: r.level,
       text: (typeof r.text === 'string' ? r.text : typeof r.requirement === 'string' ? r.requirement : '').trim(),
-      ...(typeof r.source === 'string' ? { source: r.source } : typeof r.source === 'object' && r.source ? { source: Object.values(r.source).join(' ') } : {}),
+      ...(typeof r.source === 'string'
+        ? { source: r.source }
+        : typeof r.source === 'object' && r.source
+          ? { source: Object.values(r.source).join(' ') }
+          : {}),
       ...(typeof r.decision === 'string' ? { decision: r.decision } : {}),
       observable: r.observable !== false,
       ...(typeof r.observes === 'string' ? { observes: r.observes.trim() } : {}),

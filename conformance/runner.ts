@@ -12,7 +12,15 @@ import { CHECK_USES, jobOf, scheduleOrder } from './check-resources.js';
 import { allChecks } from './checks/index.js';
 import { baseCommand, type HarnessConfig } from './config.js';
 import { loadHarnessContract } from './contract.js';
-import { EventBus, type CheckResult, type HarnessEvent, type Reporter, type RequirementResult, type RunResult, type Tally } from './events.js';
+import {
+  EventBus,
+  type CheckResult,
+  type HarnessEvent,
+  type Reporter,
+  type RequirementResult,
+  type RunResult,
+  type Tally,
+} from './events.js';
 import { FailureList, Skip, Violation, failureOf, type Failure } from './failure.js';
 import { ResponseMonitor } from './monitor.js';
 import { parseReplay, runProperty, type ReplayRequest } from './property.js';
@@ -30,7 +38,17 @@ import { checkOfCall, receiverFor, targetFor, type WhileWaiting } from './waits.
 export const MONITOR_CHECK: Pick<Check, 'id' | 'title' | 'requirements'> = {
   id: 'contract.responses',
   title: 'Every response of every check conforms to the contract (status, body, headers, error envelope)',
-  requirements: ['SCR-ERR-1', 'SCR-ERR-2', 'SCR-ERR-3', 'SCR-USAGE-4', 'JOB-ERR-1', 'JOB-RATE-1', 'POL-ERR-1', 'POL-MKT-1', 'POL-ME-1'],
+  requirements: [
+    'SCR-ERR-1',
+    'SCR-ERR-2',
+    'SCR-ERR-3',
+    'SCR-USAGE-4',
+    'JOB-ERR-1',
+    'JOB-RATE-1',
+    'POL-ERR-1',
+    'POL-MKT-1',
+    'POL-ME-1',
+  ],
 };
 
 const CHECK_TIMEOUT_MS = 180_000;
@@ -55,19 +73,39 @@ export function selectChecks(checks: readonly Check[], cfg: HarnessConfig, repla
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let t: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, reject) => (t = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms)))]).finally(() => clearTimeout(t));
+  return Promise.race([
+    p,
+    new Promise<T>(
+      (_, reject) => (t = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms)),
+    ),
+  ]).finally(() => clearTimeout(t));
 }
 
 function tally(rs: RequirementResult[]): Tally {
   const t: Tally = { pass: 0, fail: 0, skip: 0, error: 0, notCovered: 0, notObservable: 0, notRun: 0 };
   for (const r of rs) {
-    const k = ({ pass: 'pass', fail: 'fail', skip: 'skip', error: 'error', 'not-covered': 'notCovered', 'not-observable': 'notObservable', 'not-run': 'notRun' } as const)[r.status];
+    const k = (
+      {
+        pass: 'pass',
+        fail: 'fail',
+        skip: 'skip',
+        error: 'error',
+        'not-covered': 'notCovered',
+        'not-observable': 'notObservable',
+        'not-run': 'notRun',
+      } as const
+    )[r.status];
     t[k]++;
   }
   return t;
 }
 
-export function aggregate(catalogue: Catalogue, checks: readonly Pick<Check, 'id' | 'requirements'>[], results: CheckResult[], only: readonly string[]): RequirementResult[] {
+export function aggregate(
+  catalogue: Catalogue,
+  checks: readonly Pick<Check, 'id' | 'requirements'>[],
+  results: CheckResult[],
+  only: readonly string[],
+): RequirementResult[] {
   const byReq = new Map<string, CheckResult[]>();
   for (const c of checks) for (const id of c.requirements) byReq.set(id, []);
   for (const r of results) for (const id of r.requirements) byReq.get(id)?.push(r);
@@ -83,14 +121,31 @@ export function aggregate(catalogue: Catalogue, checks: readonly Pick<Check, 'id
     else if (ran.some((r) => r.status === 'error')) {
       status = 'error';
       reasons.push(...ran.filter((r) => r.status === 'error').map((r) => `${r.id}: ${r.error}`));
-    } else if (ran.some((r) => (r.status === 'pass' || r.status === 'fail') && !r.unobserved?.some((u) => u.requirement === req.id))) status = 'pass';
+    } else if (
+      ran.some(
+        (r) => (r.status === 'pass' || r.status === 'fail') && !r.unobserved?.some((u) => u.requirement === req.id),
+      )
+    )
+      status = 'pass';
     else if (ran.length) {
       status = 'skip';
-      reasons.push(...ran.map((r) => `${r.id}: ${r.unobserved?.find((u) => u.requirement === req.id)?.reason ?? r.skipReason}`));
+      reasons.push(
+        ...ran.map((r) => `${r.id}: ${r.unobserved?.find((u) => u.requirement === req.id)?.reason ?? r.skipReason}`),
+      );
     } else if (covering.length === 0) status = observable(req.id) ? 'not-covered' : 'not-observable';
     else status = 'not-run';
     if (status === 'not-run' && !selected(only, req.id, ...covering)) reasons.push('not selected by --only');
-    return { id: req.id, level: req.level, text: req.text, ...(req.source ? { source: req.source } : {}), ...(req.decision ? { decision: req.decision } : {}), status, checks: covering, failures, reasons };
+    return {
+      id: req.id,
+      level: req.level,
+      text: req.text,
+      ...(req.source ? { source: req.source } : {}),
+      ...(req.decision ? { decision: req.decision } : {}),
+      status,
+      checks: covering,
+      failures,
+      reasons,
+    };
   });
 }
 
@@ -121,7 +176,14 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
   let emitted = Promise.resolve();
   const emit = (e: HarnessEvent) => (emitted = emitted.then(() => bus.emit(e)));
 
-  await emit({ type: 'run-start', target: cfg.target, seed: cfg.seed, runs: cfg.runs, checks: checks.length, requirements: catalogue.all.length });
+  await emit({
+    type: 'run-start',
+    target: cfg.target,
+    seed: cfg.seed,
+    runs: cfg.runs,
+    checks: checks.length,
+    requirements: catalogue.all.length,
+  });
   const env = await createEnvironment(cfg);
   await emit({ type: 'capabilities', capabilities: env.capabilities, notes: env.notes });
 
@@ -150,7 +212,12 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
         contract,
         validator,
         whileWaiting,
-        env: { ...env, tenants, target: targetFor(env.target, check.id), receiver: receiverFor(env.receiver, whileWaiting) },
+        env: {
+          ...env,
+          tenants,
+          target: targetFor(env.target, check.id),
+          receiver: receiverFor(env.receiver, whileWaiting),
+        },
         propertyEnv: {
           config: cfg,
           check: check.id,
@@ -165,7 +232,8 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
           },
         },
       });
-      for (const f of monitor.drain(check.id)) monitorFailures[index].push({ ...f, check: MONITOR_CHECK.id, why: `${f.why} (seen during ${check.id})` });
+      for (const f of monitor.drain(check.id))
+        monitorFailures[index].push({ ...f, check: MONITOR_CHECK.id, why: `${f.why} (seen during ${check.id})` });
       results[index] = result;
       await emit({ type: 'check-end', result, index: finished++, total: checks.length });
     });
@@ -174,30 +242,54 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
     await env.close();
   }
   // exchanges made outside any check (set-up) are judged too
-  monitorFailures.push(monitor.drain('').map((f) => ({ ...f, check: MONITOR_CHECK.id, why: `${f.why} (seen while setting up the run)` })));
+  monitorFailures.push(
+    monitor.drain('').map((f) => ({ ...f, check: MONITOR_CHECK.id, why: `${f.why} (seen while setting up the run)` })),
+  );
   for (const [id, slots] of undeclared) {
     const listed = checks.find((c) => c.id === id)?.uses ?? CHECK_USES[id];
-    env.notes.push(`check ${id} used the profile key slot(s) ${[...slots].join(', ')}, which conformance/check-resources.ts does not list for it${listed ? ': it may have shared them with another check' : ' (the check is not listed there, so it ran alone)'}`);
+    env.notes.push(
+      `check ${id} used the profile key slot(s) ${[...slots].join(', ')}, which conformance/check-resources.ts does not list for it${listed ? ': it may have shared them with another check' : ' (the check is not listed there, so it ran alone)'}`,
+    );
   }
 
   const g = env.target.governor;
   if (g.pausedMs > 0 || g.retries > 0) {
     const who = [...g.pausedBy].map(([k, ms]) => `${k} ${Math.round(ms / 1000)} s`).join(', ');
-    const busiest = [...g.calls].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, n]) => `${k} ${n}`).join(', ');
-    env.notes.push(`the harness paced itself to the target's rate limits: waited ${Math.round(g.pausedMs / 1000)} s in all${who ? ` (before calls of ${who})` : ''}, retried ${g.retries} call(s) answered 429; calls per key: ${busiest}`);
+    const busiest = [...g.calls]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
+    env.notes.push(
+      `the harness paced itself to the target's rate limits: waited ${Math.round(g.pausedMs / 1000)} s in all${who ? ` (before calls of ${who})` : ''}, retried ${g.retries} call(s) answered 429; calls per key: ${busiest}`,
+    );
   }
   const monitorFound = monitorFailures.flat();
-  const monitorResult: CheckResult = { ...MONITOR_CHECK, status: monitorFound.length ? 'fail' : 'pass', failures: monitorFound, durationMs: 0 };
+  const monitorResult: CheckResult = {
+    ...MONITOR_CHECK,
+    status: monitorFound.length ? 'fail' : 'pass',
+    failures: monitorFound,
+    durationMs: 0,
+  };
   const allResults = [...results, monitorResult];
   const command = baseCommand(cfg);
   for (const r of allResults) for (const f of r.failures) f.replay = replayCommand(command, cfg, f);
   const known = [...registry, MONITOR_CHECK];
   const requirements = aggregate(catalogue, known, allResults, cfg.only);
-  const unknownRequirementIds = [...new Set([...known.flatMap((c) => c.requirements), ...allResults.flatMap((r) => r.failures.map((f) => f.requirement))])].filter((id) => !catalogue.byId.has(id));
+  const unknownRequirementIds = [
+    ...new Set([
+      ...known.flatMap((c) => c.requirements),
+      ...allResults.flatMap((r) => r.failures.map((f) => f.requirement)),
+    ]),
+  ].filter((id) => !catalogue.byId.has(id));
   const must = requirements.filter((r) => r.level === 'must');
-  const baseline = cfg.baseline ? settleBaseline(cfg.baseline, requirements, allResults, new Date(startedAt)) : undefined;
+  const baseline = cfg.baseline
+    ? settleBaseline(cfg.baseline, requirements, allResults, new Date(startedAt))
+    : undefined;
   const result: RunResult = {
-    ok: must.every((r) => r.status !== 'error' && (r.status !== 'fail' || !!baseline?.known.includes(r.id))) && !unknownRequirementIds.some((id) => allResults.some((r) => r.failures.some((f) => f.requirement === id))),
+    ok:
+      must.every((r) => r.status !== 'error' && (r.status !== 'fail' || !!baseline?.known.includes(r.id))) &&
+      !unknownRequirementIds.some((id) => allResults.some((r) => r.failures.some((f) => f.requirement === id))),
     target: cfg.target,
     seed: cfg.seed,
     runs: cfg.runs,
@@ -241,7 +333,14 @@ async function runOne(check: Check, cfg: HarnessConfig, caps: Capabilities, deps
   const t0 = performance.now();
   const base = { id: check.id, title: check.title, requirements: check.requirements };
   const missing = (check.appliesTo.needs ?? []).filter((c) => !caps[c]);
-  if (missing.length) return { ...base, status: 'skip', failures: [], skipReason: missing.map((c) => CAPABILITY_REASONS[c]).join('; '), durationMs: 0 };
+  if (missing.length)
+    return {
+      ...base,
+      status: 'skip',
+      failures: [],
+      skipReason: missing.map((c) => CAPABILITY_REASONS[c]).join('; '),
+      durationMs: 0,
+    };
   const failures = new FailureList(check.id);
   const unobserved: NonNullable<CheckResult['unobserved']> = [];
   const ctx: CheckContext = {
@@ -265,7 +364,14 @@ async function runOne(check: Check, cfg: HarnessConfig, caps: Capabilities, deps
     },
     ...(deps.whileWaiting ? { whileWaiting: deps.whileWaiting } : {}),
   };
-  const done = (status: CheckResult['status'], extra: Partial<CheckResult> = {}): CheckResult => ({ ...base, status, failures: failures.items, ...(unobserved.length ? { unobserved } : {}), durationMs: Math.round(performance.now() - t0), ...extra });
+  const done = (status: CheckResult['status'], extra: Partial<CheckResult> = {}): CheckResult => ({
+    ...base,
+    status,
+    failures: failures.items,
+    ...(unobserved.length ? { unobserved } : {}),
+    durationMs: Math.round(performance.now() - t0),
+    ...extra,
+  });
   try {
     const returned = await withTimeout(check.run(ctx), CHECK_TIMEOUT_MS, check.id);
     if (Array.isArray(returned)) failures.push(...returned);
@@ -275,7 +381,8 @@ async function runOne(check: Check, cfg: HarnessConfig, caps: Capabilities, deps
       failures.push(failureOf(check.id, e));
       return done('fail');
     }
-    if (e instanceof Skip) return failures.items.length ? done('fail', { skipReason: e.reason }) : done('skip', { skipReason: e.reason });
+    if (e instanceof Skip)
+      return failures.items.length ? done('fail', { skipReason: e.reason }) : done('skip', { skipReason: e.reason });
     const msg = e instanceof ControlError ? e.message : e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     return done('error', { error: msg });
   }

@@ -4,11 +4,22 @@ import { Scheduler, type Job } from './scheduler.js';
 interface T extends Job {
   name: string;
 }
-const job = (index: number, name: string, resources: string[] = [], o: Partial<Job> = {}): T => ({ index, name, resources: new Set(resources), exclusive: false, strict: false, ...o });
+const job = (index: number, name: string, resources: string[] = [], o: Partial<Job> = {}): T => ({
+  index,
+  name,
+  resources: new Set(resources),
+  exclusive: false,
+  strict: false,
+  ...o,
+});
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs the jobs, each "working" `ms` (with an optional wait in the middle); returns the log of starts, ends and overlaps. */
-async function trace(jobs: T[], concurrency: number, body: Record<string, (w: <X>(fn: () => Promise<X>) => Promise<X>, log: string[]) => Promise<void>> = {}) {
+async function trace(
+  jobs: T[],
+  concurrency: number,
+  body: Record<string, (w: <X>(fn: () => Promise<X>) => Promise<X>, log: string[]) => Promise<void>> = {},
+) {
   const log: string[] = [];
   const running = new Set<string>();
   let peak = 0;
@@ -34,7 +45,15 @@ describe('Scheduler', () => {
   });
 
   it('runs jobs sharing a resource one after another, in registry order, others beside them', async () => {
-    const { log, overlaps } = await trace([job(0, 'p1', ['key:pro']), job(1, 'p2', ['key:pro']), job(2, 's', ['key:starter']), job(3, 'p3', ['key:pro', 'key:starter'])], 8);
+    const { log, overlaps } = await trace(
+      [
+        job(0, 'p1', ['key:pro']),
+        job(1, 'p2', ['key:pro']),
+        job(2, 's', ['key:starter']),
+        job(3, 'p3', ['key:pro', 'key:starter']),
+      ],
+      8,
+    );
     const order = log.filter((x) => x.startsWith('+p'));
     expect(order).toEqual(['+p1', '+p2', '+p3']);
     expect(log.indexOf('+p2')).toBeGreaterThan(log.indexOf('-p1'));
@@ -44,7 +63,10 @@ describe('Scheduler', () => {
   });
 
   it('an exclusive job runs alone, after every job before it and before every job after it', async () => {
-    const { log, overlaps } = await trace([job(0, 'a'), job(1, 'b'), job(2, 'x', [], { exclusive: true }), job(3, 'c')], 8);
+    const { log, overlaps } = await trace(
+      [job(0, 'a'), job(1, 'b'), job(2, 'x', [], { exclusive: true }), job(3, 'c')],
+      8,
+    );
     expect(log.indexOf('+x')).toBeGreaterThan(Math.max(log.indexOf('-a'), log.indexOf('-b')));
     expect(log.indexOf('+c')).toBeGreaterThan(log.indexOf('-x'));
     expect(overlaps.filter((o) => o.includes('x'))).toEqual([['x']]);
@@ -93,7 +115,11 @@ describe('Scheduler', () => {
         log.push('late resumes');
       },
     };
-    const { log } = await trace([job(0, 'p1', ['key:pro']), job(1, 'late', ['key:pro'], { strict: true }), job(2, 'p2', ['key:pro'])], 8, body);
+    const { log } = await trace(
+      [job(0, 'p1', ['key:pro']), job(1, 'late', ['key:pro'], { strict: true }), job(2, 'p2', ['key:pro'])],
+      8,
+      body,
+    );
     expect(log.indexOf('+late')).toBeGreaterThan(log.indexOf('-p1'));
     expect(log.indexOf('+p2')).toBeGreaterThan(log.indexOf('-late'));
   });

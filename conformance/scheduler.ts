@@ -20,7 +20,8 @@ export interface Job {
 
 type State = 'pending' | 'running' | 'waiting' | 'resuming' | 'done';
 
-export const conflicts = (a: Job, b: Job): boolean => a.exclusive || b.exclusive || [...a.resources].some((r) => b.resources.has(r));
+export const conflicts = (a: Job, b: Job): boolean =>
+  a.exclusive || b.exclusive || [...a.resources].some((r) => b.resources.has(r));
 
 export class Scheduler<J extends Job> {
   private readonly state = new Map<J, State>();

@@ -11,7 +11,8 @@ import { isObject, type JsonSchema } from './arbitraries/schema.js';
 import type { SchemaNode } from './json.js';
 
 // ajv and ajv-formats are CommonJS; under NodeNext their default export sits one level down.
-const interop = <T>(m: T): T extends { default: infer D } ? D : T => ((m as { default?: unknown }).default ?? m) as T extends { default: infer D } ? D : T;
+const interop = <T>(m: T): T extends { default: infer D } ? D : T =>
+  ((m as { default?: unknown }).default ?? m) as T extends { default: infer D } ? D : T;
 const Ajv2020 = interop(Ajv2020Module);
 const addFormats = interop(addFormatsModule);
 
@@ -92,13 +93,22 @@ export class ContractValidator {
    * Validates a response: documented status, body schema and documented required headers. `specStatuses`
    * are the statuses the specification itself documents for the operation (undocumented ones are `must`).
    */
-  response(operationId: string, status: number, body: unknown, headers: Record<string, string>, specStatuses: readonly number[]): Verdict {
+  response(
+    operationId: string,
+    status: number,
+    body: unknown,
+    headers: Record<string, string>,
+    specStatuses: readonly number[],
+  ): Verdict {
     const op = this.contract.operation(operationId);
     const verdict: Verdict = { must: [], policy: [] };
     const doc = this.responseFor(operationId, status);
     if (!specStatuses.includes(status)) {
       const msg = `status ${status} is not documented for ${op.operationId} (the specification documents ${specStatuses.join(', ')})`;
-      (doc ? verdict.policy : verdict.must).push({ at: 'status', message: doc ? `${msg}; only sandbox policy documents it` : msg });
+      (doc ? verdict.policy : verdict.must).push({
+        at: 'status',
+        message: doc ? `${msg}; only sandbox policy documents it` : msg,
+      });
     }
     if (!doc) return verdict;
     const schema = doc.response.content?.['application/json']?.schema;
@@ -112,14 +122,23 @@ export class ContractValidator {
       const policy = doc.policy || h['x-policy'] === true;
       const value = headers[name.toLowerCase()];
       if (value === undefined) {
-        if (h.required) (policy ? verdict.policy : verdict.must).push({ at: `header:${name}`, message: `header ${name} is missing` });
+        if (h.required)
+          (policy ? verdict.policy : verdict.must).push({ at: `header:${name}`, message: `header ${name} is missing` });
         continue;
       }
       if (!h.schema) continue;
-      const parsed = h.schema.type === 'integer' || h.schema.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value) : value;
+      const parsed =
+        h.schema.type === 'integer' || h.schema.type === 'number'
+          ? /^-?\d+(\.\d+)?$/.test(value.trim())
+            ? Number(value)
+            : value
+          : value;
       const c = this.compiled(`hdr:${operationId}:${status}:${name}`, h.schema);
       const v = split(problemsOf(c.full, parsed), problemsOf(c.spec, parsed));
-      const rename = (p: Problem): Problem => ({ at: `header:${name}`, message: `header ${name}: '${value}' ${p.message.replace(/^\(body\) /, '')}` });
+      const rename = (p: Problem): Problem => ({
+        at: `header:${name}`,
+        message: `header ${name}: '${value}' ${p.message.replace(/^\(body\) /, '')}`,
+      });
       (policy ? verdict.policy : verdict.must).push(...v.must.map(rename));
       verdict.policy.push(...v.policy.map(rename));
     }

@@ -62,7 +62,11 @@ export function parseMutantArgs(argv: string[]): (RunSettings & { reportDir: str
   });
   if (values.help) return 'help';
   if (values.all && values.sample) throw new Error('--all and --sample exclude each other');
-  const csv = (s: string | undefined) => s?.split(',').map((x) => x.trim()).filter(Boolean);
+  const csv = (s: string | undefined) =>
+    s
+      ?.split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
   const timeoutS = int(values.timeout, '--timeout', 1);
   return {
     sample: values.all ? 'all' : (int(values.sample, '--sample', 1) ?? DEFAULTS.sample),
@@ -91,7 +95,10 @@ async function main() {
   if (s === 'help') return void console.log(USAGE);
   if (s.list) {
     const { mutants } = listMutants(ruleFiles(s.files));
-    for (const m of mutants) console.log(`${m.key}\t${m.file}:${m.line}:${m.column}\t${m.operator}\t${JSON.stringify(m.original)} → ${JSON.stringify(m.replacement)}`);
+    for (const m of mutants)
+      console.log(
+        `${m.key}\t${m.file}:${m.line}:${m.column}\t${m.operator}\t${JSON.stringify(m.original)} → ${JSON.stringify(m.replacement)}`,
+      );
     return void console.log(`${mutants.length} mutants`);
   }
   for (const sig of ['SIGINT', 'SIGTERM'] as const)
@@ -99,11 +106,17 @@ async function main() {
       stopAll();
       process.exit(130);
     });
-  const run = await runMutants({ ...s, log: (l) => console.log(l), onResult: (partial) => writeReport(buildReport(partial), s.reportDir) });
+  const run = await runMutants({
+    ...s,
+    log: (l) => console.log(l),
+    onResult: (partial) => writeReport(buildReport(partial), s.reportDir),
+  });
   const report = buildReport(run);
   const files = writeReport(report, s.reportDir);
   const o = report.overall;
-  console.log(`\nscore ${o.score === null ? '—' : `${(o.score * 100).toFixed(1)}%`}: ${o.killed} killed, ${o.timeout} timed out, ${o.survived} survived, ${o.error} errors; ${report.reviewed.length} reviewed survivors not run; ${report.durationS} s`);
+  console.log(
+    `\nscore ${o.score === null ? '—' : `${(o.score * 100).toFixed(1)}%`}: ${o.killed} killed, ${o.timeout} timed out, ${o.survived} survived, ${o.error} errors; ${report.reviewed.length} reviewed survivors not run; ${report.durationS} s`,
+  );
   console.log(`wrote ${path.relative(process.cwd(), files.md)} and ${path.relative(process.cwd(), files.json)}`);
 }
 

@@ -72,7 +72,8 @@ const DROPPABLE = new Set(['filter', 'sort', 'reverse', 'slice', 'trim']);
 const hash = (s: string) => createHash('sha1').update(s).digest('hex');
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-const isStringish = (n: ts.Node) => ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isTemplateExpression(n);
+const isStringish = (n: ts.Node) =>
+  ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isTemplateExpression(n);
 
 /** A quick partial evaluation of a condition with every switch off: true, false or unknown. */
 function switchValue(n: ts.Expression, o: Required<MutateOptions>): boolean | undefined {
@@ -85,14 +86,17 @@ function switchValue(n: ts.Expression, o: Required<MutateOptions>): boolean | un
   if (ts.isBinaryExpression(n)) {
     const l = switchValue(n.left, o);
     const r = switchValue(n.right, o);
-    if (n.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken) return l === false || r === false ? false : l === true && r === true ? true : undefined;
-    if (n.operatorToken.kind === ts.SyntaxKind.BarBarToken) return l === true || r === true ? true : l === false && r === false ? false : undefined;
+    if (n.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken)
+      return l === false || r === false ? false : l === true && r === true ? true : undefined;
+    if (n.operatorToken.kind === ts.SyntaxKind.BarBarToken)
+      return l === true || r === true ? true : l === false && r === false ? false : undefined;
   }
   return undefined;
 }
 
 function isSwitchCall(n: ts.Node, o: Required<MutateOptions>): boolean {
-  if (!ts.isCallExpression(n) || !ts.isPropertyAccessExpression(n.expression) || n.expression.name.text !== 'on') return false;
+  if (!ts.isCallExpression(n) || !ts.isPropertyAccessExpression(n.expression) || n.expression.name.text !== 'on')
+    return false;
   const a = n.arguments[0];
   return !!a && ts.isStringLiteral(a) && o.switchNames.has(a.text);
 }
@@ -107,7 +111,12 @@ export function findSwitchFlags(text: string, switchNames: ReadonlySet<string>):
   const o = { switchNames, switchFlags: new Set<string>() };
   const flags = new Set<string>();
   const visit = (n: ts.Node) => {
-    if (ts.isPropertyAssignment(n) && (ts.isIdentifier(n.name) || ts.isStringLiteral(n.name)) && isSwitchCall(n.initializer, o)) flags.add(n.name.text);
+    if (
+      ts.isPropertyAssignment(n) &&
+      (ts.isIdentifier(n.name) || ts.isStringLiteral(n.name)) &&
+      isSwitchCall(n.initializer, o)
+    )
+      flags.add(n.name.text);
     ts.forEachChild(n, visit);
   };
   visit(sf);
@@ -116,11 +125,18 @@ export function findSwitchFlags(text: string, switchNames: ReadonlySet<string>):
 
 /** Every mutant of `text` (the file's path is only recorded, and part of each key). */
 export function mutate(file: string, text: string, options: MutateOptions = {}): Mutant[] {
-  const o: Required<MutateOptions> = { switchNames: options.switchNames ?? new Set(), switchFlags: options.switchFlags ?? new Set() };
+  const o: Required<MutateOptions> = {
+    switchNames: options.switchNames ?? new Set(),
+    switchFlags: options.switchFlags ?? new Set(),
+  };
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const out: Omit<Mutant, 'key' | 'line' | 'column'>[] = [];
   const keyParts: string[] = [];
-  const add = (node: ts.Node | { start: number; end: number; stmt: ts.Node }, operator: string, replacement: string) => {
+  const add = (
+    node: ts.Node | { start: number; end: number; stmt: ts.Node },
+    operator: string,
+    replacement: string,
+  ) => {
     const start = 'getStart' in node ? node.getStart(sf) : node.start;
     const end = 'getStart' in node ? node.getEnd() : node.end;
     const original = text.slice(start, end);
@@ -133,9 +149,22 @@ export function mutate(file: string, text: string, options: MutateOptions = {}):
 
   const visit = (n: ts.Node): void => {
     // not code: imports, exports of names, types, and everything a planted switch owns
-    if (ts.isImportDeclaration(n) || ts.isExportDeclaration(n) || ts.isTypeNode(n) || ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n)) return;
+    if (
+      ts.isImportDeclaration(n) ||
+      ts.isExportDeclaration(n) ||
+      ts.isTypeNode(n) ||
+      ts.isInterfaceDeclaration(n) ||
+      ts.isTypeAliasDeclaration(n)
+    )
+      return;
     if (isSwitchCall(n, o) || isSwitchFlag(n, o)) return;
-    if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ts.isIdentifier(n.expression.expression) && n.expression.expression.text === 'console') return;
+    if (
+      ts.isCallExpression(n) &&
+      ts.isPropertyAccessExpression(n.expression) &&
+      ts.isIdentifier(n.expression.expression) &&
+      n.expression.expression.text === 'console'
+    )
+      return;
 
     // conditions taken only with a switch on
     if (ts.isIfStatement(n) || ts.isConditionalExpression(n)) {
@@ -150,7 +179,8 @@ export function mutate(file: string, text: string, options: MutateOptions = {}):
       visit(cond);
       if (sv !== false) visit(whenTrue);
       if (sv !== true && whenFalse) visit(whenFalse);
-      if (ts.isIfStatement(n) && sv === undefined && ts.isBlock(n.thenStatement) && n.thenStatement.statements.length) add(n.thenStatement, 'block', '{}');
+      if (ts.isIfStatement(n) && sv === undefined && ts.isBlock(n.thenStatement) && n.thenStatement.statements.length)
+        add(n.thenStatement, 'block', '{}');
       return;
     }
     if (ts.isBinaryExpression(n)) {
@@ -163,28 +193,48 @@ export function mutate(file: string, text: string, options: MutateOptions = {}):
       else if (BOUNDARY[k]) add(tok, 'boundary', BOUNDARY[k]);
       else if (LOGICAL[k]) add(tok, 'logical', LOGICAL[k]);
       else if (ARITHMETIC[k]) {
-        const concat = (k === ts.SyntaxKind.PlusToken || k === ts.SyntaxKind.PlusEqualsToken) && (isStringish(n.left) || isStringish(n.right));
+        const concat =
+          (k === ts.SyntaxKind.PlusToken || k === ts.SyntaxKind.PlusEqualsToken) &&
+          (isStringish(n.left) || isStringish(n.right));
         if (!concat) add(tok, 'arithmetic', ARITHMETIC[k]);
       }
     }
     if (ts.isPrefixUnaryExpression(n)) {
-      if (n.operator === ts.SyntaxKind.ExclamationToken && switchValue(n.operand, o) === undefined) add(n, 'negation', n.operand.getText(sf));
+      if (n.operator === ts.SyntaxKind.ExclamationToken && switchValue(n.operand, o) === undefined)
+        add(n, 'negation', n.operand.getText(sf));
       if (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken)
         add(n, 'update', `${n.operator === ts.SyntaxKind.PlusPlusToken ? '--' : '++'}${n.operand.getText(sf)}`);
     }
-    if (ts.isPostfixUnaryExpression(n)) add(n, 'update', `${n.operand.getText(sf)}${n.operator === ts.SyntaxKind.PlusPlusToken ? '--' : '++'}`);
+    if (ts.isPostfixUnaryExpression(n))
+      add(n, 'update', `${n.operand.getText(sf)}${n.operator === ts.SyntaxKind.PlusPlusToken ? '--' : '++'}`);
     if (n.kind === ts.SyntaxKind.TrueKeyword) add(n, 'boolean', 'false');
     if (n.kind === ts.SyntaxKind.FalseKeyword) add(n, 'boolean', 'true');
-    if (ts.isNumericLiteral(n) && /^\d+(_\d+)*$/.test(n.text) && !ts.isElementAccessExpression(n.parent)) add(n, 'number', n.text === '0' ? '1' : String(Number(n.text) + 1));
-    if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isTemplateExpression(n)) && stringMutable(n)) add(n, 'string', n.getText(sf).startsWith('`') ? '``' : "''");
+    if (ts.isNumericLiteral(n) && /^\d+(_\d+)*$/.test(n.text) && !ts.isElementAccessExpression(n.parent))
+      add(n, 'number', n.text === '0' ? '1' : String(Number(n.text) + 1));
+    if (
+      (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isTemplateExpression(n)) &&
+      stringMutable(n)
+    )
+      add(n, 'string', n.getText(sf).startsWith('`') ? '``' : "''");
     if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression)) {
       const name = n.expression.name.text;
       if (METHODS[name]) add(n.expression.name, 'method', METHODS[name]);
       if (DROPPABLE.has(name)) add(n, 'method', n.expression.expression.getText(sf));
     }
-    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && n.body && ts.isBlock(n.body) && n.body.statements.length) {
+    if (
+      (ts.isFunctionDeclaration(n) ||
+        ts.isMethodDeclaration(n) ||
+        ts.isArrowFunction(n) ||
+        ts.isFunctionExpression(n)) &&
+      n.body &&
+      ts.isBlock(n.body) &&
+      n.body.statements.length
+    ) {
       const returns = n.body.statements.some(function hasReturn(s: ts.Node): boolean {
-        return (ts.isReturnStatement(s) && !!s.expression) || (!ts.isFunctionLike(s) && ts.forEachChild(s, hasReturn) === true);
+        return (
+          (ts.isReturnStatement(s) && !!s.expression) ||
+          (!ts.isFunctionLike(s) && ts.forEachChild(s, hasReturn) === true)
+        );
       });
       if (!returns) add(n.body, 'block', '{}');
     }
@@ -211,13 +261,19 @@ export function mutate(file: string, text: string, options: MutateOptions = {}):
       const rank = seen.get(base) ?? 0;
       seen.set(base, rank + 1);
       const lc = sf.getLineAndCharacterOfPosition(m.start);
-      return { key: `${file.split('/').pop()!.replace(/\.ts$/, '')}-${hash(`${base}\u0000${rank}`).slice(0, 10)}`, line: lc.line + 1, column: lc.character + 1, ...m };
+      return {
+        key: `${file.split('/').pop()!.replace(/\.ts$/, '')}-${hash(`${base}\u0000${rank}`).slice(0, 10)}`,
+        line: lc.line + 1,
+        column: lc.character + 1,
+        ...m,
+      };
     })
     .sort((a, b) => a.start - b.start || a.end - b.end || a.operator.localeCompare(b.operator));
 }
 
 /** The source with one mutant applied. */
-export const applyMutant = (text: string, m: Pick<Mutant, 'start' | 'end' | 'replacement'>) => text.slice(0, m.start) + m.replacement + text.slice(m.end);
+export const applyMutant = (text: string, m: Pick<Mutant, 'start' | 'end' | 'replacement'>) =>
+  text.slice(0, m.start) + m.replacement + text.slice(m.end);
 
 /** A unified-style diff of the changed line(s). */
 export function mutantDiff(text: string, m: Mutant): string {

@@ -18,7 +18,13 @@ export interface Tally {
 
 export function tally(rs: readonly Pick<MutantResult, 'outcome'>[]): Tally {
   const n = (o: Outcome) => rs.filter((r) => r.outcome === o).length;
-  const t = { mutants: rs.length, killed: n('killed'), survived: n('survived'), timeout: n('timeout'), error: n('error') };
+  const t = {
+    mutants: rs.length,
+    killed: n('killed'),
+    survived: n('survived'),
+    timeout: n('timeout'),
+    error: n('error'),
+  };
   const judged = t.mutants - t.error;
   return { ...t, score: judged ? (t.killed + t.timeout) / judged : null };
 }
@@ -59,7 +65,11 @@ const groupBy = <T>(xs: readonly T[], key: (x: T) => string) => {
 export function buildReport(run: MutationRun): MutationReport {
   const rs = run.results;
   const byFile: MutationReport['byFile'] = {};
-  for (const f of run.files) byFile[f] = { ...tally(rs.filter((r) => r.file === f)), reviewed: run.reviewedSkipped.filter((r) => r.file === f).length };
+  for (const f of run.files)
+    byFile[f] = {
+      ...tally(rs.filter((r) => r.file === f)),
+      reviewed: run.reviewedSkipped.filter((r) => r.file === f).length,
+    };
   const byOperator = Object.fromEntries([...groupBy(rs, (r) => r.operator)].sort().map(([k, v]) => [k, tally(v)]));
   const byRequirement: MutationReport['byRequirement'] = {};
   for (const r of rs.filter((x) => x.outcome === 'killed'))
@@ -104,8 +114,15 @@ export function reportMarkdown(r: MutationReport): string {
     `Run ${r.startedAt}, ${r.durationS} s. ${s.keys?.length ? `Mutants chosen by key: ${s.keys.length}` : s.sample === 'all' ? 'Every mutant' : `A sample of ${s.sample} (seed ${s.seed})`} out of ${r.pool} that may be drawn (${r.totalMutants} mutants in ${r.files.length} files, less ${r.reviewed.length} reviewed survivors); ${s.concurrency} at a time. Harness: keys only, seed ${s.worker.seed}, ${s.worker.runs} runs per property, allow-spend ${s.worker.allowSpend.join(',') || 'none'}, rate windows ${s.worker.rateWindows ? 'spent' : 'left alone'}, ${s.worker.failFast ? 'stopped at the first `must` failure' : 'run to the end'}. Clean run ${r.cleanRunS} s; a mutant's run times out after ${r.timeoutS} s.`,
     '',
   );
-  if (r.unfinished) lines.push(`**Unfinished: ${r.unfinished} chosen mutants not judged yet** (the run is going on, or was interrupted); the figures below cover the judged ones.`, '');
-  lines.push(`**Score ${pct(o.score)}**: ${o.killed} killed + ${o.timeout} timed out of ${o.mutants - o.error} judged (${o.survived} survived, ${o.error} did not start; score = (killed + timed out) / (run − errors); reviewed survivors are not run).${r.survivors.some((m) => m.unjudged?.length) ? ` ${r.survivors.filter((m) => m.unjudged?.length).length} of the survivors made the harness skip \`must\` ids it passes on the clean deployment (it exits 0, but could not judge them; see each survivor).` : ''}`, '');
+  if (r.unfinished)
+    lines.push(
+      `**Unfinished: ${r.unfinished} chosen mutants not judged yet** (the run is going on, or was interrupted); the figures below cover the judged ones.`,
+      '',
+    );
+  lines.push(
+    `**Score ${pct(o.score)}**: ${o.killed} killed + ${o.timeout} timed out of ${o.mutants - o.error} judged (${o.survived} survived, ${o.error} did not start; score = (killed + timed out) / (run − errors); reviewed survivors are not run).${r.survivors.some((m) => m.unjudged?.length) ? ` ${r.survivors.filter((m) => m.unjudged?.length).length} of the survivors made the harness skip \`must\` ids it passes on the clean deployment (it exits 0, but could not judge them; see each survivor).` : ''}`,
+    '',
+  );
   const failedControls = r.controls.filter((c) => c.outcome !== 'survived');
   if (r.controls.length)
     lines.push(
@@ -114,41 +131,87 @@ export function reportMarkdown(r: MutationReport): string {
         : `Control runs: all ${r.controls.length} runs of the unmutated deployment between the mutants passed.`,
       '',
     );
-  lines.push('## Per file', '', '| File | Mutants run | Killed | Timed out | Survived | Errors | Score | Reviewed (not run) |', '|---|---:|---:|---:|---:|---:|---:|---:|');
-  for (const [f, t] of Object.entries(r.byFile)) lines.push(`| ${f} | ${t.mutants} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.error} | ${pct(t.score)} | ${t.reviewed} |`);
-  lines.push('', '## Per operator', '', '| Operator | Mutants run | Killed | Timed out | Survived | Errors | Score |', '|---|---:|---:|---:|---:|---:|---:|');
-  for (const [k, t] of Object.entries(r.byOperator)) lines.push(`| ${k} | ${t.mutants} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.error} | ${pct(t.score)} |`);
+  lines.push(
+    '## Per file',
+    '',
+    '| File | Mutants run | Killed | Timed out | Survived | Errors | Score | Reviewed (not run) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const [f, t] of Object.entries(r.byFile))
+    lines.push(
+      `| ${f} | ${t.mutants} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.error} | ${pct(t.score)} | ${t.reviewed} |`,
+    );
+  lines.push(
+    '',
+    '## Per operator',
+    '',
+    '| Operator | Mutants run | Killed | Timed out | Survived | Errors | Score |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const [k, t] of Object.entries(r.byOperator))
+    lines.push(`| ${k} | ${t.mutants} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.error} | ${pct(t.score)} |`);
   lines.push('', '## Per requirement id (the `must` ids whose checks failed on a killed mutant)', '');
   if (!Object.keys(r.byRequirement).length) lines.push('None.');
   else {
     lines.push('| Requirement | Mutants killed | Mutants |', '|---|---:|---|');
-    for (const [id, x] of Object.entries(r.byRequirement)) lines.push(`| ${id} | ${x.killed} | ${x.mutants.join(', ')} |`);
+    for (const [id, x] of Object.entries(r.byRequirement))
+      lines.push(`| ${id} | ${x.killed} | ${x.mutants.join(', ')} |`);
   }
   const section = (title: string, xs: MutantResult[], extra: (m: MutantResult) => string) => {
     lines.push('', `## ${title} (${xs.length})`, '');
     if (!xs.length) return void lines.push('None.');
-    for (const m of xs) lines.push(`### ${m.key} — ${m.file}:${m.line} (${m.operator})`, '', extra(m), '', '```diff', m.diff, '```', '');
+    for (const m of xs)
+      lines.push(`### ${m.key} — ${m.file}:${m.line} (${m.operator})`, '', extra(m), '', '```diff', m.diff, '```', '');
   };
-  section('Survivors: a stronger check should kill each, or it is reviewed in mutants/survivors.yaml', r.survivors, (m) =>
+  section(
+    'Survivors: a stronger check should kill each, or it is reviewed in mutants/survivors.yaml',
+    r.survivors,
+    (m) =>
       `Survived a full run (${(m.durationMs / 1000).toFixed(0)} s).${m.unjudged?.length ? ` The harness could not judge ${m.unjudged.length} \`must\` ids that pass on the clean deployment (skipped): ${m.unjudged.join(', ')}.` : ''}`,
   );
   const reruns = r.mutants.filter((m) => m.rerunAfter);
   if (reruns.length) {
-    lines.push('', `## Run again after a broken connection (${reruns.length})`, '', 'Each was killed first by a failure that was a broken connection, not an answer; the result above is the second run\'s.', '');
-    for (const m of reruns) lines.push(`- ${m.key} (${m.file}:${m.line}): now ${m.outcome}; first run: ${cell(m.rerunAfter!.slice(0, 200))}`);
+    lines.push(
+      '',
+      `## Run again after a broken connection (${reruns.length})`,
+      '',
+      "Each was killed first by a failure that was a broken connection, not an answer; the result above is the second run's.",
+      '',
+    );
+    for (const m of reruns)
+      lines.push(`- ${m.key} (${m.file}:${m.line}): now ${m.outcome}; first run: ${cell(m.rerunAfter!.slice(0, 200))}`);
   }
-  section('Timed out (counted as detected)', r.timeouts, () => `No result within ${r.timeoutS} s (the deployment hung or looped).`);
+  section(
+    'Timed out (counted as detected)',
+    r.timeouts,
+    () => `No result within ${r.timeoutS} s (the deployment hung or looped).`,
+  );
   section('Errors (the deployment did not start; outside the score)', r.errors, (m) => cell(m.error ?? ''));
   lines.push('', `## Reviewed survivors (not run, outside the score: ${r.reviewed.length})`, '');
   if (!r.reviewed.length) lines.push('None.');
   else {
     lines.push('| Key | File | Line | Change | Verdict | Reason |', '|---|---|---:|---|---|---|');
-    for (const x of r.reviewed) lines.push(`| ${x.key} | ${x.file} | ${x.line ?? ''} | \`${cell(`${x.original ?? ''} → ${x.replacement ?? ''}`)}\` | ${x.verdict} | ${cell(x.reason)} |`);
+    for (const x of r.reviewed)
+      lines.push(
+        `| ${x.key} | ${x.file} | ${x.line ?? ''} | \`${cell(`${x.original ?? ''} → ${x.replacement ?? ''}`)}\` | ${x.verdict} | ${cell(x.reason)} |`,
+      );
   }
-  if (r.staleReviewed.length) lines.push('', `Stale entries in mutants/survivors.yaml (no such mutant any more; delete them): ${r.staleReviewed.map((x) => x.key).join(', ')}`);
-  lines.push('', '## Killed', '', '| Key | File:line | Operator | Change | Failed | First check | Time |', '|---|---|---|---|---|---|---:|');
+  if (r.staleReviewed.length)
+    lines.push(
+      '',
+      `Stale entries in mutants/survivors.yaml (no such mutant any more; delete them): ${r.staleReviewed.map((x) => x.key).join(', ')}`,
+    );
+  lines.push(
+    '',
+    '## Killed',
+    '',
+    '| Key | File:line | Operator | Change | Failed | First check | Time |',
+    '|---|---|---|---|---|---|---:|',
+  );
   for (const m of r.mutants.filter((x) => x.outcome === 'killed'))
-    lines.push(`| ${m.key} | ${m.file}:${m.line} | ${m.operator} | \`${cell(`${m.original.slice(0, 60)} → ${m.replacement.slice(0, 40)}`)}\` | ${m.failed.join(', ') || (m.harnessErrors.length ? 'harness error' : '')} | ${m.firstCheck ?? ''} | ${(m.durationMs / 1000).toFixed(0)} s |`);
+    lines.push(
+      `| ${m.key} | ${m.file}:${m.line} | ${m.operator} | \`${cell(`${m.original.slice(0, 60)} → ${m.replacement.slice(0, 40)}`)}\` | ${m.failed.join(', ') || (m.harnessErrors.length ? 'harness error' : '')} | ${m.firstCheck ?? ''} | ${(m.durationMs / 1000).toFixed(0)} s |`,
+    );
   return `${lines.join('\n')}\n`;
 }
 

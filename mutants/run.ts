@@ -16,7 +16,16 @@ import { ALT_DIR, RESULT_PREFIX, ROOT, type WorkerOptions, type WorkerResult } f
 // not rule code: wiring, start-up, fixtures, the planted violations and their probes, and the shape style
 // (output formatting: with the default plain style every mutant of it would survive as equivalent)
 export const NOT_RULE_CODE = [
-  'index.ts', 'serve.ts', 'profile.ts', 'violations.ts', 'violations-jobs.ts', 'planted-routes.ts', 'test-support.ts', 'corpus.ts', 'timers.ts', 'shape-style.ts',
+  'index.ts',
+  'serve.ts',
+  'profile.ts',
+  'violations.ts',
+  'violations-jobs.ts',
+  'planted-routes.ts',
+  'test-support.ts',
+  'corpus.ts',
+  'timers.ts',
+  'shape-style.ts',
 ];
 const isProbe = (f: string) => f.endsWith('.probes.ts') || f.startsWith('probes-');
 export const REVIEWED_FILE = path.join(ROOT, 'mutants/survivors.yaml');
@@ -71,14 +80,21 @@ export function ruleFiles(files?: string[]): string[] {
   const all = readdirSync(ALT_DIR)
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !NOT_RULE_CODE.includes(f) && !isProbe(f))
     .sort();
-  const chosen = files?.length ? all.filter((f) => files.some((x) => path.basename(x) === f || path.basename(x) === f.replace(/\.ts$/, ''))) : all;
-  if (files?.length && chosen.length !== files.length) throw new Error(`--files: not a rule file of test/alt-deployment: ${files.filter((x) => !all.some((f) => path.basename(x) === f || path.basename(x) === f.replace(/\.ts$/, ''))).join(', ')} (rule files: ${all.join(', ')})`);
+  const chosen = files?.length
+    ? all.filter((f) => files.some((x) => path.basename(x) === f || path.basename(x) === f.replace(/\.ts$/, '')))
+    : all;
+  if (files?.length && chosen.length !== files.length)
+    throw new Error(
+      `--files: not a rule file of test/alt-deployment: ${files.filter((x) => !all.some((f) => path.basename(x) === f || path.basename(x) === f.replace(/\.ts$/, ''))).join(', ')} (rule files: ${all.join(', ')})`,
+    );
   return chosen.map((f) => path.relative(ROOT, path.join(ALT_DIR, f)));
 }
 
 /** The violation switch names, read from the lists of violations (violations.ts and the files it spreads in) without running them. */
 export function switchNames(): Set<string> {
-  const lists = readdirSync(ALT_DIR).filter((f) => /^violations[\w-]*\.ts$/.test(f) && !f.endsWith('.test.ts') && !isProbe(f));
+  const lists = readdirSync(ALT_DIR).filter(
+    (f) => /^violations[\w-]*\.ts$/.test(f) && !f.endsWith('.test.ts') && !isProbe(f),
+  );
   const text = lists.map((f) => readFileSync(path.join(ALT_DIR, f), 'utf8')).join('\n');
   return new Set([...text.matchAll(/\bname:\s*'([^']+)'/g)].map((m) => m[1]));
 }
@@ -87,7 +103,8 @@ export function switchNames(): Set<string> {
 export function listMutants(files: string[]): { mutants: Mutant[]; sources: Map<string, string> } {
   const names = switchNames();
   const sources = new Map<string, string>();
-  for (const f of readdirSync(ALT_DIR).filter((x) => x.endsWith('.ts') && !x.endsWith('.test.ts'))) sources.set(path.relative(ROOT, path.join(ALT_DIR, f)), readFileSync(path.join(ALT_DIR, f), 'utf8'));
+  for (const f of readdirSync(ALT_DIR).filter((x) => x.endsWith('.ts') && !x.endsWith('.test.ts')))
+    sources.set(path.relative(ROOT, path.join(ALT_DIR, f)), readFileSync(path.join(ALT_DIR, f), 'utf8'));
   const flags = new Set<string>();
   for (const text of sources.values()) for (const fl of findSwitchFlags(text, names)) flags.add(fl);
   const mutants = files.flatMap((f) => mutate(f, sources.get(f)!, { switchNames: names, switchFlags: flags }));
@@ -104,7 +121,10 @@ export function loadReviewed(file = REVIEWED_FILE): Reviewed[] {
   }
   const list = ((doc as { reviewed?: unknown })?.reviewed ?? []) as Reviewed[];
   for (const r of list) {
-    if (!r.key || !['equivalent', 'unobservable'].includes(r.verdict) || !r.reason) throw new Error(`${path.relative(ROOT, file)}: every entry needs key, verdict (equivalent | unobservable) and reason; got ${JSON.stringify(r)}`);
+    if (!r.key || !['equivalent', 'unobservable'].includes(r.verdict) || !r.reason)
+      throw new Error(
+        `${path.relative(ROOT, file)}: every entry needs key, verdict (equivalent | unobservable) and reason; got ${JSON.stringify(r)}`,
+      );
   }
   return list;
 }
@@ -156,13 +176,21 @@ function removeCopy(dir: string) {
 }
 
 /** Runs the worker on one copy; resolves with its result, or a timeout. */
-function runWorker(dir: string, opts: WorkerOptions, timeoutMs: number): Promise<WorkerResult & { timedOut?: boolean }> {
+function runWorker(
+  dir: string,
+  opts: WorkerOptions,
+  timeoutMs: number,
+): Promise<WorkerResult & { timedOut?: boolean }> {
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'mutants/worker.ts'), path.join(dir, 'alt-deployment'), JSON.stringify(opts)], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'mutants/worker.ts'), path.join(dir, 'alt-deployment'), JSON.stringify(opts)],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     live.children.add(child);
     let out = '';
     let err = '';
@@ -180,7 +208,13 @@ function runWorker(dir: string, opts: WorkerOptions, timeoutMs: number): Promise
       const line = out.split('\n').find((l) => l.startsWith(RESULT_PREFIX));
       if (line) return resolve({ ...(JSON.parse(line.slice(RESULT_PREFIX.length)) as WorkerResult), durationMs });
       if (timedOut) return resolve({ outcome: 'error', timedOut: true, failed: [], harnessErrors: [], durationMs });
-      resolve({ outcome: 'error', failed: [], harnessErrors: [], error: `worker exited ${code ?? signal} without a result: ${err.trim().split('\n').slice(-5).join(' | ')}`, durationMs });
+      resolve({
+        outcome: 'error',
+        failed: [],
+        harnessErrors: [],
+        error: `worker exited ${code ?? signal} without a result: ${err.trim().split('\n').slice(-5).join(' | ')}`,
+        durationMs,
+      });
     });
   });
 }
@@ -212,7 +246,9 @@ export interface MutationRun {
 }
 
 /** The mutants a run draws: by key, or a seeded sample (or all) of those not reviewed as equivalent or unobservable. */
-export function chooseMutants(s: Pick<RunSettings, 'files' | 'keys' | 'sample' | 'seed' | 'includeReviewed' | 'reviewedFile'>) {
+export function chooseMutants(
+  s: Pick<RunSettings, 'files' | 'keys' | 'sample' | 'seed' | 'includeReviewed' | 'reviewedFile'>,
+) {
   const files = ruleFiles(s.files);
   const { mutants, sources } = listMutants(files);
   const reviewed = loadReviewed(s.reviewedFile);
@@ -229,7 +265,14 @@ export function chooseMutants(s: Pick<RunSettings, 'files' | 'keys' | 'sample' |
     const pool = s.includeReviewed ? mutants : mutants.filter((m) => !reviewedByKey.has(m.key));
     reviewedSkipped = s.includeReviewed
       ? []
-      : mutants.filter((m) => reviewedByKey.has(m.key)).map((m) => ({ ...reviewedByKey.get(m.key)!, original: m.original, replacement: m.replacement, line: m.line }));
+      : mutants
+          .filter((m) => reviewedByKey.has(m.key))
+          .map((m) => ({
+            ...reviewedByKey.get(m.key)!,
+            original: m.original,
+            replacement: m.replacement,
+            line: m.line,
+          }));
     chosen = s.sample === 'all' ? pool : seededSample(pool, s.sample, s.seed);
   }
   return { files, mutants, sources, chosen, reviewedSkipped, staleReviewed };
@@ -241,7 +284,9 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
   const t0 = performance.now();
   const startedAt = new Date().toISOString();
   const { files, mutants, sources, chosen, reviewedSkipped, staleReviewed } = chooseMutants(s);
-  log(`${mutants.length} mutants in ${files.length} files; ${reviewedSkipped.length} reviewed survivors not run; running ${chosen.length} (concurrency ${s.concurrency})`);
+  log(
+    `${mutants.length} mutants in ${files.length} files; ${reviewedSkipped.length} reviewed survivors not run; running ${chosen.length} (concurrency ${s.concurrency})`,
+  );
 
   // the unmutated deployment must pass with the same options, or no mutant can be judged
   const cleanDir = prepareCopy(sources, null);
@@ -252,9 +297,13 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
     removeCopy(cleanDir);
   }
   if (clean.outcome !== 'survived')
-    throw new Error(`the unmutated deployment does not pass the harness (${clean.outcome}: ${clean.failed.join(', ') || clean.harnessErrors.join('; ') || clean.error}); no mutant can be judged`);
+    throw new Error(
+      `the unmutated deployment does not pass the harness (${clean.outcome}: ${clean.failed.join(', ') || clean.harnessErrors.join('; ') || clean.error}); no mutant can be judged`,
+    );
   const timeoutMs = s.timeoutMs ?? Math.max(90_000, 3 * clean.durationMs);
-  log(`clean run passed in ${(clean.durationMs / 1000).toFixed(1)} s; a mutant's run times out after ${(timeoutMs / 1000).toFixed(0)} s`);
+  log(
+    `clean run passed in ${(clean.durationMs / 1000).toFixed(1)} s; a mutant's run times out after ${(timeoutMs / 1000).toFixed(0)} s`,
+  );
 
   const results: MutantResult[] = [];
   const controls: ControlRun[] = [];
@@ -297,14 +346,32 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
         }
         const outcome: Outcome = r.timedOut ? 'timeout' : r.outcome;
         if (!m) {
-          controls.push({ outcome, failed: r.failed, ...(r.why ? { why: r.why } : {}), ...(r.firstCheck ? { firstCheck: r.firstCheck } : {}), durationMs: r.durationMs });
-          log(`[control] ${outcome === 'survived' ? 'passed' : `FAILED (${outcome}${r.failed.length ? `: ${r.failed.join(', ')}` : ''})`} ${(r.durationMs / 1000).toFixed(0)} s`);
+          controls.push({
+            outcome,
+            failed: r.failed,
+            ...(r.why ? { why: r.why } : {}),
+            ...(r.firstCheck ? { firstCheck: r.firstCheck } : {}),
+            durationMs: r.durationMs,
+          });
+          log(
+            `[control] ${outcome === 'survived' ? 'passed' : `FAILED (${outcome}${r.failed.length ? `: ${r.failed.join(', ')}` : ''})`} ${(r.durationMs / 1000).toFixed(0)} s`,
+          );
           continue;
         }
-        const unjudged = outcome === 'survived' && r.passed ? (clean.passed ?? []).filter((id) => !r.passed!.includes(id)) : [];
-        results.push({ ...m, ...r, outcome, diff: mutantDiff(sources.get(m.file)!, m), ...(unjudged.length ? { unjudged } : {}), ...(transportKill ? { rerunAfter: transportKill } : {}) });
+        const unjudged =
+          outcome === 'survived' && r.passed ? (clean.passed ?? []).filter((id) => !r.passed!.includes(id)) : [];
+        results.push({
+          ...m,
+          ...r,
+          outcome,
+          diff: mutantDiff(sources.get(m.file)!, m),
+          ...(unjudged.length ? { unjudged } : {}),
+          ...(transportKill ? { rerunAfter: transportKill } : {}),
+        });
         s.onResult?.(snapshot());
-        log(`[${results.length}/${chosen.length}] ${outcome.padEnd(8)} ${m.key} ${m.file}:${m.line} ${m.operator} ${JSON.stringify(m.original.slice(0, 50))} → ${JSON.stringify(m.replacement.slice(0, 30))}${r.failed.length ? ` (${r.failed.join(', ')})` : ''}${unjudged.length ? ` (${unjudged.length} must ids unjudged)` : ''} ${(r.durationMs / 1000).toFixed(0)} s`);
+        log(
+          `[${results.length}/${chosen.length}] ${outcome.padEnd(8)} ${m.key} ${m.file}:${m.line} ${m.operator} ${JSON.stringify(m.original.slice(0, 50))} → ${JSON.stringify(m.replacement.slice(0, 30))}${r.failed.length ? ` (${r.failed.join(', ')})` : ''}${unjudged.length ? ` (${unjudged.length} must ids unjudged)` : ''} ${(r.durationMs / 1000).toFixed(0)} s`,
+        );
       } finally {
         removeCopy(dir);
       }

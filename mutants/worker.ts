@@ -34,14 +34,28 @@ async function main() {
   const port = await freePort();
   let alt: { profile: object };
   try {
-    const mod = (await import(pathToFileURL(path.join(altDir, 'index.ts')).href)) as typeof import('../test/alt-deployment/index.js');
-    alt = await mod.startAltDeployment({ violations: opts.violations ?? [], webhookUrl: `http://127.0.0.1:${port}/alt-hooks` });
+    const mod = (await import(
+      pathToFileURL(path.join(altDir, 'index.ts')).href
+    )) as typeof import('../test/alt-deployment/index.js');
+    alt = await mod.startAltDeployment({
+      violations: opts.violations ?? [],
+      webhookUrl: `http://127.0.0.1:${port}/alt-hooks`,
+    });
   } catch (e) {
-    emit({ outcome: 'error', failed: [], harnessErrors: [], error: `the deployment did not start: ${e instanceof Error ? e.message : String(e)}`, durationMs: elapsed() });
+    emit({
+      outcome: 'error',
+      failed: [],
+      harnessErrors: [],
+      error: `the deployment did not start: ${e instanceof Error ? e.message : String(e)}`,
+      durationMs: elapsed(),
+    });
   }
   const regressionsDir = mkdtempSync(path.join(tmpdir(), 'mutant-regressions-'));
   cleanup = () => rmSync(regressionsDir, { recursive: true, force: true });
-  const checks = [...allChecks.filter((c) => !SLOW_LAST.includes(c.id)), ...allChecks.filter((c) => SLOW_LAST.includes(c.id))];
+  const checks = [
+    ...allChecks.filter((c) => !SLOW_LAST.includes(c.id)),
+    ...allChecks.filter((c) => SLOW_LAST.includes(c.id)),
+  ];
   const raw: RawOptions = {
     ...(alt.profile as RawOptions),
     webhookListen: `127.0.0.1:${port}`,
@@ -55,14 +69,23 @@ async function main() {
     rateWindows: opts.rateWindows,
     ...(opts.only?.length ? { only: opts.only } : {}),
   };
-  const firstFailure = (failures: { requirement: string; why: string }[]) => failures.find((f) => must.has(f.requirement))?.why;
+  const firstFailure = (failures: { requirement: string; why: string }[]) =>
+    failures.find((f) => must.has(f.requirement))?.why;
   const result = await runConformance(raw, {
     checks,
     reporters: [
       (ev) => {
         if (ev.type !== 'check-end' || !opts.failFast) return;
         const failed = [...new Set(ev.result.failures.map((f) => f.requirement).filter((id) => must.has(id)))].sort();
-        if (failed.length) emit({ outcome: 'killed', failed, harnessErrors: [], firstCheck: ev.result.id, why: firstFailure(ev.result.failures), durationMs: elapsed() });
+        if (failed.length)
+          emit({
+            outcome: 'killed',
+            failed,
+            harnessErrors: [],
+            firstCheck: ev.result.id,
+            why: firstFailure(ev.result.failures),
+            durationMs: elapsed(),
+          });
       },
     ],
   });
@@ -78,4 +101,12 @@ async function main() {
   });
 }
 
-main().catch((e) => emit({ outcome: 'error', failed: [], harnessErrors: [], error: e instanceof Error ? (e.stack ?? e.message) : String(e), durationMs: 0 }));
+main().catch((e) =>
+  emit({
+    outcome: 'error',
+    failed: [],
+    harnessErrors: [],
+    error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+    durationMs: 0,
+  }),
+);

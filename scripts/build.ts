@@ -20,7 +20,10 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 // BUILD_NO_TYPECHECK=1 emits without checking types (the same output): for a caller that has just run
 // `npm run typecheck` on the same tree, as `npm test` does before the packaging test packs.
 const noCheck = process.env.BUILD_NO_TYPECHECK === '1' ? ['--noCheck'] : [];
-execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), ...noCheck], { stdio: 'inherit', cwd: root });
+execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), ...noCheck], {
+  stdio: 'inherit',
+  cwd: root,
+});
 
 // Data read at run time: the contracts (OpenAPI, MCP schemas, limits, requirements catalogue, the two
 // documents) and the fixtures (corpus vocabulary, demo tenants, resumes). Saved counterexamples of the
@@ -51,4 +54,6 @@ for (const [name, target] of Object.entries(pkg.bin ?? {})) {
   chmodSync(file, 0o755);
 }
 
-console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s${noCheck.length ? ' (types not checked)' : ''}`);
+console.log(
+  `built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s${noCheck.length ? ' (types not checked)' : ''}`,
+);

@@ -37,7 +37,11 @@ import type { AppEnv } from './web/env.js';
 // pattern of theirs can push the API routes off the RegExpRouter (a SmartRouter falls back to the
 // TrieRouter for every route when one pattern does not suit the RegExpRouter, at several times the cost).
 const isAdminPath = (path: string) =>
-  path === '/console' || path.startsWith('/console/') || path.startsWith('/sandbox/') || path === '/app' || path.startsWith('/app/');
+  path === '/console' ||
+  path.startsWith('/console/') ||
+  path.startsWith('/sandbox/') ||
+  path === '/app' ||
+  path.startsWith('/app/');
 
 /**
  * Hono's default router choice, made apart for the admin paths. Admin routes can only match admin
@@ -76,7 +80,8 @@ export class AdminApartRouter<T> implements Router<T> {
 export function createApp(core: Core): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ router: new AdminApartRouter() });
   // /api/v1 answers carry the X-RateLimit-* headers, errors included: they go on before the envelope is built.
-  const answerError = (c: Context<AppEnv>, err: unknown) => toErrorResponse(c, err, (status) => rateHeadersOnError(c, status));
+  const answerError = (c: Context<AppEnv>, err: unknown) =>
+    toErrorResponse(c, err, (status) => rateHeadersOnError(c, status));
   app.onError((err, c) => answerError(c, err));
   app.notFound(
     (c) =>

@@ -36,11 +36,14 @@ async function main() {
     `  store               ${core.store.kind === 'memory' ? 'in memory (this process only)' : 'PostgreSQL, shared by every instance on the same database'}`,
   ];
   if (core.config.noRateLimits) lines.push('  rate limits         LIFTED (--no-rate-limits)');
-  if (core.config.bugs.length) lines.push(`  planted bugs        ${core.config.bugs.join(', ')}  (for harness self-tests only)`);
+  if (core.config.bugs.length)
+    lines.push(`  planted bugs        ${core.config.bugs.join(', ')}  (for harness self-tests only)`);
   if (core.demo) {
     lines.push('  demo tenants (API key / webhook secret):');
     for (const t of core.demo.tenants) {
-      lines.push(`    ${t.name.padEnd(16)} ${t.planTier.padEnd(8)} ${t.apiKey}  ${t.webhookSecret}${t.note ? `  (${t.note})` : ''}`);
+      lines.push(
+        `    ${t.name.padEnd(16)} ${t.planTier.padEnd(8)} ${t.apiKey}  ${t.webhookSecret}${t.note ? `  (${t.note})` : ''}`,
+      );
     }
   }
   console.log(lines.join('\n'));

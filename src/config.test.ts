@@ -27,11 +27,34 @@ describe('the one list of options', () => {
   });
 
   it('reads the environment once: switches, lists, the store; flags and input win', () => {
-    const env = { SANDBOX_DEMO: '0', SANDBOX_NO_RATE_LIMITS: '1', SANDBOX_FAST_PATH: '0', SANDBOX_BUGS: 'x, y,', PORT: '9000', SANDBOX_DATABASE_URL: 'postgres://u:p@h:5432/d' };
+    const env = {
+      SANDBOX_DEMO: '0',
+      SANDBOX_NO_RATE_LIMITS: '1',
+      SANDBOX_FAST_PATH: '0',
+      SANDBOX_BUGS: 'x, y,',
+      PORT: '9000',
+      SANDBOX_DATABASE_URL: 'postgres://u:p@h:5432/d',
+    };
     const o = resolveOptions({ port: 0 }, env);
-    expect([o.seedDemo, o.noRateLimits, o.fastPath, o.bugs, o.port, o.store]).toEqual([false, true, false, ['x', 'y'], 0, 'postgres://u:p@h:5432/d']);
+    expect([o.seedDemo, o.noRateLimits, o.fastPath, o.bugs, o.port, o.store]).toEqual([
+      false,
+      true,
+      false,
+      ['x', 'y'],
+      0,
+      'postgres://u:p@h:5432/d',
+    ]);
     const d = resolveOptions({}, {});
-    expect([d.seedDemo, d.noRateLimits, d.fastPath, d.selfCheck, d.log, d.store, d.port, d.adminTokenGenerated]).toEqual([true, false, true, false, false, null, 8787, true]);
+    expect([
+      d.seedDemo,
+      d.noRateLimits,
+      d.fastPath,
+      d.selfCheck,
+      d.log,
+      d.store,
+      d.port,
+      d.adminTokenGenerated,
+    ]).toEqual([true, false, true, false, false, null, 8787, true]);
     expect(resolveOptions({}, { SANDBOX_DEMO: '1', SANDBOX_LOG: 'yes' }).seedDemo).toBe(true);
     expect(resolveOptions({}, { SANDBOX_LOG: 'yes' }).log).toBe(false);
     expect(() => resolveOptions({ store: 'mysql://x' })).toThrow(/unknown store 'mysql:\/\/x'/);
@@ -39,16 +62,26 @@ describe('the one list of options', () => {
   });
 
   it('binds the public URL to the listening address unless one was given', () => {
-    expect(bindConfig(resolveOptions({ port: 0 }), 4321, 4322)).toMatchObject({ port: 4321, anonMcpPort: 4322, publicUrl: 'http://127.0.0.1:4321' });
+    expect(bindConfig(resolveOptions({ port: 0 }), 4321, 4322)).toMatchObject({
+      port: 4321,
+      anonMcpPort: 4322,
+      publicUrl: 'http://127.0.0.1:4321',
+    });
     expect(bindConfig(resolveOptions({ host: '::1' }), 5000, 5001).publicUrl).toBe('http://[::1]:5000');
-    expect(bindConfig(resolveOptions({}, { SANDBOX_PUBLIC_URL: 'https://sb.example' }), 1, 2).publicUrl).toBe('https://sb.example');
+    expect(bindConfig(resolveOptions({}, { SANDBOX_PUBLIC_URL: 'https://sb.example' }), 1, 2).publicUrl).toBe(
+      'https://sb.example',
+    );
     expect('store' in bindConfig(resolveOptions({}))).toBe(false);
   });
 
   it('puts the account dashboard under the public URL unless an app URL was given', () => {
     expect(bindConfig(resolveOptions({ port: 0 }), 4321, 4322).appUrl).toBe('http://127.0.0.1:4321/app');
-    expect(bindConfig(resolveOptions({}, { SANDBOX_PUBLIC_URL: 'https://sb.example/' }), 1, 2).appUrl).toBe('https://sb.example/app');
-    expect(bindConfig(resolveOptions({}, { SANDBOX_APP_URL: 'https://dash.example/app/' }), 1, 2).appUrl).toBe('https://dash.example/app');
+    expect(bindConfig(resolveOptions({}, { SANDBOX_PUBLIC_URL: 'https://sb.example/' }), 1, 2).appUrl).toBe(
+      'https://sb.example/app',
+    );
+    expect(bindConfig(resolveOptions({}, { SANDBOX_APP_URL: 'https://dash.example/app/' }), 1, 2).appUrl).toBe(
+      'https://dash.example/app',
+    );
     expect(parseFlags(['--app-url', 'https://d.example'])).toEqual({ appUrl: 'https://d.example' });
     expect(() => resolveOptions({ appUrl: 'ftp://x' })).toThrow(/--app-url/);
     expect(() => resolveOptions({ appUrl: '/app' })).toThrow(/absolute http/);

@@ -31,21 +31,112 @@ export interface OptionSpec {
 }
 
 export const OPTIONS: readonly OptionSpec[] = [
-  { key: 'port', flag: '--port', env: 'PORT', kind: 'int', shown: '8787', meaning: 'main port (REST, keyed MCP, control API, console, docs)' },
-  { key: 'anonMcpPort', flag: '--anon-port', env: 'ANON_MCP_PORT', kind: 'int', shown: '8788', meaning: "the anonymous MCP server's port" },
+  {
+    key: 'port',
+    flag: '--port',
+    env: 'PORT',
+    kind: 'int',
+    shown: '8787',
+    meaning: 'main port (REST, keyed MCP, control API, console, docs)',
+  },
+  {
+    key: 'anonMcpPort',
+    flag: '--anon-port',
+    env: 'ANON_MCP_PORT',
+    kind: 'int',
+    shown: '8788',
+    meaning: "the anonymous MCP server's port",
+  },
   { key: 'host', flag: '--host', env: 'HOST', kind: 'string', shown: '127.0.0.1', meaning: 'listen address' },
-  { key: 'adminToken', env: 'SANDBOX_ADMIN_TOKEN', kind: 'string', shown: 'generated', meaning: 'bearer token of the control API and the console (printed at start only when generated)' },
-  { key: 'seed', flag: '--seed', env: 'SANDBOX_SEED', kind: 'int', shown: '20261122', meaning: 'seeds the corpus, ids and demo keys' },
-  { key: 'corpusSize', flag: '--corpus', env: 'SANDBOX_CORPUS_SIZE', kind: 'int', shown: '2000', meaning: 'active jobs in the generated corpus (`--corpus 100000` for benchmarks)' },
-  { key: 'seedDemo', flag: '--no-demo', env: 'SANDBOX_DEMO', kind: 'off', shown: 'demo on', meaning: 'do not seed demo tenants (`SANDBOX_DEMO=0`)' },
-  { key: 'noRateLimits', flag: '--no-rate-limits', env: 'SANDBOX_NO_RATE_LIMITS', kind: 'on', shown: 'off', meaning: 'lift every rate limit (headers still sent); for load tests' },
-  { key: 'selfCheck', flag: '--self-check', env: 'SANDBOX_SELF_CHECK', kind: 'on', shown: 'off', meaning: 'validate every API response against the contract; a mismatch becomes a 500 naming it' },
-  { key: 'bugs', flag: '--bug', env: 'SANDBOX_BUGS', kind: 'list', shown: 'none', meaning: 'switch on a planted bug, by name (harness self-tests only; the variable takes `a,b`)' },
-  { key: 'publicUrl', env: 'SANDBOX_PUBLIC_URL', kind: 'string', shown: '`http://host:port`', meaning: 'base of links the sandbox returns' },
-  { key: 'appUrl', flag: '--app-url', env: 'SANDBOX_APP_URL', kind: 'string', shown: '`<public url>/app`', meaning: "where integrators reach the account dashboard (served at `/app` on the main port); the 402 upsell's `upgradeUrl` is its billing page" },
+  {
+    key: 'adminToken',
+    env: 'SANDBOX_ADMIN_TOKEN',
+    kind: 'string',
+    shown: 'generated',
+    meaning: 'bearer token of the control API and the console (printed at start only when generated)',
+  },
+  {
+    key: 'seed',
+    flag: '--seed',
+    env: 'SANDBOX_SEED',
+    kind: 'int',
+    shown: '20261122',
+    meaning: 'seeds the corpus, ids and demo keys',
+  },
+  {
+    key: 'corpusSize',
+    flag: '--corpus',
+    env: 'SANDBOX_CORPUS_SIZE',
+    kind: 'int',
+    shown: '2000',
+    meaning: 'active jobs in the generated corpus (`--corpus 100000` for benchmarks)',
+  },
+  {
+    key: 'seedDemo',
+    flag: '--no-demo',
+    env: 'SANDBOX_DEMO',
+    kind: 'off',
+    shown: 'demo on',
+    meaning: 'do not seed demo tenants (`SANDBOX_DEMO=0`)',
+  },
+  {
+    key: 'noRateLimits',
+    flag: '--no-rate-limits',
+    env: 'SANDBOX_NO_RATE_LIMITS',
+    kind: 'on',
+    shown: 'off',
+    meaning: 'lift every rate limit (headers still sent); for load tests',
+  },
+  {
+    key: 'selfCheck',
+    flag: '--self-check',
+    env: 'SANDBOX_SELF_CHECK',
+    kind: 'on',
+    shown: 'off',
+    meaning: 'validate every API response against the contract; a mismatch becomes a 500 naming it',
+  },
+  {
+    key: 'bugs',
+    flag: '--bug',
+    env: 'SANDBOX_BUGS',
+    kind: 'list',
+    shown: 'none',
+    meaning: 'switch on a planted bug, by name (harness self-tests only; the variable takes `a,b`)',
+  },
+  {
+    key: 'publicUrl',
+    env: 'SANDBOX_PUBLIC_URL',
+    kind: 'string',
+    shown: '`http://host:port`',
+    meaning: 'base of links the sandbox returns',
+  },
+  {
+    key: 'appUrl',
+    flag: '--app-url',
+    env: 'SANDBOX_APP_URL',
+    kind: 'string',
+    shown: '`<public url>/app`',
+    meaning:
+      "where integrators reach the account dashboard (served at `/app` on the main port); the 402 upsell's `upgradeUrl` is its billing page",
+  },
   { key: 'log', flag: '--log', env: 'SANDBOX_LOG', kind: 'on', shown: 'off', meaning: 'one line per request' },
-  { key: 'store', flag: '--store', env: 'SANDBOX_DATABASE_URL', kind: 'string', shown: '`memory`', meaning: '`postgres://user:password@host:port/db`: a shared, durable sandbox on PostgreSQL, several instances on one database (see [State](#state-the-store-port-and-postgresql))' },
-  { key: 'fastPath', env: 'SANDBOX_FAST_PATH', kind: 'off', shown: 'on', meaning: 'answer every call through the routed app, without the REST fast path (same bytes; for comparing the two; `SANDBOX_FAST_PATH=0`); a shared sandbox always does' },
+  {
+    key: 'store',
+    flag: '--store',
+    env: 'SANDBOX_DATABASE_URL',
+    kind: 'string',
+    shown: '`memory`',
+    meaning:
+      '`postgres://user:password@host:port/db`: a shared, durable sandbox on PostgreSQL, several instances on one database (see [State](#state-the-store-port-and-postgresql))',
+  },
+  {
+    key: 'fastPath',
+    env: 'SANDBOX_FAST_PATH',
+    kind: 'off',
+    shown: 'on',
+    meaning:
+      'answer every call through the routed app, without the REST fast path (same bytes; for comparing the two; `SANDBOX_FAST_PATH=0`); a shared sandbox always does',
+  },
 ];
 
 /** The value an on/off variable is set to: `1` turns an off-by-default switch on, `0` turns an on-by-default one off. */
@@ -62,7 +153,10 @@ function fromText(spec: OptionSpec, name: string, v: string): unknown {
     case 'int':
       return integer(name, v);
     case 'list':
-      return v.split(',').map((s) => s.trim()).filter(Boolean);
+      return v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     case 'on':
     case 'off':
       return (v === envSwitch(spec.kind)) === (spec.kind === 'on');
@@ -93,7 +187,9 @@ export function parseFlags(argv: readonly string[]): ConfigInput {
 /** The options as a Markdown table: the README's, kept equal to this by a test. */
 export function optionsTable(): string {
   const rows = OPTIONS.map((o) => {
-    const names = [o.flag && `\`${o.flag}${o.kind === 'list' ? ' NAME' : ''}\``, o.env && `\`${o.env}\``].filter(Boolean).join(' / ');
+    const names = [o.flag && `\`${o.flag}${o.kind === 'list' ? ' NAME' : ''}\``, o.env && `\`${o.env}\``]
+      .filter(Boolean)
+      .join(' / ');
     return `| ${names} | ${o.shown} | ${o.meaning} |`;
   });
   return ['| flag / variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
@@ -103,8 +199,15 @@ export function optionsTable(): string {
 export function usage(): string {
   const arg = (o: OptionSpec) => (o.kind === 'on' || o.kind === 'off' ? '' : o.kind === 'int' ? ' N' : ' VALUE');
   const flags = OPTIONS.filter((o) => o.flag).map((o) => `[${o.flag}${arg(o)}]`);
-  const envs = OPTIONS.filter((o) => o.env).map((o) => `  ${o.env!.padEnd(24)} ${o.meaning.replace(/\s*\(see \[.*$/, '')}`);
-  return [`usage: remote-jobs-sandbox (in a checkout: npm start --) ${flags.join(' ')}`, '', 'environment:', ...envs].join('\n');
+  const envs = OPTIONS.filter((o) => o.env).map(
+    (o) => `  ${o.env!.padEnd(24)} ${o.meaning.replace(/\s*\(see \[.*$/, '')}`,
+  );
+  return [
+    `usage: remote-jobs-sandbox (in a checkout: npm start --) ${flags.join(' ')}`,
+    '',
+    'environment:',
+    ...envs,
+  ].join('\n');
 }
 
 /** The options given by flags or input first, then the environment; unset ones are absent. */
@@ -121,7 +224,10 @@ function gather(input: ConfigInput, env: NodeJS.ProcessEnv): ConfigInput {
 /** The store URL, or null for the in-memory default; anything else is refused with the way forward. */
 function storeUrl(value: string | undefined): string | null {
   if (value === undefined || value === '' || value === 'memory') return null;
-  if (!/^postgres(ql)?:\/\//.test(value)) throw new Error(`unknown store '${value}': use memory (the default) or a postgres://user:password@host:port/db URL`);
+  if (!/^postgres(ql)?:\/\//.test(value))
+    throw new Error(
+      `unknown store '${value}': use memory (the default) or a postgres://user:password@host:port/db URL`,
+    );
   return value;
 }
 
@@ -133,7 +239,8 @@ function absoluteUrl(name: string, value: string): string {
   } catch {
     throw new Error(`${name} needs an absolute http(s) URL, got '${value}'`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`${name} needs an absolute http(s) URL, got '${value}'`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new Error(`${name} needs an absolute http(s) URL, got '${value}'`);
   return value.replace(/\/+$/, '');
 }
 
@@ -169,11 +276,21 @@ export function resolveOptions(input: ConfigInput = {}, env: NodeJS.ProcessEnv =
 }
 
 /** The config once the ports are bound (port 0 picks a free one): the public URL defaults to that address. */
-export function bindConfig(options: Readonly<ResolvedOptions>, port = options.port, anonMcpPort = options.anonMcpPort): Readonly<SandboxConfig> {
+export function bindConfig(
+  options: Readonly<ResolvedOptions>,
+  port = options.port,
+  anonMcpPort = options.anonMcpPort,
+): Readonly<SandboxConfig> {
   const { store: _store, ...rest } = options;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const publicUrl = options.publicUrl ?? `http://${host}:${port}`;
-  return Object.freeze({ ...rest, port, anonMcpPort, publicUrl, appUrl: options.appUrl ?? `${publicUrl.replace(/\/+$/, '')}/app` });
+  return Object.freeze({
+    ...rest,
+    port,
+    anonMcpPort,
+    publicUrl,
+    appUrl: options.appUrl ?? `${publicUrl.replace(/\/+$/, '')}/app`,
+  });
 }
 
 /** Options resolved and bound to the configured ports at once (tests and benchmarks that build a core). */

@@ -15,17 +15,27 @@ import type { AppEnv } from './web/env.js';
 /** One tool as an llms.txt entry: what it does, whether it acts, its arguments, a link to its full entry. */
 function toolLine(t: AdvertisedTool, server: 'keyed' | 'anon', b: string): string {
   const scope = /^Employer tool \(scope '(\w+)'\)\.\s*/.exec(t.description);
-  const text = t.description.replace(/^Employer tool \(scope '\w+'\)\.\s*/, '').replace(/\s+/g, ' ').trim();
+  const text = t.description
+    .replace(/^Employer tool \(scope '\w+'\)\.\s*/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   const a = t.annotations;
-  const acts = a.readOnlyHint ? (/read-only/i.test(text) ? '' : 'Read-only.') : `Acts${a.openWorldHint ? ' beyond this service' : ''}${a.idempotentHint ? '' : ', not idempotent'}: confirm with the user first.`;
+  const acts = a.readOnlyHint
+    ? /read-only/i.test(text)
+      ? ''
+      : 'Read-only.'
+    : `Acts${a.openWorldHint ? ' beyond this service' : ''}${a.idempotentHint ? '' : ', not idempotent'}: confirm with the user first.`;
   const props = Object.keys((t.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
   const required = new Set((t.inputSchema.required as string[] | undefined) ?? []);
-  const args = props.length ? ` Arguments: ${props.map((p) => (required.has(p) ? `${p} (required)` : p)).join(', ')}.` : '';
+  const args = props.length
+    ? ` Arguments: ${props.map((p) => (required.has(p) ? `${p} (required)` : p)).join(', ')}.`
+    : '';
   return `- [${t.name}: ${t.title}](${b}${toolEntryPath(server, t.name)}): ${scope ? `Needs the key scope '${scope[1]}'. ` : ''}${[text, acts].filter(Boolean).join(' ')}${args}`;
 }
 
 /** Where one tool's full entry (schemas and annotations) is served. */
-export const toolEntryPath = (server: 'keyed' | 'anon', name: string) => `/.well-known/mcp/tools/${server}/${name}.json`;
+export const toolEntryPath = (server: 'keyed' | 'anon', name: string) =>
+  `/.well-known/mcp/tools/${server}/${name}.json`;
 
 export function llmsTxt(core: Core): string {
   const b = core.config.publicUrl.replace(/\/+$/, '');

@@ -68,7 +68,10 @@ export interface Sandbox {
 /** Starts a sandbox in this process. Reads no environment variable: everything comes from `options`. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const { demo, ...rest } = options;
-  const running: RunningSandbox = await listen({ host: '127.0.0.1', port: 0, anonMcpPort: 0, ...rest, ...(demo === undefined ? {} : { seedDemo: demo }) }, {});
+  const running: RunningSandbox = await listen(
+    { host: '127.0.0.1', port: 0, anonMcpPort: 0, ...rest, ...(demo === undefined ? {} : { seedDemo: demo }) },
+    {},
+  );
   const base = running.baseUrl;
   const urls: SandboxUrls = Object.freeze({
     base,

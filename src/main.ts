@@ -31,9 +31,15 @@ type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
 /** Serves `fetch`; calls `fast` takes first (when it answers true, the call is its own). */
 function listen(fetch: Fetch, host: string, port: number, fast?: () => FastPath | undefined): Promise<ServerType> {
   const createServer = ((options: ServerOptions, listener: RequestListener) =>
-    createHttpServer(options, fast ? (req, res) => void (fast()?.take(req, res) || listener(req, res)) : listener)) as typeof createHttpServer;
+    createHttpServer(
+      options,
+      fast ? (req, res) => void (fast()?.take(req, res) || listener(req, res)) : listener,
+    )) as typeof createHttpServer;
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname: host, port, serverOptions: { maxHeaderSize: HEADER_MAX_BYTES }, createServer }, () => resolve(server));
+    const server = serve(
+      { fetch, hostname: host, port, serverOptions: { maxHeaderSize: HEADER_MAX_BYTES }, createServer },
+      () => resolve(server),
+    );
     server.once('error', reject);
     answerBadHeadsWithEnvelope(server as Server);
   });
@@ -45,13 +51,25 @@ export interface StoreHooks {
   onStoreFailure?: (err: Error) => void;
 }
 
-export async function startSandbox(input: ConfigInput & StoreHooks = {}, env: NodeJS.ProcessEnv = {}): Promise<RunningSandbox> {
+export async function startSandbox(
+  input: ConfigInput & StoreHooks = {},
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningSandbox> {
   const options = resolveOptions(input, env);
   // Listen first (port 0 picks a free port), then bind the config to the real address.
   const holder: { app?: { fetch: Fetch }; anon?: { fetch: Fetch }; fast?: FastPath } = {};
   const notReady = () => new Response('starting', { status: 503 });
-  const server = await listen((req, env) => (holder.app ? holder.app.fetch(req, env) : notReady()), options.host, options.port, () => holder.fast);
-  const anonServer = await listen((req, env) => (holder.anon ? holder.anon.fetch(req, env) : notReady()), options.host, options.anonMcpPort);
+  const server = await listen(
+    (req, env) => (holder.app ? holder.app.fetch(req, env) : notReady()),
+    options.host,
+    options.port,
+    () => holder.fast,
+  );
+  const anonServer = await listen(
+    (req, env) => (holder.anon ? holder.anon.fetch(req, env) : notReady()),
+    options.host,
+    options.anonMcpPort,
+  );
   const port = (server.address() as AddressInfo).port;
   const anonPort = (anonServer.address() as AddressInfo).port;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;

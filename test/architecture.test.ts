@@ -7,7 +7,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { harnessViolations, importEdges, layeringViolations, partOf, sourceFiles, type Edge } from './support/imports.js';
+import {
+  harnessViolations,
+  importEdges,
+  layeringViolations,
+  partOf,
+  sourceFiles,
+  type Edge,
+} from './support/imports.js';
 
 const repo = path.resolve(import.meta.dirname, '..');
 const srcEdges = importEdges(repo, [path.join(repo, 'src')]);
@@ -47,14 +54,20 @@ describe('the layering rules catch what they name (planted edges)', () => {
   });
 
   it('tells the root files from the parts', () => {
-    expect([partOf('src/app.ts'), partOf('src/domain/core.ts'), partOf('src/mcp/tools/hire.ts'), partOf('test/x.ts')]).toEqual(['root', 'domain', 'mcp', null]);
+    expect([
+      partOf('src/app.ts'),
+      partOf('src/domain/core.ts'),
+      partOf('src/mcp/tools/hire.ts'),
+      partOf('test/x.ts'),
+    ]).toEqual(['root', 'domain', 'mcp', null]);
   });
 });
 
 describe('the import graph of src/', () => {
   it('is read (every top-level part is seen)', () => {
     const parts = new Set(srcEdges.map((e) => partOf(e.from)));
-    for (const p of ['root', 'contract', 'domain', 'web', 'http', 'mcp', 'sandbox', 'store', 'replication']) expect(parts.has(p), p).toBe(true);
+    for (const p of ['root', 'contract', 'domain', 'web', 'http', 'mcp', 'sandbox', 'store', 'replication'])
+      expect(parts.has(p), p).toBe(true);
   });
 
   it('keeps every layering rule', () => {
@@ -71,15 +84,26 @@ describe('rules findable by id', () => {
   const decisions = readFileSync(path.join(repo, 'contracts/DECISIONS.md'), 'utf8');
   const requirementIds = new Set([...catalogue.matchAll(/- id: ([A-Z]+-[A-Z]+-\d+)/g)].map((m) => m[1]));
   const decisionIds = new Set([...decisions.matchAll(/^### (D-\d+)/gm)].map((m) => m[1]));
-  const header = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('//'))).join('\n');
+  const header = (file: string) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('//')))
+      .join('\n');
 
-  it.each(sourceFiles(path.join(repo, 'src/domain')).map((f) => path.relative(repo, f)))('%s names the requirements and decisions it implements', (file) => {
-    const text = header(path.join(repo, file));
-    expect(text, file).toMatch(/Requirements:|[A-Z]+-[A-Z]+-\d+/);
-    const unknown = [
-      ...[...text.matchAll(/\b(?:SCR|JOB|MCP|POL)-[A-Z]+-\d+\b/g)].map((m) => m[0]).filter((id) => !requirementIds.has(id)),
-      ...[...text.matchAll(/\bD-(\d+)\b/g)].map((m) => `D-${m[1].padStart(2, '0')}`).filter((id) => !decisionIds.has(id)),
-    ];
-    expect(unknown, file).toEqual([]);
-  });
+  it.each(sourceFiles(path.join(repo, 'src/domain')).map((f) => path.relative(repo, f)))(
+    '%s names the requirements and decisions it implements',
+    (file) => {
+      const text = header(path.join(repo, file));
+      expect(text, file).toMatch(/Requirements:|[A-Z]+-[A-Z]+-\d+/);
+      const unknown = [
+        ...[...text.matchAll(/\b(?:SCR|JOB|MCP|POL)-[A-Z]+-\d+\b/g)]
+          .map((m) => m[0])
+          .filter((id) => !requirementIds.has(id)),
+        ...[...text.matchAll(/\bD-(\d+)\b/g)]
+          .map((m) => `D-${m[1].padStart(2, '0')}`)
+          .filter((id) => !decisionIds.has(id)),
+      ];
+      expect(unknown, file).toEqual([]);
+    },
+  );
 });

@@ -10,7 +10,13 @@ import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox
 import { SCREENING, startReceiver, submitBody, waitFor } from './support/screening.js';
 
 const sb = useSandbox({ corpusSize: 50 });
-const LOW = { kind: 'structured', fullName: 'Budi Santoso', summary: 'Graphic designer.', skills: ['Figma'], experienceYears: 1 };
+const LOW = {
+  kind: 'structured',
+  fullName: 'Budi Santoso',
+  summary: 'Graphic designer.',
+  skills: ['Figma'],
+  experienceYears: 1,
+};
 
 let rx: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
@@ -24,20 +30,35 @@ const admin = () => client(sb.get().baseUrl, ADMIN_TOKEN);
 const review = async (id: string) => (await admin()('GET', `/sandbox/v1/reviews/${id}`)).json;
 
 async function submitted(apiKey: string, candidate?: unknown): Promise<string> {
-  const res = await client(sb.get().baseUrl, apiKey)('POST', `${SCREENING}/screen`, submitBody(candidate ? { candidate } : {}));
+  const res = await client(sb.get().baseUrl, apiKey)(
+    'POST',
+    `${SCREENING}/screen`,
+    submitBody(candidate ? { candidate } : {}),
+  );
   expect(res.status).toBe(201);
   const id = res.json.requestId as string;
   await waitFor(async () => ((await review(id)).state === 'pending_review' ? true : undefined), `${id} pending review`);
   return id;
 }
 
-const decidedHook = (id: string) => rx.received.find((r) => JSON.parse(r.body).requestId === id && r.headers['x-screening-event'] === 'screening.review_decided');
+const decidedHook = (id: string) =>
+  rx.received.find(
+    (r) => JSON.parse(r.body).requestId === id && r.headers['x-screening-event'] === 'screening.review_decided',
+  );
 
 describe('the automatic reviewer', () => {
   it("decides a tenant's reviews after the delay on its own clock, exactly as a person's decision; another tenant's stay pending", async () => {
     const { baseUrl } = sb.get();
-    const a = await createTenant(baseUrl, { planTier: 'pro', webhookUrl: rx.url, webhookSecret: 'whsec_auto_review_a' });
-    const b = await createTenant(baseUrl, { planTier: 'pro', webhookUrl: rx.url, webhookSecret: 'whsec_auto_review_b' });
+    const a = await createTenant(baseUrl, {
+      planTier: 'pro',
+      webhookUrl: rx.url,
+      webhookSecret: 'whsec_auto_review_a',
+    });
+    const b = await createTenant(baseUrl, {
+      planTier: 'pro',
+      webhookUrl: rx.url,
+      webhookSecret: 'whsec_auto_review_b',
+    });
     const own = client(baseUrl, a.apiKey);
     const setting = { afterSeconds: 600, rule: 'approve_if_score_at_least', minScore: 70, else: 'rejected' };
     const set = await own('PATCH', `/sandbox/v1/tenants/${a.tenantId}`, { autoReview: setting });
@@ -69,20 +90,32 @@ describe('the automatic reviewer', () => {
     expect((await review(other)).state).toBe('pending_review');
 
     // the delivery is signed and shaped like a person's decision (b's, decided by hand now)
-    const human = await admin()('POST', `/sandbox/v1/reviews/${other}/decision`, { decision: 'approved', reviewerId: 'sari' });
+    const human = await admin()('POST', `/sandbox/v1/reviews/${other}/decision`, {
+      decision: 'approved',
+      reviewerId: 'sari',
+    });
     expect(human.status).toBe(200);
     const auto = await waitFor(() => decidedHook(high), 'the automatic decision delivered');
     const person = await waitFor(() => decidedHook(other), "the person's decision delivered");
     expect(verify('whsec_auto_review_a', auto.body, auto.headers['x-screening-signature'] as string)).toBe(true);
     expect(Object.keys(auto.headers).sort()).toEqual(Object.keys(person.headers).sort());
     const shape = (o: unknown): unknown =>
-      o && typeof o === 'object' ? Object.fromEntries(Object.entries(o).map(([k, v]) => [k, shape(v)]).sort()) : typeof o;
+      o && typeof o === 'object'
+        ? Object.fromEntries(
+            Object.entries(o)
+              .map(([k, v]) => [k, shape(v)])
+              .sort(),
+          )
+        : typeof o;
     const autoBody = JSON.parse(auto.body);
     const personBody = JSON.parse(person.body);
     delete autoBody.data?.note;
     delete autoBody.result?.note;
     expect(shape(autoBody)).toEqual(shape(personBody));
-    await waitFor(async () => ((await review(high)).state === 'delivered' ? true : undefined), 'the automatic decision to reach delivered');
+    await waitFor(
+      async () => ((await review(high)).state === 'delivered' ? true : undefined),
+      'the automatic decision to reach delivered',
+    );
   });
 
   it('decides the reviews already waiting when it is turned on, and stops when it is turned off', async () => {
@@ -90,7 +123,13 @@ describe('the automatic reviewer', () => {
     const t = await createTenant(baseUrl, { planTier: 'pro' });
     const own = client(baseUrl, t.apiKey);
     const waiting = await submitted(t.apiKey);
-    expect((await own('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { autoReview: { afterSeconds: 60, rule: 'edit', editedScore: 55 } })).status).toBe(200);
+    expect(
+      (
+        await own('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, {
+          autoReview: { afterSeconds: 60, rule: 'edit', editedScore: 55 },
+        })
+      ).status,
+    ).toBe(200);
     await own('POST', `/sandbox/v1/tenants/${t.tenantId}/clock/advance`, { seconds: 60 });
     const d = await review(waiting);
     expect(d.decision).toMatchObject({ decision: 'edited', reviewerId: 'auto' });
@@ -131,9 +170,22 @@ describe('the automatic reviewer', () => {
     const page = `/console/tenants/${t.tenantId}`;
     expect((await b.request('GET', page)).text).toContain('Off: every review waits for a person');
     const csrf = await b.csrf(page);
-    const form = { _csrf: csrf, action: 'autoReview', afterSeconds: '90', rule: 'approve_if_score_at_least', minScore: '75', else: 'rejected', editedScore: '' };
+    const form = {
+      _csrf: csrf,
+      action: 'autoReview',
+      afterSeconds: '90',
+      rule: 'approve_if_score_at_least',
+      minScore: '75',
+      else: 'rejected',
+      editedScore: '',
+    };
     expect((await b.request('POST', page, form)).status).toBe(303);
-    expect((await admin()('GET', page.replace('/console', '/sandbox/v1'))).json.autoReview).toEqual({ afterSeconds: 90, rule: 'approve_if_score_at_least', minScore: 75, else: 'rejected' });
+    expect((await admin()('GET', page.replace('/console', '/sandbox/v1'))).json.autoReview).toEqual({
+      afterSeconds: 90,
+      rule: 'approve_if_score_at_least',
+      minScore: 75,
+      else: 'rejected',
+    });
     expect((await b.request('GET', page)).text).toContain('On: 90 s after a request is queued');
     await b.request('POST', page, { ...form, afterSeconds: 'soon' });
     expect((await b.request('GET', page)).text).toContain('autoReview.afterSeconds must be a whole number');

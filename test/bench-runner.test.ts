@@ -46,7 +46,10 @@ describe('load measurement', () => {
     try {
       let n = 0;
       const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const r = await measure({ origin, method: 'POST', path: '/x', body: () => JSON.stringify({ key: `k${n++}` }) }, { connections: 4, durationS: 0.5, warmupS: 0 });
+      const r = await measure(
+        { origin, method: 'POST', path: '/x', body: () => JSON.stringify({ key: `k${n++}` }) },
+        { connections: 4, durationS: 0.5, warmupS: 0 },
+      );
       expect(r.requests).toBeGreaterThan(10);
       expect(new Set(keys).size).toBe(keys.length);
       expect(keys.length).toBeGreaterThanOrEqual(r.requests);
@@ -78,7 +81,10 @@ describe('load measurement', () => {
     await Promise.all(servers.map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()))));
     try {
       const origins = servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`);
-      const r = await measureSplit(origins.map((origin) => ({ origin, method: 'GET' as const, path: '/x' })), { connections: 6, durationS: 0.5, warmupS: 0 });
+      const r = await measureSplit(
+        origins.map((origin) => ({ origin, method: 'GET' as const, path: '/x' })),
+        { connections: 6, durationS: 0.5, warmupS: 0 },
+      );
       expect(counts.every((c) => c > 10)).toBe(true);
       // each server saw its half of the connections, never more
       expect(peak).toEqual([3, 3]);
@@ -94,7 +100,20 @@ describe('load measurement', () => {
   });
 
   it('refuses a measurement in which more than 1% of answers failed', () => {
-    const base: LoadResult = { requests: 1000, durationS: 1, rps: 1000, p50Ms: 1, p99Ms: 2, meanMs: 1, statuses: { '200': 980, '404': 20 }, non2xx: 20, errors: 0, timeouts: 0, bytesPerSec: 0, bytesPerResponse: 0 };
+    const base: LoadResult = {
+      requests: 1000,
+      durationS: 1,
+      rps: 1000,
+      p50Ms: 1,
+      p99Ms: 2,
+      meanMs: 1,
+      statuses: { '200': 980, '404': 20 },
+      non2xx: 20,
+      errors: 0,
+      timeouts: 0,
+      bytesPerSec: 0,
+      bytesPerResponse: 0,
+    };
     expect(unsound(base)).toMatch(/20 of 1000 .*20× 404/);
     expect(unsound({ ...base, statuses: { '200': 995, '404': 5 }, non2xx: 5 })).toBeNull();
   });
@@ -136,8 +155,12 @@ describe('sections', () => {
       sections: [{ id: 'x', title: 'X', figures: [pass, miss], tables: [], notes: [], durationS: 1 }],
     };
     const md = renderMarkdown(report);
-    expect(md).toContain(opts.repetitions === 1 ? '**one run per measurement**' : `the median of ${opts.repetitions} interleaved runs`);
-    expect(renderMarkdown({ ...report, options: { ...opts, repetitions: 3 } })).toContain('the median of 3 interleaved runs per measurement');
+    expect(md).toContain(
+      opts.repetitions === 1 ? '**one run per measurement**' : `the median of ${opts.repetitions} interleaved runs`,
+    );
+    expect(renderMarkdown({ ...report, options: { ...opts, repetitions: 3 } })).toContain(
+      'the median of 3 interleaved runs per measurement',
+    );
     expect(md).toMatch(/Missed targets \(1\):\*\* Audit vs Prism \(2\.10×, target ≥ 3×\)/);
     expect(md).toContain('| Search vs Prism | 3.50× | ≥ 3× | **PASS** |');
   });
@@ -154,13 +177,21 @@ describe('end to end', () => {
     // every endpoint is tried on all five servers; Prism needs nothing from the sandbox, so it measures
     const rows = http.tables[0].rows;
     expect(rows).toHaveLength(20);
-    const rps = (server: string) => rows.filter((r) => r[1] === server).map((r) => Number(String(r[2]).replace(/,/g, '')));
+    const rps = (server: string) =>
+      rows.filter((r) => r[1] === server).map((r) => Number(String(r[2]).replace(/,/g, '')));
     expect(rps('prism').every((v) => v > 0)).toBe(true);
     // the sandbox on PostgreSQL, one instance and two: measured where PostgreSQL is installed, else skipped saying why
     const skip = postgresUnavailable();
     for (const server of ['postgres ×1', 'postgres ×2']) {
-      if (skip) expect(rows.filter((r) => r[1] === server).map((r) => r[8])).toEqual(Array(4).fill(expect.stringMatching(/PostgreSQL/)));
-      else expect(rps(server).every((v) => v > 0), server).toBe(true);
+      if (skip)
+        expect(rows.filter((r) => r[1] === server).map((r) => r[8])).toEqual(
+          Array(4).fill(expect.stringMatching(/PostgreSQL/)),
+        );
+      else
+        expect(
+          rps(server).every((v) => v > 0),
+          server,
+        ).toBe(true);
     }
     expect(http.figures.find((f) => f.id === 'http.submit.postgresVsPrism')?.target?.text).toBe('≥ 1× (goal 2×)');
     expect(report.machine.cores).toBeGreaterThan(0);

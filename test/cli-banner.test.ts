@@ -9,11 +9,15 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 function banner(env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', '--anon-port', '0', '--no-demo', '--corpus', '50'], {
-      cwd: ROOT,
-      env: { ...process.env, SANDBOX_ADMIN_TOKEN: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', '--port', '0', '--anon-port', '0', '--no-demo', '--corpus', '50'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, SANDBOX_ADMIN_TOKEN: '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     const timer = setTimeout(() => {
       child.kill();

@@ -15,7 +15,14 @@ const require = createRequire(import.meta.url);
 const BUILD = join(dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build');
 
 async function inspector(url: string, args: string[], key?: string) {
-  const argv = [join(BUILD, 'index.js'), url, '--transport', 'http', ...args, ...(key ? ['--header', `Authorization: Bearer ${key}`] : [])];
+  const argv = [
+    join(BUILD, 'index.js'),
+    url,
+    '--transport',
+    'http',
+    ...args,
+    ...(key ? ['--header', `Authorization: Bearer ${key}`] : []),
+  ];
   try {
     const { stdout, stderr } = await run(process.execPath, argv, { cwd: BUILD, timeout: 60_000 });
     return { code: 0, stdout, stderr };
@@ -27,7 +34,9 @@ async function inspector(url: string, args: string[], key?: string) {
 const sb = useSandbox({ corpusSize: 300 });
 let key: string;
 beforeAll(async () => {
-  key = (await createTenant(sb.get().baseUrl, { planTier: 'pro', scopes: ['jobs', 'market', 'mcp', 'apply', 'employer'] })).apiKey;
+  key = (
+    await createTenant(sb.get().baseUrl, { planTier: 'pro', scopes: ['jobs', 'market', 'mcp', 'apply', 'employer'] })
+  ).apiKey;
 });
 
 describe.each([
@@ -41,15 +50,23 @@ describe.each([
     expect(tools).toHaveLength(count);
     for (const t of tools) {
       expect(t.title, t.name).toEqual(expect.any(String));
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) expect(typeof t.annotations?.[hint], `${t.name} ${hint}`).toBe('boolean');
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'])
+        expect(typeof t.annotations?.[hint], `${t.name} ${hint}`).toBe('boolean');
     }
-    const acting = tools.filter((t: any) => !t.annotations.readOnlyHint).map((t: any) => t.name).sort();
+    const acting = tools
+      .filter((t: any) => !t.annotations.readOnlyHint)
+      .map((t: any) => t.name)
+      .sort();
     expect(acting).toEqual(count === 10 ? ['apply_to_job', 'draft_application', 'hire', 'post_job'] : []);
   });
 
   it('calls search_jobs and reads an unknown tool as one -32602', async () => {
     const arg = count === 10 ? 'q=engineer' : 'query=engineer';
-    const ok = await inspector(url(), ['--method', 'tools/call', '--tool-name', 'search_jobs', '--tool-arg', arg, 'limit=2'], auth());
+    const ok = await inspector(
+      url(),
+      ['--method', 'tools/call', '--tool-name', 'search_jobs', '--tool-arg', arg, 'limit=2'],
+      auth(),
+    );
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout).structuredContent.jobs.length).toBeGreaterThan(0);
     const bad = await inspector(url(), ['--method', 'tools/call', '--tool-name', 'no_such_tool'], auth());

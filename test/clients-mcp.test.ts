@@ -14,7 +14,12 @@ const servers = () => [
 ];
 
 beforeAll(async () => {
-  key = (await createTenant(sb.get().baseUrl, { planTier: 'pro', scopes: ['jobs', 'market', 'mcp', 'apply', 'employer', 'screening'] })).apiKey;
+  key = (
+    await createTenant(sb.get().baseUrl, {
+      planTier: 'pro',
+      scopes: ['jobs', 'market', 'mcp', 'apply', 'employer', 'screening'],
+    })
+  ).apiKey;
 });
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
@@ -22,7 +27,8 @@ const ACTING = ['apply_to_job', 'post_job', 'hire'];
 
 describe.each(['keyed', 'anon'] as const)('%s server over raw JSON-RPC', (which) => {
   const server = () => servers().find((s) => s.name === which)!;
-  const post = (body: unknown, extra: Record<string, string> = {}) => rpc(server().url, body, { ...server().headers, ...extra });
+  const post = (body: unknown, extra: Record<string, string> = {}) =>
+    rpc(server().url, body, { ...server().headers, ...extra });
 
   it('lists every tool with a title and all four annotations, as its contract file gives them', async () => {
     const res = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
@@ -37,7 +43,12 @@ describe.each(['keyed', 'anon'] as const)('%s server over raw JSON-RPC', (which)
       expect(t.annotations, t.name).toEqual(files[t.name].annotations);
       expect(t.title, t.name).toBe(files[t.name].title);
       // the tools that act say so; every other tool reads only
-      if (ACTING.includes(t.name)) expect(t.annotations, t.name).toMatchObject({ readOnlyHint: false, openWorldHint: true, idempotentHint: false });
+      if (ACTING.includes(t.name))
+        expect(t.annotations, t.name).toMatchObject({
+          readOnlyHint: false,
+          openWorldHint: true,
+          idempotentHint: false,
+        });
       else if (t.name !== 'draft_application') expect(t.annotations.readOnlyHint, t.name).toBe(true);
       expect(t.annotations.destructiveHint, t.name).toBe(false);
     }
@@ -54,12 +65,24 @@ describe.each(['keyed', 'anon'] as const)('%s server over raw JSON-RPC', (which)
   });
 
   it('answers an unknown tool with -32602 whose message carries no "MCP error" prefix of its own', async () => {
-    const res = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } });
+    const res = await post({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'no_such_tool', arguments: {} },
+    });
     expect(res.json.error).toEqual({ code: -32602, message: 'Unknown tool: no_such_tool' });
   });
 
   it('refuses JSON-RPC batches (removed in 2025-06-18), the empty one too, with a JSON-RPC error', async () => {
-    for (const batch of [[], [{ jsonrpc: '2.0', id: 1, method: 'ping' }], [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }]]) {
+    for (const batch of [
+      [],
+      [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
+      [
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      ],
+    ]) {
       const res = await post(batch);
       expect(res.status, JSON.stringify(batch)).toBe(400);
       expect(res.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
@@ -120,7 +143,14 @@ describe('the SDK client (what a TypeScript agent shows)', () => {
 
 describe('CORS preflights', () => {
   const preflight = (url: string, method: string, headers = 'authorization, content-type') =>
-    fetch(url, { method: 'OPTIONS', headers: { origin: 'https://docs.partner.example', 'access-control-request-method': method, 'access-control-request-headers': headers } });
+    fetch(url, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://docs.partner.example',
+        'access-control-request-method': method,
+        'access-control-request-headers': headers,
+      },
+    });
 
   it('are answered without a key on the anonymous server, the discovery documents and the APIs the docs call', async () => {
     const b = sb.get().baseUrl;
@@ -142,14 +172,20 @@ describe('CORS preflights', () => {
   });
 
   it('let a page on another origin read a keyed REST answer and its rate headers', async () => {
-    const res = await fetch(`${sb.get().baseUrl}/api/v1/jobs?limit=1`, { headers: { origin: 'https://docs.partner.example', authorization: `Bearer ${key}` } });
+    const res = await fetch(`${sb.get().baseUrl}/api/v1/jobs?limit=1`, {
+      headers: { origin: 'https://docs.partner.example', authorization: `Bearer ${key}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-expose-headers')).toContain('X-RateLimit-Remaining');
   });
 
   it('leave the keyed MCP server behind its Origin check', async () => {
-    const res = await rpc(`${sb.get().baseUrl}/api/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${key}`, origin: 'https://docs.partner.example' });
+    const res = await rpc(
+      `${sb.get().baseUrl}/api/mcp`,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { authorization: `Bearer ${key}`, origin: 'https://docs.partner.example' },
+    );
     expect(res.status).toBe(403);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -160,7 +196,12 @@ describe('anonymous search_jobs', () => {
     const description = (contractFiles('anon').search_jobs.inputSchema as any).properties.query.description as string;
     const example = /e\.g\. '([^']+)'/.exec(description)?.[1];
     expect(example).toBeTruthy();
-    const res = await rpc(sb.get().anonMcpUrl, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_jobs', arguments: { query: example } } });
+    const res = await rpc(sb.get().anonMcpUrl, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'search_jobs', arguments: { query: example } },
+    });
     expect(res.json.result.isError).toBeFalsy();
     expect(res.json.result.structuredContent.jobs.length).toBeGreaterThan(0);
   });
@@ -171,7 +212,12 @@ describe('anonymous search_jobs', () => {
       expect(desc).not.toMatch(/language of the listing/i);
       expect(desc).toMatch(/does not change/i);
     }
-    const args = (locale: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search_jobs', arguments: { query: 'engineer', limit: 5, locale } } });
+    const args = (locale: string) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'search_jobs', arguments: { query: 'engineer', limit: 5, locale } },
+    });
     const id = await rpc(sb.get().anonMcpUrl, args('id'));
     const en = await rpc(sb.get().anonMcpUrl, args('en'));
     expect(id.json.result.structuredContent).toEqual(en.json.result.structuredContent);

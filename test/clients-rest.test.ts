@@ -53,7 +53,10 @@ describe('offset (D-90)', () => {
 describe('candidate_email (D-94)', () => {
   it('is pinned by a pattern every validator reads alike: 0@com is refused, nothing charged', async () => {
     const doc = await served('/api/openapi.json');
-    const schema = doc.components.schemas.ApplyRequest?.properties?.candidate_email ?? doc.paths['/api/v1/jobs/{id}/apply'].post.requestBody.content['application/json'].schema.properties.candidate_email;
+    const schema =
+      doc.components.schemas.ApplyRequest?.properties?.candidate_email ??
+      doc.paths['/api/v1/jobs/{id}/apply'].post.requestBody.content['application/json'].schema.properties
+        .candidate_email;
     expect(typeof schema.pattern).toBe('string');
     const re = new RegExp(schema.pattern, 'u');
     expect(re.test('0@com')).toBe(false);
@@ -105,7 +108,10 @@ describe('OpenAPI links and examples', () => {
       const origin = sb.get().baseUrl.replace('127.0.0.1', host);
       for (const path of ['/api/openapi.json', '/docs/jobs.json', '/docs/screening.json', '/docs/control.json']) {
         const doc = await (await fetch(origin + path)).json();
-        expect(doc.servers.map((s: { url: string }) => new URL(s.url).origin), `${path} via ${host}`).toEqual([origin]);
+        expect(
+          doc.servers.map((s: { url: string }) => new URL(s.url).origin),
+          `${path} via ${host}`,
+        ).toEqual([origin]);
       }
     }
   });
@@ -113,15 +119,25 @@ describe('OpenAPI links and examples', () => {
   it('chain search → get → apply and submit → audit, with examples that exist', async () => {
     const jobs = await served('/api/openapi.json');
     const search = jobs.paths['/api/v1/jobs'].get.responses['200'].links;
-    expect(search.GetFirstJob).toMatchObject({ operationId: 'getJob', parameters: { id: '$response.body#/jobs/0/id' } });
-    expect(jobs.paths['/api/v1/jobs/{id}'].get.responses['200'].links.ApplyToJob).toMatchObject({ operationId: 'applyToJob', parameters: { id: '$response.body#/id' } });
+    expect(search.GetFirstJob).toMatchObject({
+      operationId: 'getJob',
+      parameters: { id: '$response.body#/jobs/0/id' },
+    });
+    expect(jobs.paths['/api/v1/jobs/{id}'].get.responses['200'].links.ApplyToJob).toMatchObject({
+      operationId: 'applyToJob',
+      parameters: { id: '$response.body#/id' },
+    });
     const screening = await served('/docs/screening.json');
     const submit = screening.paths['/api/screening/v1/screen'].post.responses;
     expect(submit['201'].links.AuditTrail.operationId).toBe('getAudit');
-    expect(screening.paths['/api/screening/v1/audit'].get.responses['200'].links.NextPage.parameters.cursor).toBe('$response.body#/nextCursor');
+    expect(screening.paths['/api/screening/v1/audit'].get.responses['200'].links.NextPage.parameters.cursor).toBe(
+      '$response.body#/nextCursor',
+    );
 
     // the examples name things a default sandbox really has
-    const exampleId = jobs.paths['/api/v1/jobs/{id}'].get.parameters.find((p: any) => p.name === 'id')?.example ?? jobs.components.parameters.JobId.example;
+    const exampleId =
+      jobs.paths['/api/v1/jobs/{id}'].get.parameters.find((p: any) => p.name === 'id')?.example ??
+      jobs.components.parameters.JobId.example;
     const slug = jobs.paths['/api/v1/market/roles/{role}'].get.parameters.find((p: any) => p.name === 'role').example;
     // a sandbox with the default seed and corpus, as a QA team starts it
     const real = await startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN });

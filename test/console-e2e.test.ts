@@ -48,7 +48,8 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (req.url?.includes('flaky')) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"receiver is down for maintenance"}');
+      if (req.url?.includes('flaky'))
+        res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"receiver is down for maintenance"}');
       else res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   });
@@ -56,7 +57,15 @@ beforeAll(async () => {
   hookBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   // bypassCSP: axe is injected as an inline script, which the console's CSP (rightly) refuses
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
@@ -84,8 +93,21 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 500
   }
 }
 
-async function submit(apiKey: string, key: string, candidate: object, jobSpec: object = { title: 'Senior Backend Engineer', mustHaves: ['TypeScript', 'PostgreSQL'], niceToHaves: ['Kubernetes'] }) {
-  const res = await client(base(), apiKey)('POST', '/api/screening/v1/screen', { idempotencyKey: key, candidate, jobSpec });
+async function submit(
+  apiKey: string,
+  key: string,
+  candidate: object,
+  jobSpec: object = {
+    title: 'Senior Backend Engineer',
+    mustHaves: ['TypeScript', 'PostgreSQL'],
+    niceToHaves: ['Kubernetes'],
+  },
+) {
+  const res = await client(base(), apiKey)('POST', '/api/screening/v1/screen', {
+    idempotencyKey: key,
+    candidate,
+    jobSpec,
+  });
   expect(res.status, res.text).toBe(201);
   return res.json.requestId as string;
 }
@@ -111,7 +133,13 @@ async function axeViolations(p: Page): Promise<string[]> {
   const result = await p.evaluate(async () => (window as any).axe.run(document, { resultTypes: ['violations'] }));
   return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')}`,
+    );
 }
 
 /**
@@ -159,7 +187,12 @@ describe('console in a browser', () => {
     await shot('tenants');
 
     const first = await submit(state.apiKey, 'e2e-approve', AYU);
-    const second = await submit(state.apiKey, 'e2e-edit', { ...AYU, fullName: 'Budi Santoso', skills: ['TypeScript'], experienceYears: 2 });
+    const second = await submit(state.apiKey, 'e2e-edit', {
+      ...AYU,
+      fullName: 'Budi Santoso',
+      skills: ['TypeScript'],
+      experienceYears: 2,
+    });
     const scored = await settledIn(first, 'pending_review');
     await settledIn(second, 'pending_review');
     await admin()('POST', '/sandbox/v1/clock/advance', { seconds: 3 * 3600 });
@@ -167,19 +200,32 @@ describe('console in a browser', () => {
     // the queue: oldest first, pending count in the navigation, age and time to expiry
     await page.getByRole('link', { name: /Review queue/ }).click();
     const cards = page.locator('article.review');
-    await expect.poll(() => cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-request-id')))).toEqual([first, second]);
+    await expect
+      .poll(() => cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-request-id'))))
+      .toEqual([first, second]);
     expect((await page.locator('[data-field="pending-count"]').textContent())!.replace(/\D/g, '')).toBe('2');
     const card = page.locator(`article[data-request-id="${first}"]`);
     expect(await card.locator('[data-field="age"]').textContent()).toMatch(/waiting 3 h/);
     expect(await card.locator('[data-field="expires"]').textContent()).toMatch(/expires in (68|69) h/);
     // candidate and job spec side by side with the score and its evidence
-    const [cand, job] = await Promise.all([card.getByRole('region', { name: 'Candidate' }).boundingBox(), card.getByRole('region', { name: 'Job spec' }).boundingBox()]);
+    const [cand, job] = await Promise.all([
+      card.getByRole('region', { name: 'Candidate' }).boundingBox(),
+      card.getByRole('region', { name: 'Job spec' }).boundingBox(),
+    ]);
     expect(cand!.y).toBe(job!.y);
     expect(cand!.x + cand!.width).toBeLessThanOrEqual(job!.x);
-    expect(await card.getByRole('region', { name: 'Candidate' }).textContent()).toContain('Backend engineer building payment APIs');
-    expect(await card.getByRole('region', { name: 'Job spec' }).locator('li').allTextContents()).toEqual(['TypeScript', 'PostgreSQL', 'Kubernetes']);
+    expect(await card.getByRole('region', { name: 'Candidate' }).textContent()).toContain(
+      'Backend engineer building payment APIs',
+    );
+    expect(await card.getByRole('region', { name: 'Job spec' }).locator('li').allTextContents()).toEqual([
+      'TypeScript',
+      'PostgreSQL',
+      'Kubernetes',
+    ]);
     expect(await card.locator('.score-value span').textContent()).toBe(String(scored.score.score));
-    expect(await card.locator('td.evidence').allTextContents()).toEqual(scored.score.dimensions.map((d: { evidence: string }) => d.evidence));
+    expect(await card.locator('td.evidence').allTextContents()).toEqual(
+      scored.score.dimensions.map((d: { evidence: string }) => d.evidence),
+    );
     await shot('review');
 
     // a refused edit keeps the reviewer's note and id, and says what is wrong beside the field
@@ -203,7 +249,10 @@ describe('console in a browser', () => {
     await scoreInput.fill('40');
     await refused.getByLabel('Edited rationale').fill('Two years is short of the senior bar; TypeScript is strong.');
     await refused.getByRole('button', { name: 'Save as edited' }).click();
-    await page.getByRole('status').filter({ hasText: `Edited ${second}` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Edited ${second}` })
+      .waitFor();
     state.edited = second;
 
     // Enter in a text field decides nothing; Tab to Approve and Enter approves
@@ -219,7 +268,10 @@ describe('console in a browser', () => {
     }
     expect(onApprove).toBe(true);
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: `Approved ${first}` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Approved ${first}` })
+      .waitFor();
     await settledIn(first, 'delivered');
 
     // the edited request shows the reviewer's score and rationale where the model's were
@@ -228,7 +280,9 @@ describe('console in a browser', () => {
     const score = page.locator('section[aria-labelledby="score-h"]');
     expect(await score.locator('.score-value span').textContent()).toBe('40');
     expect(await score.locator('[data-field="edited-score"]').textContent()).toMatch(/model scored \d+/);
-    expect(await score.locator('.rationale').textContent()).toBe('Two years is short of the senior bar; TypeScript is strong.');
+    expect(await score.locator('.rationale').textContent()).toBe(
+      'Two years is short of the senior bar; TypeScript is strong.',
+    );
     expect(await page.locator('section[aria-labelledby="decision-h"]').textContent()).toContain('editedScore');
     expect((await page.locator('[data-field="state"]').textContent())!.trim()).toBe('delivered');
     expect(await page.locator('[data-health]').getAttribute('data-health')).toBe('ok');
@@ -238,7 +292,10 @@ describe('console in a browser', () => {
     await page.goto(`${base()}/console/deliveries?requestId=${first}`);
     const delivery = page.locator('article[data-event="screening.review_decided"]');
     const body = (await delivery.locator('[data-field="body"]').textContent())!;
-    const signature = (await delivery.locator('[data-field="signature"]').textContent())!.replace(/^X-Screening-Signature:\s*/, '');
+    const signature = (await delivery.locator('[data-field="signature"]').textContent())!.replace(
+      /^X-Screening-Signature:\s*/,
+      '',
+    );
     expect(signature).toBe(`sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`);
     const sent = received.find((r) => r.body.includes('screening.review_decided') && r.body.includes(first))!;
     expect(sent.body).toBe(body);
@@ -251,11 +308,18 @@ describe('console in a browser', () => {
     await settledIn(state.failed, 'failed');
     await page.goto(`${base()}/console/requests/${state.failed}`);
     expect(await page.locator('[data-field="state-words"]').textContent()).toMatch(/^Failed\. Reason: .+/);
-    expect(await page.locator('section[aria-labelledby="score-h"]').textContent()).toContain('ended before it was scored');
+    expect(await page.locator('section[aria-labelledby="score-h"]').textContent()).toContain(
+      'ended before it was scored',
+    );
     await shot('request-failed');
 
     // a tenant whose endpoint answers 500: the badge says so, the attempts show what came back
-    const flaky = await admin()('POST', '/sandbox/v1/tenants', { planTier: 'pro', name: 'Flaky Receiver Ltd', webhookUrl: `${hookBase}/flaky`, webhookSecret: SECRET });
+    const flaky = await admin()('POST', '/sandbox/v1/tenants', {
+      planTier: 'pro',
+      name: 'Flaky Receiver Ltd',
+      webhookUrl: `${hookBase}/flaky`,
+      webhookSecret: SECRET,
+    });
     state.flakyTenant = flaky.json.tenantId;
     const failing = await submit(flaky.json.apiKey, 'e2e-flaky', AYU);
     await until('a failed attempt', async () => {
@@ -286,22 +350,33 @@ describe('console in a browser', () => {
     await page.getByRole('button', { name: 'Filter' }).click();
     const card = page.locator('article.delivery').first();
     await card.waitFor();
-    expect(await page.locator('article.delivery').evaluateAll((els) => els.every((e) => e.querySelector('.review-head .badge')?.textContent === 'retrying'))).toBe(true);
+    expect(
+      await page
+        .locator('article.delivery')
+        .evaluateAll((els) => els.every((e) => e.querySelector('.review-head .badge')?.textContent === 'retrying')),
+    ).toBe(true);
     const nextBefore = await card.locator('dt:text("Next automatic attempt") + dd time').getAttribute('datetime');
     await card.getByRole('button', { name: 'Redeliver' }).click();
     await page.getByRole('status').filter({ hasText: 'Redelivery of' }).waitFor();
     await until('the redelivery', async () => {
-      const d = (await admin()('GET', `/sandbox/v1/webhooks/deliveries?tenantId=${state.flakyTenant}&status=retrying`)).json.deliveries[0];
+      const d = (await admin()('GET', `/sandbox/v1/webhooks/deliveries?tenantId=${state.flakyTenant}&status=retrying`))
+        .json.deliveries[0];
       return d?.attempts.length === 2 ? d : undefined;
     });
     await page.reload();
     const again = page.locator('article.delivery').first();
-    expect(await again.locator('dt:text("Next automatic attempt") + dd time').getAttribute('datetime')).toBe(nextBefore);
+    expect(await again.locator('dt:text("Next automatic attempt") + dd time').getAttribute('datetime')).toBe(
+      nextBefore,
+    );
     const latest = again.locator('ol.attempts > li').first();
     expect(await latest.textContent()).toContain('redelivery');
     await latest.locator('summary').click();
-    expect(await latest.locator('[data-field="request-headers"]').textContent()).toMatch(/X-Screening-Signature: sha256=[0-9a-f]{64}/);
-    expect(await latest.locator('[data-field="response-body"]').textContent()).toBe('{"error":"receiver is down for maintenance"}');
+    expect(await latest.locator('[data-field="request-headers"]').textContent()).toMatch(
+      /X-Screening-Signature: sha256=[0-9a-f]{64}/,
+    );
+    expect(await latest.locator('[data-field="response-body"]').textContent()).toBe(
+      '{"error":"receiver is down for maintenance"}',
+    );
     expect(await page.locator('[data-field="success-rate"]').first().textContent()).toBe('0%');
     await shot('deliveries');
 
@@ -313,7 +388,9 @@ describe('console in a browser', () => {
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByRole('status').filter({ hasText: 'Test event' }).waitFor();
     await shot('tenant-webhook');
-    const test = await until('the test event', async () => received.find((r) => r.headers['x-screening-test'] === 'true'));
+    const test = await until('the test event', async () =>
+      received.find((r) => r.headers['x-screening-test'] === 'true'),
+    );
     const tenant = (await admin()('GET', `/sandbox/v1/tenants/${state.tenantId}`)).json;
     const hmac = (secret: string) => `sha256=${createHmac('sha256', secret).update(test.body).digest('hex')}`;
     expect(test.headers['x-screening-signature']).toBe(hmac(tenant.webhookSecret));
@@ -326,7 +403,10 @@ describe('console in a browser', () => {
     expect(await page.locator('[data-field="pending"]').textContent()).toMatch(/webhook retry/);
     expect(await page.locator('ol.timers').first().textContent()).toContain('review expiry');
     await page.getByRole('button', { name: '+1 hour' }).click();
-    await page.getByRole('status').filter({ hasText: /Advanced by 1 hour.*fired \d+ webhook retr/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Advanced by 1 hour.*fired \d+ webhook retr/ })
+      .waitFor();
     const fired = page.locator('ol.advances > li').first();
     expect(Number(await fired.getAttribute('data-fired'))).toBeGreaterThan(0);
     await fired.locator('summary').click();
@@ -369,9 +449,20 @@ describe('console in a browser', () => {
 
   it('fits 1280 and 390 px without horizontal overflow, and axe finds nothing serious on any page', async () => {
     const pages = [
-      '/console/tenants', `/console/tenants/${state.tenantId}`, '/console/reviews', '/console/reviews?state=all', '/console/requests',
-      `/console/requests/${state.edited}`, `/console/requests/${state.failed}`, `/console/deliveries?tenantId=${state.flakyTenant}`,
-      '/console/logs', '/console/applications', '/console/outbox', '/console/clock', '/console/faults', '/console/demo',
+      '/console/tenants',
+      `/console/tenants/${state.tenantId}`,
+      '/console/reviews',
+      '/console/reviews?state=all',
+      '/console/requests',
+      `/console/requests/${state.edited}`,
+      `/console/requests/${state.failed}`,
+      `/console/deliveries?tenantId=${state.flakyTenant}`,
+      '/console/logs',
+      '/console/applications',
+      '/console/outbox',
+      '/console/clock',
+      '/console/faults',
+      '/console/demo',
     ];
     const problems: string[] = [];
     for (const path of pages) {
@@ -418,14 +509,23 @@ describe('console in a browser', () => {
     const screening = await (await fetch(`${base()}/docs/screening.json`)).json();
     // each error status of submit shows its own code, taken from the contract
     const responses = screening.paths['/api/screening/v1/screen'].post.responses;
-    for (const [status, code] of [['400', 'invalid_request'], ['401', 'unauthorized'], ['403', 'forbidden'], ['402', 'payment_required']]) {
+    for (const [status, code] of [
+      ['400', 'invalid_request'],
+      ['401', 'unauthorized'],
+      ['403', 'forbidden'],
+      ['402', 'payment_required'],
+    ]) {
       expect(responses[status].content['application/json'].example.error.code, status).toBe(code);
     }
     await p.goto(`${base()}/docs`);
     const title = p.locator('.swagger-ui .information-container .title');
     await expect.poll(() => title.textContent()).toContain(screening.info.title);
     expect(await p.locator('.swagger-ui .errors-wrapper').count()).toBe(0);
-    expect(await p.locator('.topbar select option').allTextContents()).toEqual([screening.info.title, 'Jobs, Market Data and MCP API', 'Sandbox Control API'].map((t, i) => (i === 1 ? expect.any(String) : t)));
+    expect(await p.locator('.topbar select option').allTextContents()).toEqual(
+      [screening.info.title, 'Jobs, Market Data and MCP API', 'Sandbox Control API'].map((t, i) =>
+        i === 1 ? expect.any(String) : t,
+      ),
+    );
 
     // Try it out: authorize with the key, Execute submit twice; both create a request (no silent replay)
     await p.locator('.btn.authorize').click();

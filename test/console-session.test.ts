@@ -50,7 +50,13 @@ describe('console sign-in and session', () => {
 
   it('only returns to console paths after sign-in', async () => {
     const b = browser(sb.get().baseUrl);
-    for (const next of ['https://evil.example/', '//evil.example/console', '/console/../sandbox/v1/reset', '/\\evil.example', 'javascript:alert(1)']) {
+    for (const next of [
+      'https://evil.example/',
+      '//evil.example/console',
+      '/console/../sandbox/v1/reset',
+      '/\\evil.example',
+      'javascript:alert(1)',
+    ]) {
       const res = await b.request('POST', '/console/login', { token: ADMIN_TOKEN, next });
       expect(res.headers.get('location'), next).toBe('/console/tenants');
     }
@@ -81,7 +87,12 @@ describe('console sign-in and session', () => {
     expect((await a.request('POST', '/console/tenants', form)).status).toBe(403);
     expect((await a.request('POST', '/console/tenants', { ...form, _csrf: await other.csrf() })).status).toBe(403);
     const csrf = await a.csrf();
-    const cross = await a.request('POST', '/console/tenants', { ...form, _csrf: csrf }, { origin: 'https://evil.example' });
+    const cross = await a.request(
+      'POST',
+      '/console/tenants',
+      { ...form, _csrf: csrf },
+      { origin: 'https://evil.example' },
+    );
     expect(cross.status).toBe(403);
     expect(await tenantCount(base)).toBe(before);
     const ok = await a.request('POST', '/console/tenants', { ...form, _csrf: csrf });
@@ -112,7 +123,12 @@ describe('console pages', () => {
     const b = browser(sb.get().baseUrl);
     await b.login();
     const name = '<script>alert("x")</script><img src=x onerror=alert(1)>';
-    const res = await b.request('POST', '/console/tenants', { _csrf: await b.csrf(), planTier: 'starter', name, scopes: ['jobs', 'market'] });
+    const res = await b.request('POST', '/console/tenants', {
+      _csrf: await b.csrf(),
+      planTier: 'starter',
+      name,
+      scopes: ['jobs', 'market'],
+    });
     expect(res.status).toBe(303);
     const detail = await b.request('GET', res.headers.get('location')!);
     const list = await b.request('GET', '/console/tenants');
@@ -126,7 +142,11 @@ describe('console pages', () => {
   it('escapes data in attributes and tables (a fault rule path with quotes and markup)', async () => {
     const base = sb.get().baseUrl;
     const admin = client(base, ADMIN_TOKEN);
-    const made = await admin('POST', '/sandbox/v1/faults', { path: '/api/"><svg onload=alert(1)>', mode: 'latency', latencyMs: 1 });
+    const made = await admin('POST', '/sandbox/v1/faults', {
+      path: '/api/"><svg onload=alert(1)>',
+      mode: 'latency',
+      latencyMs: 1,
+    });
     expect(made.status).toBe(201);
     try {
       const b = browser(base);
@@ -144,7 +164,12 @@ describe('console pages', () => {
     const base = sb.get().baseUrl;
     const b = browser(base);
     await b.login();
-    const res = await b.request('POST', '/console/tenants', { _csrf: await b.csrf(), planTier: 'pro', name: 'Key Once', scopes: ['screening', 'jobs'] });
+    const res = await b.request('POST', '/console/tenants', {
+      _csrf: await b.csrf(),
+      planTier: 'pro',
+      name: 'Key Once',
+      scopes: ['screening', 'jobs'],
+    });
     const first = await b.request('GET', res.headers.get('location')!);
     const key = /id="new-api-key" class="secret">(rjk_live_[0-9a-z]{32})</.exec(first.text)?.[1];
     expect(key).toBeDefined();
@@ -160,7 +185,11 @@ describe('console pages', () => {
     const b = browser(base);
     await b.login();
     const before = await tenantCount(base);
-    const res = await b.request('POST', '/console/tenants', { _csrf: await b.csrf(), planTier: 'pro', webhookSecret: 'short' });
+    const res = await b.request('POST', '/console/tenants', {
+      _csrf: await b.csrf(),
+      planTier: 'pro',
+      webhookSecret: 'short',
+    });
     expect(res.headers.get('location')).toBe('/console/tenants');
     const page = await b.request('GET', '/console/tenants');
     expect(page.text).toContain('400 invalid_request: webhookSecret must be at least 8 characters');
@@ -174,12 +203,19 @@ describe('console pages', () => {
     const base = sb.get().baseUrl;
     const b = browser(base);
     await b.login();
-    const made = await b.request('POST', '/console/tenants', { _csrf: await b.csrf(), planTier: 'free', name: 'Upgrader' });
+    const made = await b.request('POST', '/console/tenants', {
+      _csrf: await b.csrf(),
+      planTier: 'free',
+      name: 'Upgrader',
+    });
     const path = made.headers.get('location')!;
     const tenantId = path.split('/').pop()!;
     const csrf = await b.csrf(path);
     expect((await b.request('POST', path, { _csrf: csrf, action: 'tier', planTier: 'scale' })).status).toBe(303);
-    expect((await b.request('POST', path, { _csrf: csrf, action: 'credits', screeningCredits: '3', applyCredits: '9' })).status).toBe(303);
+    expect(
+      (await b.request('POST', path, { _csrf: csrf, action: 'credits', screeningCredits: '3', applyCredits: '9' }))
+        .status,
+    ).toBe(303);
     expect((await b.request('POST', path, { _csrf: csrf, action: 'status', disabled: 'true' })).status).toBe(303);
     const t = (await client(base, ADMIN_TOKEN)('GET', `/sandbox/v1/tenants/${tenantId}`)).json;
     expect(t.planTier).toBe('scale');
@@ -222,7 +258,11 @@ describe('API reference at /docs', () => {
     // the page's script reads the documents to list from the page's JSON block
     const html = await (await fetch(`${base}/docs`)).text();
     const config = JSON.parse(/<script id="docs-config" type="application\/json">([^<]*)<\/script>/.exec(html)![1]);
-    expect(config.urls.map((u: { url: string }) => u.url)).toEqual(['/docs/screening.json', '/docs/jobs.json', '/docs/control.json']);
+    expect(config.urls.map((u: { url: string }) => u.url)).toEqual([
+      '/docs/screening.json',
+      '/docs/jobs.json',
+      '/docs/control.json',
+    ]);
     expect((await (await fetch(`${base}/docs/init.js`)).text()).includes("getElementById('docs-config')")).toBe(true);
     const bundle = await fetch(`${base}/docs/assets/swagger-ui-bundle.js`);
     expect(bundle.status).toBe(200);

@@ -44,7 +44,9 @@ describe('the control API description', () => {
         .map((r) => `${r.method} ${shape(`/sandbox/v1${r.path}`).replace(/\/$/, '')}`),
     );
     const documented = new Set(
-      Object.entries<any>(raw.paths).flatMap(([path, item]) => METHODS.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${shape(path)}`)),
+      Object.entries<any>(raw.paths).flatMap(([path, item]) =>
+        METHODS.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${shape(path)}`),
+      ),
     );
     expect([...documented].sort()).toEqual([...served].sort());
   });
@@ -63,11 +65,20 @@ describe('the control API description', () => {
     const t = await createTenant(baseUrl, { planTier: 'pro', webhookUrl: 'http://127.0.0.1:9/closed' });
     const sub = await client(baseUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
     const requestId = sub.json.requestId;
-    await waitFor(async () => ((await admin('GET', `/sandbox/v1/reviews/${requestId}`)).json.state === 'pending_review' ? true : undefined), 'review');
+    await waitFor(
+      async () =>
+        (await admin('GET', `/sandbox/v1/reviews/${requestId}`)).json.state === 'pending_review' ? true : undefined,
+      'review',
+    );
     const calls: [string, string, string, unknown?][] = [
       ['/sandbox/v1/tenants', 'get', '/sandbox/v1/tenants?limit=2'],
       ['/sandbox/v1/tenants/{tenantId}', 'get', `/sandbox/v1/tenants/${t.tenantId}`],
-      ['/sandbox/v1/tenants/{tenantId}/webhook-secret/rotate', 'post', `/sandbox/v1/tenants/${t.tenantId}/webhook-secret/rotate`, { overlapSeconds: 60 }],
+      [
+        '/sandbox/v1/tenants/{tenantId}/webhook-secret/rotate',
+        'post',
+        `/sandbox/v1/tenants/${t.tenantId}/webhook-secret/rotate`,
+        { overlapSeconds: 60 },
+      ],
       ['/sandbox/v1/reviews', 'get', '/sandbox/v1/reviews?state=pending_review'],
       ['/sandbox/v1/reviews/counts', 'get', '/sandbox/v1/reviews/counts'],
       ['/sandbox/v1/reviews/{requestId}', 'get', `/sandbox/v1/reviews/${requestId}`],
@@ -77,20 +88,40 @@ describe('the control API description', () => {
       ['/sandbox/v1/clock', 'get', '/sandbox/v1/clock'],
       ['/sandbox/v1/clock/timers', 'get', '/sandbox/v1/clock/timers'],
       ['/sandbox/v1/clock/advance', 'post', '/sandbox/v1/clock/advance', { seconds: 10 }],
-      ['/sandbox/v1/tenants/{tenantId}/clock/advance', 'post', `/sandbox/v1/tenants/${t.tenantId}/clock/advance`, { seconds: 30 }],
+      [
+        '/sandbox/v1/tenants/{tenantId}/clock/advance',
+        'post',
+        `/sandbox/v1/tenants/${t.tenantId}/clock/advance`,
+        { seconds: 30 },
+      ],
       ['/sandbox/v1/tenants/{tenantId}/clock', 'get', `/sandbox/v1/tenants/${t.tenantId}/clock`],
       ['/sandbox/v1/tenants/{tenantId}/clock', 'get', '/sandbox/v1/tenants/ten_nobody/clock'],
       ['/sandbox/v1/clock/timers', 'get', `/sandbox/v1/clock/timers?tenantId=${t.tenantId}`],
       ['/sandbox/v1/faults', 'post', '/sandbox/v1/faults', { mode: 'latency', latencyMs: 1, tenantId: t.tenantId }],
       ['/sandbox/v1/faults', 'get', `/sandbox/v1/faults?tenantId=${t.tenantId}`],
       ['/sandbox/v1/faults', 'post', '/sandbox/v1/faults', { mode: 'latency', latencyMs: 1, tenantId: 'ten_nobody' }],
-      ['/sandbox/v1/reviews/{requestId}/decision', 'post', `/sandbox/v1/reviews/${requestId}/decision`, { decision: 'edited', reviewerId: 'r1', editedScore: 40 }],
+      [
+        '/sandbox/v1/reviews/{requestId}/decision',
+        'post',
+        `/sandbox/v1/reviews/${requestId}/decision`,
+        { decision: 'edited', reviewerId: 'r1', editedScore: 40 },
+      ],
       ['/sandbox/v1/reviews', 'get', '/sandbox/v1/reviews?limit=0'],
       ['/sandbox/v1/tenants/{tenantId}', 'get', '/sandbox/v1/tenants/ten_nobody'],
       ['/sandbox/v1/webhooks/listen/listeners', 'get', `/sandbox/v1/webhooks/listen/listeners?tenantId=${t.tenantId}`],
       ['/sandbox/v1/webhooks/listen', 'get', '/sandbox/v1/webhooks/listen'],
-      ['/sandbox/v1/webhooks/listen/{attemptId}/answer', 'post', '/sandbox/v1/webhooks/listen/whd_nothing.1/answer', { tenantId: t.tenantId, statusCode: 200, durationMs: 3 }],
-      ['/sandbox/v1/webhooks/listen/{attemptId}/answer', 'post', '/sandbox/v1/webhooks/listen/whd_nothing.1/answer', { statusCode: 99, durationMs: 3 }],
+      [
+        '/sandbox/v1/webhooks/listen/{attemptId}/answer',
+        'post',
+        '/sandbox/v1/webhooks/listen/whd_nothing.1/answer',
+        { tenantId: t.tenantId, statusCode: 200, durationMs: 3 },
+      ],
+      [
+        '/sandbox/v1/webhooks/listen/{attemptId}/answer',
+        'post',
+        '/sandbox/v1/webhooks/listen/whd_nothing.1/answer',
+        { statusCode: 99, durationMs: 3 },
+      ],
     ];
     for (const [path, method, url, body] of calls) {
       const res = await admin(method.toUpperCase(), url, body);

@@ -45,7 +45,9 @@ describe('request validation names the offending field', () => {
       submit.checkBody({ ...validSubmit(), candidate: { kind: 'structured', fullName: 'A', resumeRef: 'res_1' } }),
     );
     expect(e.message).toBe("candidate: unknown property 'resumeRef'");
-    const r = thrown(() => submit.checkBody({ ...validSubmit(), candidate: { kind: 'resume_ref', resumeRef: 'r', fullName: 'A' } }));
+    const r = thrown(() =>
+      submit.checkBody({ ...validSubmit(), candidate: { kind: 'resume_ref', resumeRef: 'r', fullName: 'A' } }),
+    );
     expect(r.message).toBe("candidate: unknown property 'fullName'");
   });
 
@@ -61,9 +63,13 @@ describe('request validation names the offending field', () => {
   it('names missing, mistyped and out-of-bounds fields', () => {
     const { jobSpec: _omit, ...noJobSpec } = validSubmit();
     expect(thrown(() => submit.checkBody(noJobSpec)).message).toBe('jobSpec is required');
-    expect(thrown(() => submit.checkBody({ ...validSubmit(), idempotencyKey: 7 })).message).toBe('idempotencyKey must be a string');
+    expect(thrown(() => submit.checkBody({ ...validSubmit(), idempotencyKey: 7 })).message).toBe(
+      'idempotencyKey must be a string',
+    );
     expect(thrown(() => submit.checkBody({ ...validSubmit(), extra: true })).message).toBe("unknown property 'extra'");
-    const long = thrown(() => submit.checkBody({ ...validSubmit(), jobSpec: { title: 'x'.repeat(10_001), mustHaves: [] } }));
+    const long = thrown(() =>
+      submit.checkBody({ ...validSubmit(), jobSpec: { title: 'x'.repeat(10_001), mustHaves: [] } }),
+    );
     expect(long.message).toBe('jobSpec.title must be 1 to 10000 characters long');
     const skills = thrown(() =>
       submit.checkBody({ ...validSubmit(), candidate: { kind: 'structured', fullName: 'A', skills: ['ok', 3] } }),
@@ -77,7 +83,9 @@ describe('request validation names the offending field', () => {
     const apply = contracts.operation('applyToJob');
     const ok = { candidate_name: 'Dewi', candidate_email: 'dewi@example.com', message: 'm'.repeat(80) };
     expect(() => apply.checkBody(ok)).not.toThrow();
-    expect(thrown(() => apply.checkBody({ ...ok, message: 'm'.repeat(79) })).message).toBe('message must be 80 to 3000 characters long');
+    expect(thrown(() => apply.checkBody({ ...ok, message: 'm'.repeat(79) })).message).toBe(
+      'message must be 80 to 3000 characters long',
+    );
     expect(thrown(() => apply.checkBody({ ...ok, message: 'm'.repeat(3001) })).details.field).toBe('message');
   });
 });
@@ -109,12 +117,16 @@ describe('query and path parameters', () => {
 
   it('accepts only plain decimal integers', () => {
     for (const v of ['1.5', 'abc', '1e3', '', '+5', '007', '0x10', ' 5']) {
-      expect(thrown(() => q(`limit=${encodeURIComponent(v)}`)).message, v).toMatch(/^limit must be an integer from 1 to 500/);
+      expect(thrown(() => q(`limit=${encodeURIComponent(v)}`)).message, v).toMatch(
+        /^limit must be an integer from 1 to 500/,
+      );
     }
   });
 
   it('refuses unknown and repeated parameters', () => {
-    expect(thrown(() => q('limt=5')).message).toBe("unknown query parameter 'limt'; this endpoint accepts since, cursor, limit");
+    expect(thrown(() => q('limt=5')).message).toBe(
+      "unknown query parameter 'limt'; this endpoint accepts since, cursor, limit",
+    );
     expect(thrown(() => q('limit=5&limit=6')).message).toBe('query parameter limit must be given at most once');
     expect(thrown(() => contracts.operation('getMe').parseQuery(new URLSearchParams('x=1'))).message).toBe(
       "unknown query parameter 'x'; this endpoint takes no query parameters",
@@ -127,8 +139,12 @@ describe('query and path parameters', () => {
     expect(thrown(() => search.parseQuery(new URLSearchParams('job_type=gig'))).message).toBe(
       "job_type must be one of full-time, part-time, contract, freelance (got 'gig')",
     );
-    expect(thrown(() => search.parseQuery(new URLSearchParams('limit=51'))).message).toMatch(/^limit must be an integer from 1 to 50 /);
-    expect(thrown(() => search.parseQuery(new URLSearchParams('offset=-1'))).message).toMatch(/^offset must be an integer from 0 to 10000 /);
+    expect(thrown(() => search.parseQuery(new URLSearchParams('limit=51'))).message).toMatch(
+      /^limit must be an integer from 1 to 50 /,
+    );
+    expect(thrown(() => search.parseQuery(new URLSearchParams('offset=-1'))).message).toMatch(
+      /^offset must be an integer from 0 to 10000 /,
+    );
   });
 
   it('validates path parameters', () => {
@@ -140,8 +156,14 @@ describe('query and path parameters', () => {
 
 describe('routing, responses and component schemas', () => {
   it('maps concrete paths to operations, preferring literal segments', () => {
-    expect(contracts.match('GET', '/api/v1/jobs/job_1')).toMatchObject({ op: { operationId: 'getJob' }, params: { id: 'job_1' } });
-    expect(contracts.match('POST', '/api/v1/jobs/a%2Fb/apply')).toMatchObject({ op: { operationId: 'applyToJob' }, params: { id: 'a/b' } });
+    expect(contracts.match('GET', '/api/v1/jobs/job_1')).toMatchObject({
+      op: { operationId: 'getJob' },
+      params: { id: 'job_1' },
+    });
+    expect(contracts.match('POST', '/api/v1/jobs/a%2Fb/apply')).toMatchObject({
+      op: { operationId: 'applyToJob' },
+      params: { id: 'a/b' },
+    });
     expect(contracts.match('get', '/api/v1/market/roles')?.op.operationId).toBe('listRoles');
     expect(contracts.match('GET', '/api/v1/market/roles/data-science')?.op.operationId).toBe('getRoleReport');
     expect(contracts.match('GET', '/api/screening/v1/audit')?.op.operationId).toBe('getAudit');
@@ -152,10 +174,16 @@ describe('routing, responses and component schemas', () => {
 
   it('checks a response body, its documented status and its required headers', () => {
     const search = contracts.operation('searchJobs');
-    const headers = new Headers({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': '12' });
+    const headers = new Headers({
+      'X-RateLimit-Limit': '60',
+      'X-RateLimit-Remaining': '59',
+      'X-RateLimit-Reset': '12',
+    });
     const page = { tier: 'free', jobs: [], page: 0, hasMore: false };
     expect(search.checkResponse(200, page, headers)).toEqual([]);
-    expect(search.checkResponse(200, { ...page, tier: 'scale' }, headers)).toEqual(['body.tier must be one of free, starter, pro']);
+    expect(search.checkResponse(200, { ...page, tier: 'scale' }, headers)).toEqual([
+      'body.tier must be one of free, starter, pro',
+    ]);
     headers.delete('X-RateLimit-Remaining');
     headers.set('X-RateLimit-Reset', 'soon');
     expect(search.checkResponse(200, page, headers)).toEqual([
@@ -165,7 +193,9 @@ describe('routing, responses and component schemas', () => {
     expect(search.checkResponse(500, { error: { code: 'internal', message: 'x' } })).toEqual([
       'status 500 is not documented for searchJobs (documented: 200, 400, 401, 402, 403, 429)',
     ]);
-    const limited = contracts.operation('getJob').checkResponse(429, { error: { code: 'rate_limited', message: 'slow down' } }, new Headers());
+    const limited = contracts
+      .operation('getJob')
+      .checkResponse(429, { error: { code: 'rate_limited', message: 'slow down' } }, new Headers());
     expect(limited).toContain('header Retry-After is missing');
   });
 
@@ -179,20 +209,43 @@ describe('routing, responses and component schemas', () => {
       promptVersion: 'p',
     };
     expect(contracts.validate('ScoreResultV1', score)).toEqual(['rationale is required']);
-    expect(contracts.validate('ScoreResultV1', { ...score, rationale: 'r', dimensions: [] })).toEqual(['dimensions must have 1 to 200 items']);
-    const delivery = { requestId: 'scr_1', tenantId: 't', event: 'screening.scored', result: { ...score, rationale: 'r' }, deliveredAt: '2026-01-01T00:00:00Z' };
+    expect(contracts.validate('ScoreResultV1', { ...score, rationale: 'r', dimensions: [] })).toEqual([
+      'dimensions must have 1 to 200 items',
+    ]);
+    const delivery = {
+      requestId: 'scr_1',
+      tenantId: 't',
+      event: 'screening.scored',
+      result: { ...score, rationale: 'r' },
+      deliveredAt: '2026-01-01T00:00:00Z',
+    };
     expect(contracts.validate('ScoredDelivery', delivery)).toEqual([]);
     expect(contracts.validate('WebhookDelivery', delivery)).toEqual([]);
-    expect(contracts.validate('WebhookDelivery', { ...delivery, event: 'screening.review_decided' })).toContain('result.decision is required');
-    expect(contracts.validate('ScreeningUsage', { tenantId: 't', planTier: 'pro', creditsRemaining: 1, creditsCap: 2, usagePercent: 0.5, nearLimit: false, resetAt: null, freeScreenCap: 3 })).toEqual([
-      'freeScreenCap is allowed only when planTier is "free"',
-    ]);
-    expect(contracts.validate('jobs:PaymentRequiredEnvelope', { error: { code: 'payment_required', message: 'm' } })).toEqual(['error.upsell is required']);
+    expect(contracts.validate('WebhookDelivery', { ...delivery, event: 'screening.review_decided' })).toContain(
+      'result.decision is required',
+    );
+    expect(
+      contracts.validate('ScreeningUsage', {
+        tenantId: 't',
+        planTier: 'pro',
+        creditsRemaining: 1,
+        creditsCap: 2,
+        usagePercent: 0.5,
+        nearLimit: false,
+        resetAt: null,
+        freeScreenCap: 3,
+      }),
+    ).toEqual(['freeScreenCap is allowed only when planTier is "free"']);
+    expect(
+      contracts.validate('jobs:PaymentRequiredEnvelope', { error: { code: 'payment_required', message: 'm' } }),
+    ).toEqual(['error.upsell is required']);
     expect(() => contracts.validate('NoSuchSchema', {})).toThrow(/unknown schema/);
   });
 
   it('the webhook operations check delivery bodies too', () => {
-    expect(() => contracts.operation('screeningReviewDecided').checkBody({ event: 'screening.review_decided' })).toThrow(/requestId is required/);
+    expect(() =>
+      contracts.operation('screeningReviewDecided').checkBody({ event: 'screening.review_decided' }),
+    ).toThrow(/requestId is required/);
   });
 
   it('specView strips exactly the policy parts', () => {
@@ -219,7 +272,9 @@ describe('MCP tool contracts', () => {
         expect(Array.isArray(contracts.checkToolInput(server, name, {}))).toBe(true);
       }
     }
-    expect(contracts.checkToolInput('anon', 'no_such_tool', {})).toEqual(["unknown tool 'no_such_tool' on the anon MCP server"]);
+    expect(contracts.checkToolInput('anon', 'no_such_tool', {})).toEqual([
+      "unknown tool 'no_such_tool' on the anon MCP server",
+    ]);
   });
 
   it('apply_to_job takes the job id plus the REST ApplyRequest, so the two bodies cannot drift', () => {
@@ -228,7 +283,8 @@ describe('MCP tool contracts', () => {
     expect(input.required).toEqual(['id', ...rest.required]);
     expect(Object.keys(input.properties)).toEqual(['id', ...Object.keys(rest.properties)]);
     for (const [name, field] of Object.entries<Record<string, unknown>>(rest.properties)) {
-      for (const k of ['type', 'format', 'minLength', 'maxLength', 'enum']) expect(input.properties[name][k], `${name}.${k}`).toEqual(field[k]);
+      for (const k of ['type', 'format', 'minLength', 'maxLength', 'enum'])
+        expect(input.properties[name][k], `${name}.${k}`).toEqual(field[k]);
     }
     const tooLong = `${'a'.repeat(250)}@b.co`;
     const body = { candidate_name: 'Ayu', candidate_email: tooLong, message: 'm'.repeat(80) };

@@ -40,11 +40,18 @@ describe('self-check on', () => {
     expect(res.json.error.code).toBe('internal');
     expect(res.json.error.message).toContain('getMe');
     expect(res.json.error.message).toContain('header X-RateLimit-Remaining is missing');
-    expect(log.mock.calls.some((args) => String(args[0]).includes('header X-RateLimit-Remaining is missing'))).toBe(true);
+    expect(log.mock.calls.some((args) => String(args[0]).includes('header X-RateLimit-Remaining is missing'))).toBe(
+      true,
+    );
   });
 
   it('lets statuses injected by chaos rules through, even where undocumented', async () => {
-    const rule = await admin()('POST', '/sandbox/v1/faults', { path: '/api/screening/v1/usage', mode: 'status', status: 503, count: 1 });
+    const rule = await admin()('POST', '/sandbox/v1/faults', {
+      path: '/api/screening/v1/usage',
+      mode: 'status',
+      status: 503,
+      count: 1,
+    });
     expect(rule.status).toBeLessThan(300);
     const res = await api()('GET', '/api/screening/v1/usage');
     expect(res.status).toBe(503);
@@ -55,14 +62,24 @@ describe('self-check on', () => {
   it('checks error responses too: a 400 carries a message naming the parameter', async () => {
     const res = await api()('GET', '/api/screening/v1/audit?limit=501');
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: { code: 'invalid_request', message: "limit must be an integer from 1 to 500 (got '501')" } });
+    expect(res.json).toEqual({
+      error: { code: 'invalid_request', message: "limit must be an integer from 1 to 500 (got '501')" },
+    });
   });
 });
 
 describe('self-check off', () => {
   let sb: RunningSandbox;
   beforeAll(async () => {
-    sb = await startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN, selfCheck: false, corpusSize: 200, bugs: ['drop_ratelimit_remaining'] });
+    sb = await startSandbox({
+      host: '127.0.0.1',
+      port: 0,
+      anonMcpPort: 0,
+      adminToken: ADMIN_TOKEN,
+      selfCheck: false,
+      corpusSize: 200,
+      bugs: ['drop_ratelimit_remaining'],
+    });
   });
   afterAll(async () => {
     await sb?.close();

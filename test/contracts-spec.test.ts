@@ -30,7 +30,13 @@ function parseSpec(md: string): Section[] {
   let cur: Section | null = null;
   let lead = '';
   let table: Table | null = null;
-  const cells = (line: string) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+  const cells = (line: string) =>
+    line
+      .trim()
+      .replace(/^\|/, '')
+      .replace(/\|$/, '')
+      .split('|')
+      .map((c) => c.trim());
   for (const line of md.split('\n')) {
     const h = /^(#{1,6})\s+(.*)$/.exec(line);
     if (h) {
@@ -63,10 +69,9 @@ function parseSpec(md: string): Section[] {
   return out;
 }
 
-const spec = Object.fromEntries(SPEC_FILES.map((f) => [f, parseSpec(readFileSync(new URL(f, SPEC_DIR), 'utf8'))])) as Record<
-  (typeof SPEC_FILES)[number],
-  Section[]
->;
+const spec = Object.fromEntries(
+  SPEC_FILES.map((f) => [f, parseSpec(readFileSync(new URL(f, SPEC_DIR), 'utf8'))]),
+) as Record<(typeof SPEC_FILES)[number], Section[]>;
 
 const contracts = await loadContracts();
 const schemasOf = (api: 'screening' | 'jobs') => contracts.dereferenced[api].components.schemas as Record<string, any>;
@@ -101,12 +106,17 @@ function expectType(prop: any, cell: string, where: string, components: Record<s
   const m = /^(string|integer|number|boolean|object|array)\b/.exec(base);
   expect(m, `${where}: understood type cell '${cell}'`).not.toBeNull();
   const t = m![1];
-  expect(types.has(t) || (t === 'number' && types.has('integer')), `${where}: type ${t} (has ${[...types].join(', ')})`).toBe(true);
-  if (/\((ISO 8601 )?date-time\)/.test(base)) expect(prop.format ?? prop.anyOf?.[0]?.format, `${where}: date-time`).toBe('date-time');
+  expect(
+    types.has(t) || (t === 'number' && types.has('integer')),
+    `${where}: type ${t} (has ${[...types].join(', ')})`,
+  ).toBe(true);
+  if (/\((ISO 8601 )?date-time\)/.test(base))
+    expect(prop.format ?? prop.anyOf?.[0]?.format, `${where}: date-time`).toBe('date-time');
   if (/\(URL\)|\(URI\)/.test(base)) expect(prop.format, `${where}: URL`).toBe('uri');
   const constant = /constant `([^`]+)`/.exec(base);
   if (constant) expect(String(prop.const), `${where}: constant`).toBe(constant[1]);
-  if (/^array of string$/.test(base)) expect(typesOf(prop.items).has('string'), `${where}: items are strings`).toBe(true);
+  if (/^array of string$/.test(base))
+    expect(typesOf(prop.items).has('string'), `${where}: items are strings`).toBe(true);
   const atLeast = /at least (\d+) item/.exec(base);
   if (atLeast) expect(prop.minItems, `${where}: minItems`).toBe(Number(atLeast[1]));
 }
@@ -134,7 +144,11 @@ function expectNotes(prop: any, notes: string, where: string) {
   const constant = /^Constant `([^`]+)`/.exec(n);
   if (constant) expect(String(prop.const), `${where}: constant`).toBe(constant[1]);
   const shape = /^Shape `([a-z]+_)</.exec(n);
-  if (shape) expect(new RegExp(prop.pattern).test(`${shape[1]}x`) && !new RegExp(prop.pattern).test('x'), `${where}: pattern`).toBe(true);
+  if (shape)
+    expect(
+      new RegExp(prop.pattern).test(`${shape[1]}x`) && !new RegExp(prop.pattern).test('x'),
+      `${where}: pattern`,
+    ).toBe(true);
 }
 
 /** Table sections of "2. Resources and their fields" (and the delivery body) -> the component schemas. */
@@ -165,9 +179,7 @@ describe('every resource table of the specification is in the contract', () => {
   for (const doc of SPEC_FILES) {
     const api = doc === 'screening-api.md' ? 'screening' : 'jobs';
     const fieldTables = spec[doc].flatMap((section) =>
-      section.tables
-        .filter((t) => t.header[0] === 'Field')
-        .map((table) => ({ section, table })),
+      section.tables.filter((t) => t.header[0] === 'Field').map((table) => ({ section, table })),
     );
     it(`${doc}: the parser found its field tables`, () => {
       expect(fieldTables.length).toBeGreaterThanOrEqual(doc === 'screening-api.md' ? 10 : 3);
@@ -192,7 +204,8 @@ describe('every resource table of the specification is in the contract', () => {
               expect(schema.required, `${where} required (all fields required)`).toContain(field);
             }
             expectType(prop, row.Type, where, components);
-            if (row.Notes && name !== 'ReviewDecidedDelivery' && name !== 'ScoredDelivery') expectNotes(prop, row.Notes, where);
+            if (row.Notes && name !== 'ReviewDecidedDelivery' && name !== 'ScoredDelivery')
+              expectNotes(prop, row.Notes, where);
           }
           if (/No (other )?properties other than those listed|no other properties allowed/i.test(section.prose)) {
             expect(schema.additionalProperties, `${name} is closed`).toBe(false);
@@ -206,7 +219,9 @@ describe('every resource table of the specification is in the contract', () => {
     const s = schemasOf('screening');
     const table = spec['screening-api.md'].find((x) => x.title === 'Event kinds')!.tables[0];
     const kinds = table.rows.map((r) => r.Event).sort();
-    expect([s.ScoredDelivery.properties.event.const, s.ReviewDecidedDelivery.properties.event.const].sort()).toEqual(kinds);
+    expect([s.ScoredDelivery.properties.event.const, s.ReviewDecidedDelivery.properties.event.const].sort()).toEqual(
+      kinds,
+    );
     for (const r of table.rows) {
       const delivery = r.Event === 'screening.scored' ? s.ScoredDelivery : s.ReviewDecidedDelivery;
       expect(delivery.properties.result).toBe(s[r['`result` type']]);
@@ -275,7 +290,9 @@ describe('the parameter tables of the specification are in the contract', () => 
   });
 
   it('every REST endpoint of the endpoint table is an operation at that method and path', () => {
-    const table = spec['jobs-market-mcp-api.md'].find((x) => x.title === 'REST')!.tables.find((t) => t.header[0] === 'Method')!;
+    const table = spec['jobs-market-mcp-api.md']
+      .find((x) => x.title === 'REST')!
+      .tables.find((t) => t.header[0] === 'Method')!;
     expect(table.rows.length).toBe(8);
     for (const row of table.rows) {
       const concrete = row.Path.replace(/\{(\w+)\}/g, 'sample-$1');
@@ -293,13 +310,22 @@ describe('the parameter tables of the specification are in the contract', () => 
   });
 
   it('the documented statuses of each screening endpoint', () => {
-    const line = spec['screening-api.md'].find((x) => x.title === '7. Errors')!.prose.split('\n').find((l) => l.startsWith('Documented statuses per endpoint'))!;
+    const line = spec['screening-api.md']
+      .find((x) => x.title === '7. Errors')!
+      .prose.split('\n')
+      .find((l) => l.startsWith('Documented statuses per endpoint'))!;
     const ids: Record<string, string> = { submit: 'submitScreen', usage: 'getUsage', audit: 'getAudit' };
     for (const [, name, list] of line.matchAll(/(submit|usage|audit) ([\d, ]+)/g)) {
       const op = contracts.operation(ids[name]);
       const responses = contracts.dereferenced.screening.paths[op.path][op.method.toLowerCase()].responses;
       const specOnly = Object.keys(responses).filter((s) => !responses[s]['x-policy'] && !s.startsWith('2'));
-      expect(specOnly.sort(), name).toEqual(list.split(',').map((s) => s.trim()).filter(Boolean).sort());
+      expect(specOnly.sort(), name).toEqual(
+        list
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+          .sort(),
+      );
     }
   });
 });

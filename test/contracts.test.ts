@@ -42,7 +42,9 @@ describe('the OpenAPI documents', () => {
     });
 
     it(`${api}: the loader reads the document exactly as a YAML parser does`, () => {
-      expect(JSON.parse(JSON.stringify(contracts.documents[api]))).toEqual(parse(read(`contracts/${api}.openapi.yaml`)));
+      expect(JSON.parse(JSON.stringify(contracts.documents[api]))).toEqual(
+        parse(read(`contracts/${api}.openapi.yaml`)),
+      );
     });
   }
 
@@ -68,9 +70,13 @@ describe('requirements.yaml', () => {
   const { requirements } = parse(read('contracts/requirements.yaml')) as { requirements: any[] };
   const decisions = new Set([...read('contracts/DECISIONS.md').matchAll(/^### (D-\d+)/gm)].map((m) => m[1]));
   const headings: Record<string, string[]> = Object.fromEntries(
-    ['screening-api.md', 'jobs-market-mcp-api.md'].map((f) => [f, [...read(`contracts/spec/${f}`).matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => m[1].trim())]),
+    ['screening-api.md', 'jobs-market-mcp-api.md'].map((f) => [
+      f,
+      [...read(`contracts/spec/${f}`).matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => m[1].trim()),
+    ]),
   );
-  const AREA = /^(SCR-(AUTH|SUBMIT|IDEMP|CREDIT|USAGE|AUDIT|LEDGER|STATE|REVIEW|HOOK|ERR|LIMIT|VER)|JOB-(AUTH|SEARCH|GET|APPLY|ME|MKT|RATE|TIER|ERR|VER)|MCP-(KEYED|ANON|DISC|TOOL)|POL-[A-Z]+)-\d+$/;
+  const AREA =
+    /^(SCR-(AUTH|SUBMIT|IDEMP|CREDIT|USAGE|AUDIT|LEDGER|STATE|REVIEW|HOOK|ERR|LIMIT|VER)|JOB-(AUTH|SEARCH|GET|APPLY|ME|MKT|RATE|TIER|ERR|VER)|MCP-(KEYED|ANON|DISC|TOOL)|POL-[A-Z]+)-\d+$/;
 
   it('has a plausible number of entries, each well-formed with a unique id', () => {
     expect(requirements.length).toBeGreaterThanOrEqual(80);
@@ -82,7 +88,12 @@ describe('requirements.yaml', () => {
       expect(['must', 'policy'], r.id).toContain(r.level);
       expect(r.id.startsWith('POL-'), `${r.id}: POL- ids exactly for policy items`).toBe(r.level === 'policy');
       expect(typeof r.text === 'string' && r.text.length > 15, r.id).toBe(true);
-      expect(Object.keys(r).every((k) => ['id', 'source', 'level', 'text', 'decision', 'observable', 'observes'].includes(k)), r.id).toBe(true);
+      expect(
+        Object.keys(r).every((k) =>
+          ['id', 'source', 'level', 'text', 'decision', 'observable', 'observes'].includes(k),
+        ),
+        r.id,
+      ).toBe(true);
     }
   });
 
@@ -98,13 +109,44 @@ describe('requirements.yaml', () => {
       const list = headings[r.source?.doc];
       expect(list, `${r.id}: doc ${r.source?.doc}`).toBeDefined();
       const section = String(r.source.section);
-      expect(list.some((h) => h === section || h.startsWith(`${section} (`)), `${r.id}: section '${section}'`).toBe(true);
+      expect(
+        list.some((h) => h === section || h.startsWith(`${section} (`)),
+        `${r.id}: section '${section}'`,
+      ).toBe(true);
     }
   });
 
   it('every area of the specification has must requirements', () => {
     const areas = new Set(requirements.filter((r) => r.level === 'must').map((r) => r.id.replace(/-\d+$/, '')));
-    for (const a of ['SCR-AUTH', 'SCR-SUBMIT', 'SCR-IDEMP', 'SCR-CREDIT', 'SCR-USAGE', 'SCR-AUDIT', 'SCR-LEDGER', 'SCR-STATE', 'SCR-REVIEW', 'SCR-HOOK', 'SCR-ERR', 'SCR-LIMIT', 'SCR-VER', 'JOB-AUTH', 'JOB-SEARCH', 'JOB-GET', 'JOB-APPLY', 'JOB-ME', 'JOB-MKT', 'JOB-RATE', 'JOB-TIER', 'JOB-ERR', 'JOB-VER', 'MCP-KEYED', 'MCP-ANON', 'MCP-DISC', 'MCP-TOOL']) {
+    for (const a of [
+      'SCR-AUTH',
+      'SCR-SUBMIT',
+      'SCR-IDEMP',
+      'SCR-CREDIT',
+      'SCR-USAGE',
+      'SCR-AUDIT',
+      'SCR-LEDGER',
+      'SCR-STATE',
+      'SCR-REVIEW',
+      'SCR-HOOK',
+      'SCR-ERR',
+      'SCR-LIMIT',
+      'SCR-VER',
+      'JOB-AUTH',
+      'JOB-SEARCH',
+      'JOB-GET',
+      'JOB-APPLY',
+      'JOB-ME',
+      'JOB-MKT',
+      'JOB-RATE',
+      'JOB-TIER',
+      'JOB-ERR',
+      'JOB-VER',
+      'MCP-KEYED',
+      'MCP-ANON',
+      'MCP-DISC',
+      'MCP-TOOL',
+    ]) {
       expect(areas.has(a), a).toBe(true);
     }
   });

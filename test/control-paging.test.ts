@@ -22,7 +22,8 @@ async function seedPending(n: number): Promise<string> {
     });
     if (i % 2000 === 1999) await new Promise((r) => setImmediate(r));
   }
-  for (let tries = 0; core.screening.requests.countIn('pending_review') < n && tries < 400; tries++) await new Promise((r) => setTimeout(r, 25));
+  for (let tries = 0; core.screening.requests.countIn('pending_review') < n && tries < 400; tries++)
+    await new Promise((r) => setTimeout(r, 25));
   expect(core.screening.requests.countIn('pending_review')).toBe(n);
   return t.tenantId;
 }
@@ -56,7 +57,10 @@ describe('paged admin listings', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let i = 0; i < 3; i++) {
-      const page: any = await admin('GET', `/sandbox/v1/reviews?state=pending_review&tenantId=${tenantId}&limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: any = await admin(
+        'GET',
+        `/sandbox/v1/reviews?state=pending_review&tenantId=${tenantId}&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(page.json.reviews).toHaveLength(200);
       seen.push(...page.json.reviews.map((r: { requestId: string }) => r.requestId));
       cursor = page.json.nextCursor;
@@ -83,7 +87,10 @@ describe('paged admin listings', () => {
     const { baseUrl } = sb.get();
     const admin = client(baseUrl, ADMIN_TOKEN);
     for (let i = 0; i < 3; i++) await createTenant(baseUrl, { planTier: 'free', name: `Paged ${i}` });
-    const all = sb.get().core.tenants.list().map((t) => t.id);
+    const all = sb
+      .get()
+      .core.tenants.list()
+      .map((t) => t.id);
     const walked: string[] = [];
     let cursor: string | null = null;
     do {
@@ -95,7 +102,12 @@ describe('paged admin listings', () => {
     } while (cursor);
     expect(walked).toEqual(all);
 
-    for (const path of ['/sandbox/v1/webhooks/deliveries', '/sandbox/v1/applications', '/sandbox/v1/outbox', '/sandbox/v1/logs']) {
+    for (const path of [
+      '/sandbox/v1/webhooks/deliveries',
+      '/sandbox/v1/applications',
+      '/sandbox/v1/outbox',
+      '/sandbox/v1/logs',
+    ]) {
       const res = await admin('GET', `${path}?limit=1`);
       expect(res.status, path).toBe(200);
       expect(res.json, path).toHaveProperty('nextCursor');
@@ -106,8 +118,15 @@ describe('paged admin listings', () => {
       expect(res.json.error.code).toBe('invalid_request');
     }
     // the short lists are bounded instead: at most 100 chaos rules, and `limit` endpoints
-    for (let i = 0; i < 100; i++) expect((await admin('POST', '/sandbox/v1/faults', { path: `/api/v1/x${i}`, mode: 'latency', latencyMs: 0 })).status).toBe(201);
-    const over = await admin('POST', '/sandbox/v1/faults', { path: '/api/v1/one-too-many', mode: 'latency', latencyMs: 0 });
+    for (let i = 0; i < 100; i++)
+      expect(
+        (await admin('POST', '/sandbox/v1/faults', { path: `/api/v1/x${i}`, mode: 'latency', latencyMs: 0 })).status,
+      ).toBe(201);
+    const over = await admin('POST', '/sandbox/v1/faults', {
+      path: '/api/v1/one-too-many',
+      mode: 'latency',
+      latencyMs: 0,
+    });
     expect(over.status).toBe(400);
     expect(over.json.error.message).toMatch(/at most 100 chaos rules/);
     expect((await admin('GET', '/sandbox/v1/faults')).json.rules).toHaveLength(100);
@@ -115,11 +134,14 @@ describe('paged admin listings', () => {
     expect((await admin('GET', '/sandbox/v1/webhooks/endpoints?limit=0')).status).toBe(400);
     // a cursor of the ascending walk is not a cursor of the descending one
     const asc = await admin('GET', '/sandbox/v1/tenants?limit=1');
-    expect((await admin('GET', `/sandbox/v1/tenants?limit=1&order=desc&cursor=${asc.json.nextCursor}`)).status).toBe(400);
+    expect((await admin('GET', `/sandbox/v1/tenants?limit=1&order=desc&cursor=${asc.json.nextCursor}`)).status).toBe(
+      400,
+    );
     // after a reset the old cursor no longer matches anything: refused, not silently skipping. The cursor ends on
     // a tenant this test created (demo tenants keep their seed-derived ids across a reset, D-83)
     let mine: any = asc;
-    while (mine.json.tenants[0].name.startsWith('Demo')) mine = await admin('GET', `/sandbox/v1/tenants?limit=1&cursor=${mine.json.nextCursor}`);
+    while (mine.json.tenants[0].name.startsWith('Demo'))
+      mine = await admin('GET', `/sandbox/v1/tenants?limit=1&cursor=${mine.json.nextCursor}`);
     await admin('POST', '/sandbox/v1/reset');
     for (let i = 0; i < 12; i++) await createTenant(baseUrl, { planTier: 'free', name: `After ${i}` });
     const stale = await admin('GET', `/sandbox/v1/tenants?limit=1&cursor=${mine.json.nextCursor}`);

@@ -14,12 +14,13 @@ import { SCREENING, submitBody, waitFor } from './support/screening.js';
 
 const raw = parse(readFileSync(new URL('../contracts/control.openapi.yaml', import.meta.url), 'utf8'));
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-const operations: { method: string; path: string; tenant: boolean }[] = Object.entries<any>(raw.paths).flatMap(([path, item]) =>
-  METHODS.filter((m) => item[m]).map((m) => ({
-    method: m.toUpperCase(),
-    path,
-    tenant: (item[m].security as Record<string, string[]>[]).some((s) => 'tenantKey' in s),
-  })),
+const operations: { method: string; path: string; tenant: boolean }[] = Object.entries<any>(raw.paths).flatMap(
+  ([path, item]) =>
+    METHODS.filter((m) => item[m]).map((m) => ({
+      method: m.toUpperCase(),
+      path,
+      tenant: (item[m].security as Record<string, string[]>[]).some((s) => 'tenantKey' in s),
+    })),
 );
 
 const sb = useSandbox({ corpusSize: 120 });
@@ -41,11 +42,20 @@ const CALLS: Record<string, (o: Owned) => Call> = {
   'GET /sandbox/v1/tenants': () => ({ path: '/sandbox/v1/tenants' }),
   'POST /sandbox/v1/tenants': () => ({ path: '/sandbox/v1/tenants', body: { planTier: 'free' } }),
   'GET /sandbox/v1/tenants/{tenantId}': (o) => ({ path: `/sandbox/v1/tenants/${o.tenantId}` }),
-  'PATCH /sandbox/v1/tenants/{tenantId}': (o) => ({ path: `/sandbox/v1/tenants/${o.tenantId}`, body: { name: 'renamed by a key' } }),
+  'PATCH /sandbox/v1/tenants/{tenantId}': (o) => ({
+    path: `/sandbox/v1/tenants/${o.tenantId}`,
+    body: { name: 'renamed by a key' },
+  }),
   'POST /sandbox/v1/tenants/{tenantId}/keys': (o) => ({ path: `/sandbox/v1/tenants/${o.tenantId}/keys`, body: {} }),
-  'POST /sandbox/v1/tenants/{tenantId}/webhook-secret/rotate': (o) => ({ path: `/sandbox/v1/tenants/${o.tenantId}/webhook-secret/rotate`, body: {} }),
+  'POST /sandbox/v1/tenants/{tenantId}/webhook-secret/rotate': (o) => ({
+    path: `/sandbox/v1/tenants/${o.tenantId}/webhook-secret/rotate`,
+    body: {},
+  }),
   'GET /sandbox/v1/tenants/{tenantId}/clock': (o) => ({ path: `/sandbox/v1/tenants/${o.tenantId}/clock` }),
-  'POST /sandbox/v1/tenants/{tenantId}/clock/advance': (o) => ({ path: `/sandbox/v1/tenants/${o.tenantId}/clock/advance`, body: { seconds: 1 } }),
+  'POST /sandbox/v1/tenants/{tenantId}/clock/advance': (o) => ({
+    path: `/sandbox/v1/tenants/${o.tenantId}/clock/advance`,
+    body: { seconds: 1 },
+  }),
   'GET /sandbox/v1/reviews': (o) => ({ path: `/sandbox/v1/reviews?tenantId=${o.tenantId}` }),
   'GET /sandbox/v1/reviews/counts': () => ({ path: '/sandbox/v1/reviews/counts' }),
   'GET /sandbox/v1/reviews/{requestId}': (o) => ({ path: `/sandbox/v1/reviews/${o.requestId}` }),
@@ -54,16 +64,25 @@ const CALLS: Record<string, (o: Owned) => Call> = {
     body: { decision: 'approved', reviewerId: 'reviewer:key-holder' },
   }),
   'GET /sandbox/v1/webhooks/deliveries': (o) => ({ path: `/sandbox/v1/webhooks/deliveries?tenantId=${o.tenantId}` }),
-  'GET /sandbox/v1/webhooks/deliveries/{deliveryId}': (o) => ({ path: `/sandbox/v1/webhooks/deliveries/${o.deliveryId}` }),
-  'POST /sandbox/v1/webhooks/deliveries/{deliveryId}/redeliver': (o) => ({ path: `/sandbox/v1/webhooks/deliveries/${o.deliveryId}/redeliver` }),
+  'GET /sandbox/v1/webhooks/deliveries/{deliveryId}': (o) => ({
+    path: `/sandbox/v1/webhooks/deliveries/${o.deliveryId}`,
+  }),
+  'POST /sandbox/v1/webhooks/deliveries/{deliveryId}/redeliver': (o) => ({
+    path: `/sandbox/v1/webhooks/deliveries/${o.deliveryId}/redeliver`,
+  }),
   'POST /sandbox/v1/webhooks/test': (o) => ({ path: '/sandbox/v1/webhooks/test', body: { tenantId: o.tenantId } }),
   'GET /sandbox/v1/webhooks/endpoints': (o) => ({ path: `/sandbox/v1/webhooks/endpoints?tenantId=${o.tenantId}` }),
-  'GET /sandbox/v1/webhooks/listen': (o) => ({ path: `/sandbox/v1/webhooks/listen?tenantId=${o.tenantId}`, stream: true }),
+  'GET /sandbox/v1/webhooks/listen': (o) => ({
+    path: `/sandbox/v1/webhooks/listen?tenantId=${o.tenantId}`,
+    stream: true,
+  }),
   'POST /sandbox/v1/webhooks/listen/{attemptId}/answer': (o) => ({
     path: `/sandbox/v1/webhooks/listen/${o.deliveryId}.9/answer`,
     body: { tenantId: o.tenantId, statusCode: 200, durationMs: 1 },
   }),
-  'GET /sandbox/v1/webhooks/listen/listeners': (o) => ({ path: `/sandbox/v1/webhooks/listen/listeners?tenantId=${o.tenantId}` }),
+  'GET /sandbox/v1/webhooks/listen/listeners': (o) => ({
+    path: `/sandbox/v1/webhooks/listen/listeners?tenantId=${o.tenantId}`,
+  }),
   'GET /sandbox/v1/logs': (o) => ({ path: `/sandbox/v1/logs?tenantId=${o.tenantId}` }),
   'GET /sandbox/v1/logs/{entryId}': (o) => ({ path: `/sandbox/v1/logs/${o.entryId}` }),
   'GET /sandbox/v1/applications': (o) => ({ path: `/sandbox/v1/applications?tenantId=${o.tenantId}` }),
@@ -73,7 +92,10 @@ const CALLS: Record<string, (o: Owned) => Call> = {
   'GET /sandbox/v1/clock/timers': (o) => ({ path: `/sandbox/v1/clock/timers?tenantId=${o.tenantId}` }),
   'POST /sandbox/v1/clock/advance': () => ({ path: '/sandbox/v1/clock/advance', body: { seconds: 1 } }),
   'GET /sandbox/v1/faults': (o) => ({ path: `/sandbox/v1/faults?tenantId=${o.tenantId}` }),
-  'POST /sandbox/v1/faults': (o) => ({ path: '/sandbox/v1/faults', body: { tenantId: o.tenantId, path: '/api/v1/jobs', mode: 'status', status: 503, count: 1 } }),
+  'POST /sandbox/v1/faults': (o) => ({
+    path: '/sandbox/v1/faults',
+    body: { tenantId: o.tenantId, path: '/api/v1/jobs', mode: 'status', status: 503, count: 1 },
+  }),
   'DELETE /sandbox/v1/faults': (o) => ({ path: `/sandbox/v1/faults?tenantId=${o.tenantId}` }),
   'DELETE /sandbox/v1/faults/{faultId}': (o) => ({ path: `/sandbox/v1/faults/${o.faultId}` }),
   'PUT /sandbox/v1/bugs/{bugName}': () => ({ path: '/sandbox/v1/bugs/skip-idempotency' }),
@@ -86,7 +108,11 @@ async function send(baseUrl: string, key: string, method: string, c: Call) {
   if (!c.stream) return client(baseUrl, key)(method, c.path, c.body);
   // a stream: only its status matters here; the connection is dropped at once
   const ctl = new AbortController();
-  const res = await fetch(baseUrl + c.path, { method, headers: { authorization: `Bearer ${key}` }, signal: ctl.signal });
+  const res = await fetch(baseUrl + c.path, {
+    method,
+    headers: { authorization: `Bearer ${key}` },
+    signal: ctl.signal,
+  });
   const text = res.ok ? '' : await res.text();
   ctl.abort();
   return { status: res.status, text, json: text ? JSON.parse(text) : undefined };
@@ -104,7 +130,11 @@ async function owner(baseUrl: string, jobId: string, name: string): Promise<Owne
     ids.push(sub.json.requestId);
   }
   for (const id of ids) {
-    await waitFor(async () => ((await admin('GET', `/sandbox/v1/reviews/${id}`)).json.state === 'pending_review' ? true : undefined), `${id} pending`);
+    await waitFor(
+      async () =>
+        (await admin('GET', `/sandbox/v1/reviews/${id}`)).json.state === 'pending_review' ? true : undefined,
+      `${id} pending`,
+    );
   }
   const deliveryId = await waitFor(async () => {
     const d = (await admin('GET', `/sandbox/v1/webhooks/deliveries?tenantId=${t.tenantId}`)).json.deliveries;
@@ -113,13 +143,37 @@ async function owner(baseUrl: string, jobId: string, name: string): Promise<Owne
   const applied = await api('POST', `/api/v1/jobs/${jobId}/apply`, applyBody());
   expect(applied.status).toBe(200);
   const mcp = await connectMcp(`${baseUrl}/api/mcp`, t.apiKey);
-  const hired = await call(mcp.client, 'hire', { brief: 'We need a frontend engineer with React and TypeScript', company: name, contact_email: `people@${name}.example`, publish_if_no_match: true });
+  const hired = await call(mcp.client, 'hire', {
+    brief: 'We need a frontend engineer with React and TypeScript',
+    company: name,
+    contact_email: `people@${name}.example`,
+    publish_if_no_match: true,
+  });
   await mcp.close();
   expect(hired.isError).toBe(false);
-  const fault = await admin('POST', '/sandbox/v1/faults', { tenantId: t.tenantId, path: '/api/v1/market', mode: 'status', status: 503, count: 5 });
+  const fault = await admin('POST', '/sandbox/v1/faults', {
+    tenantId: t.tenantId,
+    path: '/api/v1/market',
+    mode: 'status',
+    status: 503,
+    count: 5,
+  });
   expect(fault.status).toBe(201);
-  const entryId = await waitFor(async () => (await admin('GET', `/sandbox/v1/logs?tenantId=${t.tenantId}`)).json.entries[0]?.id as string | undefined, 'a log entry');
-  return { tenantId: t.tenantId, apiKey: t.apiKey, requestId: ids[0], decidable: ids[1], deliveryId, entryId, applicationId: applied.json.applicationId, faultId: fault.json.id };
+  const entryId = await waitFor(
+    async () =>
+      (await admin('GET', `/sandbox/v1/logs?tenantId=${t.tenantId}`)).json.entries[0]?.id as string | undefined,
+    'a log entry',
+  );
+  return {
+    tenantId: t.tenantId,
+    apiKey: t.apiKey,
+    requestId: ids[0],
+    decidable: ids[1],
+    deliveryId,
+    entryId,
+    applicationId: applied.json.applicationId,
+    faultId: fault.json.id,
+  };
 }
 
 /** What the operator sees of a tenant: everything a key of another tenant must neither read nor change. */
@@ -162,7 +216,12 @@ describe("a tenant's own key on the control API", () => {
   });
 
   it("keeps the operator's routes the operator's (D-133): the description opens none of them to a tenant's key", () => {
-    expect(operations.filter((op) => !op.tenant).map((op) => `${op.method} ${op.path}`).sort()).toEqual(
+    expect(
+      operations
+        .filter((op) => !op.tenant)
+        .map((op) => `${op.method} ${op.path}`)
+        .sort(),
+    ).toEqual(
       [
         'GET /sandbox/v1/tenants',
         'POST /sandbox/v1/tenants',
@@ -195,7 +254,10 @@ describe("a tenant's own key on the control API", () => {
         expect(res.json.error.code, label).toBe('not_found');
       }
       for (const id of [b.tenantId, b.requestId, b.decidable, b.deliveryId, b.applicationId, b.faultId]) {
-        const read = res.text.replace(new RegExp(`(tenant|request|delivery|application|fault rule|entry|attempt) '?${id}'?`, 'g'), '');
+        const read = res.text.replace(
+          new RegExp(`(tenant|request|delivery|application|fault rule|entry|attempt) '?${id}'?`, 'g'),
+          '',
+        );
         expect(read.includes(id), `${label} mentions ${id} beyond naming it as absent`).toBe(false);
       }
     }
@@ -226,7 +288,9 @@ describe("a tenant's own key on the control API", () => {
     const mail = (await own('GET', '/sandbox/v1/outbox')).json.messages;
     expect(mail.length).toBeGreaterThan(0);
     for (const m of mail) expect(m.data.tenantId).toBe(a.tenantId);
-    expect((await admin('GET', '/sandbox/v1/outbox')).json.messages.some((m: any) => m.data.tenantId === b.tenantId)).toBe(true);
+    expect(
+      (await admin('GET', '/sandbox/v1/outbox')).json.messages.some((m: any) => m.data.tenantId === b.tenantId),
+    ).toBe(true);
   });
 
   it("works on its own tenant's routes with the owner's key, and the operator's answer 403", async () => {
@@ -235,7 +299,13 @@ describe("a tenant's own key on the control API", () => {
       const ids = { ...a };
       if (op.path === '/sandbox/v1/faults/{faultId}') {
         // the rule made at the start is gone with DELETE /faults (walked just before): one to delete
-        ids.faultId = (await client(baseUrl, a.apiKey)('POST', '/sandbox/v1/faults', { path: '/api/v1/market', mode: 'status', status: 503 })).json.id;
+        ids.faultId = (
+          await client(baseUrl, a.apiKey)('POST', '/sandbox/v1/faults', {
+            path: '/api/v1/market',
+            mode: 'status',
+            status: 503,
+          })
+        ).json.id;
       }
       const res = await send(baseUrl, a.apiKey, op.method, CALLS[`${op.method} ${op.path}`](ids));
       const label = `${op.method} ${op.path} with the owner's key: ${res.status} ${res.text}`;
@@ -253,7 +323,10 @@ describe("a tenant's own key on the control API", () => {
     const admin = client(baseUrl, ADMIN_TOKEN);
     // the owner's calls did what they say, on the owner's tenant
     expect((await admin('GET', `/sandbox/v1/tenants/${a.tenantId}`)).json.name).toBe('renamed by a key');
-    expect((await admin('GET', `/sandbox/v1/reviews/${a.decidable}`)).json.decision).toMatchObject({ decision: 'approved', reviewerId: 'reviewer:key-holder' });
+    expect((await admin('GET', `/sandbox/v1/reviews/${a.decidable}`)).json.decision).toMatchObject({
+      decision: 'approved',
+      reviewerId: 'reviewer:key-holder',
+    });
     expect((await admin('GET', `/sandbox/v1/tenants/${a.tenantId}/clock`)).json.offsetSeconds).toBe(1);
     expect((await admin('GET', `/sandbox/v1/faults?tenantId=${a.tenantId}`)).json.rules).toEqual([]);
   });
@@ -261,7 +334,12 @@ describe("a tenant's own key on the control API", () => {
   it('makes only rules of its own tenant, and changes only what is not the operator’s', async () => {
     const { baseUrl } = sb.get();
     const own = client(baseUrl, a.apiKey);
-    const rule = await own('POST', '/sandbox/v1/faults', { path: '/api/v1/market', mode: 'status', status: 503, count: 1 });
+    const rule = await own('POST', '/sandbox/v1/faults', {
+      path: '/api/v1/market',
+      mode: 'status',
+      status: 503,
+      count: 1,
+    });
     expect(rule.status).toBe(201);
     expect(rule.json.tenantId).toBe(a.tenantId);
     for (const body of [{ planTier: 'scale' }, { screeningCredits: 999 }, { applyCredits: 999 }, { disabled: true }]) {
@@ -269,7 +347,10 @@ describe("a tenant's own key on the control API", () => {
       expect(res.status, JSON.stringify(body)).toBe(403);
       expect(res.json.error.message).toContain(Object.keys(body)[0]);
     }
-    expect((await client(baseUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/tenants/${a.tenantId}`)).json).toMatchObject({ planTier: 'pro', disabled: false });
+    expect((await client(baseUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/tenants/${a.tenantId}`)).json).toMatchObject({
+      planTier: 'pro',
+      disabled: false,
+    });
   });
 
   it('refuses a key in the query string, a key without the scope a route needs, and an unknown key', async () => {
@@ -280,11 +361,15 @@ describe("a tenant's own key on the control API", () => {
     expect(inQuery.json.error.message).toMatch(/query/);
     const bare = await anon('GET', `/sandbox/v1/tenants/${a.tenantId}/clock?x=${a.apiKey}`);
     expect(bare.status).toBe(401);
-    const jobsOnly = (await client(baseUrl, ADMIN_TOKEN)('POST', `/sandbox/v1/tenants/${a.tenantId}/keys`, { scopes: ['jobs'] })).json.apiKey;
+    const jobsOnly = (
+      await client(baseUrl, ADMIN_TOKEN)('POST', `/sandbox/v1/tenants/${a.tenantId}/keys`, { scopes: ['jobs'] })
+    ).json.apiKey;
     const scoped = client(baseUrl, jobsOnly);
     expect((await scoped('GET', '/sandbox/v1/reviews')).status).toBe(403);
     expect((await scoped('GET', `/sandbox/v1/tenants/${a.tenantId}/clock`)).status).toBe(200);
-    expect((await client(baseUrl, 'sk_live_0123456789abcdef0123')('GET', `/sandbox/v1/tenants/${a.tenantId}`)).status).toBe(401);
+    expect(
+      (await client(baseUrl, 'sk_live_0123456789abcdef0123')('GET', `/sandbox/v1/tenants/${a.tenantId}`)).status,
+    ).toBe(401);
     expect((await anon('GET', '/sandbox/v1/reset')).status).toBe(401);
   });
 
@@ -295,6 +380,9 @@ describe("a tenant's own key on the control API", () => {
     expect((await admin('GET', '/sandbox/v1/tenants')).json.tenants.length).toBeGreaterThanOrEqual(2);
     expect((await admin('GET', `/sandbox/v1/reviews?tenantId=${b.tenantId}`)).json.reviews.length).toBe(2);
     expect((await admin('GET', '/sandbox/v1/demo')).status).toBe(200);
-    expect((await admin('PATCH', `/sandbox/v1/tenants/${b.tenantId}`, { screeningCredits: 7 })).json.screeningCredits.remaining).toBe(7);
+    expect(
+      (await admin('PATCH', `/sandbox/v1/tenants/${b.tenantId}`, { screeningCredits: 7 })).json.screeningCredits
+        .remaining,
+    ).toBe(7);
   });
 });

@@ -68,7 +68,12 @@ describe('control API: tenants, keys, clock, faults', () => {
   it('injects a 503 on the next call of an endpoint, then clears', async () => {
     const base = sb.get().baseUrl;
     const admin = client(base, ADMIN_TOKEN);
-    const rule = await admin('POST', '/sandbox/v1/faults', { path: '/api/v1/me', mode: 'status', status: 503, count: 1 });
+    const rule = await admin('POST', '/sandbox/v1/faults', {
+      path: '/api/v1/me',
+      mode: 'status',
+      status: 503,
+      count: 1,
+    });
     expect(rule.status).toBe(201);
     const demoKey = sb.get().core.demo!.tenants[1].apiKey;
     const api = client(base, demoKey);
@@ -94,6 +99,7 @@ describe('chaos faults on the jobs API', () => {
     const res = await client(base, sb.get().core.demo!.tenants[2].apiKey)('GET', '/api/v1/jobs');
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('1');
-    for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(res.headers.get(h), h).toMatch(/^\d+$/);
+    for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+      expect(res.headers.get(h), h).toMatch(/^\d+$/);
   });
 });

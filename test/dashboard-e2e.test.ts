@@ -27,7 +27,15 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   // bypassCSP: axe is injected as an inline script, which the dashboard's CSP (rightly) refuses
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
@@ -45,7 +53,12 @@ const base = () => sb.get().baseUrl;
 const screen = (apiKey: string, n: number) =>
   client(base(), apiKey)('POST', '/api/screening/v1/screen', {
     idempotencyKey: `e2e-${n}`,
-    candidate: { kind: 'structured', fullName: 'Ayu Lestari', skills: ['TypeScript', 'PostgreSQL'], experienceYears: 6 },
+    candidate: {
+      kind: 'structured',
+      fullName: 'Ayu Lestari',
+      skills: ['TypeScript', 'PostgreSQL'],
+      experienceYears: 6,
+    },
     jobSpec: { title: 'Senior Backend Engineer', mustHaves: ['TypeScript'] },
   });
 
@@ -61,7 +74,9 @@ describe('the account dashboard in a browser', () => {
     await page.getByLabel('E-mail').fill('ayu@example.com');
     await page.getByLabel('Password').fill('short');
     await page.getByRole('button', { name: 'Create account' }).click();
-    await expect.poll(() => page.locator('[data-error-for="password"]').textContent()).toMatch(/at least 10 characters/);
+    await expect
+      .poll(() => page.locator('[data-error-for="password"]').textContent())
+      .toMatch(/at least 10 characters/);
     expect(await page.getByLabel('E-mail').inputValue()).toBe('ayu@example.com');
     expect(await page.getByLabel('Password').inputValue()).toBe('');
     expect(await page.getByLabel('Password').getAttribute('aria-invalid')).toBe('true');

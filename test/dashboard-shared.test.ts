@@ -19,7 +19,17 @@ const PASSWORD = 'correct horse battery';
 const failures: Error[] = [];
 
 function start(url: string): Promise<RunningSandbox> {
-  return startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN, publicUrl: PUBLIC_URL, store: url, seedDemo: false, corpusSize: 50, onStoreFailure: (e) => failures.push(e) });
+  return startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    anonMcpPort: 0,
+    adminToken: ADMIN_TOKEN,
+    publicUrl: PUBLIC_URL,
+    store: url,
+    seedDemo: false,
+    corpusSize: 50,
+    onStoreFailure: (e) => failures.push(e),
+  });
 }
 
 const usageAt = (sb: RunningSandbox, apiKey: string) => client(sb.listenUrl, apiKey)('GET', '/api/screening/v1/usage');
@@ -72,7 +82,11 @@ describe.skipIf(why !== null)('the dashboard on two instances of one shared sand
     expect((await usageAt(b, first)).status).toBe(200);
 
     // a plan paid on B is the plan on A
-    const paid = await on(c, b).post('/app/billing', { planTier: 'pro', currency: 'USD', cardNumber: '4242424242424242', expiry: '12/39', cvc: '123' }, '/app/billing');
+    const paid = await on(c, b).post(
+      '/app/billing',
+      { planTier: 'pro', currency: 'USD', cardNumber: '4242424242424242', expiry: '12/39', cvc: '123' },
+      '/app/billing',
+    );
     expect(paid.status).toBe(303);
     expect((await on(c, a).get('/app/billing')).text).toContain('data-field="plan-tier">pro<');
     expect((await usageAt(a, first)).json).toMatchObject({ planTier: 'pro' });
@@ -103,12 +117,16 @@ describe.skipIf(why !== null)('the dashboard on two instances of one shared sand
     const c = new DashboardClient(a.listenUrl, '127.0.0.42');
     const { signInFailuresPerMinute } = limits.policy.dashboard;
     await startOfMinute(a.listenUrl, ADMIN_TOKEN);
-    for (let i = 0; i < signInFailuresPerMinute; i++) expect((await on(c, i % 2 ? a : b).signIn('shared@example.com', 'wrong password')).status).toBe(401);
+    for (let i = 0; i < signInFailuresPerMinute; i++)
+      expect((await on(c, i % 2 ? a : b).signIn('shared@example.com', 'wrong password')).status).toBe(401);
     expect((await on(c, a).signIn('shared@example.com', PASSWORD)).status).toBe(429);
     expect((await on(c, b).signIn('shared@example.com', PASSWORD)).status).toBe(429);
 
     const t = await client(a.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'free' });
-    const pastCap = await client(b.listenUrl, t.json.apiKey)('GET', `/api/v1/jobs?limit=1&offset=${limits.spec.jobs.free.maxPages}`);
+    const pastCap = await client(b.listenUrl, t.json.apiKey)(
+      'GET',
+      `/api/v1/jobs?limit=1&offset=${limits.spec.jobs.free.maxPages}`,
+    );
     expect(pastCap.status).toBe(402);
     expect(pastCap.json.error.upsell.upgradeUrl).toBe(`${PUBLIC_URL}/app/billing`);
   }, 60_000);

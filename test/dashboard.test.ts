@@ -66,7 +66,11 @@ describe('sign-up', () => {
     expect(overview.text).toContain('data-field="plan-tier">free<');
     const tenantId = /data-field="tenant-id">([^<]+)</.exec(overview.text)![1];
     const t = await client(sb.get().baseUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/tenants/${tenantId}`);
-    expect(t.json).toMatchObject({ planTier: 'free', name: 'free@example.com', screeningCredits: { remaining: POLICY && limits.policy.screening.free.creditsCap } });
+    expect(t.json).toMatchObject({
+      planTier: 'free',
+      name: 'free@example.com',
+      screeningCredits: { remaining: POLICY && limits.policy.screening.free.creditsCap },
+    });
   });
 
   it('lets one address open a bounded number of accounts a day, on the sandbox clock', async () => {
@@ -121,7 +125,8 @@ describe('sign-in and sign-out', () => {
     await account('throttled@example.com');
     const c = fresh();
     await startOfMinute(sb.get().baseUrl, ADMIN_TOKEN);
-    for (let i = 0; i < POLICY.signInFailuresPerMinute; i++) expect((await c.signIn('throttled@example.com', 'wrong password')).status).toBe(401);
+    for (let i = 0; i < POLICY.signInFailuresPerMinute; i++)
+      expect((await c.signIn('throttled@example.com', 'wrong password')).status).toBe(401);
     const held = await c.signIn('throttled@example.com', PASSWORD);
     expect(held.status).toBe(429);
     expect(Number(held.headers['retry-after'])).toBeGreaterThan(0);
@@ -132,7 +137,8 @@ describe('sign-in and sign-out', () => {
   it('throttles sign-up attempts per address', async () => {
     const c = fresh();
     await startOfMinute(sb.get().baseUrl, ADMIN_TOKEN);
-    for (let i = 0; i < POLICY.signUpAttemptsPerMinute; i++) expect((await c.signUp(`x${i}@example.com`, 'short')).status).toBe(400);
+    for (let i = 0; i < POLICY.signUpAttemptsPerMinute; i++)
+      expect((await c.signUp(`x${i}@example.com`, 'short')).status).toBe(400);
     expect((await c.signUp('late@example.com', PASSWORD)).status).toBe(429);
   });
 
@@ -184,7 +190,11 @@ describe('keys', () => {
     // over MCP too
     const mcp = await fetch(`${sb.get().baseUrl}/api/mcp`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${second}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${second}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(mcp.status).toBe(401);
@@ -213,11 +223,20 @@ describe('keys', () => {
 
 describe('billing', () => {
   const pay = (c: DashboardClient, card: string, extra: Record<string, string> = {}) =>
-    c.post('/app/billing', { planTier: 'starter', currency: 'IDR', cardNumber: card, expiry: '12/39', cvc: '123', ...extra }, '/app/billing');
+    c.post(
+      '/app/billing',
+      { planTier: 'starter', currency: 'IDR', cardNumber: card, expiry: '12/39', cvc: '123', ...extra },
+      '/app/billing',
+    );
 
   it("follows a free tenant's 402 to this billing page; the declined card changes nothing; the test card changes tier and credits", async () => {
     const { c, apiKey } = await account('payer@example.com');
-    const screen = (n: number) => client(sb.get().baseUrl, apiKey)('POST', '/api/screening/v1/screen', { idempotencyKey: `pay-${n}`, candidate, jobSpec });
+    const screen = (n: number) =>
+      client(sb.get().baseUrl, apiKey)('POST', '/api/screening/v1/screen', {
+        idempotencyKey: `pay-${n}`,
+        candidate,
+        jobSpec,
+      });
     const cap = limits.policy.screening.free.creditsCap;
     for (let i = 0; i < cap; i++) expect((await screen(i)).status).toBe(201);
     const refused = await screen(cap);
@@ -273,7 +292,9 @@ describe('billing', () => {
     }
     // moving back to free needs no card
     expect((await pay(c, '4242 4242 4242 4242', { planTier: 'pro', currency: 'USD' })).status).toBe(303);
-    expect((await c.post('/app/billing', { planTier: 'free', currency: 'USD' }, '/app/billing')).location).toBe('/app/billing?done=downgraded&currency=USD');
+    expect((await c.post('/app/billing', { planTier: 'free', currency: 'USD' }, '/app/billing')).location).toBe(
+      '/app/billing?done=downgraded&currency=USD',
+    );
     expect((await c.get('/app/billing')).text).toContain('data-field="plan-tier">free<');
   });
 });
@@ -304,7 +325,9 @@ describe('webhook settings', () => {
     expect(rotated).toContain(`data-field="webhook-secret">${t.webhookSecret}<`);
     expect(rotated).toContain('data-field="previous-secret"');
 
-    expect((await c.post('/app/webhooks', { webhookUrl: '' }, '/app/webhooks')).location).toBe('/app/webhooks?done=webhook-cleared');
+    expect((await c.post('/app/webhooks', { webhookUrl: '' }, '/app/webhooks')).location).toBe(
+      '/app/webhooks?done=webhook-cleared',
+    );
     expect((await admin('GET', `/sandbox/v1/tenants/${tenantId}`)).json.webhookUrl).toBeNull();
   });
 });
@@ -314,18 +337,28 @@ describe("a tenant's own pages", () => {
     const admin = client(sb.get().baseUrl, ADMIN_TOKEN);
     const mine = await account('mine@example.com');
     const theirs = await account('theirs@example.com');
-    const tenantOf = async (c: DashboardClient) => /data-field="tenant-id">([^<]+)</.exec((await c.get('/app')).text)![1];
+    const tenantOf = async (c: DashboardClient) =>
+      /data-field="tenant-id">([^<]+)</.exec((await c.get('/app')).text)![1];
     const submit = async (apiKey: string, key: string) => {
-      const res = await client(sb.get().baseUrl, apiKey)('POST', '/api/screening/v1/screen', { idempotencyKey: key, candidate, jobSpec });
+      const res = await client(sb.get().baseUrl, apiKey)('POST', '/api/screening/v1/screen', {
+        idempotencyKey: key,
+        candidate,
+        jobSpec,
+      });
       expect(res.status).toBe(201);
       return res.json.requestId as string;
     };
     // a receiver nobody listens on: attempts fail and are recorded
-    for (const c of [mine.c, theirs.c]) expect((await c.post('/app/webhooks', { webhookUrl: 'http://127.0.0.1:9/hooks' }, '/app/webhooks')).status).toBe(303);
+    for (const c of [mine.c, theirs.c])
+      expect((await c.post('/app/webhooks', { webhookUrl: 'http://127.0.0.1:9/hooks' }, '/app/webhooks')).status).toBe(
+        303,
+      );
     const myRequest = await submit(mine.apiKey, 'own-1');
     const theirRequest = await submit(theirs.apiKey, 'own-2');
-    const myDelivery = (await admin('POST', '/sandbox/v1/webhooks/test', { tenantId: await tenantOf(mine.c) })).json.delivery?.id as string;
-    const theirDelivery = (await admin('POST', '/sandbox/v1/webhooks/test', { tenantId: await tenantOf(theirs.c) })).json.delivery?.id as string;
+    const myDelivery = (await admin('POST', '/sandbox/v1/webhooks/test', { tenantId: await tenantOf(mine.c) })).json
+      .delivery?.id as string;
+    const theirDelivery = (await admin('POST', '/sandbox/v1/webhooks/test', { tenantId: await tenantOf(theirs.c) }))
+      .json.delivery?.id as string;
     expect(myDelivery).toBeTruthy();
 
     const requests = (await mine.c.get('/app/requests')).text;

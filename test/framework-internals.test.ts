@@ -16,13 +16,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApartRouter } from '../src/app.js';
 import { stringBodyOf } from '../src/web/callLog.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
 
 describe('the framework versions are pinned', () => {
   it.each(['hono', '@hono/node-server'])('%s: an exact version in package.json, the one installed', (name) => {
     const wanted = pkg.dependencies[name];
-    expect(wanted, `${name} must be pinned to an exact version while the sandbox reads its internals`).toMatch(/^\d+\.\d+\.\d+$/);
-    const installed = (JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
+    expect(wanted, `${name} must be pinned to an exact version while the sandbox reads its internals`).toMatch(
+      /^\d+\.\d+\.\d+$/,
+    );
+    const installed = (
+      JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as {
+        version: string;
+      }
+    ).version;
     expect(installed).toBe(wanted);
   });
 });

@@ -34,7 +34,8 @@ const ONLY: Record<string, string[]> = {
  * must then stay green (the harness never invents a failure), and the reason is stated.
  */
 const UNOBSERVABLE: Record<string, string> = {
-  'since-reapplied': 'rows after a cursor are all newer than `since` (keyset order by time), so filtering them again removes nothing',
+  'since-reapplied':
+    'rows after a cursor are all newer than `since` (keyset order by time), so filtering them again removes nothing',
 };
 
 /**
@@ -43,7 +44,8 @@ const UNOBSERVABLE: Record<string, string> = {
  */
 const UNPLANTED: Record<string, string> = {};
 
-const reportsWritten = (dir: string) => ['junit.xml', 'report.json', 'report.html'].every((f) => existsSync(path.join(dir, f)));
+const reportsWritten = (dir: string) =>
+  ['junit.xml', 'report.json', 'report.html'].every((f) => existsSync(path.join(dir, f)));
 
 // each test starts its own deployment on free ports: they run side by side, most of their time is spent
 // waiting on the deployment's rate windows and asynchronous reviewer
@@ -62,12 +64,16 @@ describe.concurrent('the harness against the alternate deployment (keys only)', 
     const { result: r, reportDir } = await runAgainstAlt([], { allowSpend: ['free'], rateWindows: false });
     const must = r.requirements.filter((x) => x.level === 'must');
     expect(r.harnessErrors).toEqual([]);
-    expect(must.filter((x) => x.status === 'fail' || x.status === 'error').map((x) => `${x.id}: ${x.failures[0]?.why ?? x.reasons[0]}`)).toEqual([]);
+    expect(
+      must
+        .filter((x) => x.status === 'fail' || x.status === 'error')
+        .map((x) => `${x.id}: ${x.failures[0]?.why ?? x.reasons[0]}`),
+    ).toEqual([]);
     const skipped = must.filter((x) => x.status !== 'pass');
     const rateWindow = ['JOB-RATE-3', 'JOB-RATE-4', 'MCP-ANON-5', 'MCP-TOOL-10'];
-    expect(Object.fromEntries(skipped.filter((x) => !rateWindow.includes(x.id)).map((x) => [x.id, x.reasons.join('; ')]))).toEqual(
-      Object.fromEntries(Object.entries(NECESSARY_SKIPS).map(([id, why]) => [id, expect.stringMatching(why)])),
-    );
+    expect(
+      Object.fromEntries(skipped.filter((x) => !rateWindow.includes(x.id)).map((x) => [x.id, x.reasons.join('; ')])),
+    ).toEqual(Object.fromEntries(Object.entries(NECESSARY_SKIPS).map(([id, why]) => [id, expect.stringMatching(why)])));
     // the rate windows were left alone on purpose in this run (they are spent in the next test)
     for (const id of rateWindow) expect(must.find((x) => x.id === id)!.reasons.join()).toMatch(/no-rate-windows/);
     expect(r.ok).toBe(true);
@@ -82,10 +88,17 @@ describe.concurrent('the harness against the alternate deployment (keys only)', 
     expect(failing[0].failures[0].why).toMatch(/no screening\.review_decided delivery .* within \d+(\.\d+)? s/);
   }, 240_000);
 
-  it('clean, spending the fixed keys\' windows: the rate limits and the anonymous day are observed and pass', async () => {
-    const { result: r } = await runAgainstAlt([], { only: ['jobs.rate.window', 'mcp.anon.daily-limit', 'mcp.tools.talent-daily-limit'] });
+  it("clean, spending the fixed keys' windows: the rate limits and the anonymous day are observed and pass", async () => {
+    const { result: r } = await runAgainstAlt([], {
+      only: ['jobs.rate.window', 'mcp.anon.daily-limit', 'mcp.tools.talent-daily-limit'],
+    });
     const by = Object.fromEntries(r.requirements.map((x) => [x.id, x.status]));
-    expect([by['JOB-RATE-3'], by['JOB-RATE-4'], by['MCP-ANON-5'], by['MCP-TOOL-10']]).toEqual(['pass', 'pass', 'pass', 'pass']);
+    expect([by['JOB-RATE-3'], by['JOB-RATE-4'], by['MCP-ANON-5'], by['MCP-TOOL-10']]).toEqual([
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+    ]);
     expect(r.ok).toBe(true);
   }, 180_000);
 
@@ -93,9 +106,15 @@ describe.concurrent('the harness against the alternate deployment (keys only)', 
     const only = ['screening.stateful.fixed-key'];
     const status = (r: Awaited<ReturnType<typeof runAgainstAlt>>['result']) => r.checks.find((c) => c.id === only[0])!;
     expect(status((await runAgainstAlt([], { only })).result).status).toBe('pass');
-    for (const [violation, requirement] of [['replay-charges', 'SCR-IDEMP-3'], ['audit-cursor-repeat', 'SCR-AUDIT-4']]) {
+    for (const [violation, requirement] of [
+      ['replay-charges', 'SCR-IDEMP-3'],
+      ['audit-cursor-repeat', 'SCR-AUDIT-4'],
+    ]) {
       const c = status((await runAgainstAlt([violation], { only })).result);
-      expect(c.failures.map((f) => f.requirement), violation).toContain(requirement);
+      expect(
+        c.failures.map((f) => f.requirement),
+        violation,
+      ).toContain(requirement);
     }
   }, 120_000);
 });
@@ -114,7 +133,10 @@ describe.concurrent('each planted violation fails the run under its own id (keys
 
   for (const v of VIOLATIONS.filter((x) => !UNOBSERVABLE[x.name])) {
     it(`${v.name} → ${v.requirement}`, async () => {
-      const { result: r, reportDir } = await runAgainstAlt([v.name], { only: ONLY[v.requirement] ?? [v.requirement], allowSpend: ['free'] });
+      const { result: r, reportDir } = await runAgainstAlt([v.name], {
+        only: ONLY[v.requirement] ?? [v.requirement],
+        allowSpend: ['free'],
+      });
       const failing = r.requirements.filter((x) => x.level === 'must' && x.status === 'fail').map((x) => x.id);
       expect(r.harnessErrors).toEqual([]);
       expect(failing, `${v.name} (${v.what})`).toContain(v.requirement);

@@ -23,7 +23,20 @@ const CHECK = 'screening.idempotency.replay';
 const sb = useSandbox({ selfCheck: false, seedDemo: false });
 const admin = () => client(sb.get().baseUrl, ADMIN_TOKEN);
 const dir = mkdtempSync(path.join(tmpdir(), 'conformance-baseline-'));
-const common = () => ['--target', sb.get().baseUrl, '--admin-token', ADMIN_TOKEN, '--runs', '3', '--seed', '1', '--no-save-regressions', '--quiet', '--only', CHECK];
+const common = () => [
+  '--target',
+  sb.get().baseUrl,
+  '--admin-token',
+  ADMIN_TOKEN,
+  '--runs',
+  '3',
+  '--seed',
+  '1',
+  '--no-save-regressions',
+  '--quiet',
+  '--only',
+  CHECK,
+];
 const cli = (args: string[]) =>
   promisify(execFile)(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', ...args]).then(
     (r) => ({ code: 0, stderr: r.stderr }),
@@ -31,7 +44,17 @@ const cli = (args: string[]) =>
   );
 const report = (d: string) => JSON.parse(readFileSync(path.join(d, 'report.json'), 'utf8')) as RunResult;
 const run = (extra: Record<string, unknown> = {}) =>
-  runConformance({ target: sb.get().baseUrl, adminToken: ADMIN_TOKEN, seed: 1, runs: 3, only: [CHECK], reportDir: null, saveRegressions: false, progress: false, ...extra });
+  runConformance({
+    target: sb.get().baseUrl,
+    adminToken: ADMIN_TOKEN,
+    seed: 1,
+    runs: 3,
+    only: [CHECK],
+    reportDir: null,
+    saveRegressions: false,
+    progress: false,
+    ...extra,
+  });
 
 beforeAll(async () => {
   expect((await admin()('PUT', `/sandbox/v1/bugs/${BUG}`)).status).toBe(200);
@@ -46,20 +69,41 @@ describe('baselines through the CLI', () => {
   it('--write-baseline writes the failures of a failing run (exit 1); with a baseline listing the failure the run exits 0 and reports it known', async () => {
     const first = path.join(dir, 'first');
     const kept = path.join(dir, 'kept.yaml');
-    writeFileSync(kept, YAML.stringify({ version: 1, entries: [{ requirement: ONLY, reason: 'replay charges twice, fix tracked in PAY-123', expires: '2999-12-31' }] }));
+    writeFileSync(
+      kept,
+      YAML.stringify({
+        version: 1,
+        entries: [{ requirement: ONLY, reason: 'replay charges twice, fix tracked in PAY-123', expires: '2999-12-31' }],
+      }),
+    );
     const known = path.join(dir, 'known');
     // two processes side by side: each run provisions its own tenants
-    const [a, b] = await Promise.all([cli([...common(), '--report-dir', first, '--write-baseline', written]), cli([...common(), '--report-dir', known, '--baseline', kept])]);
+    const [a, b] = await Promise.all([
+      cli([...common(), '--report-dir', first, '--write-baseline', written]),
+      cli([...common(), '--report-dir', known, '--baseline', kept]),
+    ]);
 
     expect(a.code, a.stderr).toBe(1);
     const entries = YAML.parse(readFileSync(written, 'utf8')).entries;
-    expect(entries).toEqual([{ requirement: ONLY, reason: expect.stringMatching(/^failing since \d{4}-\d{2}-\d{2} \(found by screening\.idempotency\.replay\): \d+ replay/) }]);
+    expect(entries).toEqual([
+      {
+        requirement: ONLY,
+        reason: expect.stringMatching(
+          /^failing since \d{4}-\d{2}-\d{2} \(found by screening\.idempotency\.replay\): \d+ replay/,
+        ),
+      },
+    ]);
     expect(report(first).requirements.find((r) => r.id === ONLY)!.status).toBe('fail');
 
     expect(b.code, b.stderr).toBe(0);
     const kb = report(known);
     expect(kb.ok).toBe(true);
-    expect(kb.baseline).toMatchObject({ known: [ONLY], new: [], expired: [], entries: [expect.objectContaining({ requirement: ONLY, state: 'known' })] });
+    expect(kb.baseline).toMatchObject({
+      known: [ONLY],
+      new: [],
+      expired: [],
+      entries: [expect.objectContaining({ requirement: ONLY, state: 'known' })],
+    });
     expect(kb.requirements.find((r) => r.id === ONLY)!.status).toBe('fail'); // still a failure, only accepted
     const junit = readFileSync(path.join(known, 'junit.xml'), 'utf8');
     expect(junit).toMatch(/<testsuite name="must" tests="\d+" failures="0"/);
@@ -76,10 +120,18 @@ describe('baselines through the CLI', () => {
 
 describe('baselines from code', () => {
   it('an expired entry fails again; a failure the baseline does not list is new; a previous report.json is a baseline; a fixed failure is reported so the entry can be pruned', async () => {
-    const expired = await run({ baseline: { entries: [{ requirement: ONLY, reason: 'accepted until the fix ships', expires: '2020-01-31' }] } });
+    const expired = await run({
+      baseline: { entries: [{ requirement: ONLY, reason: 'accepted until the fix ships', expires: '2020-01-31' }] },
+    });
     expect(expired.ok).toBe(false);
-    expect(expired.baseline).toMatchObject({ known: [], expired: [ONLY], entries: [expect.objectContaining({ state: 'expired', expires: '2020-01-31' })] });
-    const later = await run({ baseline: { entries: [{ requirement: ONLY, reason: 'accepted until the fix ships', expires: '2999-01-31' }] } });
+    expect(expired.baseline).toMatchObject({
+      known: [],
+      expired: [ONLY],
+      entries: [expect.objectContaining({ state: 'expired', expires: '2020-01-31' })],
+    });
+    const later = await run({
+      baseline: { entries: [{ requirement: ONLY, reason: 'accepted until the fix ships', expires: '2999-01-31' }] },
+    });
     expect(later.ok).toBe(true);
 
     const other = await run({ baseline: { entries: [{ requirement: 'SCR-IDEMP-1', reason: 'another one' }] } });
@@ -119,7 +171,16 @@ describe('baselines from code', () => {
 
   it('keys only, no webhook receiver: the coverage index blames the webhook requirements on the missing capability', async () => {
     const { apiKey } = await createTenant(sb.get().baseUrl, { planTier: 'pro' });
-    const keysOnly = await runConformance({ target: sb.get().baseUrl, keys: { pro: apiKey }, seed: 1, runs: 1, only: ['SCR-HOOK-1'], reportDir: null, saveRegressions: false, progress: false });
+    const keysOnly = await runConformance({
+      target: sb.get().baseUrl,
+      keys: { pro: apiKey },
+      seed: 1,
+      runs: 1,
+      only: ['SCR-HOOK-1'],
+      reportDir: null,
+      saveRegressions: false,
+      progress: false,
+    });
     const hook = keysOnly.coverage.unobserved.find((u) => u.id === 'SCR-HOOK-1')!;
     expect(hook).toMatchObject({ cause: 'capability', missing: ['webhooks'] });
     expect(hook.reasons[0]).toMatch(/webhook receiver/);

@@ -21,15 +21,41 @@ const SHARED_WINDOWS = ['JOB-RATE-4', 'MCP-TOOL-10', 'MCP-ANON-5'];
 /** The `must` requirements of a run that did not pass, with the first reason. */
 const brokenMusts = (r: Result) =>
   r.requirements
-    .filter((x) => x.level === 'must' && x.status !== 'pass' && x.status !== 'not-covered' && x.status !== 'not-observable')
+    .filter(
+      (x) => x.level === 'must' && x.status !== 'pass' && x.status !== 'not-covered' && x.status !== 'not-observable',
+    )
     .filter((x) => !(x.status === 'skip' && SHARED_WINDOWS.includes(x.id)) && x.status !== 'not-run')
     .map((x) => `${x.id} ${x.status}: ${x.failures[0]?.why ?? x.reasons[0]}`);
 
 const run = (target: { baseUrl: string; anonMcpUrl: string }, seed: number, only?: string[]) =>
-  runConformance({ target: target.baseUrl, anonMcp: target.anonMcpUrl, adminToken: ADMIN_TOKEN, seed, runs: 5, reportDir: null, regressionsDir: path.resolve('fixtures/regressions'), saveRegressions: false, progress: false, ...(only ? { only } : {}) });
+  runConformance({
+    target: target.baseUrl,
+    anonMcp: target.anonMcpUrl,
+    adminToken: ADMIN_TOKEN,
+    seed,
+    runs: 5,
+    reportDir: null,
+    regressionsDir: path.resolve('fixtures/regressions'),
+    saveRegressions: false,
+    progress: false,
+    ...(only ? { only } : {}),
+  });
 
 /** On PostgreSQL every call is a step both instances apply: the runs keep to what clocks, windows and shared state decide. */
-const CLOCKED = ['JOB-RATE', 'MCP-TOOL-10', 'MCP-ANON-5', 'POL-MCP-3', 'POL-STATE-2', 'POL-HOOK-1', 'POL-RATE', 'SCR-AUDIT', 'SCR-LEDGER', 'SCR-CREDIT', 'SCR-IDEMP', 'SCR-AUTH'];
+const CLOCKED = [
+  'JOB-RATE',
+  'MCP-TOOL-10',
+  'MCP-ANON-5',
+  'POL-MCP-3',
+  'POL-STATE-2',
+  'POL-HOOK-1',
+  'POL-RATE',
+  'SCR-AUDIT',
+  'SCR-LEDGER',
+  'SCR-CREDIT',
+  'SCR-IDEMP',
+  'SCR-AUTH',
+];
 
 function expectBothPass(a: Result, b: Result): void {
   expect({ a: brokenMusts(a), b: brokenMusts(b) }).toEqual({ a: [], b: [] });
@@ -51,8 +77,8 @@ describe('two conformance runs at once against one in-memory sandbox', () => {
   }, 240_000);
 });
 
-describe("the anonymous per-IP day while another client calls from the same address", () => {
-  it('is never failed for the other client\'s calls: the check says it could not judge the day', async () => {
+describe('the anonymous per-IP day while another client calls from the same address', () => {
+  it("is never failed for the other client's calls: the check says it could not judge the day", async () => {
     const { anonMcpUrl } = sb.get();
     let stop = false;
     let calls = 0;
@@ -96,7 +122,16 @@ describe.skipIf(why !== null)('two conformance runs at once against two instance
   beforeAll(async () => {
     db = await startTestDatabase();
     const port = await freePort();
-    const start = (p: number) => startSandbox({ host: '127.0.0.1', port: p, anonMcpPort: 0, adminToken: ADMIN_TOKEN, publicUrl: `http://127.0.0.1:${port}`, seedDemo: false, store: db.url });
+    const start = (p: number) =>
+      startSandbox({
+        host: '127.0.0.1',
+        port: p,
+        anonMcpPort: 0,
+        adminToken: ADMIN_TOKEN,
+        publicUrl: `http://127.0.0.1:${port}`,
+        seedDemo: false,
+        store: db.url,
+      });
     [one, two] = await Promise.all([start(port), start(0)]);
   }, 120_000);
   afterAll(async () => {
@@ -105,7 +140,10 @@ describe.skipIf(why !== null)('two conformance runs at once against two instance
   });
 
   it('both pass, each run on its own instance (the checks of clocks, windows, credits, idempotency and the ledger)', async () => {
-    const [a, b] = await Promise.all([run({ baseUrl: one.listenUrl, anonMcpUrl: one.anonMcpUrl }, 3, CLOCKED), run({ baseUrl: two.listenUrl, anonMcpUrl: two.anonMcpUrl }, 4, CLOCKED)]);
+    const [a, b] = await Promise.all([
+      run({ baseUrl: one.listenUrl, anonMcpUrl: one.anonMcpUrl }, 3, CLOCKED),
+      run({ baseUrl: two.listenUrl, anonMcpUrl: two.anonMcpUrl }, 4, CLOCKED),
+    ]);
     expectBothPass(a, b);
   }, 300_000);
 });

@@ -32,7 +32,18 @@ export const BUG_REQUIREMENTS: Record<string, [string, string]> = {
 const sb = useSandbox({ selfCheck: false, seedDemo: false });
 const admin = () => client(sb.get().baseUrl, ADMIN_TOKEN);
 const run = (only: string, extra: Record<string, unknown> = {}) =>
-  runConformance({ target: sb.get().baseUrl, anonMcp: sb.get().anonMcpUrl, adminToken: sb.get().adminToken, seed: 4242, runs: 6, only: [only], reportDir: null, saveRegressions: false, progress: false, ...extra });
+  runConformance({
+    target: sb.get().baseUrl,
+    anonMcp: sb.get().anonMcpUrl,
+    adminToken: sb.get().adminToken,
+    seed: 4242,
+    runs: 6,
+    only: [only],
+    reportDir: null,
+    saveRegressions: false,
+    progress: false,
+    ...extra,
+  });
 
 afterEach(async () => {
   for (const bug of Object.keys(BUG_REQUIREMENTS)) await admin()('DELETE', `/sandbox/v1/bugs/${bug}`);
@@ -46,7 +57,13 @@ describe('each planted bug fails the run on the requirement it breaks', () => {
       expect(r.ok).toBe(false);
       const req = r.requirements.find((x) => x.id === requirement)!;
       expect(req.level).toBe('must');
-      expect(req.status, `${bug}: ${r.requirements.filter((x) => x.status === 'fail').map((x) => x.id).join(', ')}`).toBe('fail');
+      expect(
+        req.status,
+        `${bug}: ${r.requirements
+          .filter((x) => x.status === 'fail')
+          .map((x) => x.id)
+          .join(', ')}`,
+      ).toBe('fail');
       expect(req.failures[0].why.length).toBeGreaterThan(10);
       expect(req.failures[0].replay).toMatch(/^npm run conformance -- --target /);
     }, 30_000);
@@ -82,13 +99,27 @@ describe('counterexamples replay', () => {
 
 describe('the CLI', () => {
   const cli = (args: string[]) =>
-    promisify(execFile)(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', ...args], { env: { ...process.env, SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN } }).then(
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'conformance/cli.ts', ...args], {
+      env: { ...process.env, SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN },
+    }).then(
       () => 0,
       (e: { code?: number }) => e.code ?? -1,
     );
 
   it('exits 0 when every must requirement that ran passed and 1 when one failed', async () => {
-    const base = ['--target', sb.get().baseUrl, '--admin-token', ADMIN_TOKEN, '--runs', '3', '--seed', '1', '--no-reports', '--no-save-regressions', '--quiet'];
+    const base = [
+      '--target',
+      sb.get().baseUrl,
+      '--admin-token',
+      ADMIN_TOKEN,
+      '--runs',
+      '3',
+      '--seed',
+      '1',
+      '--no-reports',
+      '--no-save-regressions',
+      '--quiet',
+    ];
     expect(await cli([...base, '--only', 'SCR-IDEMP-3'])).toBe(0);
     await admin()('PUT', '/sandbox/v1/bugs/charge_twice_on_replay');
     expect(await cli([...base, '--only', 'SCR-IDEMP-3'])).toBe(1);

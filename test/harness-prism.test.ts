@@ -15,12 +15,13 @@ import { freePort } from './support/ports.js';
 const sb = useSandbox({ selfCheck: false, seedDemo: false });
 const proxies: ChildProcess[] = [];
 
-
 /** Starts `prism proxy <doc> <upstream> --errors` on a free port; resolves with its URL and a log reader. */
 async function startPrism(doc: string, upstream: string): Promise<{ url: string; log: () => string }> {
   const port = await freePort();
   const bin = path.resolve('node_modules/.bin/prism');
-  const child = spawn(bin, ['proxy', doc, upstream, '--errors', '-p', String(port), '-h', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(bin, ['proxy', doc, upstream, '--errors', '-p', String(port), '-h', '127.0.0.1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   proxies.push(child);
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -50,25 +51,31 @@ afterAll(() => {
 describe('conformance harness through Prism validating proxies', () => {
   it('passes, and Prism sees no response violating either OpenAPI document', async () => {
     const { baseUrl, adminToken } = sb.get();
-    const [screening, jobs] = await Promise.all([startPrism('contracts/screening.openapi.yaml', baseUrl), startPrism('contracts/jobs.openapi.yaml', baseUrl)]);
+    const [screening, jobs] = await Promise.all([
+      startPrism('contracts/screening.openapi.yaml', baseUrl),
+      startPrism('contracts/jobs.openapi.yaml', baseUrl),
+    ]);
     const flagged: string[] = [];
     const onExchange = (ex: Exchange) => {
       const v = ex.response?.headers['sl-violations'];
       if (v) flagged.push(`${ex.request.method} ${ex.request.url} -> ${ex.response!.status}: ${v}`);
     };
-    const r = await runConformance({
-      target: baseUrl,
-      targetScreening: screening.url,
-      targetJobs: jobs.url,
-      adminToken,
-      capabilities: { validatingProxy: true },
-      only: ['SCR-', 'JOB-'],
-      seed: 99,
-      runs: 6,
-      reportDir: null,
-      saveRegressions: false,
-      progress: false,
-    }, { onExchange });
+    const r = await runConformance(
+      {
+        target: baseUrl,
+        targetScreening: screening.url,
+        targetJobs: jobs.url,
+        adminToken,
+        capabilities: { validatingProxy: true },
+        only: ['SCR-', 'JOB-'],
+        seed: 99,
+        runs: 6,
+        reportDir: null,
+        saveRegressions: false,
+        progress: false,
+      },
+      { onExchange },
+    );
     const logs = screening.log() + jobs.log();
     const violations = logs.split('\n').filter((l) => /VIOLATIONS|Violation:|sl-violations/i.test(l));
     expect(violations).toEqual([]);

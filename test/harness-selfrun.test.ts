@@ -18,8 +18,20 @@ describe('conformance harness, clean self-run', () => {
   it('passes every must requirement that runs, and writes JUnit, JSON and HTML covering every id', async () => {
     const reportDir = mkdtempSync(path.join(tmpdir(), 'conformance-report-'));
     const { baseUrl, anonMcpUrl, adminToken } = sb.get();
-    const r = await runConformance({ target: baseUrl, anonMcp: anonMcpUrl, adminToken, seed: 20261122, runs: 15, reportDir, regressionsDir: 'fixtures/regressions', saveRegressions: false, progress: false });
-    const broken = r.requirements.filter((x) => x.level === 'must' && x.status !== 'pass' && x.status !== 'not-covered' && x.status !== 'not-observable');
+    const r = await runConformance({
+      target: baseUrl,
+      anonMcp: anonMcpUrl,
+      adminToken,
+      seed: 20261122,
+      runs: 15,
+      reportDir,
+      regressionsDir: 'fixtures/regressions',
+      saveRegressions: false,
+      progress: false,
+    });
+    const broken = r.requirements.filter(
+      (x) => x.level === 'must' && x.status !== 'pass' && x.status !== 'not-covered' && x.status !== 'not-observable',
+    );
     expect(broken.map((x) => `${x.id} ${x.status}: ${x.failures[0]?.why ?? x.reasons[0]}`)).toEqual([]);
     expect(r.ok).toBe(true);
     expect(r.unknownRequirementIds).toEqual([]);
@@ -40,8 +52,25 @@ describe('conformance harness, clean self-run', () => {
 
   it('with fixed keys and no admin token, checks needing fresh tenants or the clock are skipped with the reason', async () => {
     const { baseUrl } = sb.get();
-    const keys = Object.fromEntries(await Promise.all((['free', 'starter', 'pro', 'scale'] as const).map(async (tier) => [tier, (await createTenant(baseUrl, { planTier: tier })).apiKey])));
-    const r = await runConformance({ target: baseUrl, keys, seed: 7, runs: 5, only: ['SCR-CREDIT', 'SCR-SUBMIT-1', 'JOB-RATE'], reportDir: null, saveRegressions: false, progress: false, rateWindows: false });
+    const keys = Object.fromEntries(
+      await Promise.all(
+        (['free', 'starter', 'pro', 'scale'] as const).map(async (tier) => [
+          tier,
+          (await createTenant(baseUrl, { planTier: tier })).apiKey,
+        ]),
+      ),
+    );
+    const r = await runConformance({
+      target: baseUrl,
+      keys,
+      seed: 7,
+      runs: 5,
+      only: ['SCR-CREDIT', 'SCR-SUBMIT-1', 'JOB-RATE'],
+      reportDir: null,
+      saveRegressions: false,
+      progress: false,
+      rateWindows: false,
+    });
     const byId = Object.fromEntries(r.checks.map((c) => [c.id, c]));
     expect(byId['screening.credits.exhausted'].status).toBe('skip');
     expect(byId['screening.credits.exhausted'].skipReason).toMatch(/admin token|control API/);

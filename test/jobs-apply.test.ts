@@ -33,7 +33,10 @@ describe('apply: tiers and credits', () => {
     expect(res.json.error.code).toBe('payment_required');
     expect(res.json.error.message).toMatch(/paid tier/);
     expect(res.json.error.upsell).toEqual({ upgradeUrl: `${sb.get().baseUrl}/app/billing` });
-    expect(await balances(sb.get(), t.tenantId)).toEqual({ apply: 0, screening: limits.policy.screening.free.creditsCap });
+    expect(await balances(sb.get(), t.tenantId)).toEqual({
+      apply: 0,
+      screening: limits.policy.screening.free.creditsCap,
+    });
     expect(await queue(t.tenantId)).toEqual([]);
   });
 
@@ -44,7 +47,12 @@ describe('apply: tiers and credits', () => {
     const body = applyBody({ resume_url: 'https://files.example.com/dewi.pdf', locale: 'id' });
     const res = await t.api('applyToJob', 'POST', applyPath(contactJob.id), body);
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ status: 'submitted', applicationId: expect.stringMatching(/^app_/), jobId: contactJob.id, creditsRemaining: before - 1 });
+    expect(res.json).toEqual({
+      status: 'submitted',
+      applicationId: expect.stringMatching(/^app_/),
+      jobId: contactJob.id,
+      creditsRemaining: before - 1,
+    });
     expect((await t.api('getMe', 'GET', '/api/v1/me')).json.applyCredits.remaining).toBe(before - 1);
     const [queued, ...rest] = await queue(t.tenantId);
     expect(rest).toEqual([]);
@@ -66,7 +74,12 @@ describe('apply: tiers and credits', () => {
     const t = await tenantKey(sb.get(), 'pro');
     const res = await t.api('applyToJob', 'POST', applyPath(atsJob.id), applyBody());
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ status: 'external', applyUrl: atsJob.applyUrl, jobId: atsJob.id, creditsRemaining: limits.spec.jobs.pro.applyCreditsPerMonth - 1 });
+    expect(res.json).toEqual({
+      status: 'external',
+      applyUrl: atsJob.applyUrl,
+      jobId: atsJob.id,
+      creditsRemaining: limits.spec.jobs.pro.applyCreditsPerMonth - 1,
+    });
     expect(res.json.applyUrl).not.toContain('remote-jobs.example');
     expect(await queue(t.tenantId)).toEqual([]);
   });
@@ -103,7 +116,10 @@ describe('apply: bad input never costs a credit', () => {
     }
     expect((await balances(sb.get(), t.tenantId)).apply).toBe(limits.spec.jobs.pro.applyCreditsPerMonth);
     for (const n of [80, 3000]) {
-      expect((await t.api('applyToJob', 'POST', applyPath(contactJob.id), applyBody({ message: message(n) }))).status, String(n)).toBe(200);
+      expect(
+        (await t.api('applyToJob', 'POST', applyPath(contactJob.id), applyBody({ message: message(n) }))).status,
+        String(n),
+      ).toBe(200);
     }
     expect((await balances(sb.get(), t.tenantId)).apply).toBe(limits.spec.jobs.pro.applyCreditsPerMonth - 2);
   });
@@ -128,7 +144,9 @@ describe('apply: bad input never costs a credit', () => {
     const syntax = await raw('POST', applyPath(contactJob.id), '{"candidate_name":', {});
     expect(syntax.status).toBe(400);
     expect(syntax.json.error.message).toMatch(/JSON/);
-    const type = await raw('POST', applyPath(contactJob.id), JSON.stringify(applyBody()), { 'content-type': 'text/plain' });
+    const type = await raw('POST', applyPath(contactJob.id), JSON.stringify(applyBody()), {
+      'content-type': 'text/plain',
+    });
     expect(type.status).toBe(400);
     expect(type.json.error.message).toMatch(/Content-Type/);
     expect((await balances(sb.get(), t.tenantId)).apply).toBe(limits.spec.jobs.pro.applyCreditsPerMonth);
@@ -138,7 +156,9 @@ describe('apply: bad input never costs a credit', () => {
   it('checks auth, then body, then the job, then the tier, then credit', async () => {
     const free = await tenantKey(sb.get(), 'free');
     // body before job and tier
-    expect((await free.api('applyToJob', 'POST', applyPath('job_nope'), applyBody({ message: 'short' }))).status).toBe(400);
+    expect((await free.api('applyToJob', 'POST', applyPath('job_nope'), applyBody({ message: 'short' }))).status).toBe(
+      400,
+    );
     // job before tier
     const missing = await free.api('applyToJob', 'POST', applyPath('job_nope'), applyBody());
     expect(missing.status).toBe(404);

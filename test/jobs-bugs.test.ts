@@ -21,7 +21,10 @@ async function withBug(name: string, run: () => Promise<void>) {
 describe('planted bugs of the jobs API', () => {
   it('sponsored_on_paid: paid-tier results carry sponsored listings', async () => {
     const t = await tenantKey(sb.get(), 'pro');
-    const sponsored = async () => (await client(sb.get().baseUrl, t.apiKey)('GET', '/api/v1/jobs?limit=50')).json.jobs.filter((j: any) => j.sponsored).length;
+    const sponsored = async () =>
+      (await client(sb.get().baseUrl, t.apiKey)('GET', '/api/v1/jobs?limit=50')).json.jobs.filter(
+        (j: any) => j.sponsored,
+      ).length;
     expect(await sponsored()).toBe(0);
     await withBug('sponsored_on_paid', async () => expect(await sponsored()).toBeGreaterThan(0));
     expect(await sponsored()).toBe(0);

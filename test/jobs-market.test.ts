@@ -66,7 +66,10 @@ describe('market data', () => {
     expect(res.json.sampleSize).toBe(paid.length);
     expect(res.json.rows.length).toBeGreaterThan(30);
     for (const row of res.json.rows) {
-      const values = paid.filter((j) => j.roleFamily === row.roleFamily && j.seniority === row.seniority).map((j) => j.payIdrMonthly!).sort((a, b) => a - b);
+      const values = paid
+        .filter((j) => j.roleFamily === row.roleFamily && j.seniority === row.seniority)
+        .map((j) => j.payIdrMonthly!)
+        .sort((a, b) => a - b);
       expect(row.sampleSize).toBe(values.length);
       expect(row.median).toBe(Math.round(pct(values, 0.5)));
       expect(row.p25).toBe(Math.round(pct(values, 0.25)));
@@ -74,7 +77,9 @@ describe('market data', () => {
       expect(row.iqr).toBe(row.p75 - row.p25);
     }
     // seniority orders pay within a family
-    const backend = Object.fromEntries(res.json.rows.filter((r: any) => r.roleFamily === 'backend-engineering').map((r: any) => [r.seniority, r.median]));
+    const backend = Object.fromEntries(
+      res.json.rows.filter((r: any) => r.roleFamily === 'backend-engineering').map((r: any) => [r.seniority, r.median]),
+    );
     expect(backend.junior).toBeLessThan(backend.senior);
   });
 
@@ -103,12 +108,24 @@ describe('market data', () => {
       expect(res.json).toMatchObject({ locale: 'en', slug, name, jobCount: jobs.length });
       expect(res.json.seniorityMix.reduce((n: number, m: any) => n + m.jobs, 0)).toBe(jobs.length);
       expect(res.json.remoteTypeMix).toEqual(
-        ['worldwide', 'regional', 'timezone-based'].map((remoteType) => ({ remoteType, jobs: jobs.filter((j) => j.remoteType === remoteType).length })),
+        ['worldwide', 'regional', 'timezone-based'].map((remoteType) => ({
+          remoteType,
+          jobs: jobs.filter((j) => j.remoteType === remoteType).length,
+        })),
       );
       const top = res.json.topSkills[0];
       expect(top.mentions).toBe(jobs.filter((j) => j.skills.includes(top.skill)).length);
-      const pay = jobs.map((j) => j.payIdrMonthly).filter((v): v is number => v !== null).sort((a, b) => a - b);
-      expect(res.json.pay).toEqual({ currency: 'IDR', period: 'month', median: Math.round(pct(pay, 0.5)), p25: Math.round(pct(pay, 0.25)), p75: Math.round(pct(pay, 0.75)) });
+      const pay = jobs
+        .map((j) => j.payIdrMonthly)
+        .filter((v): v is number => v !== null)
+        .sort((a, b) => a - b);
+      expect(res.json.pay).toEqual({
+        currency: 'IDR',
+        period: 'month',
+        median: Math.round(pct(pay, 0.5)),
+        p25: Math.round(pct(pay, 0.25)),
+        p75: Math.round(pct(pay, 0.75)),
+      });
     }
     const id = await t.api('getRoleReport', 'GET', '/api/v1/market/roles/customer-support?locale=id');
     expect(id.json.locale).toBe('id');
@@ -120,7 +137,11 @@ describe('market data', () => {
     const missing = await t.api('getRoleReport', 'GET', '/api/v1/market/roles/astronaut');
     expect(missing.status).toBe(404);
     expect(missing.json.error.message).toContain('astronaut');
-    for (const path of ['/api/v1/market/roles/Backend_Engineering', '/api/v1/market/roles/backend-engineering?locale=fr', '/api/v1/market/roles?locale=de']) {
+    for (const path of [
+      '/api/v1/market/roles/Backend_Engineering',
+      '/api/v1/market/roles/backend-engineering?locale=fr',
+      '/api/v1/market/roles?locale=de',
+    ]) {
       const res = await t.api(path.includes('?locale=de') ? 'listRoles' : 'getRoleReport', 'GET', path);
       expect(res.status, path).toBe(400);
       expect(res.json.error.message, path).toMatch(/role|locale/);
@@ -139,7 +160,9 @@ describe('market data', () => {
     expect(m).toEqual([...m].sort((a, b) => b - a));
     expect(m[0]).toBe(Math.max(...counts.values()));
     expect((await t.api('listSkills', 'GET', '/api/v1/market/skills?limit=1')).json.skills).toHaveLength(1);
-    expect((await t.api('listSkills', 'GET', '/api/v1/market/skills?limit=100')).json.skills).toHaveLength(Math.min(100, counts.size));
+    expect((await t.api('listSkills', 'GET', '/api/v1/market/skills?limit=100')).json.skills).toHaveLength(
+      Math.min(100, counts.size),
+    );
     for (const bad of ['0', '101', 'ten', '-5', '2.5']) {
       const r = await t.api('listSkills', 'GET', `/api/v1/market/skills?limit=${bad}`);
       expect(r.status, bad).toBe(400);

@@ -46,7 +46,10 @@ describe('rate limits', () => {
       const res = await t.api(op, method, path, body);
       statuses.push(res.status);
       expectHeaders(res);
-      expect(rate(res)).toMatchObject({ limit: limits.spec.jobs.starter.rateLimitPerMinute, remaining: limits.spec.jobs.starter.rateLimitPerMinute - 1 - i });
+      expect(rate(res)).toMatchObject({
+        limit: limits.spec.jobs.starter.rateLimitPerMinute,
+        remaining: limits.spec.jobs.starter.rateLimitPerMinute - 1 - i,
+      });
       expect(rate(res).reset).toBeLessThanOrEqual(previousReset);
       previousReset = rate(res).reset;
     }
@@ -57,7 +60,8 @@ describe('rate limits', () => {
     await startOfWindow(sb.get());
     const t = await tenantKey(sb.get(), 'free');
     const limit = limits.spec.jobs.free.rateLimitPerMinute;
-    for (let i = 0; i < limit; i++) expect((await t.api('listSkills', 'GET', '/api/v1/market/skills?limit=1')).status).toBe(200);
+    for (let i = 0; i < limit; i++)
+      expect((await t.api('listSkills', 'GET', '/api/v1/market/skills?limit=1')).status).toBe(200);
     const limited = await t.api('searchJobs', 'GET', '/api/v1/jobs');
     expect(limited.status).toBe(429);
     expect(limited.json.error.code).toBe('rate_limited');
@@ -96,7 +100,10 @@ describe('rate limits', () => {
     expect(rate(await t.api('getMe', 'GET', '/api/v1/me')).limit).toBe(limits.spec.jobs.free.rateLimitPerMinute);
     await admin(sb.get())('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { planTier: 'pro' });
     const res = await t.api('getMe', 'GET', '/api/v1/me');
-    expect(rate(res)).toMatchObject({ limit: limits.spec.jobs.pro.rateLimitPerMinute, remaining: limits.spec.jobs.pro.rateLimitPerMinute - 2 });
+    expect(rate(res)).toMatchObject({
+      limit: limits.spec.jobs.pro.rateLimitPerMinute,
+      remaining: limits.spec.jobs.pro.rateLimitPerMinute - 2,
+    });
   });
 
   it('sends the headers on 401 and 403 too, from a per-client window, and never turns them into 429', async () => {

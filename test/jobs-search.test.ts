@@ -44,7 +44,11 @@ const filtersArb = (): fc.Arbitrary<Filters> => {
   const words = [...new Set(corpus.flatMap((j) => [...j.title.split(' '), ...j.skills, j.company.split(' ')[0]]))];
   return fc.record(
     {
-      q: fc.oneof(fc.constantFrom(...words), fc.tuple(fc.constantFrom(...words), fc.constantFrom(...words)).map(([a, b]) => `${a} ${b}`), fc.constant('zzyzx')),
+      q: fc.oneof(
+        fc.constantFrom(...words),
+        fc.tuple(fc.constantFrom(...words), fc.constantFrom(...words)).map(([a, b]) => `${a} ${b}`),
+        fc.constant('zzyzx'),
+      ),
       location: fc.constantFrom('remote', 'JAKARTA', 'utc+7', 'Apac', 'indonesia', 'Bali', 'world', 'Mars'),
       remote_type: fc.constantFrom('worldwide', 'regional', 'timezone-based'),
       job_type: fc.constantFrom('full-time', 'part-time', 'contract', 'freelance'),
@@ -56,7 +60,8 @@ const filtersArb = (): fc.Arbitrary<Filters> => {
 
 beforeAll(async () => {
   corpus = await readCorpus(sb.get());
-  for (const j of corpus) terms.set(j.id, new Set(tokenize([j.title, j.company, j.description, ...j.skills].join(' '))));
+  for (const j of corpus)
+    terms.set(j.id, new Set(tokenize([j.title, j.company, j.description, ...j.skills].join(' '))));
 });
 
 describe('search: the corpus read back over HTTP', () => {
@@ -77,16 +82,23 @@ describe('search: filters and free text', () => {
   it('returns exactly the matching jobs, in order, for random filter combinations and pages', async () => {
     const { api } = await tenantKey(sb.get(), 'pro');
     await fc.assert(
-      fc.asyncProperty(filtersArb(), fc.integer({ min: 1, max: 50 }), fc.nat({ max: 400 }), async (f, limit, rawOffset) => {
-        const expected = model(f);
-        const offset = Math.min(rawOffset, limit * 49);
-        const res = await api('searchJobs', 'GET', `/api/v1/jobs?${qs({ ...f, limit, offset })}`);
-        expect(res.status).toBe(200);
-        expect(res.json.tier).toBe('pro');
-        expect(res.json.page).toBe(Math.floor(offset / limit));
-        expect(res.json.jobs.map((j: { id: string }) => j.id)).toEqual(expected.slice(offset, offset + limit).map((j) => j.id));
-        expect(res.json.hasMore).toBe(offset + limit < expected.length);
-      }),
+      fc.asyncProperty(
+        filtersArb(),
+        fc.integer({ min: 1, max: 50 }),
+        fc.nat({ max: 400 }),
+        async (f, limit, rawOffset) => {
+          const expected = model(f);
+          const offset = Math.min(rawOffset, limit * 49);
+          const res = await api('searchJobs', 'GET', `/api/v1/jobs?${qs({ ...f, limit, offset })}`);
+          expect(res.status).toBe(200);
+          expect(res.json.tier).toBe('pro');
+          expect(res.json.page).toBe(Math.floor(offset / limit));
+          expect(res.json.jobs.map((j: { id: string }) => j.id)).toEqual(
+            expected.slice(offset, offset + limit).map((j) => j.id),
+          );
+          expect(res.json.hasMore).toBe(offset + limit < expected.length);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -102,7 +114,11 @@ describe('search: filters and free text', () => {
           if (!res.json.hasMore) break;
         }
         expect(new Set(seen).size).toBe(seen.length);
-        expect(seen).toEqual(model(f).slice(0, seen.length).map((j) => j.id));
+        expect(seen).toEqual(
+          model(f)
+            .slice(0, seen.length)
+            .map((j) => j.id),
+        );
       }),
       { numRuns: 20 },
     );
@@ -110,10 +126,17 @@ describe('search: filters and free text', () => {
 
   it('matches q against title, company, description and skills, all terms required', async () => {
     const { api } = await tenantKey(sb.get(), 'pro');
-    const ids = async (q: string) => (await api('searchJobs', 'GET', `/api/v1/jobs?${qs({ q, limit: 50 })}`)).json.jobs.map((j: { id: string }) => j.id);
+    const ids = async (q: string) =>
+      (await api('searchJobs', 'GET', `/api/v1/jobs?${qs({ q, limit: 50 })}`)).json.jobs.map(
+        (j: { id: string }) => j.id,
+      );
     // a skill that appears nowhere else in its job (past the four the description names)
-    const skillOnly = corpus.find((j) => j.skills.slice(4).some((s) => !j.description.includes(s) && !j.title.includes(s)))!;
-    const skill = skillOnly.skills.slice(4).find((s) => !skillOnly.description.includes(s) && !skillOnly.title.includes(s))!;
+    const skillOnly = corpus.find((j) =>
+      j.skills.slice(4).some((s) => !j.description.includes(s) && !j.title.includes(s)),
+    )!;
+    const skill = skillOnly.skills
+      .slice(4)
+      .find((s) => !skillOnly.description.includes(s) && !skillOnly.title.includes(s))!;
     for (const [q, mustFind] of [
       [corpus[0].title, corpus[0]],
       [corpus[0].company, corpus[0]],
@@ -123,8 +146,15 @@ describe('search: filters and free text', () => {
       const expected = model({ q });
       expect(expected.length, q).toBeGreaterThan(0);
       const pos = expected.findIndex((j) => j.id === mustFind.id);
-      const res = await api('searchJobs', 'GET', `/api/v1/jobs?${qs({ q, limit: 50, offset: Math.floor(pos / 50) * 50 })}`);
-      expect(res.json.jobs.map((j: { id: string }) => j.id), q).toContain(mustFind.id);
+      const res = await api(
+        'searchJobs',
+        'GET',
+        `/api/v1/jobs?${qs({ q, limit: 50, offset: Math.floor(pos / 50) * 50 })}`,
+      );
+      expect(
+        res.json.jobs.map((j: { id: string }) => j.id),
+        q,
+      ).toContain(mustFind.id);
     }
     const company = model({ q: corpus[0].company });
     expect(corpus.filter((j) => j.company === corpus[0].company).every((j) => company.includes(j))).toBe(true);
@@ -150,9 +180,20 @@ describe('search: bounds, tiers and promoted listings', () => {
     expect((await api('searchJobs', 'GET', '/api/v1/jobs?limit=1')).json.jobs).toHaveLength(1);
     expect((await api('searchJobs', 'GET', '/api/v1/jobs?limit=50')).json.jobs).toHaveLength(50);
     for (const [query, param] of [
-      ['limit=0', 'limit'], ['limit=51', 'limit'], ['limit=-1', 'limit'], ['limit=1.5', 'limit'], ['limit=abc', 'limit'], ['limit=', 'limit'],
-      ['limit=5&limit=6', 'limit'], ['offset=-1', 'offset'], ['offset=x', 'offset'], ['remote_type=remote', 'remote_type'],
-      ['job_type=full_time', 'job_type'], ['opportunity_type=job', 'opportunity_type'], ['locale=fr', 'locale'], ['sort=new', 'sort'],
+      ['limit=0', 'limit'],
+      ['limit=51', 'limit'],
+      ['limit=-1', 'limit'],
+      ['limit=1.5', 'limit'],
+      ['limit=abc', 'limit'],
+      ['limit=', 'limit'],
+      ['limit=5&limit=6', 'limit'],
+      ['offset=-1', 'offset'],
+      ['offset=x', 'offset'],
+      ['remote_type=remote', 'remote_type'],
+      ['job_type=full_time', 'job_type'],
+      ['opportunity_type=job', 'opportunity_type'],
+      ['locale=fr', 'locale'],
+      ['sort=new', 'sort'],
     ]) {
       const res = await api('searchJobs', 'GET', `/api/v1/jobs?${query}`);
       expect(res.status, query).toBe(400);
@@ -237,14 +278,31 @@ describe('get job and access', () => {
       expect(res.status).toBe(200);
       expect(res.json).toEqual({ ...job, sponsored: false });
       expect(Object.keys(res.json).sort()).toEqual(
-        ['id', 'title', 'company', 'location', 'payMin', 'payMax', 'payCurrency', 'payPeriod', 'remoteType', 'jobType', 'postedAt', 'url', 'applyUrl', 'sponsored'].sort(),
+        [
+          'id',
+          'title',
+          'company',
+          'location',
+          'payMin',
+          'payMax',
+          'payCurrency',
+          'payPeriod',
+          'remoteType',
+          'jobType',
+          'postedAt',
+          'url',
+          'applyUrl',
+          'sponsored',
+        ].sort(),
       );
     }
   });
 
   it('answers 404 for unknown and inactive jobs', async () => {
     const { api } = await tenantKey(sb.get(), 'pro');
-    const inactive = generateCorpus(vocabulary(), SEED, corpus.length, 1 / limits.policy.sponsoredEvery).all.find((j) => !j.active)!;
+    const inactive = generateCorpus(vocabulary(), SEED, corpus.length, 1 / limits.policy.sponsoredEvery).all.find(
+      (j) => !j.active,
+    )!;
     for (const id of ['job_doesnotexist', inactive.id]) {
       const res = await api('getJob', 'GET', `/api/v1/jobs/${id}`);
       expect(res.status).toBe(404);

@@ -30,12 +30,23 @@ describe('anonymous server', () => {
     const { tools } = await anon.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['get_curated_list', 'get_job', 'search_jobs']);
     for (const t of tools) expect(t.inputSchema, t.name).toEqual(files[t.name].inputSchema);
-    expect(Object.keys((tools.find((t) => t.name === 'search_jobs')!.inputSchema as any).properties)).toContain('query');
+    expect(Object.keys((tools.find((t) => t.name === 'search_jobs')!.inputSchema as any).properties)).toContain(
+      'query',
+    );
     expect((tools.find((t) => t.name === 'get_job')!.inputSchema as any).required).toEqual(['job_id']);
   });
 
   it('has none of the keyed server’s other tools', async () => {
-    for (const name of ['apply_to_job', 'draft_application', 'get_me', 'get_skill_demand', 'match_candidates', 'talent_search', 'post_job', 'hire']) {
+    for (const name of [
+      'apply_to_job',
+      'draft_application',
+      'get_me',
+      'get_skill_demand',
+      'match_candidates',
+      'talent_search',
+      'post_job',
+      'hire',
+    ]) {
       const err = await anon.client.callTool({ name, arguments: {} }).catch((e) => e);
       expect(err, name).toBeInstanceOf(McpError);
       expect((err as McpError).code).toBe(-32602);
@@ -77,7 +88,16 @@ describe('anonymous server', () => {
     expect(doc.authentication.required).toBe(false);
     expect(doc.rateLimit).toMatchObject({ limit: 500, window: 'day', scope: 'client IP' });
     const { tools } = await anon.client.listTools();
-    expect(doc.tools).toEqual(tools.map((t) => ({ name: t.name, title: t.title, description: t.description, annotations: t.annotations, inputSchema: t.inputSchema, outputSchema: t.outputSchema })));
+    expect(doc.tools).toEqual(
+      tools.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        annotations: t.annotations,
+        inputSchema: t.inputSchema,
+        outputSchema: t.outputSchema,
+      })),
+    );
     const stream = await fetch(sb.get().anonMcpUrl, { headers: { accept: 'text/event-stream' } });
     expect(stream.status).toBe(405);
   });
@@ -99,7 +119,11 @@ describe('anonymous server', () => {
     const rebound = await rawPost(Number(port), 'evil.example.com', 'http://evil.example.com');
     expect(rebound.status).toBe(403);
     expect(JSON.parse(rebound.body).error).toMatchObject({ code: -32003, data: { code: 'forbidden' } });
-    const page = await rpc(sb.get().anonMcpUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { origin: 'https://agent.example' });
+    const page = await rpc(
+      sb.get().anonMcpUrl,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { origin: 'https://agent.example' },
+    );
     expect(page.status).toBe(200);
     expect(page.headers.get('access-control-allow-origin')).toBe('*');
   });
@@ -110,7 +134,13 @@ function rawPost(port: number, host: string, origin: string): Promise<{ status: 
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const req = httpRequest(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host, origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: { host, origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => (text += d));
@@ -126,8 +156,15 @@ describe('per-IP daily limit', () => {
   it('allows 500 tool calls per day per IP, then rate_limited until 00:00 UTC', async () => {
     // start from a fresh UTC day so every call of this test lands in one window
     const now = Date.parse((await admin()('GET', '/sandbox/v1/clock')).json.now);
-    await admin()('POST', '/sandbox/v1/clock/advance', { seconds: Math.ceil((86_400_000 - (now % 86_400_000)) / 1000) + 1 });
-    const body = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_curated_list', arguments: { category: 'coding' } } });
+    await admin()('POST', '/sandbox/v1/clock/advance', {
+      seconds: Math.ceil((86_400_000 - (now % 86_400_000)) / 1000) + 1,
+    });
+    const body = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'get_curated_list', arguments: { category: 'coding' } },
+    });
     // listing and discovery are not tool calls and do not count
     await anon.client.listTools();
     const before = await fetch(sb.get().anonMcpUrl);

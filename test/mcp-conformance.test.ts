@@ -22,9 +22,19 @@ const workDir = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 async function scenario(url: string, name: string, bearer?: string) {
-  const env = { ...process.env, NODE_OPTIONS: `--import ${PRELOAD}`, MCP_BEARER: bearer ?? '', NO_COLOR: '1', FORCE_COLOR: '0' };
+  const env = {
+    ...process.env,
+    NODE_OPTIONS: `--import ${PRELOAD}`,
+    MCP_BEARER: bearer ?? '',
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
+  };
   try {
-    const { stdout } = await run(process.execPath, [BIN, 'server', '--url', url, '--scenario', name], { cwd: workDir, env, timeout: 45_000 });
+    const { stdout } = await run(process.execPath, [BIN, 'server', '--url', url, '--scenario', name], {
+      cwd: workDir,
+      env,
+      timeout: 45_000,
+    });
     return { ok: true, out: stdout };
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string };
@@ -42,10 +52,13 @@ describe('MCP conformance suite', () => {
     expect(r.ok && passed(r.out), r.out).toBe(true);
   });
 
-  it.each(['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'])('anonymous server passes %s', async (name) => {
-    const r = await scenario(sb.get().anonMcpUrl, name);
-    expect(r.ok && passed(r.out), r.out).toBe(true);
-  });
+  it.each(['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'])(
+    'anonymous server passes %s',
+    async (name) => {
+      const r = await scenario(sb.get().anonMcpUrl, name);
+      expect(r.ok && passed(r.out), r.out).toBe(true);
+    },
+  );
 
   it('is not fooled: the keyed server without a key fails the handshake', async () => {
     const r = await scenario(`${sb.get().baseUrl}/api/mcp`, 'server-initialize');

@@ -11,7 +11,10 @@ let keyed: Connected;
 let anon: Connected;
 
 beforeAll(async () => {
-  keyed = await connectMcp(`${sb.get().baseUrl}/api/mcp`, (await createTenant(sb.get().baseUrl, { planTier: 'pro' })).apiKey);
+  keyed = await connectMcp(
+    `${sb.get().baseUrl}/api/mcp`,
+    (await createTenant(sb.get().baseUrl, { planTier: 'pro' })).apiKey,
+  );
   anon = await connectMcp(sb.get().anonMcpUrl);
 });
 afterAll(async () => {
@@ -20,7 +23,14 @@ afterAll(async () => {
 });
 
 const listed = async (c: Connected) =>
-  (await c.client.listTools()).tools.map((t) => ({ name: t.name, title: t.title, description: t.description, annotations: t.annotations, inputSchema: t.inputSchema, outputSchema: t.outputSchema }));
+  (await c.client.listTools()).tools.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    annotations: t.annotations,
+    inputSchema: t.inputSchema,
+    outputSchema: t.outputSchema,
+  }));
 
 describe('/.well-known/mcp.json', () => {
   it('describes the keyed server exactly as it initializes and lists its tools', async () => {
@@ -80,9 +90,14 @@ describe('/llms.txt', () => {
     const section = (title: string) => {
       const start = text.indexOf(`## ${title}\n`);
       const end = text.indexOf('\n## ', start + 1);
-      return [...text.slice(start, end === -1 ? undefined : end).matchAll(/^- \[(\w+): ([^\]]+)\]\(([^)]+)\): (.+)$/gm)].map((m) => ({ name: m[1], title: m[2], url: m[3], text: m[4] }));
+      return [
+        ...text.slice(start, end === -1 ? undefined : end).matchAll(/^- \[(\w+): ([^\]]+)\]\(([^)]+)\): (.+)$/gm),
+      ].map((m) => ({ name: m[1], title: m[2], url: m[3], text: m[4] }));
     };
-    for (const [title, conn] of [['Keyed MCP tools', keyed], ['Anonymous MCP tools', anon]] as const) {
+    for (const [title, conn] of [
+      ['Keyed MCP tools', keyed],
+      ['Anonymous MCP tools', anon],
+    ] as const) {
       const lines = section(title);
       const tools = await listed(conn);
       expect(lines.map((t) => t.name).sort()).toEqual(tools.map((t) => t.name).sort());
@@ -122,11 +137,26 @@ describe('/api/openapi.json', () => {
     expect(rest).toEqual(JSON.parse(JSON.stringify(contract)));
     expect(servers[0].url.startsWith(sb.get().baseUrl)).toBe(true);
     // the live origin of the request, not a configured one: reached as localhost, it says localhost
-    const viaLocalhost = await (await fetch(sb.get().baseUrl.replace('127.0.0.1', 'localhost') + '/api/openapi.json')).json();
+    const viaLocalhost = await (
+      await fetch(sb.get().baseUrl.replace('127.0.0.1', 'localhost') + '/api/openapi.json')
+    ).json();
     expect(viaLocalhost.servers[0].url).toBe(sb.get().baseUrl.replace('127.0.0.1', 'localhost'));
-    const docs = await (await fetch(sb.get().baseUrl.replace('127.0.0.1', 'localhost') + '/docs/screening.json')).json();
+    const docs = await (
+      await fetch(sb.get().baseUrl.replace('127.0.0.1', 'localhost') + '/docs/screening.json')
+    ).json();
     expect(docs.servers[0].url).toBe(sb.get().baseUrl.replace('127.0.0.1', 'localhost'));
     const ids = Object.values(doc.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId));
-    expect(ids).toEqual(expect.arrayContaining(['searchJobs', 'getJob', 'applyToJob', 'getMe', 'getSalaryBenchmarks', 'listRoles', 'getRoleReport', 'listSkills']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'searchJobs',
+        'getJob',
+        'applyToJob',
+        'getMe',
+        'getSalaryBenchmarks',
+        'listRoles',
+        'getRoleReport',
+        'listSkills',
+      ]),
+    );
   });
 });

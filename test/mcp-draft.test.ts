@@ -32,7 +32,14 @@ describe('draft_application', () => {
     const job = jobs[0];
     const r = await call(pro.client, 'draft_application', { id: job.id });
     expect(r.isError).toBe(false);
-    expect(r.data).toMatchObject({ jobId: job.id, jobTitle: job.title, company: job.company, apply_url: job.applyUrl, submitted: false, tone: 'professional' });
+    expect(r.data).toMatchObject({
+      jobId: job.id,
+      jobTitle: job.title,
+      company: job.company,
+      apply_url: job.applyUrl,
+      submitted: false,
+      tone: 'professional',
+    });
     expect(r.data.coverLetter).toContain(job.company);
     expect(r.data.coverLetter).toContain(ayu.name);
     expect(r.data.coverLetter).toContain(ayu.experience[0].employer);
@@ -61,7 +68,12 @@ describe('draft_application', () => {
   it('removes unsupported highlights and lists them with reasons', async () => {
     const r = await call(pro.client, 'draft_application', {
       id: jobs[0].id,
-      highlights: ['Moved 12 services from a monolith to Kubernetes', '10 years of Rust at Google', 'Head of Engineering for 40 people', 'Mentored 3 junior engineers'],
+      highlights: [
+        'Moved 12 services from a monolith to Kubernetes',
+        '10 years of Rust at Google',
+        'Head of Engineering for 40 people',
+        'Mentored 3 junior engineers',
+      ],
     });
     expect(r.isError).toBe(false);
     expect(r.data.coverLetter).toContain('- Moved 12 services from a monolith to Kubernetes.');
@@ -77,14 +89,25 @@ describe('draft_application', () => {
 
   it('fails ungrounded when nothing requested can be supported, or in strict mode', async () => {
     const before = (await call(pro.client, 'draft_application', { id: jobs[0].id })).data.quota.used;
-    const none = await call(pro.client, 'draft_application', { id: jobs[0].id, highlights: ['PhD in astrophysics from MIT', 'I am a world-class pianist'] });
+    const none = await call(pro.client, 'draft_application', {
+      id: jobs[0].id,
+      highlights: ['PhD in astrophysics from MIT', 'I am a world-class pianist'],
+    });
     expect(none.isError).toBe(true);
     expect(none.data.error).toMatchObject({ code: 'ungrounded', argument: 'highlights' });
     expect(none.data.error.message).toMatch(/PhD/);
-    const strict = await call(pro.client, 'draft_application', { id: jobs[0].id, strict: true, highlights: ['Mentored 3 junior engineers', '15 years of Go'] });
+    const strict = await call(pro.client, 'draft_application', {
+      id: jobs[0].id,
+      strict: true,
+      highlights: ['Mentored 3 junior engineers', '15 years of Go'],
+    });
     expect(strict.data.error.code).toBe('ungrounded');
     expect(strict.data.error.message).toMatch(/15 years of Go/);
-    const clean = await call(pro.client, 'draft_application', { id: jobs[0].id, strict: true, highlights: ['Mentored 3 junior engineers'] });
+    const clean = await call(pro.client, 'draft_application', {
+      id: jobs[0].id,
+      strict: true,
+      highlights: ['Mentored 3 junior engineers'],
+    });
     expect(clean.isError).toBe(false);
     // refused drafts use no quota
     expect(clean.data.quota.used).toBe(before + 1);
@@ -92,11 +115,19 @@ describe('draft_application', () => {
 
   it('keeps only claims the resume backs, whatever the highlights (property)', async () => {
     const phrase = fc.oneof(
-      fc.constantFrom(...ayu.experience.flatMap((e: any) => e.highlights) as string[]),
+      fc.constantFrom(...(ayu.experience.flatMap((e: any) => e.highlights) as string[])),
       fc.tuple(fc.integer({ min: 1, max: 30 }), fc.constantFrom(...SKILLS)).map(([n, s]) => `${n} years of ${s}`),
-      fc.constantFrom('Led the platform team at Gojek', 'Master of Science in Data Science', 'Principal engineer', 'I love clean code', 'Built dashboards'),
+      fc.constantFrom(
+        'Led the platform team at Gojek',
+        'Master of Science in Data Science',
+        'Principal engineer',
+        'I love clean code',
+        'Built dashboards',
+      ),
     );
-    const heldSkills = new Set([...ayu.skills.map((s: any) => s.name), ...ayu.languages].map((s: string) => s.toLowerCase()));
+    const heldSkills = new Set(
+      [...ayu.skills.map((s: any) => s.name), ...ayu.languages].map((s: string) => s.toLowerCase()),
+    );
     const resumeNumbers = new Set(ayuText.match(/\d+/g));
     const skillYears = new Map<string, number>(ayu.skills.map((s: any) => [s.name.toLowerCase(), s.years]));
     await fc.assert(
@@ -110,14 +141,22 @@ describe('draft_application', () => {
         const body = letter.slice(letter.indexOf('\n'), letter.lastIndexOf('\n\n'));
         // D-47: claiming fewer years of a held skill than the resume shows is supported; any other number
         // must appear in the resume.
-        const understated = body.replace(/\b(\d+) years? of ([A-Za-z][\w .+#/-]*?)(?=[.,;\n]|$)/g, (m, n: string, skill: string) => {
-          const years = skillYears.get(skill.trim().toLowerCase());
-          return years !== undefined && Number(n) <= years ? '' : m;
-        });
-        for (const n of understated.match(/\d+/g) ?? []) expect(resumeNumbers.has(n), `number ${n} in ${body}`).toBe(true);
+        const understated = body.replace(
+          /\b(\d+) years? of ([A-Za-z][\w .+#/-]*?)(?=[.,;\n]|$)/g,
+          (m, n: string, skill: string) => {
+            const years = skillYears.get(skill.trim().toLowerCase());
+            return years !== undefined && Number(n) <= years ? '' : m;
+          },
+        );
+        for (const n of understated.match(/\d+/g) ?? [])
+          expect(resumeNumbers.has(n), `number ${n} in ${body}`).toBe(true);
         for (const skill of SKILLS) {
-          const re = new RegExp(`(?<![\\w.+#/-])${skill.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\w+#])`, skill.length <= 2 ? '' : 'i');
-          if (re.test(body.replace(jobs[2].title, ''))) expect(heldSkills.has(skill.toLowerCase()), `${skill} in ${body}`).toBe(true);
+          const re = new RegExp(
+            `(?<![\\w.+#/-])${skill.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\w+#])`,
+            skill.length <= 2 ? '' : 'i',
+          );
+          if (re.test(body.replace(jobs[2].title, '')))
+            expect(heldSkills.has(skill.toLowerCase()), `${skill} in ${body}`).toBe(true);
         }
         expect(body).not.toMatch(/Gojek|Master of Science|Principal/);
       }),
@@ -150,7 +189,10 @@ function inventedFor(r: any): { text: string; marker: string }[] {
   return [
     { text: `Won the Nobel Prize in Physics in ${year} for quantum basket weaving`, marker: 'Nobel' },
     { text: `${r.experience[0].highlights[0]} at Netflix`, marker: 'Netflix' },
-    { text: `Hold a PhD in ${r.education[0].degree.replace(/^\S+\s+in\s+/, '')} from ${r.education[0].school}`, marker: 'PhD' },
+    {
+      text: `Hold a PhD in ${r.education[0].degree.replace(/^\S+\s+in\s+/, '')} from ${r.education[0].school}`,
+      marker: 'PhD',
+    },
     { text: counted.replace(/\d+/, String(fresh)), marker: String(fresh) },
     { text: `${r.experience[0].highlights[0]} using ${unheld}`, marker: unheld },
   ];
@@ -161,7 +203,8 @@ describe('grounding across every saved resume', () => {
   let variedJobs: { id: string; title: string; company: string }[] = [];
 
   beforeAll(async () => {
-    for (const q of ['designer', 'support', 'data', 'marketing', 'frontend']) variedJobs.push(...(await call(pro.client, 'search_jobs', { q, limit: 3 })).data.jobs);
+    for (const q of ['designer', 'support', 'data', 'marketing', 'frontend'])
+      variedJobs.push(...(await call(pro.client, 'search_jobs', { q, limit: 3 })).data.jobs);
     variedJobs = [...jobs, ...variedJobs];
     // resumes are handed out by tenant id; new tenants are made until every saved resume has an owner
     const byName = new Map(seekerResumes.map((r) => [r.name, r]));
@@ -183,7 +226,10 @@ describe('grounding across every saved resume', () => {
 
   it('fails ungrounded on an invented award alone, even one dated with a year from the resume', async () => {
     for (const { resume, mcp } of owners) {
-      const r = await call(mcp.client, 'draft_application', { id: jobs[0].id, highlights: [inventedFor(resume)[0].text] });
+      const r = await call(mcp.client, 'draft_application', {
+        id: jobs[0].id,
+        highlights: [inventedFor(resume)[0].text],
+      });
       expect(r.data.error?.code, resume.id).toBe('ungrounded');
     }
   });
@@ -202,13 +248,23 @@ describe('grounding across every saved resume', () => {
           const invented = [...new Set(picks)].map((i) => inventedFor(resume)[i]);
           const backedHighlights = resume.experience.flatMap((e: any) => e.highlights);
           const kept = backedHighlights[backedPick % backedHighlights.length];
-          const r = await call(mcp.client, 'draft_application', { id: job.id, tone, highlights: [...invented.map((c) => c.text), kept] });
+          const r = await call(mcp.client, 'draft_application', {
+            id: job.id,
+            tone,
+            highlights: [...invented.map((c) => c.text), kept],
+          });
           expect(r.isError, JSON.stringify(r.data.error)).toBe(false);
-          const out = `${r.data.coverLetter}\n${r.data.resumeText}`.split(job.title).join(' ').split(job.company).join(' ');
+          const out = `${r.data.coverLetter}\n${r.data.resumeText}`
+            .split(job.title)
+            .join(' ')
+            .split(job.company)
+            .join(' ');
           for (const c of invented) {
             expect(out, `${resume.id}: ${c.text}`).not.toContain(asSentence(c.text).slice(0, -1));
             expect(termPattern(c.marker).test(out), `${resume.id}: ${c.marker} left in the draft`).toBe(false);
-            expect(r.data.removedClaims).toContainEqual(expect.objectContaining({ claim: asSentence(c.text), source: 'highlight' }));
+            expect(r.data.removedClaims).toContainEqual(
+              expect.objectContaining({ claim: asSentence(c.text), source: 'highlight' }),
+            );
           }
           expect(r.data.coverLetter).toContain(`- ${asSentence(kept)}`);
           expect(r.data.removedClaims.filter((c: any) => c.source !== 'highlight')).toEqual([]);
@@ -224,7 +280,8 @@ describe('monthly quota', () => {
   it('gives the free tier 5 drafts a month, then payment_required with an upgrade link', async () => {
     const free = await connectMcp(url(), (await createTenant(sb.get().baseUrl, { planTier: 'free' })).apiKey);
     try {
-      for (let i = 1; i <= 5; i++) expect((await call(free.client, 'draft_application', { id: jobs[0].id })).data.quota.used).toBe(i);
+      for (let i = 1; i <= 5; i++)
+        expect((await call(free.client, 'draft_application', { id: jobs[0].id })).data.quota.used).toBe(i);
       const over = await call(free.client, 'draft_application', { id: jobs[0].id });
       expect(over.data.error.code).toBe('payment_required');
       expect(over.data.error.upsell.upgradeUrl).toBe(`${sb.get().baseUrl}/app/billing`);
@@ -238,9 +295,11 @@ describe('monthly quota', () => {
     try {
       const now = Date.parse((await admin()('GET', '/sandbox/v1/clock')).json.now);
       const d = new Date(now);
-      if (Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - now < 600_000) await admin()('POST', '/sandbox/v1/clock/advance', { seconds: 900 });
+      if (Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - now < 600_000)
+        await admin()('POST', '/sandbox/v1/clock/advance', { seconds: 900 });
       let last: any;
-      for (let i = 1; i <= 50; i++) last = await call(starter.client, 'draft_application', { id: jobs[i % jobs.length].id });
+      for (let i = 1; i <= 50; i++)
+        last = await call(starter.client, 'draft_application', { id: jobs[i % jobs.length].id });
       expect(last.data.quota).toMatchObject({ used: 50, limit: 50, remaining: 0 });
       const over = await call(starter.client, 'draft_application', { id: jobs[0].id });
       expect(over.data.error.code).toBe('rate_limited');

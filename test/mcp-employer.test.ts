@@ -30,7 +30,15 @@ const byId = (id: string) => pool.find((c) => c.id === id)!;
 function secretsOf(c: Candidate): string[] {
   const p = c.private;
   const sentences = p.cvText.split(/(?<=\.)\s+/).filter((s) => s.length >= 25);
-  return [p.name, p.email, p.phone, p.phone.replace(/\D/g, ''), String(p.salaryExpectationIdr), p.salaryExpectationIdr.toLocaleString('en-US'), ...sentences].map((s) => s.toLowerCase());
+  return [
+    p.name,
+    p.email,
+    p.phone,
+    p.phone.replace(/\D/g, ''),
+    String(p.salaryExpectationIdr),
+    p.salaryExpectationIdr.toLocaleString('en-US'),
+    ...sentences,
+  ].map((s) => s.toLowerCase());
 }
 
 describe('privacy', () => {
@@ -47,8 +55,14 @@ describe('privacy', () => {
     );
     const input = fc.record(
       {
-        query: fc.array(word, { minLength: 1, maxLength: 8 }).map((w) => w.join(' ').trim()).filter((q) => q.length > 0),
-        skills: fc.array(fc.oneof(fc.constantFrom(...SKILLS), fc.string({ minLength: 1, maxLength: 20 })), { minLength: 1, maxLength: 5 }),
+        query: fc
+          .array(word, { minLength: 1, maxLength: 8 })
+          .map((w) => w.join(' ').trim())
+          .filter((q) => q.length > 0),
+        skills: fc.array(fc.oneof(fc.constantFrom(...SKILLS), fc.string({ minLength: 1, maxLength: 20 })), {
+          minLength: 1,
+          maxLength: 5,
+        }),
         roles: fc.array(fc.constantFrom(...ROLES.map((r) => r.slug)), { minLength: 1, maxLength: 3 }),
         min_years: fc.integer({ min: 0, max: 40 }),
         location: fc.constantFrom(...PLACES.map((p) => p.city), 'Atlantis'),
@@ -73,10 +87,19 @@ describe('privacy', () => {
         }
         const match = await call(current.client, 'match_candidates', { ...args, limit: 25 });
         const talent = await call(current.client, 'talent_search', args);
-        const hireArgs = { brief: `${args.query} needed for our team`, company: 'Acme Nusantara', contact_email: 'talent@acme.example', publish_if_no_match: publish };
+        const hireArgs = {
+          brief: `${args.query} needed for our team`,
+          company: 'Acme Nusantara',
+          contact_email: 'talent@acme.example',
+          publish_if_no_match: publish,
+        };
         const hired = await call(current.client, 'hire', hireArgs);
         suppliedAll.push(hireArgs);
-        for (const [out, given] of [[match, args], [talent, args], [hired, hireArgs]] as const) {
+        for (const [out, given] of [
+          [match, args],
+          [talent, args],
+          [hired, hireArgs],
+        ] as const) {
           expect(out.isError, out.text).toBe(false);
           expect(leaks(out.data, given)).toEqual([]);
         }
@@ -102,7 +125,11 @@ describe('match_candidates', () => {
   });
 
   it('ranks consented, open-to-work candidates by relevance with privacy-safe facts', async () => {
-    const r = await call(emp.client, 'match_candidates', { roles: ['backend-engineer'], skills: ['Go', 'PostgreSQL'], limit: 8 });
+    const r = await call(emp.client, 'match_candidates', {
+      roles: ['backend-engineer'],
+      skills: ['Go', 'PostgreSQL'],
+      limit: 8,
+    });
     expect(r.data.criteria).toMatchObject({ roles: ['backend-engineer'], skills: ['Go', 'PostgreSQL'] });
     expect(r.data.considered).toBe(pool.filter((c) => c.consent && c.openToWork).length);
     expect(r.data.candidates).toHaveLength(8);
@@ -113,26 +140,45 @@ describe('match_candidates', () => {
     expect(top.profile.role).toBe('Backend Engineer');
     expect(top.facts.skillYears.map((s: any) => s.skill)).toEqual(expect.arrayContaining(['Go', 'PostgreSQL']));
     const truth = byId(top.id);
-    expect(top.facts).toMatchObject({ needsSponsorship: truth.needsSponsorship, noticePeriodWeeks: truth.noticePeriodWeeks, workAuthorization: truth.workAuthorization });
+    expect(top.facts).toMatchObject({
+      needsSponsorship: truth.needsSponsorship,
+      noticePeriodWeeks: truth.noticePeriodWeeks,
+      workAuthorization: truth.workAuthorization,
+    });
     expect(Object.keys(top).sort()).toEqual(['facts', 'id', 'profile', 'relevance']);
   });
 
   it('reads plain words in English and Indonesian', async () => {
-    const r = await call(emp.client, 'match_candidates', { query: 'pengembang backend golang postgres, senior, Surabaya' });
-    expect(r.data.criteria).toEqual({ roles: ['backend-engineer'], skills: ['PostgreSQL', 'Go'], minYears: null, seniority: 'senior', location: 'Surabaya' });
+    const r = await call(emp.client, 'match_candidates', {
+      query: 'pengembang backend golang postgres, senior, Surabaya',
+    });
+    expect(r.data.criteria).toEqual({
+      roles: ['backend-engineer'],
+      skills: ['PostgreSQL', 'Go'],
+      minYears: null,
+      seniority: 'senior',
+      location: 'Surabaya',
+    });
   });
 });
 
 describe('talent_search', () => {
   it('returns at most 10 tiered cards with a fit breakdown', async () => {
-    const r = await call(emp.client, 'talent_search', { query: 'senior devops engineer with Kubernetes and Terraform' });
+    const r = await call(emp.client, 'talent_search', {
+      query: 'senior devops engineer with Kubernetes and Terraform',
+    });
     expect(r.data.matchCount).toBeGreaterThan(10);
     expect(r.data.cards).toHaveLength(10);
     expect(r.data.widened).toBe(false);
     for (const card of r.data.cards) {
       expect(['exact', 'close']).toContain(card.tier);
       expect(card.fit).toBeGreaterThanOrEqual(card.tier === 'exact' ? 80 : 60);
-      expect(card.breakdown).toEqual({ skills: expect.any(Number), role: expect.any(Number), seniority: expect.any(Number), location: null });
+      expect(card.breakdown).toEqual({
+        skills: expect.any(Number),
+        role: expect.any(Number),
+        seniority: expect.any(Number),
+        location: null,
+      });
       expect(card.topSkills.length).toBeLessThanOrEqual(4);
       expect(byId(card.code).city).toBe(card.city);
     }
@@ -153,7 +199,8 @@ describe('talent_search', () => {
     const t = await connectMcp(url(), key);
     try {
       const now = Date.parse((await admin()('GET', '/sandbox/v1/clock')).json.now);
-      if (86_400_000 - (now % 86_400_000) < 120_000) await admin()('POST', '/sandbox/v1/clock/advance', { seconds: 180 });
+      if (86_400_000 - (now % 86_400_000) < 120_000)
+        await admin()('POST', '/sandbox/v1/clock/advance', { seconds: 180 });
       let last: any;
       for (let i = 1; i <= 50; i++) {
         last = await call(t.client, 'talent_search', { query: 'customer support' });
@@ -176,13 +223,20 @@ describe('talent_search', () => {
 });
 
 describe('post_job', () => {
-  const job = { title: 'Backend Engineer (Go)', company: 'Kopi Kode', description: 'Build and run the payment APIs of an Indonesian coffee marketplace in Go and PostgreSQL, fully remote.' };
+  const job = {
+    title: 'Backend Engineer (Go)',
+    company: 'Kopi Kode',
+    description:
+      'Build and run the payment APIs of an Indonesian coffee marketplace in Go and PostgreSQL, fully remote.',
+  };
 
   it('creates a standard order with a sandbox checkout that takes the listing live', async () => {
     const r = await call(emp.client, 'post_job', { ...job, apply_url: 'https://kopikode.example/careers/1' });
     expect(r.data).toMatchObject({ status: 'pending_payment', tier: 'standard', currency: 'IDR', amount: 750000 });
     expect(r.data.orderId).toMatch(/^ord_/);
-    expect(r.data.checkoutUrl).toMatch(new RegExp(`^${sb.get().baseUrl}/checkout/${r.data.orderId}\\?token=[0-9a-z]{32}$`));
+    expect(r.data.checkoutUrl).toMatch(
+      new RegExp(`^${sb.get().baseUrl}/checkout/${r.data.orderId}\\?token=[0-9a-z]{32}$`),
+    );
     const link = new URL(r.data.checkoutUrl);
     const page = await client(sb.get().baseUrl)('GET', link.pathname + link.search);
     expect(page.json.order.status).toBe('pending_payment');
@@ -192,17 +246,37 @@ describe('post_job', () => {
   });
 
   it('sends the free pilot to manual review without a checkout; featured costs more', async () => {
-    const pilot = await call(emp.client, 'post_job', { ...job, tier: 'pilot', host_apply_form: true, contact_email: 'jobs@kopikode.example' });
+    const pilot = await call(emp.client, 'post_job', {
+      ...job,
+      tier: 'pilot',
+      host_apply_form: true,
+      contact_email: 'jobs@kopikode.example',
+    });
     expect(pilot.data).toMatchObject({ status: 'manual_review', amount: 0, checkoutUrl: null, tier: 'pilot' });
     expect(pilot.data.listing).toMatchObject({ hostedApplyForm: true, applyUrl: null });
-    const featured = await call(emp.client, 'post_job', { ...job, tier: 'featured', apply_url: 'https://kopikode.example/careers/2' });
+    const featured = await call(emp.client, 'post_job', {
+      ...job,
+      tier: 'featured',
+      apply_url: 'https://kopikode.example/careers/2',
+    });
     expect(featured.data.amount).toBeGreaterThan(750000);
   });
 
   it('requires apply_url unless host_apply_form, and refuses inconsistent pay', async () => {
-    expect((await call(emp.client, 'post_job', job)).data.error).toMatchObject({ code: 'invalid_request', argument: 'apply_url' });
-    expect((await call(emp.client, 'post_job', { ...job, host_apply_form: true })).data.error).toMatchObject({ argument: 'contact_email' });
-    const pay = await call(emp.client, 'post_job', { ...job, apply_url: 'https://kopikode.example/a', pay_min: 20_000_000, pay_max: 10_000_000, pay_currency: 'IDR' });
+    expect((await call(emp.client, 'post_job', job)).data.error).toMatchObject({
+      code: 'invalid_request',
+      argument: 'apply_url',
+    });
+    expect((await call(emp.client, 'post_job', { ...job, host_apply_form: true })).data.error).toMatchObject({
+      argument: 'contact_email',
+    });
+    const pay = await call(emp.client, 'post_job', {
+      ...job,
+      apply_url: 'https://kopikode.example/a',
+      pay_min: 20_000_000,
+      pay_max: 10_000_000,
+      pay_currency: 'IDR',
+    });
     expect(pay.data.error).toMatchObject({ code: 'invalid_request', argument: 'pay_max' });
   });
 
@@ -210,18 +284,31 @@ describe('post_job', () => {
     const r = await call(emp.client, 'post_job', {
       title: 'Online data entry',
       company: 'Confidential',
-      description: 'Earn Rp 2 juta per hari from home! Pay a registration fee first, then message us on WhatsApp to start.',
+      description:
+        'Earn Rp 2 juta per hari from home! Pay a registration fee first, then message us on WhatsApp to start.',
       apply_url: 'https://bit.ly/abc',
     });
     expect(r.data.status).toBe('rejected');
     expect(r.data.checkoutUrl).toBeNull();
-    expect(r.data.scamCheck.rules.map((x: any) => x.id)).toEqual(expect.arrayContaining(['upfront_fee', 'personal_messaging', 'missing_company', 'unrealistic_pay', 'link_shortener']));
+    expect(r.data.scamCheck.rules.map((x: any) => x.id)).toEqual(
+      expect.arrayContaining([
+        'upfront_fee',
+        'personal_messaging',
+        'missing_company',
+        'unrealistic_pay',
+        'link_shortener',
+      ]),
+    );
   });
 });
 
 describe('hire', () => {
   it('shortlists at least three strong matches and e-mails the same shortlist', async () => {
-    const r = await call(emp.client, 'hire', { brief: 'We need a frontend engineer with React and TypeScript', company: 'Awan Studio', contact_email: 'people@awan.example' });
+    const r = await call(emp.client, 'hire', {
+      brief: 'We need a frontend engineer with React and TypeScript',
+      company: 'Awan Studio',
+      contact_email: 'people@awan.example',
+    });
     expect(r.data.strongMatch).toBe(true);
     expect(r.data.threshold).toBe(75);
     expect(r.data.shortlist.length).toBeGreaterThanOrEqual(3);
@@ -238,7 +325,11 @@ describe('hire', () => {
   });
 
   it('says there is no strong match, and posts free only when asked', async () => {
-    const args = { brief: 'Marine biologist to survey coral reefs around Raja Ampat, with scuba certification', company: 'Reef Watch Indonesia', contact_email: 'team@reefwatch.example' };
+    const args = {
+      brief: 'Marine biologist to survey coral reefs around Raja Ampat, with scuba certification',
+      company: 'Reef Watch Indonesia',
+      contact_email: 'team@reefwatch.example',
+    };
     const ask = await call(emp.client, 'hire', args);
     expect(ask.data).toMatchObject({ strongMatch: false, strongMatches: 0 });
     expect(ask.data.listing).toBeUndefined();
@@ -257,19 +348,42 @@ describe('hire', () => {
 
   it('holds or rejects a free posting the scam check flags, naming the rules', async () => {
     const review = await call(emp.client, 'hire', {
-      brief: 'Remote typing work from home, contact our recruiter on Telegram to get started with simple tasks every day.',
-      company: 'Global Jobs', contact_email: 'recruiter.globaljobs@gmail.com', publish_if_no_match: true,
+      brief:
+        'Remote typing work from home, contact our recruiter on Telegram to get started with simple tasks every day.',
+      company: 'Global Jobs',
+      contact_email: 'recruiter.globaljobs@gmail.com',
+      publish_if_no_match: true,
     });
     expect(review.data.listing.status).toBe('manual_review');
     expect(review.data.listing.url).toBeNull();
-    expect(review.data.listing.scamCheck.rules.map((x: any) => x.id).sort()).toEqual(['free_mail_contact', 'personal_messaging']);
+    expect(review.data.listing.scamCheck.rules.map((x: any) => x.id).sort()).toEqual([
+      'free_mail_contact',
+      'personal_messaging',
+    ]);
     const rejected = await call(emp.client, 'hire', {
-      brief: 'Crypto investment assistant. Guaranteed income, just pay a small deposit and send your KTP and bank account number.',
-      company: 'private', contact_email: 'boss@yahoo.com', publish_if_no_match: true, pay_min: 50_000, pay_max: 80_000, pay_currency: 'USD', pay_period: 'month',
+      brief:
+        'Crypto investment assistant. Guaranteed income, just pay a small deposit and send your KTP and bank account number.',
+      company: 'private',
+      contact_email: 'boss@yahoo.com',
+      publish_if_no_match: true,
+      pay_min: 50_000,
+      pay_max: 80_000,
+      pay_currency: 'USD',
+      pay_period: 'month',
     });
     expect(rejected.data.listing.status).toBe('rejected');
     const ids = rejected.data.listing.scamCheck.rules.map((x: any) => x.id);
-    expect(ids).toEqual(expect.arrayContaining(['crypto_investment', 'upfront_fee', 'personal_data_request', 'missing_company', 'free_mail_contact', 'unrealistic_pay', 'too_good_to_be_true']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'crypto_investment',
+        'upfront_fee',
+        'personal_data_request',
+        'missing_company',
+        'free_mail_contact',
+        'unrealistic_pay',
+        'too_good_to_be_true',
+      ]),
+    );
     const kinds = (await admin()('GET', '/sandbox/v1/outbox?to=boss@yahoo.com')).json.messages.map((m: any) => m.kind);
     expect(kinds).toEqual(['listing_rejected']);
   });

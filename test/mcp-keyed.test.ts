@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
 import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
 import { call, connectMcp, contractFiles, rpc, type Connected } from './support/mcp.js';
 
-const TOOL_ERROR_SCHEMA = JSON.parse(readFileSync(new URL('../contracts/mcp/tool-error.json', import.meta.url), 'utf8'));
+const TOOL_ERROR_SCHEMA = JSON.parse(
+  readFileSync(new URL('../contracts/mcp/tool-error.json', import.meta.url), 'utf8'),
+);
 
 const sb = useSandbox({ corpusSize: 400 });
 const url = () => `${sb.get().baseUrl}/api/mcp`;
@@ -32,14 +34,30 @@ describe('handshake', () => {
     expect(pro.transport.protocolVersion).toBe('2025-06-18');
     expect(pro.client.getServerVersion()).toMatchObject({ name: 'remote-jobs', version: '1.0.0' });
     const instructions = pro.client.getInstructions() ?? '';
-    for (const word of ['search_jobs', 'draft_application', 'apply_url', 'apply_to_job', 'payment_required', 'never reveal']) {
+    for (const word of [
+      'search_jobs',
+      'draft_application',
+      'apply_url',
+      'apply_to_job',
+      'payment_required',
+      'never reveal',
+    ]) {
       expect(instructions).toContain(word);
     }
     expect(pro.client.getServerCapabilities()?.tools).toBeDefined();
   });
 
   it.each(['2025-11-25', '2025-03-26', '2024-11-05'])('answers 2025-06-18 when a client asks for %s', async (asked) => {
-    const res = await rpc(url(), { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }, { authorization: `Bearer ${proKey}` });
+    const res = await rpc(
+      url(),
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+      },
+      { authorization: `Bearer ${proKey}` },
+    );
     expect(res.status).toBe(200);
     expect(res.json.result.protocolVersion).toBe('2025-06-18');
     expect(res.json.result.serverInfo.version).toBe('1.0.0');
@@ -74,7 +92,11 @@ describe('authentication', () => {
     const res = await rpc(url(), init);
     expect(res.status).toBe(401);
     // JSON-RPC: an integer code, the reason in message; REST: the envelope's code and message (D-92)
-    expect(res.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001, data: { code: 'unauthorized', status: 401 } } });
+    expect(res.json).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32001, data: { code: 'unauthorized', status: 401 } },
+    });
     expect(res.json.error.message).toMatch(/missing bearer API key/);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="remote-jobs"$/);
     expect(res.headers.get('x-ratelimit-limit')).toBe('60');
@@ -103,7 +125,10 @@ describe('authentication', () => {
 
   it('answers GET and DELETE with 405 and a JSON-RPC error body', async () => {
     for (const method of ['GET', 'DELETE']) {
-      const res = await fetch(url(), { method, headers: { authorization: `Bearer ${proKey}`, accept: 'text/event-stream' } });
+      const res = await fetch(url(), {
+        method,
+        headers: { authorization: `Bearer ${proKey}`, accept: 'text/event-stream' },
+      });
       expect(res.status, method).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
       expect((await res.json()).error.code).toBe(-32000);
@@ -160,7 +185,11 @@ describe('seeker tools', () => {
       ['search_jobs', { query: 'x' }, 'query'],
       ['get_job', {}, 'id'],
       ['get_skill_demand', { limit: 101 }, 'limit'],
-      ['apply_to_job', { id: 'job_x', candidate_name: 'A', candidate_email: 'a@b.example', message: 'too short' }, 'message'],
+      [
+        'apply_to_job',
+        { id: 'job_x', candidate_name: 'A', candidate_email: 'a@b.example', message: 'too short' },
+        'message',
+      ],
     ];
     for (const [tool, args, argument] of cases) {
       const r = await call(pro.client, tool, args);
@@ -180,7 +209,12 @@ describe('seeker tools', () => {
 });
 
 describe('apply_to_job', () => {
-  const body = (id: string) => ({ id, candidate_name: 'Sari Wulandari', candidate_email: 'sari@seeker.example', message: 'I have four years of customer support experience in English and Bahasa Indonesia.'.padEnd(100, '.') });
+  const body = (id: string) => ({
+    id,
+    candidate_name: 'Sari Wulandari',
+    candidate_email: 'sari@seeker.example',
+    message: 'I have four years of customer support experience in English and Bahasa Indonesia.'.padEnd(100, '.'),
+  });
 
   it('refuses the free tier with payment_required and an upgrade link, spending nothing', async () => {
     const free = await connectMcp(url(), freeKey);
@@ -190,7 +224,10 @@ describe('apply_to_job', () => {
       expect(r.isError).toBe(true);
       expect(r.data.error.code).toBe('payment_required');
       expect(r.data.error.upsell.upgradeUrl).toBe(`${sb.get().baseUrl}/app/billing`);
-      const apps = await client(sb.get().baseUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/applications?tenantId=${freeTenantId}`);
+      const apps = await client(sb.get().baseUrl, ADMIN_TOKEN)(
+        'GET',
+        `/sandbox/v1/applications?tenantId=${freeTenantId}`,
+      );
       expect(apps.json.applications).toEqual([]);
     } finally {
       await free.close();
@@ -212,8 +249,13 @@ describe('apply_to_job', () => {
       expect((await rest('POST', `/api/v1/jobs/${b.id}/apply`, restBody)).status).toBe(200);
       expect((await call(mcp.client, 'get_me')).data.applyCredits.remaining).toBe(before - 2);
       if (viaMcp.data.status === 'submitted') {
-        const apps = await client(sb.get().baseUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/applications?tenantId=${t.tenantId}`);
-        expect(apps.json.applications.find((x: any) => x.applicationId === viaMcp.data.applicationId)?.channel).toBe('mcp');
+        const apps = await client(sb.get().baseUrl, ADMIN_TOKEN)(
+          'GET',
+          `/sandbox/v1/applications?tenantId=${t.tenantId}`,
+        );
+        expect(apps.json.applications.find((x: any) => x.applicationId === viaMcp.data.applicationId)?.channel).toBe(
+          'mcp',
+        );
       } else {
         expect(viaMcp.data.applyUrl).toBe(a.applyUrl);
       }
@@ -233,7 +275,10 @@ describe('apply_to_job', () => {
       for (const [tool, args] of [
         ['match_candidates', { skills: ['Go'] }],
         ['talent_search', { query: 'backend' }],
-        ['post_job', { title: 'Dev', company: 'Acme', description: 'x'.repeat(60), apply_url: 'https://acme.example/a' }],
+        [
+          'post_job',
+          { title: 'Dev', company: 'Acme', description: 'x'.repeat(60), apply_url: 'https://acme.example/a' },
+        ],
         ['hire', { brief: 'backend engineer with Go', company: 'Acme', contact_email: 'hr@acme.example' }],
       ] as const) {
         const r = await call(mcp.client, tool, args);
@@ -252,7 +297,8 @@ describe('rate limit shared with REST', () => {
     const t = await createTenant(sb.get().baseUrl, { planTier: 'free' });
     const rest = client(sb.get().baseUrl, t.apiKey);
     const auth = { authorization: `Bearer ${t.apiKey}` };
-    const callMe = (id: number) => rpc(url(), { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_me', arguments: {} } }, auth);
+    const callMe = (id: number) =>
+      rpc(url(), { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_me', arguments: {} } }, auth);
 
     const first = await callMe(1);
     expect(first.headers.get('x-ratelimit-limit')).toBe('60');

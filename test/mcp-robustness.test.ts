@@ -17,7 +17,10 @@ let anon: Connected;
 let jobIds: string[];
 
 beforeAll(async () => {
-  keyed = await connectMcp(`${sb.get().baseUrl}/api/mcp`, (await createTenant(sb.get().baseUrl, { planTier: 'pro' })).apiKey);
+  keyed = await connectMcp(
+    `${sb.get().baseUrl}/api/mcp`,
+    (await createTenant(sb.get().baseUrl, { planTier: 'pro' })).apiKey,
+  );
   anon = await connectMcp(sb.get().anonMcpUrl);
   jobIds = (await call(keyed.client, 'search_jobs', { limit: 20 })).data.jobs.map((j: any) => j.id);
   // listing makes the SDK client validate every structuredContent against the advertised outputSchema
@@ -37,7 +40,9 @@ describe.each([
   it.each(Object.keys(files))('%s survives any schema-valid arguments', async (tool) => {
     // real job ids half of the time, so the success paths are exercised too
     const realId = fc.oneof(fc.constantFrom(...jobIds), fc.string({ minLength: 1, maxLength: 30 }));
-    const args = arbitraryFor(files[tool].inputSchema as Record<string, unknown>, { overrides: { id: realId, job_id: realId } });
+    const args = arbitraryFor(files[tool].inputSchema as Record<string, unknown>, {
+      overrides: { id: realId, job_id: realId },
+    });
     await fc.assert(
       fc.asyncProperty(args, async (a) => {
         const r = await call(conn().client, tool, a as Record<string, unknown>);

@@ -53,7 +53,15 @@ describe('the mutator', () => {
   it('covers negation, update, boolean, block and the other method swaps', () => {
     const src = `function g(xs: number[], s: string) {\n  let i = 0;\n  if (!s.startsWith('a')) { i++; }\n  const ok = true;\n  return Math.min(i, xs.length) + (ok ? 1 : 0);\n}\nfunction h() { console.log('x'); run(); }\n`;
     const t = mutate('g.ts', src).map((m) => `${m.operator}:${m.original}→${m.replacement}`);
-    for (const want of ['negation:!s.startsWith(\'a\')→s.startsWith(\'a\')', 'method:startsWith→endsWith', 'update:i++→i--', 'boolean:true→false', 'method:min→max', 'block:{ i++; }→{}', "block:{ console.log('x'); run(); }→{}"])
+    for (const want of [
+      "negation:!s.startsWith('a')→s.startsWith('a')",
+      'method:startsWith→endsWith',
+      'update:i++→i--',
+      'boolean:true→false',
+      'method:min→max',
+      'block:{ i++; }→{}',
+      "block:{ console.log('x'); run(); }→{}",
+    ])
       expect(t).toContain(want);
     // a console call is not code under test
     expect(t.some((x) => x.includes("'x'→"))).toBe(false);
@@ -72,31 +80,47 @@ describe('the mutator', () => {
     const m = mutate('f.ts', SRC, switches).find((x) => x.operator === 'boundary' && x.original === '>=')!;
     const out = applyMutant(SRC, m);
     expect(out).toBe(SRC.replace('a >= 10', 'a > 10'));
-    expect(mutantDiff(SRC, m)).toBe(`--- f.ts:4\n+++ f.ts:4 (boundary)\n-   if (a >= 10 && !v.on('planted')) return 'big';\n+   if (a > 10 && !v.on('planted')) return 'big';`);
+    expect(mutantDiff(SRC, m)).toBe(
+      `--- f.ts:4\n+++ f.ts:4 (boundary)\n-   if (a >= 10 && !v.on('planted')) return 'big';\n+   if (a > 10 && !v.on('planted')) return 'big';`,
+    );
   });
 
   it('lists the rule files of the alternate deployment with unique keys, and samples them by seed', () => {
     const files = ruleFiles();
     expect(files).toContain('test/alt-deployment/screening.ts');
-    for (const f of ['index.ts', 'violations.ts', 'serve.ts', 'profile.ts', 'test-support.ts', 'alt.test.ts']) expect(files).not.toContain(`test/alt-deployment/${f}`);
+    for (const f of ['index.ts', 'violations.ts', 'serve.ts', 'profile.ts', 'test-support.ts', 'alt.test.ts'])
+      expect(files).not.toContain(`test/alt-deployment/${f}`);
     expect(switchNames().has('replay-charges')).toBe(true);
     const { mutants } = listMutants(files);
     expect(mutants.length).toBeGreaterThan(500);
     expect(new Set(mutants.map((m) => m.key)).size).toBe(mutants.length);
     // no mutant of a switch call or of the switch names
     const names = switchNames();
-    expect(mutants.filter((m) => /^[\w.]+\.on\('[^']*'\)$/.test(m.original) || names.has(m.original.slice(1, -1)))).toEqual([]);
+    expect(
+      mutants.filter((m) => /^[\w.]+\.on\('[^']*'\)$/.test(m.original) || names.has(m.original.slice(1, -1))),
+    ).toEqual([]);
     const a = seededSample(mutants, 10, 7).map((m) => m.key);
     expect(seededSample(mutants, 10, 7).map((m) => m.key)).toEqual(a);
     expect(seededSample(mutants, 10, 8).map((m) => m.key)).not.toEqual(a);
     // every mutated copy still parses as the same kind of file
     const text = readFileSync(path.resolve('test/alt-deployment/jobs-domain.ts'), 'utf8');
-    expect(applyMutant(text, mutants.find((m) => m.file.endsWith('jobs-domain.ts'))!)).not.toBe(text);
+    expect(
+      applyMutant(
+        text,
+        mutants.find((m) => m.file.endsWith('jobs-domain.ts'))!,
+      ),
+    ).not.toBe(text);
   });
 
   it('tells a broken connection from an answer (such a kill is run again)', () => {
-    expect(TRANSPORT_ERROR.test('GET /me: expected 200, got TypeError: fetch failed (ECONNRESET) (GET /api/v1/me -> TypeError: fetch failed (ECONNRESET))')).toBe(true);
-    expect(TRANSPORT_ERROR.test('GET /usage: expected 200, got 500 (GET /api/screening/v1/usage -> 500 internal)')).toBe(false);
+    expect(
+      TRANSPORT_ERROR.test(
+        'GET /me: expected 200, got TypeError: fetch failed (ECONNRESET) (GET /api/v1/me -> TypeError: fetch failed (ECONNRESET))',
+      ),
+    ).toBe(true);
+    expect(
+      TRANSPORT_ERROR.test('GET /usage: expected 200, got 500 (GET /api/screening/v1/usage -> 500 internal)'),
+    ).toBe(false);
     expect(TRANSPORT_ERROR.test('a page of limit 20 holds 21 jobs')).toBe(false);
   });
 });

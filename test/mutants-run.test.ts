@@ -19,8 +19,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const { mutants } = listMutants(ruleFiles(['jobs-domain', 'market']));
 const pick = (file: string, operator: string, original: string, replacement: string) => {
-  const m = mutants.find((x) => x.file.endsWith(file) && x.operator === operator && x.original === original && x.replacement === replacement);
-  if (!m) throw new Error(`no mutant ${operator} ${original} → ${replacement} in ${file} any more: choose another for this test`);
+  const m = mutants.find(
+    (x) => x.file.endsWith(file) && x.operator === operator && x.original === original && x.replacement === replacement,
+  );
+  if (!m)
+    throw new Error(
+      `no mutant ${operator} ${original} → ${replacement} in ${file} any more: choose another for this test`,
+    );
   return m;
 };
 const pageCap = pick('jobs-domain.ts', 'condition', 'page >= cap', 'true');
@@ -33,7 +38,14 @@ const settings = (over: Partial<RunSettings>): RunSettings => ({
   includeReviewed: false,
   files: ['jobs-domain', 'market'],
   reviewedFile: path.join(dir, 'none.yaml'),
-  worker: { seed: 20261123, runs: 2, allowSpend: ['free'], rateWindows: false, failFast: true, only: ['jobs.search.valid', 'jobs.market.every-tier'] },
+  worker: {
+    seed: 20261123,
+    runs: 2,
+    allowSpend: ['free'],
+    rateWindows: false,
+    failFast: true,
+    only: ['jobs.search.valid', 'jobs.market.every-tier'],
+  },
   ...over,
 });
 
@@ -61,18 +73,27 @@ describe('npm run mutants, end to end on chosen mutants', () => {
     expect(md).toMatch(/^- .*15_500/m);
     expect(md).toMatch(/^\+ .*15501/m);
     // npm run bench reports the score against the issue's 90% goal
-    const score = figuresOf(JSON.parse(readFileSync(files.json, 'utf8')), 'the test', new Set()).figures.find((f) => f.id === 'mutants.score')!;
+    const score = figuresOf(JSON.parse(readFileSync(files.json, 'utf8')), 'the test', new Set()).figures.find(
+      (f) => f.id === 'mutants.score',
+    )!;
     expect([score.value, score.verdict]).toEqual([50, 'MISS']);
-    expect(JSON.parse(readFileSync(files.json, 'utf8')).survivors.map((s: { key: string }) => s.key)).toEqual([idrRate.key]);
+    expect(JSON.parse(readFileSync(files.json, 'utf8')).survivors.map((s: { key: string }) => s.key)).toEqual([
+      idrRate.key,
+    ]);
   }, 180_000);
 
   it('leaves reviewed survivors out of the pool and lists them; names stale entries', () => {
     const reviewedFile = path.join(dir, 'survivors.yaml');
-    writeFileSync(reviewedFile, `reviewed:\n  - key: ${idrRate.key}\n    file: ${idrRate.file}\n    verdict: unobservable\n    reason: the documents give no exchange rate\n  - key: market-0000000000\n    file: test/alt-deployment/market.ts\n    verdict: equivalent\n    reason: gone\n`);
+    writeFileSync(
+      reviewedFile,
+      `reviewed:\n  - key: ${idrRate.key}\n    file: ${idrRate.file}\n    verdict: unobservable\n    reason: the documents give no exchange rate\n  - key: market-0000000000\n    file: test/alt-deployment/market.ts\n    verdict: equivalent\n    reason: gone\n`,
+    );
     const c = chooseMutants(settings({ reviewedFile }));
     expect(c.chosen.map((m) => m.key)).not.toContain(idrRate.key);
     expect(c.chosen).toHaveLength(mutants.length - 1);
-    expect(c.reviewedSkipped.map((r) => [r.key, r.verdict, r.original])).toEqual([[idrRate.key, 'unobservable', '15_500']]);
+    expect(c.reviewedSkipped.map((r) => [r.key, r.verdict, r.original])).toEqual([
+      [idrRate.key, 'unobservable', '15_500'],
+    ]);
     expect(c.staleReviewed.map((r) => r.key)).toEqual(['market-0000000000']);
     expect(chooseMutants(settings({ reviewedFile, includeReviewed: true })).chosen).toHaveLength(mutants.length);
     writeFileSync(reviewedFile, `reviewed:\n  - key: ${idrRate.key}\n    verdict: fine\n    reason: x\n`);
@@ -80,7 +101,13 @@ describe('npm run mutants, end to end on chosen mutants', () => {
   });
 
   it('reports a run past its time limit as timed out', async () => {
-    const run = await runMutants(settings({ keys: [idrRate.key], timeoutMs: 300, worker: { ...settings({}).worker, only: ['jobs.market.skills'] } }));
+    const run = await runMutants(
+      settings({
+        keys: [idrRate.key],
+        timeoutMs: 300,
+        worker: { ...settings({}).worker, only: ['jobs.market.skills'] },
+      }),
+    );
     expect(run.results.map((r) => r.outcome)).toEqual(['timeout']);
     expect(buildReport(run).overall).toMatchObject({ timeout: 1, score: 1 });
   }, 120_000);

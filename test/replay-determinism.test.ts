@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
 
 // Reads of the wall clock and draws of randomness not taken from the recorded entropy.
-const UNRECORDED = /\bDate\.now\s*\(|\bnew Date\s*\(\s*\)|(?<![\w.])Date\s*\(\s*\)|\bMath\.random\s*\(|\brandom(Bytes|UUID|Int|Fill|FillSync)\s*\(|\bgetRandomValues\s*\(/;
+const UNRECORDED =
+  /\bDate\.now\s*\(|\bnew Date\s*\(\s*\)|(?<![\w.])Date\s*\(\s*\)|\bMath\.random\s*\(|\brandom(Bytes|UUID|Int|Fill|FillSync)\s*\(|\bgetRandomValues\s*\(/;
 
 /** The only files allowed to, and why each runs outside a replayed call or is what replay substitutes. */
 const ALLOWED: Record<string, string> = {
@@ -20,7 +21,8 @@ const ALLOWED: Record<string, string> = {
   'domain/rng.ts': 'the entropy source: a shared sandbox records what it draws and replays the tape',
   'domain/screening/cursor.ts': 'a default secret only; every store passes the cursor secret it keeps',
   'sandbox/console/session.ts': 'console browser sessions are per instance, never part of the replicated state',
-  'sandbox/control/listen.ts': 'webhook listener connections: served by the in-memory sandbox only, a shared one serves none (D-119)',
+  'sandbox/control/listen.ts':
+    'webhook listener connections: served by the in-memory sandbox only, a shared one serves none (D-119)',
   'listen/cli.ts': 'the listen command: a client of the sandbox in its own process, never replayed',
   'store/memory.ts': 'the cursor secret, drawn once when the store opens, before any call',
   'replication/index.ts': 'the shared cursor secret and start instant, stored once for every instance',
@@ -29,7 +31,11 @@ const ALLOWED: Record<string, string> = {
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : /\.ts$/.test(e.name) && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+    e.isDirectory()
+      ? sources(join(dir, e.name))
+      : /\.ts$/.test(e.name) && !e.name.endsWith('.test.ts')
+        ? [join(dir, e.name)]
+        : [],
   );
 }
 
@@ -43,7 +49,10 @@ describe('replayed code takes time only from the clock and randomness only from 
       .map((f) => relative(SRC, f).split('\\').join('/'))
       .sort();
     const unexpected = readers.filter((f) => !(f in ALLOWED));
-    expect(unexpected, 'read the wall clock or unrecorded randomness: use core.clock / the rng, or say here why the file runs outside replay').toEqual([]);
+    expect(
+      unexpected,
+      'read the wall clock or unrecorded randomness: use core.clock / the rng, or say here why the file runs outside replay',
+    ).toEqual([]);
     // an allowance no longer needed goes too, so the list stays the truth
     expect(readers).toEqual(Object.keys(ALLOWED).sort());
   });

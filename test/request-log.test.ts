@@ -9,14 +9,19 @@ import { SCREENING, submitBody, waitFor } from './support/screening.js';
 
 const sb = useSandbox({ seedDemo: false, corpusSize: 50 });
 
-const logOf = (query: string) => client(sb.get().baseUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/logs?${query}`).then((r) => r.json);
+const logOf = (query: string) =>
+  client(sb.get().baseUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/logs?${query}`).then((r) => r.json);
 
 describe('request log', () => {
   it('records REST and MCP calls per tenant, with capped bodies, and finds them by search', async () => {
     const { baseUrl } = sb.get();
     const a = await createTenant(baseUrl, { planTier: 'pro' });
     const b = await createTenant(baseUrl, { planTier: 'pro' });
-    const submit = await client(baseUrl, a.apiKey)('POST', `${SCREENING}/screen`, submitBody({ idempotencyKey: 'log-me-1' }));
+    const submit = await client(baseUrl, a.apiKey)(
+      'POST',
+      `${SCREENING}/screen`,
+      submitBody({ idempotencyKey: 'log-me-1' }),
+    );
     const requestId = submit.json.requestId;
     const long = 'x'.repeat(LOG_TEXT_CAP * 3);
     const refused = await client(baseUrl, a.apiKey)('POST', `${SCREENING}/screen`, { idempotencyKey: long });
@@ -46,9 +51,15 @@ describe('request log', () => {
     // search: by request id, and by status class; the other tenant's calls stay out of a's view
     const found = await logOf(`tenantId=${a.tenantId}&q=${requestId}`);
     expect(found.entries.length).toBeGreaterThan(0);
-    expect(found.entries.every((e: any) => `${e.path}${e.requestBody}${e.responseBody}`.includes(requestId))).toBe(true);
-    expect((await logOf(`tenantId=${a.tenantId}&status=4xx`)).entries.every((e: any) => e.status >= 400 && e.status < 500)).toBe(true);
-    expect((await logOf(`tenantId=${b.tenantId}`)).entries.map((e: any) => e.path)).toEqual(['/api/v1/jobs?q=engineer&limit=2']);
+    expect(found.entries.every((e: any) => `${e.path}${e.requestBody}${e.responseBody}`.includes(requestId))).toBe(
+      true,
+    );
+    expect(
+      (await logOf(`tenantId=${a.tenantId}&status=4xx`)).entries.every((e: any) => e.status >= 400 && e.status < 500),
+    ).toBe(true);
+    expect((await logOf(`tenantId=${b.tenantId}`)).entries.map((e: any) => e.path)).toEqual([
+      '/api/v1/jobs?q=engineer&limit=2',
+    ]);
   });
 
   it('keeps the first characters of every answer, long or short, as the client read them', async () => {
@@ -60,19 +71,40 @@ describe('request log', () => {
     expect(long.text.length).toBeGreaterThan(LOG_TEXT_CAP * 3);
     const entries = (await logOf(`tenantId=${t.tenantId}&limit=10`)).entries;
     const of = (path: string) => entries.find((e: any) => e.path === path);
-    expect(of('/api/v1/jobs?limit=50')).toMatchObject({ status: 200, responseBody: long.text.slice(0, LOG_TEXT_CAP), truncated: true });
-    expect(of(`/api/v1/jobs/${long.json.jobs[0].id}`)).toMatchObject({ status: 200, responseBody: short.text, truncated: false });
+    expect(of('/api/v1/jobs?limit=50')).toMatchObject({
+      status: 200,
+      responseBody: long.text.slice(0, LOG_TEXT_CAP),
+      truncated: true,
+    });
+    expect(of(`/api/v1/jobs/${long.json.jobs[0].id}`)).toMatchObject({
+      status: 200,
+      responseBody: short.text,
+      truncated: false,
+    });
   });
 
   it('keeps only the latest entries, and pages across the roll-off', async () => {
     const { core } = sb.get();
     const log = core.callLog;
-    const call = { atMs: core.clock.now(), tenantId: null, api: 'rest' as const, method: 'GET', path: '/api/v1/me', tool: null, status: 200, durationMs: 1, request: '', response: 'x'.repeat(LOG_TEXT_CAP) };
+    const call = {
+      atMs: core.clock.now(),
+      tenantId: null,
+      api: 'rest' as const,
+      method: 'GET',
+      path: '/api/v1/me',
+      tool: null,
+      status: 200,
+      durationMs: 1,
+      request: '',
+      response: 'x'.repeat(LOG_TEXT_CAP),
+    };
     for (let i = 0; i < CAPACITY * 3 + 10; i++) log.record({ ...call, path: `/api/v1/me?n=${i}` });
     const { entries, base } = log.window();
     expect(entries).toHaveLength(CAPACITY);
     expect(base).toBeGreaterThan(0);
-    expect(entries.map((e) => e.path)).toEqual(Array.from({ length: CAPACITY }, (_, i) => `/api/v1/me?n=${2 * CAPACITY + 10 + i}`));
+    expect(entries.map((e) => e.path)).toEqual(
+      Array.from({ length: CAPACITY }, (_, i) => `/api/v1/me?n=${2 * CAPACITY + 10 + i}`),
+    );
     // what is held, not just what is shown, is the capacity: no slot holds an older call
     expect((log as unknown as { path: string[] }).path).toHaveLength(CAPACITY);
     expect(log.get(entries[0].id)).toBe(entries[0]);

@@ -47,7 +47,8 @@ const masked = (text: string, sb: RunningSandbox) =>
 
 const admin = (sb: RunningSandbox) => client(sb.baseUrl, ADMIN_TOKEN);
 const onBoth = async (method: string, path: string, body?: unknown) => {
-  for (const sb of [fast, routed]) expect((await admin(sb)(method, path, body)).status, `${method} ${path}`).toBeLessThan(300);
+  for (const sb of [fast, routed])
+    expect((await admin(sb)(method, path, body)).status, `${method} ${path}`).toBeLessThan(300);
 };
 
 let keys: { free: string; pro: string; scale: string; jobsOnly: string };
@@ -55,8 +56,19 @@ let jobId: string;
 let roleSlug: string;
 
 beforeAll(async () => {
-  const common = { host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN, seed: SEED, corpusSize: 300, selfCheck: true };
-  [fast, routed] = await Promise.all([startSandbox({ ...common, fastPath: true }), startSandbox({ ...common, fastPath: false })]);
+  const common = {
+    host: '127.0.0.1',
+    port: 0,
+    anonMcpPort: 0,
+    adminToken: ADMIN_TOKEN,
+    seed: SEED,
+    corpusSize: 300,
+    selfCheck: true,
+  };
+  [fast, routed] = await Promise.all([
+    startSandbox({ ...common, fastPath: true }),
+    startSandbox({ ...common, fastPath: false }),
+  ]);
   const demo = (sb: RunningSandbox) => sb.core.demo!.tenants.map((t) => t.apiKey);
   expect(demo(fast)).toEqual(demo(routed));
   const tenants = fast.core.demo!.tenants;
@@ -67,12 +79,19 @@ beforeAll(async () => {
     jobsOnly: tenants.find((t) => t.note)!.apiKey,
   };
   // the same first calls on both, so both windows count alike from here
-  const first = await Promise.all([fast, routed].map((sb) => client(sb.baseUrl, keys.pro)('GET', '/api/v1/jobs?limit=1')));
+  const first = await Promise.all(
+    [fast, routed].map((sb) => client(sb.baseUrl, keys.pro)('GET', '/api/v1/jobs?limit=1')),
+  );
   expect(first[0].text).toBe(first[1].text);
   jobId = first[0].json.jobs[0].id;
-  const roles = await Promise.all([fast, routed].map((sb) => client(sb.baseUrl, keys.pro)('GET', '/api/v1/market/roles')));
+  const roles = await Promise.all(
+    [fast, routed].map((sb) => client(sb.baseUrl, keys.pro)('GET', '/api/v1/market/roles')),
+  );
   expect(roles[0].text).toBe(roles[1].text);
-  roleSlug = (Object.values(roles[0].json.roles?.[0] ?? {}).find((v): v is string => typeof v === 'string' && /^[a-z-]+$/.test(v)) ?? 'backend-engineering');
+  roleSlug =
+    Object.values(roles[0].json.roles?.[0] ?? {}).find(
+      (v): v is string => typeof v === 'string' && /^[a-z-]+$/.test(v),
+    ) ?? 'backend-engineering';
 });
 
 afterAll(async () => {
@@ -82,16 +101,29 @@ afterAll(async () => {
 // ---------------------------------------------------------------- generated calls
 
 /** Every route either document serves (webhooks are sent, not served), from the loaded contract. */
-const routes = () => fast.core.contracts.operations.filter((op) => op.path.startsWith('/')).map((op) => ({ method: op.method, path: op.path }));
+const routes = () =>
+  fast.core.contracts.operations
+    .filter((op) => op.path.startsWith('/'))
+    .map((op) => ({ method: op.method, path: op.path }));
 
 const submitBody = (key: string, mustHaves: string[]) =>
   JSON.stringify({
     idempotencyKey: key,
-    candidate: { kind: 'structured', fullName: 'Sari Wulandari', summary: 'Backend engineer, TypeScript and PostgreSQL.', skills: ['TypeScript', 'PostgreSQL'], experienceYears: 6 },
+    candidate: {
+      kind: 'structured',
+      fullName: 'Sari Wulandari',
+      summary: 'Backend engineer, TypeScript and PostgreSQL.',
+      skills: ['TypeScript', 'PostgreSQL'],
+      experienceYears: 6,
+    },
     jobSpec: { title: 'Backend Engineer', mustHaves, niceToHaves: ['AWS'] },
   });
 
-const applyBody = JSON.stringify({ candidate_name: 'Dewi Lestari', candidate_email: 'dewi@example.com', message: 'I would like to apply: '.padEnd(120, 'x') });
+const applyBody = JSON.stringify({
+  candidate_name: 'Dewi Lestari',
+  candidate_email: 'dewi@example.com',
+  message: 'I would like to apply: '.padEnd(120, 'x'),
+});
 
 interface Call {
   route: number;
@@ -118,7 +150,13 @@ const callArb: fc.Arbitrary<Call> = fc.record({
   // mostly no query or a valid one, so calls get past validation to the answer and its headers
   query: fc.oneof(
     { weight: 3, arbitrary: fc.constant([] as Array<[string, string]>) },
-    { weight: 2, arbitrary: fc.array(fc.tuple(fc.constantFrom('limit', 'offset', 'q'), fc.constantFrom('1', '5', '2', 'engineer')), { maxLength: 2 }) },
+    {
+      weight: 2,
+      arbitrary: fc.array(
+        fc.tuple(fc.constantFrom('limit', 'offset', 'q'), fc.constantFrom('1', '5', '2', 'engineer')),
+        { maxLength: 2 },
+      ),
+    },
     {
       weight: 2,
       arbitrary: fc.array(
@@ -135,15 +173,29 @@ const callArb: fc.Arbitrary<Call> = fc.record({
     { weight: 1, arbitrary: fc.constantFrom<Call['auth']>('none', 'jobsOnly', 'unknown', 'basic') },
   ),
   origin: fc.boolean(),
-  host: fc.oneof({ weight: 8, arbitrary: fc.constant('sandbox.test') }, { weight: 1, arbitrary: fc.constantFrom('SANDBOX.test:80', '1.2.3', 'localhost:1') }),
+  host: fc.oneof(
+    { weight: 8, arbitrary: fc.constant('sandbox.test') },
+    { weight: 1, arbitrary: fc.constantFrom('SANDBOX.test:80', '1.2.3', 'localhost:1') },
+  ),
   body: fc.option(
     fc.record({
       text: fc.oneof(
-        fc.tuple(fc.constantFrom('p-1', 'p-2', 'p-3', 'p-4'), fc.constantFrom(['TypeScript'], [] as string[], ['Go', 'SQL'])).map(([k, m]) => submitBody(k, m)),
+        fc
+          .tuple(
+            fc.constantFrom('p-1', 'p-2', 'p-3', 'p-4'),
+            fc.constantFrom(['TypeScript'], [] as string[], ['Go', 'SQL']),
+          )
+          .map(([k, m]) => submitBody(k, m)),
         fc.constant(applyBody),
         fc.constantFrom('', '{}', '{"idempotencyKey": "p-5", ', '[1,2]', '{"idempotencyKey":"p-6"}'),
       ),
-      type: fc.constantFrom('application/json', 'application/json', 'application/vnd.api+json; charset=utf-8', 'text/plain', null),
+      type: fc.constantFrom(
+        'application/json',
+        'application/json',
+        'application/vnd.api+json; charset=utf-8',
+        'text/plain',
+        null,
+      ),
     }),
     { freq: 1 },
   ),
@@ -151,18 +203,34 @@ const callArb: fc.Arbitrary<Call> = fc.record({
 
 const chaosRuleArb = fc
   .record({
-    path: fc.constantFrom('*', '/api/v1/jobs', '/api/v1/jobs/', '/api/screening/v1/audit', '/api/screening/v1/screen', '/api/v1/me', '/api/v1/market'),
+    path: fc.constantFrom(
+      '*',
+      '/api/v1/jobs',
+      '/api/v1/jobs/',
+      '/api/screening/v1/audit',
+      '/api/screening/v1/screen',
+      '/api/v1/me',
+      '/api/v1/market',
+    ),
     method: fc.constantFrom(undefined, 'GET', 'POST'),
     mode: fc.constantFrom('status', 'latency'),
     status: fc.constantFrom(429, 500, 503),
     count: fc.integer({ min: 1, max: 3 }),
   })
-  .map(({ mode, status, method, ...rest }) => ({ ...rest, ...(method ? { method } : {}), mode, ...(mode === 'status' ? { status } : { latencyMs: 3 }) }));
+  .map(({ mode, status, method, ...rest }) => ({
+    ...rest,
+    ...(method ? { method } : {}),
+    mode,
+    ...(mode === 'status' ? { status } : { latencyMs: 3 }),
+  }));
 
 const runArb: fc.Arbitrary<Run> = fc.record({
   // no planted bug in about half the runs, otherwise about half of them at once
   bugs: fc.oneof(fc.constant([] as string[]), fc.subarray(Object.keys(BUGS))),
-  chaos: fc.oneof(fc.constant([] as Array<Record<string, unknown>>), fc.array(chaosRuleArb, { minLength: 1, maxLength: 3 })),
+  chaos: fc.oneof(
+    fc.constant([] as Array<Record<string, unknown>>),
+    fc.array(chaosRuleArb, { minLength: 1, maxLength: 3 }),
+  ),
   calls: fc.array(callArb, { minLength: 4, maxLength: 16 }),
 });
 
@@ -174,11 +242,21 @@ function requestOf(c: Call): Buffer {
     id: [jobId, 'job_doesnotexist', 'Job_Bad-Id', '%6aob_x'],
     role: [roleSlug, 'no-such-role', 'Bad_Role', 'backend%2Dengineering'],
   };
-  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => (values[name] ?? ['x', 'y', 'Z!', '%7A'])[c.param]);
+  const path = route.path.replace(
+    /\{(\w+)\}/g,
+    (_, name: string) => (values[name] ?? ['x', 'y', 'Z!', '%7A'])[c.param],
+  );
   const query = c.query.map(([k, v]) => `${k}=${k === 'api_key' ? keys.pro : encodeURIComponent(v)}`).join('&');
   const target = query ? `${path}?${query}` : path;
   const headers: string[] = [`Host: ${c.host}`];
-  const key = { none: null, free: keys.free, pro: keys.pro, scale: keys.scale, jobsOnly: keys.jobsOnly, unknown: 'rjk_live_0000000000000000000000' }[c.auth as string];
+  const key = {
+    none: null,
+    free: keys.free,
+    pro: keys.pro,
+    scale: keys.scale,
+    jobsOnly: keys.jobsOnly,
+    unknown: 'rjk_live_0000000000000000000000',
+  }[c.auth as string];
   if (c.auth === 'basic') headers.push('Authorization: Basic abc');
   else if (key) headers.push(`Authorization: Bearer ${key}`);
   if (c.origin) headers.push('Origin: https://docs.example');
@@ -188,7 +266,10 @@ function requestOf(c: Call): Buffer {
     headers.push(`Content-Length: ${Buffer.byteLength(body.text)}`);
   }
   headers.push('Connection: close');
-  return Buffer.concat([Buffer.from(`${route.method} ${target} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`), Buffer.from(body?.text ?? '')]);
+  return Buffer.concat([
+    Buffer.from(`${route.method} ${target} HTTP/1.1\r\n${headers.join('\r\n')}\r\n\r\n`),
+    Buffer.from(body?.text ?? ''),
+  ]);
 }
 
 /** The request log's newest `n` entries, with what depends on the instant masked. */
@@ -234,14 +315,19 @@ describe('the REST fast path answers as the routed app does', () => {
             calls += run.calls.length;
             // the routed app writes an entry after reading a body it had not read whole: give it a moment
             const n = run.calls.length;
-            for (let i = 0; i < 50 && JSON.stringify(newestLog(fast, n)) !== JSON.stringify(newestLog(routed, n)); i++) await settle();
+            for (let i = 0; i < 50 && JSON.stringify(newestLog(fast, n)) !== JSON.stringify(newestLog(routed, n)); i++)
+              await settle();
             expect(newestLog(fast, n)).toEqual(newestLog(routed, n));
           } finally {
             for (const bug of run.bugs) await onBoth('DELETE', `/sandbox/v1/bugs/${bug}`);
             await onBoth('DELETE', '/sandbox/v1/faults');
           }
         }),
-        { numRuns: 40, endOnFailure: true, ...(process.env.FASTPATH_SEED ? { seed: Number(process.env.FASTPATH_SEED) } : {}) },
+        {
+          numRuns: 40,
+          endOnFailure: true,
+          ...(process.env.FASTPATH_SEED ? { seed: Number(process.env.FASTPATH_SEED) } : {}),
+        },
       );
     } finally {
       console.error = quiet;
@@ -255,7 +341,15 @@ describe('the REST fast path answers as the routed app does', () => {
 describe('self-check on the fast path', () => {
   let checked: RunningSandbox;
   beforeAll(async () => {
-    checked = await startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN, seed: SEED, corpusSize: 300, selfCheck: true });
+    checked = await startSandbox({
+      host: '127.0.0.1',
+      port: 0,
+      anonMcpPort: 0,
+      adminToken: ADMIN_TOKEN,
+      seed: SEED,
+      corpusSize: 300,
+      selfCheck: true,
+    });
   });
   afterAll(async () => {
     await checked?.close();

@@ -15,7 +15,14 @@ async function seed(tenantId: string, requests: number): Promise<void> {
   const tenant = core().tenants.get(tenantId);
   tenant.screeningWallet.remaining += requests;
   for (let i = 0; i < requests; i++) core().screening.submit(tenant, submitBody() as SubmitRequest);
-  await waitFor(() => core().screening.list({ tenantId }).every((r) => r.state === 'pending_review'), 'pipelines', 20_000);
+  await waitFor(
+    () =>
+      core()
+        .screening.list({ tenantId })
+        .every((r) => r.state === 'pending_review'),
+    'pipelines',
+    20_000,
+  );
 }
 
 async function page(apiKey: string, query: string) {
@@ -67,7 +74,12 @@ describe('GET /audit', () => {
     expect(rest.nextCursor).toBeNull();
     const one = await page(t.apiKey, '?limit=1');
     expect(one.events).toHaveLength(1);
-    expect(one.events[0]).toMatchObject({ fromState: null, toState: 'received', actor: 'system', requestId: expect.stringMatching(/^scr_/) });
+    expect(one.events[0]).toMatchObject({
+      fromState: null,
+      toState: 'received',
+      actor: 'system',
+      requestId: expect.stringMatching(/^scr_/),
+    });
     const exact = await page(t.apiKey, '?limit=120');
     expect(exact.nextCursor).toBeNull();
   });
@@ -86,11 +98,17 @@ describe('GET /audit', () => {
     let p = await page(t.apiKey, `?since=${encodeURIComponent(since)}&limit=6`);
     got.push(...p.events.map((e) => e.id));
     while (p.nextCursor) {
-      p = await page(t.apiKey, `?since=${encodeURIComponent(since)}&limit=6&cursor=${encodeURIComponent(p.nextCursor)}`);
+      p = await page(
+        t.apiKey,
+        `?since=${encodeURIComponent(since)}&limit=6&cursor=${encodeURIComponent(p.nextCursor)}`,
+      );
       got.push(...p.events.map((e) => e.id));
     }
     expect(got).toEqual(expected);
-    const future = await page(t.apiKey, `?since=${encodeURIComponent(new Date(core().clock.now() + 3600_000).toISOString())}`);
+    const future = await page(
+      t.apiKey,
+      `?since=${encodeURIComponent(new Date(core().clock.now() + 3600_000).toISOString())}`,
+    );
     expect(future).toEqual({ events: [], nextCursor: null });
   });
 
@@ -127,7 +145,11 @@ describe('GET /audit', () => {
     const a = await createTenant(base(), { planTier: 'pro' });
     const b = await createTenant(base(), { planTier: 'pro' });
     await seed(a.tenantId, 3);
-    const ids = new Set(core().screening.list({ tenantId: a.tenantId }).map((r) => r.id));
+    const ids = new Set(
+      core()
+        .screening.list({ tenantId: a.tenantId })
+        .map((r) => r.id),
+    );
     const pa = await page(a.apiKey, '?limit=500');
     expect(pa.events).toHaveLength(12);
     expect(pa.events.every((e) => ids.has(e.requestId))).toBe(true);

@@ -14,12 +14,16 @@ const raw = useSandbox({ seedDemo: false, corpusSize: 50, selfCheck: false });
 /** POSTs `pieces` one after another, chunked (no Content-Length), with a pause between them. */
 function postInPieces(baseUrl: string, apiKey: string, pieces: Buffer[]): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${baseUrl}${SCREENING}/screen`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
-    });
+    const req = request(
+      `${baseUrl}${SCREENING}/screen`,
+      { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     let i = 0;
     const next = () => {
@@ -31,7 +35,8 @@ function postInPieces(baseUrl: string, apiKey: string, pieces: Buffer[]): Promis
   });
 }
 
-const split = (b: Buffer, n: number) => Array.from({ length: Math.ceil(b.length / n) }, (_, i) => b.subarray(i * n, (i + 1) * n));
+const split = (b: Buffer, n: number) =>
+  Array.from({ length: Math.ceil(b.length / n) }, (_, i) => b.subarray(i * n, (i + 1) * n));
 
 describe('submit bodies', () => {
   it('reads a body that arrives in many chunked pieces, multi-byte characters split between them', async () => {
@@ -51,8 +56,15 @@ describe('submit bodies', () => {
     const big = Buffer.from(JSON.stringify({ ...submitBody(), pad: 'x'.repeat(300_000) }));
     const oversized = await postInPieces(base, t.apiKey, split(big, 64 * 1024));
     expect(oversized.status).toBe(413);
-    expect(oversized.json.error).toEqual({ code: 'invalid_request', message: 'request body is larger than the limit of 262144 bytes' });
-    const latin1 = await postInPieces(base, t.apiKey, [Buffer.from('{"idempotencyKey":"'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    expect(oversized.json.error).toEqual({
+      code: 'invalid_request',
+      message: 'request body is larger than the limit of 262144 bytes',
+    });
+    const latin1 = await postInPieces(base, t.apiKey, [
+      Buffer.from('{"idempotencyKey":"'),
+      Buffer.from([0xe9]),
+      Buffer.from('"}'),
+    ]);
     expect(latin1.status).toBe(400);
     expect(latin1.json.error.message).toBe('request body is not valid UTF-8');
     const usage = await client(base, t.apiKey)('GET', `${SCREENING}/usage`);
@@ -66,7 +78,10 @@ describe('audit pages', () => {
     const t = await createTenant(baseUrl, { planTier: 'scale' });
     const api = client(baseUrl, t.apiKey);
     for (let i = 0; i < 30; i++) expect((await api('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
-    await waitFor(() => core.screening.list({ tenantId: t.tenantId }).every((r) => r.state === 'pending_review'), 'pipelines');
+    await waitFor(
+      () => core.screening.list({ tenantId: t.tenantId }).every((r) => r.state === 'pending_review'),
+      'pipelines',
+    );
     const expected = JSON.stringify(core.screening.audit(t.tenantId, { limit: 50 }));
     for (let i = 0; i < 5; i++) {
       const res = await api('GET', `${SCREENING}/audit?limit=50`);

@@ -26,7 +26,8 @@ afterEach(async () => {
   for (const name of enabled.splice(0)) await adminOf(base())('DELETE', `/sandbox/v1/bugs/${name}`);
 });
 
-const credits = async (apiKey: string) => (await client(base(), apiKey)('GET', `${SCREENING}/usage`)).json.creditsRemaining;
+const credits = async (apiKey: string) =>
+  (await client(base(), apiKey)('GET', `${SCREENING}/usage`)).json.creditsRemaining;
 
 describe('planted screening bugs', () => {
   it('charge_twice_on_replay: a replay costs a second credit', async () => {
@@ -52,7 +53,11 @@ describe('planted screening bugs', () => {
   });
 
   it('wrong_webhook_secret: the signature does not verify with the tenant secret', async () => {
-    const t = await createTenant(base(), { planTier: 'starter', webhookUrl: rx.url, webhookSecret: 'whsec_bug_secret' });
+    const t = await createTenant(base(), {
+      planTier: 'starter',
+      webhookUrl: rx.url,
+      webhookSecret: 'whsec_bug_secret',
+    });
     await bug('wrong_webhook_secret');
     const id = (await client(base(), t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).json.requestId;
     const got = await waitFor(() => rx.received.find((r) => JSON.parse(r.body).requestId === id), 'delivery');
@@ -72,7 +77,11 @@ describe('planted screening bugs', () => {
   it('crash_on_empty_musthaves: an empty mustHaves answers 500 without charging', async () => {
     const t = await createTenant(base(), { planTier: 'starter' });
     await bug('crash_on_empty_musthaves');
-    const res = await client(base(), t.apiKey)('POST', `${SCREENING}/screen`, submitBody({ jobSpec: { title: 'X', mustHaves: [] } }));
+    const res = await client(base(), t.apiKey)(
+      'POST',
+      `${SCREENING}/screen`,
+      submitBody({ jobSpec: { title: 'X', mustHaves: [] } }),
+    );
     expect(res.status).toBe(500);
     expect(res.json.error.code).toBe('internal');
     expect(await credits(t.apiKey)).toBe(100);
@@ -81,7 +90,10 @@ describe('planted screening bugs', () => {
   it('skip_ledger_row: the parsed -> scored transition writes no row', async () => {
     const t = await createTenant(base(), { planTier: 'starter' });
     await bug('skip_ledger_row');
-    const d = await settled(base(), (await client(base(), t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).json.requestId);
+    const d = await settled(
+      base(),
+      (await client(base(), t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).json.requestId,
+    );
     expect(d.state).toBe('pending_review');
     expect(d.ledger.map((e: any) => e.toState)).toEqual(['received', 'parsed', 'pending_review']);
   });
@@ -90,7 +102,8 @@ describe('planted screening bugs', () => {
     const t = await createTenant(base(), { planTier: 'starter' });
     const api = client(base(), t.apiKey);
     const since = sb.get().core.clock.iso();
-    for (let i = 0; i < 3; i++) await settled(base(), (await api('POST', `${SCREENING}/screen`, submitBody())).json.requestId);
+    for (let i = 0; i < 3; i++)
+      await settled(base(), (await api('POST', `${SCREENING}/screen`, submitBody())).json.requestId);
     const walk = async () => {
       const ids: string[] = [];
       let cursor: string | null = null;
@@ -120,7 +133,11 @@ describe('planted screening bugs', () => {
   });
 
   it('switched off, the rules hold again', async () => {
-    const t = await createTenant(base(), { planTier: 'starter', webhookUrl: rx.url, webhookSecret: 'whsec_clean_secret' });
+    const t = await createTenant(base(), {
+      planTier: 'starter',
+      webhookUrl: rx.url,
+      webhookSecret: 'whsec_clean_secret',
+    });
     const api = client(base(), t.apiKey);
     const body = submitBody();
     const first = await api('POST', `${SCREENING}/screen`, body);

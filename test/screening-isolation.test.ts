@@ -10,13 +10,20 @@ const sb = useSandbox({ seedDemo: false, corpusSize: 50 });
 const base = () => sb.get().baseUrl;
 const TENANTS = 3;
 
-const command = fc.record({ tenant: fc.nat(TENANTS - 1), key: fc.constantFrom('k1', 'k2', 'k3', 'k4'), batch: fc.boolean() });
+const command = fc.record({
+  tenant: fc.nat(TENANTS - 1),
+  key: fc.constantFrom('k1', 'k2', 'k3', 'k4'),
+  batch: fc.boolean(),
+});
 
 async function auditAll(apiKey: string): Promise<any[]> {
   const events: any[] = [];
   let cursor: string | null = null;
   do {
-    const res = await client(base(), apiKey)('GET', `${SCREENING}/audit?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await client(base(), apiKey)(
+      'GET',
+      `${SCREENING}/audit?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     expect(res.status).toBe(200);
     events.push(...res.json.events);
     cursor = res.json.nextCursor;
@@ -28,7 +35,9 @@ describe('tenant isolation', () => {
   it("never shows a tenant another tenant's usage or ledger rows", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 24 }), async (commands) => {
-        const tenants = await Promise.all(Array.from({ length: TENANTS }, () => createTenant(base(), { planTier: 'starter' })));
+        const tenants = await Promise.all(
+          Array.from({ length: TENANTS }, () => createTenant(base(), { planTier: 'starter' })),
+        );
         const requestsOf = tenants.map(() => new Set<string>());
         const keysOf = tenants.map(() => new Set<string>());
         // consecutive `batch` commands run concurrently: a random interleaving of the calls
@@ -39,7 +48,13 @@ describe('tenant isolation', () => {
         }
         for (const group of groups) {
           const results = await Promise.all(
-            group.map((c) => client(base(), tenants[c.tenant].apiKey)('POST', `${SCREENING}/screen`, submitBody({ idempotencyKey: c.key }))),
+            group.map((c) =>
+              client(base(), tenants[c.tenant].apiKey)(
+                'POST',
+                `${SCREENING}/screen`,
+                submitBody({ idempotencyKey: c.key }),
+              ),
+            ),
           );
           results.forEach((res, i) => {
             const c = group[i];

@@ -32,13 +32,23 @@ describe('screening pipeline', () => {
     expect((await adminOf(base())('GET', `/sandbox/v1/reviews/${requestId}`)).json.state).toBe('pending_review');
 
     const admin = adminOf(base());
-    const decided = await admin('POST', `/sandbox/v1/reviews/${requestId}/decision`, { decision: 'approved', reviewerId: 'rev_ayu', note: 'Strong match' });
+    const decided = await admin('POST', `/sandbox/v1/reviews/${requestId}/decision`, {
+      decision: 'approved',
+      reviewerId: 'rev_ayu',
+      note: 'Strong match',
+    });
     expect(decided.status).toBe(200);
     // no webhook URL: delivered at once
     expect(decided.json).toMatchObject({
       requestId,
       state: 'delivered',
-      decision: { schemaVersion: 1, decision: 'approved', reviewerId: 'rev_ayu', reviewerRole: 'recruiter', note: 'Strong match' },
+      decision: {
+        schemaVersion: 1,
+        decision: 'approved',
+        reviewerId: 'rev_ayu',
+        reviewerRole: 'recruiter',
+        note: 'Strong match',
+      },
     });
     expect(decided.json.decision.latencyMs).toBeGreaterThanOrEqual(3600_000);
     expect(sb.get().core.contracts.validate('ReviewDecisionV1', decided.json.decision)).toEqual([]);
@@ -57,7 +67,10 @@ describe('screening pipeline', () => {
     expect(audit.map((e: any) => e.id)).toEqual(detail.ledger.map((e: any) => e.id));
     expect(audit.find((e: any) => e.toState === 'scored').payload).toMatchObject({ score: queued.score.score });
     // a replay now reports the current state
-    const replay = await client(base(), t.apiKey)('POST', `${SCREENING}/screen`, { ...submitBody(), idempotencyKey: detail.idempotencyKey });
+    const replay = await client(base(), t.apiKey)('POST', `${SCREENING}/screen`, {
+      ...submitBody(),
+      idempotencyKey: detail.idempotencyKey,
+    });
     expect(replay.json).toEqual({ requestId, state: 'delivered' });
   });
 
@@ -77,8 +90,14 @@ describe('screening pipeline', () => {
     expect(res.json.decision).toMatchObject({ decision: 'edited', reviewerRole: 'hiring-manager' });
     const detail = (await admin('GET', `/sandbox/v1/reviews/${requestId}`)).json;
     const row = detail.ledger.find((e: any) => e.toState === 'edited');
-    expect(row).toMatchObject({ actor: 'reviewer:rev_budi', payload: { editedScore: 55, editedRationale: expect.stringContaining('Kubernetes') } });
-    expect(detail.edits).toEqual({ editedScore: 55, editedRationale: 'Less Kubernetes depth than the summary implies.' });
+    expect(row).toMatchObject({
+      actor: 'reviewer:rev_budi',
+      payload: { editedScore: 55, editedRationale: expect.stringContaining('Kubernetes') },
+    });
+    expect(detail.edits).toEqual({
+      editedScore: 55,
+      editedRationale: 'Less Kubernetes depth than the summary implies.',
+    });
   });
 
   it('refuses bad decisions: unknown request 404, wrong state and bad fields 400 naming them', async () => {
@@ -86,7 +105,10 @@ describe('screening pipeline', () => {
     const requestId = await submitted(t.apiKey);
     await settled(base(), requestId);
     const admin = adminOf(base());
-    const unknown = await admin('POST', '/sandbox/v1/reviews/scr_nope/decision', { decision: 'approved', reviewerId: 'r' });
+    const unknown = await admin('POST', '/sandbox/v1/reviews/scr_nope/decision', {
+      decision: 'approved',
+      reviewerId: 'r',
+    });
     expect(unknown.status).toBe(404);
     for (const [body, field] of [
       [{ decision: 'maybe', reviewerId: 'r' }, 'decision'],
@@ -103,15 +125,24 @@ describe('screening pipeline', () => {
     }
     expect((await admin('GET', `/sandbox/v1/reviews/${requestId}`)).json.ledger).toHaveLength(4);
     await admin('POST', `/sandbox/v1/reviews/${requestId}/decision`, { decision: 'rejected', reviewerId: 'r' });
-    const twice = await admin('POST', `/sandbox/v1/reviews/${requestId}/decision`, { decision: 'approved', reviewerId: 'r' });
+    const twice = await admin('POST', `/sandbox/v1/reviews/${requestId}/decision`, {
+      decision: 'approved',
+      reviewerId: 'r',
+    });
     expect(twice.status).toBe(400);
     expect(twice.json.error.message).toMatch(/state 'delivered'/);
   });
 
   it('fails a candidate named Sandbox Fail and an unknown resumeRef, with one row each', async () => {
     const t = await createTenant(base(), { planTier: 'pro' });
-    const magic = await submitted(t.apiKey, submitBody({ candidate: { kind: 'structured', fullName: 'Sandbox Fail' } }));
-    const missing = await submitted(t.apiKey, submitBody({ candidate: { kind: 'resume_ref', resumeRef: 'res_does_not_exist' } }));
+    const magic = await submitted(
+      t.apiKey,
+      submitBody({ candidate: { kind: 'structured', fullName: 'Sandbox Fail' } }),
+    );
+    const missing = await submitted(
+      t.apiKey,
+      submitBody({ candidate: { kind: 'resume_ref', resumeRef: 'res_does_not_exist' } }),
+    );
     for (const id of [magic, missing]) {
       const d = await settled(base(), id);
       expect(d.state).toBe('failed');
@@ -123,15 +154,26 @@ describe('screening pipeline', () => {
 
   it('scores a resume_ref candidate from its fixture', async () => {
     const t = await createTenant(base(), { planTier: 'pro' });
-    const id = await submitted(t.apiKey, submitBody({
-      candidate: { kind: 'resume_ref', resumeRef: 'res_demo_backend', filename: 'dewi.pdf' },
-      jobSpec: { title: 'Senior Backend Engineer', mustHaves: ['Go', 'PostgreSQL'] },
-    }));
+    const id = await submitted(
+      t.apiKey,
+      submitBody({
+        candidate: { kind: 'resume_ref', resumeRef: 'res_demo_backend', filename: 'dewi.pdf' },
+        jobSpec: { title: 'Senior Backend Engineer', mustHaves: ['Go', 'PostgreSQL'] },
+      }),
+    );
     const d = await settled(base(), id);
     expect(d.state).toBe('pending_review');
-    expect(d.score.dimensions[0]).toMatchObject({ name: 'must_haves', score: 100, evidence: expect.stringContaining("'PostgreSQL'") });
-    const list = (await adminOf(base())('GET', `/sandbox/v1/reviews?tenantId=${t.tenantId}&state=pending_review`)).json.reviews;
-    expect(list.find((r: any) => r.requestId === id)).toMatchObject({ candidateLabel: 'res_demo_backend (dewi.pdf)', jobTitle: 'Senior Backend Engineer' });
+    expect(d.score.dimensions[0]).toMatchObject({
+      name: 'must_haves',
+      score: 100,
+      evidence: expect.stringContaining("'PostgreSQL'"),
+    });
+    const list = (await adminOf(base())('GET', `/sandbox/v1/reviews?tenantId=${t.tenantId}&state=pending_review`)).json
+      .reviews;
+    expect(list.find((r: any) => r.requestId === id)).toMatchObject({
+      candidateLabel: 'res_demo_backend (dewi.pdf)',
+      jobTitle: 'Senior Backend Engineer',
+    });
   });
 
   it('expires a request left in pending_review for 72 hours of sandbox clock', async () => {
@@ -144,7 +186,10 @@ describe('screening pipeline', () => {
     const d = (await adminOf(base())('GET', `/sandbox/v1/reviews/${id}`)).json;
     expect(d.state).toBe('expired');
     expect(path(d).at(-1)).toBe('pending_review>expired@system');
-    const late = await adminOf(base())('POST', `/sandbox/v1/reviews/${id}/decision`, { decision: 'approved', reviewerId: 'r' });
+    const late = await adminOf(base())('POST', `/sandbox/v1/reviews/${id}/decision`, {
+      decision: 'approved',
+      reviewerId: 'r',
+    });
     expect(late.status).toBe(400);
     expect(late.json.error.message).toMatch(/expired/);
   });
@@ -184,6 +229,9 @@ describe('screening pipeline', () => {
     expect(core.webhooks.list()).toEqual([]);
     expect((await adminOf(base())('GET', `/sandbox/v1/reviews/${id}`)).status).toBe(404);
     const fresh = await createTenant(base(), { planTier: 'pro' });
-    expect((await client(base(), fresh.apiKey)('GET', `${SCREENING}/audit`)).json).toEqual({ events: [], nextCursor: null });
+    expect((await client(base(), fresh.apiKey)('GET', `${SCREENING}/audit`)).json).toEqual({
+      events: [],
+      nextCursor: null,
+    });
   });
 });

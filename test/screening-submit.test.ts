@@ -7,7 +7,8 @@ import { SCREENING, adminOf, expectConforms, submitBody } from './support/screen
 
 const sb = useSandbox({ seedDemo: false, corpusSize: 50 });
 const base = () => sb.get().baseUrl;
-const conforms = (op: string, res: { status: number; json: unknown; headers: Headers }) => expectConforms(sb.get().core, op, res);
+const conforms = (op: string, res: { status: number; json: unknown; headers: Headers }) =>
+  expectConforms(sb.get().core, op, res);
 
 async function creditsOf(apiKey: string): Promise<number> {
   const res = await client(base(), apiKey)('GET', `${SCREENING}/usage`);
@@ -57,7 +58,10 @@ describe('POST /screen', () => {
     const api = client(base(), t.apiKey);
     const first = await api('POST', `${SCREENING}/screen`, submitBody({ idempotencyKey: 'k-diff' }));
     await new Promise((r) => setTimeout(r, 50));
-    const other = submitBody({ idempotencyKey: 'k-diff', jobSpec: { title: 'Completely different role', mustHaves: ['Rust'] } });
+    const other = submitBody({
+      idempotencyKey: 'k-diff',
+      jobSpec: { title: 'Completely different role', mustHaves: ['Rust'] },
+    });
     const again = await api('POST', `${SCREENING}/screen`, other);
     expect(again.status).toBe(200);
     expect(again.json.requestId).toBe(first.json.requestId);
@@ -79,7 +83,11 @@ describe('POST /screen', () => {
 
   it('accepts an empty mustHaves list', async () => {
     const t = await createTenant(base(), { planTier: 'starter' });
-    const res = await client(base(), t.apiKey)('POST', `${SCREENING}/screen`, submitBody({ jobSpec: { title: 'Data Annotator', mustHaves: [] } }));
+    const res = await client(base(), t.apiKey)(
+      'POST',
+      `${SCREENING}/screen`,
+      submitBody({ jobSpec: { title: 'Data Annotator', mustHaves: [] } }),
+    );
     expect(res.status).toBe(201);
   });
 
@@ -88,7 +96,13 @@ describe('POST /screen', () => {
     const api = client(base(), t.apiKey);
     for (let i = 0; i < 10; i++) expect((await api('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
     const usage = await api('GET', `${SCREENING}/usage`);
-    expect(usage.json).toMatchObject({ creditsRemaining: 0, freeScreenCap: 10, nearLimit: true, usagePercent: 1, resetAt: null });
+    expect(usage.json).toMatchObject({
+      creditsRemaining: 0,
+      freeScreenCap: 10,
+      nearLimit: true,
+      usagePercent: 1,
+      resetAt: null,
+    });
     const before = (await auditRows(t.apiKey)).length;
     const res = await api('POST', `${SCREENING}/screen`, submitBody());
     expect(res.status).toBe(402);
@@ -99,7 +113,8 @@ describe('POST /screen', () => {
     expect((await auditRows(t.apiKey)).length).toBe(before);
     // a replay of an accepted key still answers, without a charge
     const listed = await adminOf(base())('GET', `/sandbox/v1/reviews?tenantId=${t.tenantId}`);
-    const firstKey = (await adminOf(base())('GET', `/sandbox/v1/reviews/${listed.json.reviews[0].requestId}`)).json.idempotencyKey;
+    const firstKey = (await adminOf(base())('GET', `/sandbox/v1/reviews/${listed.json.reviews[0].requestId}`)).json
+      .idempotencyKey;
     const replay = await api('POST', `${SCREENING}/screen`, submitBody({ idempotencyKey: firstKey }));
     expect(replay.status).toBe(200);
   });
@@ -130,12 +145,28 @@ describe('bad input: 4xx envelope, nothing charged, no ledger row', () => {
     ['unknown candidate kind', { ...good(), candidate: { kind: 'linkedin', url: 'x' } }, /kind/],
     ['missing fullName', { ...good(), candidate: { kind: 'structured' } }, /fullName/],
     ['skills not an array', { ...good(), candidate: { kind: 'structured', fullName: 'A', skills: 'Go' } }, /skills/],
-    ['skill not a string', { ...good(), candidate: { kind: 'structured', fullName: 'A', skills: ['Go', 3] } }, /skills/],
-    ['experienceYears a string', { ...good(), candidate: { kind: 'structured', fullName: 'A', experienceYears: '5' } }, /experienceYears/],
-    ['negative experienceYears', { ...good(), candidate: { kind: 'structured', fullName: 'A', experienceYears: -1 } }, /experienceYears/],
+    [
+      'skill not a string',
+      { ...good(), candidate: { kind: 'structured', fullName: 'A', skills: ['Go', 3] } },
+      /skills/,
+    ],
+    [
+      'experienceYears a string',
+      { ...good(), candidate: { kind: 'structured', fullName: 'A', experienceYears: '5' } },
+      /experienceYears/,
+    ],
+    [
+      'negative experienceYears',
+      { ...good(), candidate: { kind: 'structured', fullName: 'A', experienceYears: -1 } },
+      /experienceYears/,
+    ],
     ['mustHaves missing', { ...good(), jobSpec: { title: 'X' } }, /mustHaves/],
     ['title a number', { ...good(), jobSpec: { title: 7, mustHaves: [] } }, /title/],
-    ['too many mustHaves', { ...good(), jobSpec: { title: 'X', mustHaves: Array.from({ length: 201 }, (_, i) => `s${i}`) } }, /mustHaves/],
+    [
+      'too many mustHaves',
+      { ...good(), jobSpec: { title: 'X', mustHaves: Array.from({ length: 201 }, (_, i) => `s${i}`) } },
+      /mustHaves/,
+    ],
     ['string too long', { ...good(), jobSpec: { title: 'x'.repeat(10_001), mustHaves: [] } }, /title/],
     ['body is an array', [good()], /body|object/],
     ['body is a string', 'just text', /body|object|JSON/],
@@ -159,7 +190,9 @@ describe('bad input: 4xx envelope, nothing charged, no ledger row', () => {
     const malformed = await api('POST', `${SCREENING}/screen`, '{"idempotencyKey": "a",');
     expect(malformed.status).toBe(400);
     expect(malformed.json.error.message).toMatch(/JSON/);
-    const wrongType = await api('POST', `${SCREENING}/screen`, JSON.stringify(good()), { 'content-type': 'text/plain' });
+    const wrongType = await api('POST', `${SCREENING}/screen`, JSON.stringify(good()), {
+      'content-type': 'text/plain',
+    });
     expect(wrongType.status).toBe(400);
     expect(wrongType.json.error.message).toMatch(/Content-Type/);
     const huge = { ...good(), candidate: { kind: 'structured', fullName: 'A', summary: 'x'.repeat(300 * 1024) } };

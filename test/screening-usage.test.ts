@@ -80,7 +80,9 @@ describe('GET /usage', () => {
   it('is not rate-limited (policy): more calls than the jobs API allows a free key per minute all answer', async () => {
     const t = await createTenant(base(), { planTier: 'free' });
     const api = client(base(), t.apiKey);
-    const statuses = await Promise.all(Array.from({ length: 70 }, () => api('GET', `${SCREENING}/usage`).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 70 }, () => api('GET', `${SCREENING}/usage`).then((r) => r.status)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
   });
 

@@ -4,7 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verify } from '../src/domain/webhooks/signer.js';
 import { client, createTenant, useSandbox } from './support/sandbox.js';
-import { SCREENING, adminOf, clockAdvance, deliveriesOf, settled, startReceiver, submitBody, waitFor } from './support/screening.js';
+import {
+  SCREENING,
+  adminOf,
+  clockAdvance,
+  deliveriesOf,
+  settled,
+  startReceiver,
+  submitBody,
+  waitFor,
+} from './support/screening.js';
 
 const sb = useSandbox({ seedDemo: false, corpusSize: 50 });
 const base = () => sb.get().baseUrl;
@@ -35,7 +44,11 @@ const receivedFor = (requestId: string) => rx.received.filter((r) => JSON.parse(
 
 describe('webhook deliveries', () => {
   it('retries a failing receiver on the sandbox clock and delivers a signed, contract-shaped body', async () => {
-    const t = await createTenant(base(), { planTier: 'pro', webhookUrl: rx.url, webhookSecret: 'whsec_retry_test_secret' });
+    const t = await createTenant(base(), {
+      planTier: 'pro',
+      webhookUrl: rx.url,
+      webhookSecret: 'whsec_retry_test_secret',
+    });
     rx.queue(500, 503, 500);
     const requestId = await submit(t.apiKey);
     let d = await deliveryWithAttempts(requestId, 'screening.scored', 1);
@@ -74,12 +87,20 @@ describe('webhook deliveries', () => {
   });
 
   it('sends review_decided after the decision and enters delivered on the 2xx', async () => {
-    const t = await createTenant(base(), { planTier: 'pro', webhookUrl: rx.url, webhookSecret: 'whsec_decided_secret' });
+    const t = await createTenant(base(), {
+      planTier: 'pro',
+      webhookUrl: rx.url,
+      webhookSecret: 'whsec_decided_secret',
+    });
     const requestId = await submit(t.apiKey);
     await settled(base(), requestId);
     await deliveryWithAttempts(requestId, 'screening.scored', 1);
     expect(receivedFor(requestId).map((r) => JSON.parse(r.body).event)).toEqual(['screening.scored']);
-    const res = await adminOf(base())('POST', `/sandbox/v1/reviews/${requestId}/decision`, { decision: 'rejected', reviewerId: 'rev_1', note: 'No Go' });
+    const res = await adminOf(base())('POST', `/sandbox/v1/reviews/${requestId}/decision`, {
+      decision: 'rejected',
+      reviewerId: 'rev_1',
+      note: 'No Go',
+    });
     expect(res.json.state).toBe('rejected');
     const d = await deliveryWithAttempts(requestId, 'screening.review_decided', 1);
     expect(d.status).toBe('delivered');
@@ -87,9 +108,17 @@ describe('webhook deliveries', () => {
       const x = (await adminOf(base())('GET', `/sandbox/v1/reviews/${requestId}`)).json;
       return x.state === 'delivered' ? x : undefined;
     }, 'delivered');
-    expect(detail.ledger.at(-1)).toMatchObject({ fromState: 'rejected', toState: 'delivered', actor: 'system', payload: { deliveryId: d.id, statusCode: 200 } });
+    expect(detail.ledger.at(-1)).toMatchObject({
+      fromState: 'rejected',
+      toState: 'delivered',
+      actor: 'system',
+      payload: { deliveryId: d.id, statusCode: 200 },
+    });
     const body = JSON.parse(receivedFor(requestId).at(-1)!.body);
-    expect(body).toMatchObject({ event: 'screening.review_decided', result: { schemaVersion: 1, decision: 'rejected', reviewerId: 'rev_1', note: 'No Go' } });
+    expect(body).toMatchObject({
+      event: 'screening.review_decided',
+      result: { schemaVersion: 1, decision: 'rejected', reviewerId: 'rev_1', note: 'No Go' },
+    });
     expect(sb.get().core.contracts.validate('ReviewDecidedDelivery', body)).toEqual([]);
   });
 
@@ -99,7 +128,10 @@ describe('webhook deliveries', () => {
     await settled(base(), requestId);
     await adminOf(base())('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { webhookUrl: rx.url });
     rx.queue(...Array(8).fill(500));
-    await adminOf(base())('POST', `/sandbox/v1/reviews/${requestId}/decision`, { decision: 'approved', reviewerId: 'rev_2' });
+    await adminOf(base())('POST', `/sandbox/v1/reviews/${requestId}/decision`, {
+      decision: 'approved',
+      reviewerId: 'rev_2',
+    });
     let d = await deliveryWithAttempts(requestId, 'screening.review_decided', 1);
     for (let i = 0; i < SCHEDULE.length; i++) {
       expect(d.status).toBe('retrying');
@@ -129,7 +161,10 @@ describe('webhook deliveries', () => {
     const requestId = await submit(t.apiKey);
     const d1 = await deliveryWithAttempts(requestId, 'screening.scored', 1);
     expect(d1.attempts[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/network error/) });
-    await adminOf(base())('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { webhookUrl: rx.url, webhookSecret: 'whsec_rotated_secret' });
+    await adminOf(base())('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, {
+      webhookUrl: rx.url,
+      webhookSecret: 'whsec_rotated_secret',
+    });
     await clockAdvance(base(), 5);
     const d2 = await deliveryWithAttempts(requestId, 'screening.scored', 2);
     expect(d2.status).toBe('delivered');
@@ -156,7 +191,9 @@ describe('webhook deliveries', () => {
   it('applies chaos webhook failures without calling the receiver', async () => {
     const t = await createTenant(base(), { planTier: 'pro', webhookUrl: rx.url });
     const admin = adminOf(base());
-    expect((await admin('POST', '/sandbox/v1/faults', { mode: 'webhook_failure', status: 503, count: 1 })).status).toBe(201);
+    expect((await admin('POST', '/sandbox/v1/faults', { mode: 'webhook_failure', status: 503, count: 1 })).status).toBe(
+      201,
+    );
     const requestId = await submit(t.apiKey);
     const d = await deliveryWithAttempts(requestId, 'screening.scored', 1);
     expect(d.attempts[0]).toMatchObject({ statusCode: 503, error: expect.stringMatching(/chaos/) });
@@ -175,7 +212,8 @@ describe('webhook deliveries', () => {
     const admin = adminOf(base());
     const byTenant = (await admin('GET', `/sandbox/v1/webhooks/deliveries?tenantId=${t.tenantId}`)).json.deliveries;
     expect(byTenant.map((d: any) => d.requestId).sort()).toEqual([a, b].sort());
-    const byRequest = (await admin('GET', `/sandbox/v1/webhooks/deliveries?requestId=${a}&tenantId=${t.tenantId}`)).json.deliveries;
+    const byRequest = (await admin('GET', `/sandbox/v1/webhooks/deliveries?requestId=${a}&tenantId=${t.tenantId}`)).json
+      .deliveries;
     expect(byRequest.map((d: any) => d.requestId)).toEqual([a]);
     expect((await admin('GET', '/sandbox/v1/webhooks/deliveries?status=x')).status).toBe(400);
   });

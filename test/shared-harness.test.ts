@@ -29,7 +29,10 @@ async function listAll(listenUrl: string, path: string, field: string): Promise<
   const out: Record<string, unknown>[] = [];
   let cursor: string | null = null;
   do {
-    const page = await admin('GET', `${path}?limit=500&order=asc${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const page = await admin(
+      'GET',
+      `${path}?limit=500&order=asc${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     if (page.status !== 200) throw new Error(`GET ${path} on ${listenUrl}: ${page.status} ${page.text}`);
     out.push(...page.json[field]);
     cursor = page.json.nextCursor;
@@ -73,7 +76,11 @@ describe.skipIf(skip)('the conformance harness across two instances of one share
       killedAt = main.exchanges.length;
       await instances.find((i) => i.name === 'A')!.kill9();
       const a2 = await startInstance('A', settings);
-      instances.splice(instances.findIndex((i) => i.name === 'A'), 1, a2);
+      instances.splice(
+        instances.findIndex((i) => i.name === 'A'),
+        1,
+        a2,
+      );
       main.add('A', a2.listenUrl);
       anon.add('A', originOf(a2.anonMcpUrl));
     };
@@ -95,7 +102,9 @@ describe.skipIf(skip)('the conformance harness across two instances of one share
     }).finally(() => clearInterval(watch));
     // assigned in the proxy's callback, which the type checker does not follow
     await (restarted as Promise<void> | null);
-    console.log(`shared harness run: ${Math.round((performance.now() - started) / 1000)} s, ${r.cases} cases, calls answered ${JSON.stringify(main.answeredBy())} (killed after ${killedAt}), anonymous MCP ${JSON.stringify(anon.answeredBy())}`);
+    console.log(
+      `shared harness run: ${Math.round((performance.now() - started) / 1000)} s, ${r.cases} cases, calls answered ${JSON.stringify(main.answeredBy())} (killed after ${killedAt}), anonymous MCP ${JSON.stringify(anon.answeredBy())}`,
+    );
 
     expect(r.harnessErrors).toEqual([]);
     const must = r.requirements.filter((x) => x.level === 'must' && (x.status === 'fail' || x.status === 'error'));
@@ -103,9 +112,9 @@ describe.skipIf(skip)('the conformance harness across two instances of one share
     expect(r.ok).toBe(true);
     // every check ran: none was skipped for want of something the shared sandbox lacked (the fixed-key
     // form of the stateful model is skipped by design wherever the full model runs on fresh tenants)
-    expect(r.checks.filter((c) => c.status === 'skip').map((c) => `${c.id}: ${c.status} ${c.skipReason ?? ''}`)).toEqual([
-      'screening.stateful.fixed-key: skip the full model runs on fresh tenants (screening.stateful)',
-    ]);
+    expect(
+      r.checks.filter((c) => c.status === 'skip').map((c) => `${c.id}: ${c.status} ${c.skipReason ?? ''}`),
+    ).toEqual(['screening.stateful.fixed-key: skip the full model runs on fresh tenants (screening.stateful)']);
     expect(main.failures).toEqual([]);
     expect(anon.failures).toEqual([]);
 
@@ -118,12 +127,22 @@ describe.skipIf(skip)('the conformance harness across two instances of one share
     expect(anon.exchanges.some((x) => x.backend === 'B') && anon.exchanges.some((x) => x.backend === 'A')).toBe(true);
 
     // every 201 the proxy passed on is a request on each instance, with its intake row
-    const created = main.exchanges.filter((x) => x.method === 'POST' && x.path.split('?')[0] === SCREEN && x.status === 201);
+    const created = main.exchanges.filter(
+      (x) => x.method === 'POST' && x.path.split('?')[0] === SCREEN && x.status === 201,
+    );
     // among them, ones the killed instance acknowledged in its first life
     expect(created.filter((x) => x.backend === 'A' && x.life === 1).length).toBeGreaterThan(0);
     const acknowledged = created.map((x) => JSON.parse(x.body!.toString('utf8')).requestId as string);
-    const views = await Promise.all(instances.map(async (i) => new Set((await listAll(i.listenUrl, '/sandbox/v1/reviews', 'reviews')).map((r) => r.requestId))));
-    for (const [n, ids] of views.entries()) expect(acknowledged.filter((id) => !ids.has(id)), `missing on ${instances[n].name}`).toEqual([]);
+    const views = await Promise.all(
+      instances.map(
+        async (i) => new Set((await listAll(i.listenUrl, '/sandbox/v1/reviews', 'reviews')).map((r) => r.requestId)),
+      ),
+    );
+    for (const [n, ids] of views.entries())
+      expect(
+        acknowledged.filter((id) => !ids.has(id)),
+        `missing on ${instances[n].name}`,
+      ).toEqual([]);
     expect([...views[0]].sort()).toEqual([...views[1]].sort());
     // one sandbox: the same tenants, with the same wallets, plans and secrets, whichever instance is asked
     const tenants = await Promise.all(instances.map((i) => listAll(i.listenUrl, '/sandbox/v1/tenants', 'tenants')));
@@ -134,7 +153,10 @@ describe.skipIf(skip)('the conformance harness across two instances of one share
       for (const id of acknowledged) {
         const one = await admin('GET', `/sandbox/v1/reviews/${id}`);
         expect(one.status, `${id} on ${i.name}`).toBe(200);
-        expect(one.json.ledger.find((row: { toState: string }) => row.toState === 'received')?.requestId, `${id}'s intake row on ${i.name}`).toBe(id);
+        expect(
+          one.json.ledger.find((row: { toState: string }) => row.toState === 'received')?.requestId,
+          `${id}'s intake row on ${i.name}`,
+        ).toBe(id);
       }
     }
   }, 300_000);

@@ -15,7 +15,17 @@ if (why) console.warn(why);
 const failures: Error[] = [];
 
 function start(url: string): Promise<RunningSandbox> {
-  return startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN, publicUrl: 'http://sandbox.test', store: url, seedDemo: false, corpusSize: 50, onStoreFailure: (e) => failures.push(e) });
+  return startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    anonMcpPort: 0,
+    adminToken: ADMIN_TOKEN,
+    publicUrl: 'http://sandbox.test',
+    store: url,
+    seedDemo: false,
+    corpusSize: 50,
+    onStoreFailure: (e) => failures.push(e),
+  });
 }
 
 describe.skipIf(why !== null)("a tenant's own key and its automatic reviewer on a shared sandbox", () => {
@@ -39,14 +49,22 @@ describe.skipIf(why !== null)("a tenant's own key and its automatic reviewer on 
     const t = made.json as { tenantId: string; apiKey: string };
     const onA = client(a.listenUrl, t.apiKey);
     const onB = client(b.listenUrl, t.apiKey);
-    const set = await onA('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { autoReview: { afterSeconds: 300, rule: 'approve' } });
+    const set = await onA('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, {
+      autoReview: { afterSeconds: 300, rule: 'approve' },
+    });
     expect(set.status, set.text).toBe(200);
-    expect((await onB('GET', `/sandbox/v1/tenants/${t.tenantId}`)).json.autoReview).toEqual({ afterSeconds: 300, rule: 'approve' });
+    expect((await onB('GET', `/sandbox/v1/tenants/${t.tenantId}`)).json.autoReview).toEqual({
+      afterSeconds: 300,
+      rule: 'approve',
+    });
 
     const sub = await onB('POST', `${SCREENING}/screen`, submitBody());
     expect(sub.status, sub.text).toBe(201);
     const id = sub.json.requestId as string;
-    await waitFor(async () => (await onA('GET', `/sandbox/v1/reviews/${id}`)).json?.state === 'pending_review', 'pending review');
+    await waitFor(
+      async () => (await onA('GET', `/sandbox/v1/reviews/${id}`)).json?.state === 'pending_review',
+      'pending review',
+    );
     const moved = await onB('POST', `/sandbox/v1/tenants/${t.tenantId}/clock/advance`, { seconds: 300 });
     expect(moved.status, moved.text).toBe(200);
     expect(moved.json.fired.byLabel['auto review']).toBe(1);

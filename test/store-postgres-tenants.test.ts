@@ -14,7 +14,17 @@ if (why) console.warn(why);
 const failures: Error[] = [];
 
 function start(url: string): Promise<RunningSandbox> {
-  return startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN, publicUrl: 'http://sandbox.test', store: url, seedDemo: false, corpusSize: 50, onStoreFailure: (e) => failures.push(e) });
+  return startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    anonMcpPort: 0,
+    adminToken: ADMIN_TOKEN,
+    publicUrl: 'http://sandbox.test',
+    store: url,
+    seedDemo: false,
+    corpusSize: 50,
+    onStoreFailure: (e) => failures.push(e),
+  });
 }
 
 const adminAt = (sb: RunningSandbox) => client(sb.listenUrl, ADMIN_TOKEN);
@@ -44,13 +54,22 @@ describe.skipIf(why !== null)('tenant clocks and tenant fault rules on a shared 
     const one = await tenant(a);
     const two = await tenant(b);
     const ids: string[] = [];
-    for (const [sb, t] of [[b, one], [a, two]] as const) {
+    for (const [sb, t] of [
+      [b, one],
+      [a, two],
+    ] as const) {
       const made = await client(sb.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
       expect(made.status, made.text).toBe(201);
       ids.push(made.json.requestId);
     }
-    for (const id of ids) await waitFor(async () => (await adminAt(a)('GET', `/sandbox/v1/reviews/${id}`)).json?.state === 'pending_review', 'pending review');
-    const moved = await adminAt(a)('POST', `/sandbox/v1/tenants/${one.tenantId}/clock/advance`, { seconds: 72 * 3600 + 1 });
+    for (const id of ids)
+      await waitFor(
+        async () => (await adminAt(a)('GET', `/sandbox/v1/reviews/${id}`)).json?.state === 'pending_review',
+        'pending review',
+      );
+    const moved = await adminAt(a)('POST', `/sandbox/v1/tenants/${one.tenantId}/clock/advance`, {
+      seconds: 72 * 3600 + 1,
+    });
     expect(moved.status, moved.text).toBe(200);
     expect(moved.json.fired.byLabel['review expiry']).toBe(1);
     const onB = (await adminAt(b)('GET', `/sandbox/v1/tenants/${one.tenantId}/clock`)).json;
@@ -59,16 +78,28 @@ describe.skipIf(why !== null)('tenant clocks and tenant fault rules on a shared 
     for (const sb of [a, b]) {
       expect((await adminAt(sb)('GET', `/sandbox/v1/reviews/${ids[0]}`)).json.state).toBe('expired');
       expect((await adminAt(sb)('GET', `/sandbox/v1/reviews/${ids[1]}`)).json.state).toBe('pending_review');
-      expect((await adminAt(sb)('GET', `/sandbox/v1/tenants/${two.tenantId}/clock`)).json).toMatchObject({ offsetSeconds: 0, pendingTimers: 1 });
+      expect((await adminAt(sb)('GET', `/sandbox/v1/tenants/${two.tenantId}/clock`)).json).toMatchObject({
+        offsetSeconds: 0,
+        pendingTimers: 1,
+      });
     }
   });
 
   it('a fault rule scoped to a tenant, made on instance B, is seen and spent alike on both instances and touches no other tenant', async () => {
     const one = await tenant(a);
     const two = await tenant(b);
-    const rule = await adminAt(b)('POST', '/sandbox/v1/faults', { mode: 'status', status: 503, path: '/api/screening/v1/usage', count: 2, tenantId: one.tenantId });
+    const rule = await adminAt(b)('POST', '/sandbox/v1/faults', {
+      mode: 'status',
+      status: 503,
+      path: '/api/screening/v1/usage',
+      count: 2,
+      tenantId: one.tenantId,
+    });
     expect(rule.status, rule.text).toBe(201);
-    for (const sb of [a, b]) expect((await adminAt(sb)('GET', `/sandbox/v1/faults?tenantId=${one.tenantId}`)).json.rules.map((r: any) => r.id)).toEqual([rule.json.id]);
+    for (const sb of [a, b])
+      expect(
+        (await adminAt(sb)('GET', `/sandbox/v1/faults?tenantId=${one.tenantId}`)).json.rules.map((r: any) => r.id),
+      ).toEqual([rule.json.id]);
     const usage = (sb: RunningSandbox, key: string) => client(sb.listenUrl, key)('GET', `${SCREENING}/usage`);
     expect((await usage(a, two.apiKey)).status).toBe(200);
     expect((await usage(b, two.apiKey)).status).toBe(200);
@@ -77,12 +108,15 @@ describe.skipIf(why !== null)('tenant clocks and tenant fault rules on a shared 
     expect(left).toEqual([expect.objectContaining({ id: rule.json.id, remaining: 1 })]);
     expect((await usage(b, one.apiKey)).status).toBe(503);
     expect((await usage(a, one.apiKey)).status).toBe(200);
-    for (const sb of [a, b]) expect((await adminAt(sb)('GET', `/sandbox/v1/faults?tenantId=${one.tenantId}`)).json.rules).toEqual([]);
+    for (const sb of [a, b])
+      expect((await adminAt(sb)('GET', `/sandbox/v1/faults?tenantId=${one.tenantId}`)).json.rules).toEqual([]);
   });
 
   it("a restarted instance replays each tenant's clock offset", async () => {
     const one = await tenant(a);
-    expect((await adminAt(b)('POST', `/sandbox/v1/tenants/${one.tenantId}/clock/advance`, { seconds: 5000 })).status).toBe(200);
+    expect(
+      (await adminAt(b)('POST', `/sandbox/v1/tenants/${one.tenantId}/clock/advance`, { seconds: 5000 })).status,
+    ).toBe(200);
     await a.close();
     a = await start(db.url);
     const clock = (await adminAt(a)('GET', `/sandbox/v1/tenants/${one.tenantId}/clock`)).json;

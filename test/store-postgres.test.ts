@@ -21,7 +21,16 @@ const PUBLIC_URL = 'http://sandbox.test';
 const failures: Error[] = [];
 
 function start(url: string, extra: Record<string, unknown> = {}): Promise<RunningSandbox> {
-  return startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN, publicUrl: PUBLIC_URL, store: url, onStoreFailure: (e) => failures.push(e), ...extra });
+  return startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    anonMcpPort: 0,
+    adminToken: ADMIN_TOKEN,
+    publicUrl: PUBLIC_URL,
+    store: url,
+    onStoreFailure: (e) => failures.push(e),
+    ...extra,
+  });
 }
 
 const adminAt = (sb: RunningSandbox) => client(sb.listenUrl, ADMIN_TOKEN);
@@ -37,7 +46,10 @@ async function auditAll(instances: RunningSandbox[], apiKey: string, limit = 7) 
   const rows: any[] = [];
   let cursor: string | null = null;
   for (let i = 0; ; i++) {
-    const res = await client(instances[i % instances.length].listenUrl, apiKey)('GET', `${SCREENING}/audit?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const res = await client(instances[i % instances.length].listenUrl, apiKey)(
+      'GET',
+      `${SCREENING}/audit?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     expect(res.status, res.text).toBe(200);
     rows.push(...res.json.events);
     cursor = res.json.nextCursor;
@@ -84,20 +96,30 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
   it('concurrent same-key submits on both instances make one request and one charge; the others answer 200', async () => {
     const t = await tenant(a, { planTier: 'pro' });
     const body = submitBody({ idempotencyKey: 'one-key' });
-    const out = await Promise.all(Array.from({ length: 16 }, (_, i) => client((i % 2 ? a : b).listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, body)));
+    const out = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        client((i % 2 ? a : b).listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, body),
+      ),
+    );
     expect(out.filter((r) => r.status === 201)).toHaveLength(1);
     expect(out.filter((r) => r.status === 200)).toHaveLength(15);
     for (const r of out.filter((x) => x.status === 200)) expect(r.headers.get('idempotent-replayed')).toBe('true');
     expect(new Set(out.map((r) => r.json.requestId)).size).toBe(1);
-    for (const sb of [a, b]) expect((await client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)).json.creditsRemaining).toBe(499);
+    for (const sb of [a, b])
+      expect((await client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)).json.creditsRemaining).toBe(499);
   });
 
   it('a wallet is charged exactly down to zero across instances, never below, never twice', async () => {
     const t = await tenant(b, { planTier: 'free' });
-    const out = await Promise.all(Array.from({ length: 30 }, (_, i) => client((i % 2 ? a : b).listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())));
+    const out = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        client((i % 2 ? a : b).listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody()),
+      ),
+    );
     expect(out.filter((r) => r.status === 201)).toHaveLength(10);
     expect(out.filter((r) => r.status === 402)).toHaveLength(20);
-    for (const sb of [a, b]) expect((await client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)).json.creditsRemaining).toBe(0);
+    for (const sb of [a, b])
+      expect((await client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)).json.creditsRemaining).toBe(0);
     const intake = (await auditAll([a, b], t.apiKey)).filter((r) => r.toState === 'received');
     expect(intake).toHaveLength(10);
   });
@@ -106,16 +128,22 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
     const t = await tenant(a, { planTier: 'starter' });
     expect((await adminAt(a)('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { applyCredits: 5 })).status).toBe(200);
     const jobs = (await client(b.listenUrl, t.apiKey)('GET', '/api/v1/jobs?limit=20')).json.jobs as { id: string }[];
-    const out = await Promise.all(jobs.slice(0, 12).map((j, i) => client((i % 2 ? a : b).listenUrl, t.apiKey)('POST', `/api/v1/jobs/${j.id}/apply`, applyBody())));
+    const out = await Promise.all(
+      jobs
+        .slice(0, 12)
+        .map((j, i) => client((i % 2 ? a : b).listenUrl, t.apiKey)('POST', `/api/v1/jobs/${j.id}/apply`, applyBody())),
+    );
     expect(out.filter((r) => r.status >= 200 && r.status < 300)).toHaveLength(5);
     expect(out.filter((r) => r.status === 402)).toHaveLength(7);
-    for (const sb of [a, b]) expect((await adminAt(sb)('GET', `/sandbox/v1/tenants/${t.tenantId}`)).json.applyCredits.remaining).toBe(0);
+    for (const sb of [a, b])
+      expect((await adminAt(sb)('GET', `/sandbox/v1/tenants/${t.tenantId}`)).json.applyCredits.remaining).toBe(0);
   });
 
   it('audit pages read while both instances append never skip or repeat a row', async () => {
     const t = await tenant(a, { planTier: 'scale' });
     const writers = Array.from({ length: 4 }, async (_, w) => {
-      for (let i = 0; i < 15; i++) await client((w % 2 ? a : b).listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+      for (let i = 0; i < 15; i++)
+        await client((w % 2 ? a : b).listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
     });
     const seen: any[] = [];
     let cursor: string | null = null;
@@ -124,7 +152,10 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
     // read as the rows arrive: a page with a next cursor is final; one at the tail is read again later
     for (let i = 0; ; i++) {
       const finished = !writing;
-      const res = await client((i % 2 ? a : b).listenUrl, t.apiKey)('GET', `${SCREENING}/audit?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res = await client((i % 2 ? a : b).listenUrl, t.apiKey)(
+        'GET',
+        `${SCREENING}/audit?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(res.status, res.text).toBe(200);
       if (res.json.nextCursor) {
         seen.push(...res.json.events);
@@ -149,7 +180,12 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
     expect((await adminAt(a)('POST', '/sandbox/v1/clock/advance', { seconds: 3600 })).status).toBe(200);
     const after = Date.parse((await adminAt(b)('GET', '/sandbox/v1/clock')).json.now);
     expect(after - before).toBeGreaterThanOrEqual(3600_000);
-    const rule = await adminAt(a)('POST', '/sandbox/v1/faults', { mode: 'status', status: 503, path: '/api/screening/v1/usage', count: 1 });
+    const rule = await adminAt(a)('POST', '/sandbox/v1/faults', {
+      mode: 'status',
+      status: 503,
+      path: '/api/screening/v1/usage',
+      count: 1,
+    });
     expect(rule.status, rule.text).toBe(201);
     const hits = await Promise.all([b, a, b].map((sb) => client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)));
     expect(hits.map((h) => h.status).sort()).toEqual([200, 200, 503]);
@@ -159,8 +195,15 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
     expect((await adminAt(b)('DELETE', '/sandbox/v1/bugs/skip_ledger_row')).status).toBe(200);
     const made = await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
     const id = made.json.requestId;
-    await waitFor(async () => (await adminAt(b)('GET', `/sandbox/v1/reviews/${id}`)).json?.state === 'pending_review', 'pending review');
-    const decided = await adminAt(b)('POST', `/sandbox/v1/reviews/${id}/decision`, { decision: 'approved', reviewerId: 'rev-1', reviewerRole: 'recruiter' });
+    await waitFor(
+      async () => (await adminAt(b)('GET', `/sandbox/v1/reviews/${id}`)).json?.state === 'pending_review',
+      'pending review',
+    );
+    const decided = await adminAt(b)('POST', `/sandbox/v1/reviews/${id}/decision`, {
+      decision: 'approved',
+      reviewerId: 'rev-1',
+      reviewerRole: 'recruiter',
+    });
     expect(decided.status, decided.text).toBe(200);
     expect((await adminAt(a)('GET', `/sandbox/v1/reviews/${id}`)).json.state).toMatch(/approved|delivered/);
   });
@@ -184,8 +227,11 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
       await waitFor(() => receiver.received.length >= 2 && true, 'the retry after the restart');
       await new Promise((r) => setTimeout(r, 300));
       expect(receiver.received).toHaveLength(2);
-      expect(receiver.received[1].headers['x-screening-delivery']).toBe(receiver.received[0].headers['x-screening-delivery']);
-      const deliveries = (await adminAt(c)('GET', `/sandbox/v1/webhooks/deliveries?requestId=${made.json.requestId}`)).json.deliveries;
+      expect(receiver.received[1].headers['x-screening-delivery']).toBe(
+        receiver.received[0].headers['x-screening-delivery'],
+      );
+      const deliveries = (await adminAt(c)('GET', `/sandbox/v1/webhooks/deliveries?requestId=${made.json.requestId}`))
+        .json.deliveries;
       expect(deliveries[0].attempts.map((x: any) => x.statusCode)).toEqual([500, 200]);
     } finally {
       await Promise.all([c.close(), d.close()]);
@@ -195,13 +241,22 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
 
   it('a chaos latency rule holds back its own answer, not the calls queued behind it on any instance', async () => {
     const t = await tenant(a, { planTier: 'pro' });
-    const rule = await adminAt(b)('POST', '/sandbox/v1/faults', { mode: 'latency', latencyMs: 1500, path: '/api/v1/me', count: 1 });
+    const rule = await adminAt(b)('POST', '/sandbox/v1/faults', {
+      mode: 'latency',
+      latencyMs: 1500,
+      path: '/api/v1/me',
+      count: 1,
+    });
     expect(rule.status, rule.text).toBe(201);
     const order: string[] = [];
     const slow = client(a.listenUrl, t.apiKey)('GET', '/api/v1/me').then((r) => order.push(`slow ${r.status}`));
     await new Promise((r) => setTimeout(r, 100));
     const started = Date.now();
-    await Promise.all([a, b].map((sb) => client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`).then((r) => order.push(`quick ${r.status}`))));
+    await Promise.all(
+      [a, b].map((sb) =>
+        client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`).then((r) => order.push(`quick ${r.status}`)),
+      ),
+    );
     await slow;
     expect(order).toEqual(['quick 200', 'quick 200', 'slow 200']);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
@@ -224,11 +279,12 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
       duplex: 'half',
     } as RequestInit);
     expect(res.status).toBe(413);
-    expect(((await res.json())).error.code).toBe('invalid_request');
+    expect((await res.json()).error.code).toBe('invalid_request');
     // b replays the refused call (it counted in the key's window) and goes on with the log
     const next = await client(b.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
     expect(next.status, next.text).toBe(201);
-    for (const sb of [a, b]) expect((await client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)).json.creditsRemaining).toBe(499);
+    for (const sb of [a, b])
+      expect((await client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)).json.creditsRemaining).toBe(499);
     expect(failures).toEqual([]);
   });
 
@@ -236,7 +292,10 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
     const page = browser(a.listenUrl);
     await page.login();
     const before = Date.parse((await adminAt(b)('GET', '/sandbox/v1/clock')).json.now);
-    const done = await page.request('POST', '/console/clock/advance', { _csrf: await page.csrf('/console/clock'), seconds: '7200' });
+    const done = await page.request('POST', '/console/clock/advance', {
+      _csrf: await page.csrf('/console/clock'),
+      seconds: '7200',
+    });
     expect(done.status).toBe(303);
     const after = Date.parse((await adminAt(b)('GET', '/sandbox/v1/clock')).json.now);
     expect(after - before).toBeGreaterThanOrEqual(7200_000);
@@ -260,10 +319,19 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
   /** An instance in a child process; `viaEnv` names the database with SANDBOX_DATABASE_URL instead of --store. */
   function spawnInstance(url: string, viaEnv = false): Promise<{ child: ChildProcess; base: string }> {
     const store = viaEnv ? [] : ['--store', url];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...store, '--port', '0', '--anon-port', '0'], {
-      env: { ...process.env, SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN, SANDBOX_PUBLIC_URL: PUBLIC_URL, ...(viaEnv ? { SANDBOX_DATABASE_URL: url } : {}) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', ...store, '--port', '0', '--anon-port', '0'],
+      {
+        env: {
+          ...process.env,
+          SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN,
+          SANDBOX_PUBLIC_URL: PUBLIC_URL,
+          ...(viaEnv ? { SANDBOX_DATABASE_URL: url } : {}),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     return new Promise((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (c: Buffer) => {
@@ -303,7 +371,9 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
       // every acknowledged request that reached review expires when the clock passes the 72 h window
       const pending = rows.filter((r) => r.toState === 'pending_review').map((r) => r.requestId);
       expect(pending.length).toBeGreaterThan(0);
-      expect((await client(again.base, ADMIN_TOKEN)('POST', '/sandbox/v1/clock/advance', { seconds: 73 * 3600 })).status).toBe(200);
+      expect(
+        (await client(again.base, ADMIN_TOKEN)('POST', '/sandbox/v1/clock/advance', { seconds: 73 * 3600 })).status,
+      ).toBe(200);
       const after = await auditAll([{ listenUrl: again.base } as RunningSandbox], t.json.apiKey, 200);
       const expired = new Set(after.filter((r) => r.toState === 'expired').map((r) => r.requestId));
       for (const id of pending) expect(expired.has(id), id).toBe(true);
@@ -329,16 +399,25 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
     const doomed = await spawnInstance(url);
     const survivor = await start(url);
     try {
-      const t = await client(doomed.base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'pro', webhookUrl: hook });
+      const t = await client(doomed.base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', {
+        planTier: 'pro',
+        webhookUrl: hook,
+      });
       const made = await client(doomed.base, t.json.apiKey)('POST', `${SCREENING}/screen`, submitBody());
       expect(made.status).toBe(201);
       await waitFor(() => got.length === 1, 'the first attempt to reach the receiver');
       doomed.child.kill('SIGKILL');
       // 15 s of receiver timeout and 10 s of grace later, the survivor records the lost attempt
-      const lost = await waitFor(async () => {
-        const list = (await adminAt(survivor)('GET', `/sandbox/v1/webhooks/deliveries?requestId=${made.json.requestId}`)).json.deliveries;
-        return list[0]?.attempts?.length === 1 ? list[0] : undefined;
-      }, 'the lost attempt to be recorded', 40_000);
+      const lost = await waitFor(
+        async () => {
+          const list = (
+            await adminAt(survivor)('GET', `/sandbox/v1/webhooks/deliveries?requestId=${made.json.requestId}`)
+          ).json.deliveries;
+          return list[0]?.attempts?.length === 1 ? list[0] : undefined;
+        },
+        'the lost attempt to be recorded',
+        40_000,
+      );
       expect(lost.attempts[0].statusCode).toBe(null);
       expect(lost.attempts[0].error).toMatch(/instance making this attempt stopped/);
       expect(lost.status).toBe('retrying');

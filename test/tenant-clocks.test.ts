@@ -6,7 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, connectMcp } from './support/mcp.js';
 import { client, createTenant, useSandbox } from './support/sandbox.js';
-import { SCREENING, adminOf, clockAdvance, deliveriesOf, settled, startReceiver, submitBody, waitFor } from './support/screening.js';
+import {
+  SCREENING,
+  adminOf,
+  clockAdvance,
+  deliveriesOf,
+  settled,
+  startReceiver,
+  submitBody,
+  waitFor,
+} from './support/screening.js';
 
 const sb = useSandbox({ seedDemo: false, corpusSize: 50 });
 const base = () => sb.get().baseUrl;
@@ -53,7 +62,9 @@ describe('a clock per tenant', () => {
     expect(await stateOf(ra)).toBe('expired');
     expect(await stateOf(rb)).toBe('pending_review');
     // the expiry's ledger row is stamped on A's clock, 72 h after the request entered review
-    const rows = (await client(base(), a.apiKey)('GET', `${SCREENING}/audit?limit=50`)).json.events.filter((r: any) => r.requestId === ra);
+    const rows = (await client(base(), a.apiKey)('GET', `${SCREENING}/audit?limit=50`)).json.events.filter(
+      (r: any) => r.requestId === ra,
+    );
     const at = (state: string) => Date.parse(rows.find((r: any) => r.toState === state).createdAt);
     expect(at('expired') - at('pending_review')).toBeGreaterThanOrEqual(72 * 3600_000);
 
@@ -80,7 +91,10 @@ describe('a clock per tenant', () => {
     const rows: any[] = [];
     let cursor: string | null = null;
     do {
-      const res: any = await api('GET', `${SCREENING}/audit?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res: any = await api(
+        'GET',
+        `${SCREENING}/audit?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(res.status).toBe(200);
       rows.push(...res.json.events);
       cursor = res.json.nextCursor;
@@ -129,7 +143,8 @@ describe('a clock per tenant', () => {
     const [ma, mb] = await Promise.all([connectMcp(url, a.apiKey), connectMcp(url, b.apiKey)]);
     try {
       for (const m of [ma, mb]) {
-        for (let i = 0; i < 50; i++) expect((await call(m.client, 'talent_search', { skills: ['TypeScript'] })).isError).toBe(false);
+        for (let i = 0; i < 50; i++)
+          expect((await call(m.client, 'talent_search', { skills: ['TypeScript'] })).isError).toBe(false);
         expect((await call(m.client, 'talent_search', { skills: ['TypeScript'] })).isError).toBe(true);
       }
       await advanceTenant(a.tenantId, 86_400);
@@ -210,7 +225,9 @@ describe('a clock per tenant', () => {
     expect(unknown.status).toBe(404);
     expect((await admin()('GET', '/sandbox/v1/tenants/ten_nobody/clock')).status).toBe(404);
     expect((await admin()('GET', '/sandbox/v1/clock/timers?tenantId=ten_nobody')).status).toBe(404);
-    expect((await client(base())('POST', `/sandbox/v1/tenants/${a.tenantId}/clock/advance`, { seconds: 1 })).status).toBe(401);
+    expect(
+      (await client(base())('POST', `/sandbox/v1/tenants/${a.tenantId}/clock/advance`, { seconds: 1 })).status,
+    ).toBe(401);
   });
 });
 
@@ -218,7 +235,13 @@ describe('fault rules per tenant', () => {
   it("a status rule scoped to A answers A's calls 503 and leaves B's alone; listing and clearing per tenant", async () => {
     const a = await createTenant(base(), { planTier: 'pro' });
     const b = await createTenant(base(), { planTier: 'pro' });
-    const rule = await admin()('POST', '/sandbox/v1/faults', { path: '/api/v1/jobs', mode: 'status', status: 503, count: 2, tenantId: a.tenantId });
+    const rule = await admin()('POST', '/sandbox/v1/faults', {
+      path: '/api/v1/jobs',
+      mode: 'status',
+      status: 503,
+      count: 2,
+      tenantId: a.tenantId,
+    });
     expect(rule.status).toBe(201);
     expect(rule.json.tenantId).toBe(a.tenantId);
     const jobs = (key?: string) => client(base(), key)('GET', '/api/v1/jobs?limit=1');
@@ -243,13 +266,24 @@ describe('fault rules per tenant', () => {
   it("a webhook_failure rule scoped to A fails A's deliveries and not B's", async () => {
     const a = await createTenant(base(), { planTier: 'pro', webhookUrl: rx.url });
     const b = await createTenant(base(), { planTier: 'pro', webhookUrl: rx.url });
-    const rule = await admin()('POST', '/sandbox/v1/faults', { mode: 'webhook_failure', status: 500, count: 1, tenantId: a.tenantId });
+    const rule = await admin()('POST', '/sandbox/v1/faults', {
+      mode: 'webhook_failure',
+      status: 500,
+      count: 1,
+      tenantId: a.tenantId,
+    });
     expect(rule.status).toBe(201);
     const rb = await submit(b.apiKey);
-    const db = await waitFor(async () => (await deliveriesOf(base(), rb)).find((x) => x.event === 'screening.scored' && x.attempts.length > 0), 'B attempt');
+    const db = await waitFor(
+      async () => (await deliveriesOf(base(), rb)).find((x) => x.event === 'screening.scored' && x.attempts.length > 0),
+      'B attempt',
+    );
     expect(db.attempts[0].statusCode).toBe(200);
     const ra = await submit(a.apiKey);
-    const da = await waitFor(async () => (await deliveriesOf(base(), ra)).find((x) => x.event === 'screening.scored' && x.attempts.length > 0), 'A attempt');
+    const da = await waitFor(
+      async () => (await deliveriesOf(base(), ra)).find((x) => x.event === 'screening.scored' && x.attempts.length > 0),
+      'A attempt',
+    );
     expect(da.attempts[0].statusCode).toBe(500);
     expect(da.attempts[0].error).toMatch(/chaos rule/);
     expect((await admin()('GET', '/sandbox/v1/faults')).json.rules.map((r: any) => r.id)).not.toContain(rule.json.id);

@@ -19,7 +19,15 @@ describe.skipIf(why !== null)('webhook listeners on a shared sandbox', () => {
 
   beforeAll(async () => {
     db = await startTestDatabase();
-    sb = await startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN, store: db.url, seedDemo: false, corpusSize: 50 });
+    sb = await startSandbox({
+      host: '127.0.0.1',
+      port: 0,
+      anonMcpPort: 0,
+      adminToken: ADMIN_TOKEN,
+      store: db.url,
+      seedDemo: false,
+      corpusSize: 50,
+    });
   }, 120_000);
   afterAll(async () => {
     await sb?.close();
@@ -33,7 +41,21 @@ describe.skipIf(why !== null)('webhook listeners on a shared sandbox', () => {
     const res = await client(sb.listenUrl, apiKey)('GET', '/sandbox/v1/webhooks/listen');
     expect(res.status).toBe(501);
     expect(res.json.error.message).toMatch(/shared sandbox.*webhookUrl/);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/listen/cli.ts', '--target', sb.listenUrl, '--key', apiKey, '--forward-to', 'http://127.0.0.1:9/hooks'], { cwd: repo });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/listen/cli.ts',
+        '--target',
+        sb.listenUrl,
+        '--key',
+        apiKey,
+        '--forward-to',
+        'http://127.0.0.1:9/hooks',
+      ],
+      { cwd: repo },
+    );
     let err = '';
     child.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
     const code = await new Promise<number | null>((r) => child.on('exit', r));

@@ -33,13 +33,17 @@ async function startReceiver() {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => void (async () => {
-      const bytes = Buffer.concat(chunks);
-      got.push({ headers: req.headers, bytes, json: JSON.parse(bytes.toString('utf8')) });
-      const status = statuses.shift() ?? 200;
-      if (hold) await hold;
-      res.writeHead(status).end(status < 300 ? 'thanks' : 'local failure');
-    })());
+    req.on(
+      'end',
+      () =>
+        void (async () => {
+          const bytes = Buffer.concat(chunks);
+          got.push({ headers: req.headers, bytes, json: JSON.parse(bytes.toString('utf8')) });
+          const status = statuses.shift() ?? 200;
+          if (hold) await hold;
+          res.writeHead(status).end(status < 300 ? 'thanks' : 'local failure');
+        })(),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
@@ -102,7 +106,10 @@ interface Listener {
 const children = new Set<ChildProcess>();
 
 function runListen(args: string[]): Listener {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/listen/cli.ts', ...args], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/listen/cli.ts', ...args], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   const out: string[] = [];
   const err: string[] = [];
@@ -114,7 +121,11 @@ function runListen(args: string[]): Listener {
 
 async function listen(target: string, key: string, forwardTo: string): Promise<Listener> {
   const l = runListen(['--target', target, '--key', key, '--forward-to', forwardTo]);
-  await waitFor(() => l.out.some((line) => line.startsWith('Ready:')), `the listener to connect (${l.err.join(' | ')})`, 20_000);
+  await waitFor(
+    () => l.out.some((line) => line.startsWith('Ready:')),
+    `the listener to connect (${l.err.join(' | ')})`,
+    20_000,
+  );
   return l;
 }
 
@@ -140,12 +151,17 @@ async function testEvent(tenantId: string): Promise<string> {
 
 /** Waits until the delivery is delivered, firing due retries on the sandbox clock when it is waiting for one. */
 async function deliveredAdvancing(id: string): Promise<any> {
-  return waitFor(async () => {
-    const d = await delivery(id);
-    if (d.status === 'delivered') return d;
-    if (d.status === 'retrying' && d.nextAttemptAt) await clockAdvance(base(), Math.ceil((Date.parse(d.nextAttemptAt) - Date.parse(d.attempts.at(-1).at)) / 1000));
-    return undefined;
-  }, `delivery ${id} to be delivered`, 20_000);
+  return waitFor(
+    async () => {
+      const d = await delivery(id);
+      if (d.status === 'delivered') return d;
+      if (d.status === 'retrying' && d.nextAttemptAt)
+        await clockAdvance(base(), Math.ceil((Date.parse(d.nextAttemptAt) - Date.parse(d.attempts.at(-1).at)) / 1000));
+      return undefined;
+    },
+    `delivery ${id} to be delivered`,
+    20_000,
+  );
 }
 
 let rx: Awaited<ReturnType<typeof startReceiver>>;
@@ -163,16 +179,33 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
     const l = await listen(base(), t.apiKey, rx.url);
     const requestId = await submit(t.apiKey);
     await settled(base(), requestId);
-    const decided = await adminOf(base())('POST', `/sandbox/v1/reviews/${requestId}/decision`, { decision: 'approved', reviewerId: 'rev_listen' });
+    const decided = await adminOf(base())('POST', `/sandbox/v1/reviews/${requestId}/decision`, {
+      decision: 'approved',
+      reviewerId: 'rev_listen',
+    });
     expect(decided.status, decided.text).toBe(200);
     const testId = await testEvent(t.tenantId);
     const mine = () => rx.got.filter((g) => g.json.tenantId === t.tenantId);
-    await waitFor(() => mine().length >= 3, 'three deliveries at the local receiver', 10_000).catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(mine().map((g) => g.json.event))} ${JSON.stringify(await deliveriesOf(base(), requestId))} ${l.out.join('|')} ${l.err.join('|')}`); });
-    expect(mine().map((g) => g.json.event).sort()).toEqual(['screening.review_decided', 'screening.scored', 'screening.scored']);
+    await waitFor(() => mine().length >= 3, 'three deliveries at the local receiver', 10_000).catch(async (e) => {
+      throw new Error(
+        `${e.message}: ${JSON.stringify(mine().map((g) => g.json.event))} ${JSON.stringify(await deliveriesOf(base(), requestId))} ${l.out.join('|')} ${l.err.join('|')}`,
+      );
+    });
+    expect(
+      mine()
+        .map((g) => g.json.event)
+        .sort(),
+    ).toEqual(['screening.review_decided', 'screening.scored', 'screening.scored']);
     const ids = [...(await deliveriesOf(base(), requestId)).map((d) => d.id), testId];
     expect(ids).toHaveLength(3);
     const deliveries: any[] = [];
-    for (const id of ids) deliveries.push(await waitFor(async () => ((await delivery(id)).status === 'delivered' ? delivery(id) : undefined), `delivery ${id} delivered`));
+    for (const id of ids)
+      deliveries.push(
+        await waitFor(
+          async () => ((await delivery(id)).status === 'delivered' ? delivery(id) : undefined),
+          `delivery ${id} delivered`,
+        ),
+      );
     for (const d of deliveries) {
       expect(d.attempts).toHaveLength(1);
       expect(d.attempts[0]).toMatchObject({ url: 'listener:', statusCode: 200, responseBody: 'thanks', error: null });
@@ -182,14 +215,20 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
       const d = deliveries.find((x) => x.id === g.headers['x-screening-delivery'])!;
       // the exact body and headers the sandbox records as sent
       expect(g.bytes.toString('utf8')).toBe(d.attempts[0].body);
-      for (const [name, value] of Object.entries<string>(d.attempts[0].requestHeaders)) expect(g.headers[name.toLowerCase()]).toBe(value);
+      for (const [name, value] of Object.entries<string>(d.attempts[0].requestHeaders))
+        expect(g.headers[name.toLowerCase()]).toBe(value);
     }
     expect(mine().find((g) => g.headers['x-screening-delivery'] === testId)!.headers['x-screening-test']).toBe('true');
     // the request reached delivered on the listener's 2xx to review_decided
     expect((await adminOf(base())('GET', `/sandbox/v1/reviews/${requestId}`)).json.state).toBe('delivered');
     // one line per delivery: event, request id, local status, duration
-    await waitFor(() => l.out.filter((line) => line.includes(requestId)).length >= 2, 'two printed lines for the request');
-    expect(l.out.find((line) => line.includes('screening.review_decided'))).toMatch(new RegExp(`screening\\.review_decided\\s+${requestId}\\s+-> 200\\s+\\d+ms`));
+    await waitFor(
+      () => l.out.filter((line) => line.includes(requestId)).length >= 2,
+      'two printed lines for the request',
+    );
+    expect(l.out.find((line) => line.includes('screening.review_decided'))).toMatch(
+      new RegExp(`screening\\.review_decided\\s+${requestId}\\s+-> 200\\s+\\d+ms`),
+    );
   });
 
   it('records a local 500 as the attempt answer and forwards the scheduled retry', async () => {
@@ -207,7 +246,8 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
     expect(d.attempts.map((a: any) => a.statusCode)).toEqual([500, 200]);
     const copies = rx.got.filter((g) => g.headers['x-screening-delivery'] === id);
     expect(copies).toHaveLength(2);
-    for (const c of copies) expect(verify('whsec_listen_retry', c.bytes, c.headers['x-screening-signature'] as string)).toBe(true);
+    for (const c of copies)
+      expect(verify('whsec_listen_retry', c.bytes, c.headers['x-screening-signature'] as string)).toBe(true);
   });
 
   it('gives every attempt to each listener of the tenant; the first 2xx counts', async () => {
@@ -226,11 +266,19 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
       failing.queue(500);
       const release = rx.hold();
       const id = await testEvent(t.tenantId);
-      await waitFor(() => failing.got.some((g) => g.headers['x-screening-delivery'] === id) && rx.got.some((g) => g.headers['x-screening-delivery'] === id), 'the attempt at both endpoints');
+      await waitFor(
+        () =>
+          failing.got.some((g) => g.headers['x-screening-delivery'] === id) &&
+          rx.got.some((g) => g.headers['x-screening-delivery'] === id),
+        'the attempt at both endpoints',
+      );
       await new Promise((r) => setTimeout(r, 200));
       expect((await delivery(id)).attempts).toHaveLength(0);
       release();
-      const d = await waitFor(async () => ((await delivery(id)).status === 'delivered' ? delivery(id) : undefined), 'delivered');
+      const d = await waitFor(
+        async () => ((await delivery(id)).status === 'delivered' ? delivery(id) : undefined),
+        'delivered',
+      );
       expect(d.attempts.map((a: any) => a.statusCode)).toEqual([200]);
     } finally {
       await failing.close();
@@ -239,24 +287,40 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
 
   it('loses no attempt when the network drops the stream', async () => {
     // the tenant's own webhookUrl is unreachable: only the listener can take an attempt
-    const t = await createTenant(base(), { planTier: 'pro', webhookSecret: 'whsec_listen_drop', webhookUrl: 'http://127.0.0.1:9/unreachable' });
+    const t = await createTenant(base(), {
+      planTier: 'pro',
+      webhookSecret: 'whsec_listen_drop',
+      webhookUrl: 'http://127.0.0.1:9/unreachable',
+    });
     const proxy = await startProxy(base());
-    const listeners = async () => (await adminOf(base())('GET', `/sandbox/v1/webhooks/listen/listeners?tenantId=${t.tenantId}`)).json.listeners.length;
+    const listeners = async () =>
+      (await adminOf(base())('GET', `/sandbox/v1/webhooks/listen/listeners?tenantId=${t.tenantId}`)).json.listeners
+        .length;
     try {
       const l = await listen(proxy.url, t.apiKey, rx.url);
       // 1. the stream drops while an attempt awaits the local answer: the reconnected stream gets it again
       const release = rx.hold();
       const inFlight = await testEvent(t.tenantId);
-      await waitFor(() => rx.got.some((g) => g.headers['x-screening-delivery'] === inFlight), 'the held attempt at the receiver');
+      await waitFor(
+        () => rx.got.some((g) => g.headers['x-screening-delivery'] === inFlight),
+        'the held attempt at the receiver',
+      );
       proxy.drop();
       release();
-      const answered = await waitFor(async () => ((await delivery(inFlight)).status === 'delivered' ? delivery(inFlight) : undefined), 'the in-flight attempt answered', 10_000);
+      const answered = await waitFor(
+        async () => ((await delivery(inFlight)).status === 'delivered' ? delivery(inFlight) : undefined),
+        'the in-flight attempt answered',
+        10_000,
+      );
       expect(answered.attempts.map((a: any) => [a.url, a.statusCode])).toEqual([['listener:', 200]]);
       // 2. the network is down when the attempt is made: it fails at the tenant's URL, and its retry reaches the listener
       proxy.down();
       await waitFor(async () => (await listeners()) === 0, 'the sandbox to see the listener gone');
       const whileDown = await testEvent(t.tenantId);
-      const failed = await waitFor(async () => ((await delivery(whileDown)).attempts.length === 1 ? delivery(whileDown) : undefined), 'the attempt while down');
+      const failed = await waitFor(
+        async () => ((await delivery(whileDown)).attempts.length === 1 ? delivery(whileDown) : undefined),
+        'the attempt while down',
+      );
       expect(failed.status).toBe('retrying');
       expect(failed.attempts[0].url).toBe('http://127.0.0.1:9/unreachable');
       proxy.resume();
@@ -276,17 +340,29 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
     const first = await listen(base(), t.apiKey, rx.url);
     const release = rx.hold();
     const id = await testEvent(t.tenantId);
-    await waitFor(() => rx.got.some((g) => g.headers['x-screening-delivery'] === id), 'the held attempt at the receiver');
+    await waitFor(
+      () => rx.got.some((g) => g.headers['x-screening-delivery'] === id),
+      'the held attempt at the receiver',
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     // the sandbox notices the stream is gone
-    await waitFor(async () => ((await adminOf(base())('GET', `/sandbox/v1/webhooks/listen/listeners?tenantId=${t.tenantId}`)).json.listeners.length === 0), 'the killed listener to be gone');
+    await waitFor(
+      async () =>
+        (await adminOf(base())('GET', `/sandbox/v1/webhooks/listen/listeners?tenantId=${t.tenantId}`)).json.listeners
+          .length === 0,
+      'the killed listener to be gone',
+    );
     release();
     await listen(base(), t.apiKey, rx.url);
-    const d = await waitFor(async () => {
-      const x = await delivery(id);
-      return x.status === 'delivered' ? x : undefined;
-    }, 'the replayed attempt answered', 10_000);
+    const d = await waitFor(
+      async () => {
+        const x = await delivery(id);
+        return x.status === 'delivered' ? x : undefined;
+      },
+      'the replayed attempt answered',
+      10_000,
+    );
     // answered within the same attempt: no retry was needed
     expect(d.attempts).toHaveLength(1);
     expect(d.attempts[0].statusCode).toBe(200);
@@ -309,16 +385,24 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
       // b's key can neither listen as a nor answer a's attempt
       const asB = client(base(), b.apiKey);
       expect((await asB('GET', `/sandbox/v1/webhooks/listen?tenantId=${a.tenantId}`)).status).toBe(404);
-      const answer = await asB('POST', `/sandbox/v1/webhooks/listen/${id}.1/answer`, { statusCode: 500, durationMs: 1 });
+      const answer = await asB('POST', `/sandbox/v1/webhooks/listen/${id}.1/answer`, {
+        statusCode: 500,
+        durationMs: 1,
+      });
       expect(answer.status).toBe(404);
-      expect((await asB('GET', '/sandbox/v1/webhooks/listen/listeners')).json.listeners.map((x: any) => x.tenantId)).toEqual([b.tenantId]);
+      expect(
+        (await asB('GET', '/sandbox/v1/webhooks/listen/listeners')).json.listeners.map((x: any) => x.tenantId),
+      ).toEqual([b.tenantId]);
       // b's key reads b's own deliveries only (D-133): a's are absent
       const seen = await asB('GET', '/sandbox/v1/webhooks/deliveries');
       expect(seen.status).toBe(200);
       expect(seen.json.deliveries.filter((x: any) => x.tenantId !== b.tenantId)).toEqual([]);
       expect((await asB('GET', `/sandbox/v1/webhooks/deliveries/${id}`)).status).toBe(404);
       release();
-      const d = await waitFor(async () => ((await delivery(id)).status === 'delivered' ? delivery(id) : undefined), "a's delivery delivered");
+      const d = await waitFor(
+        async () => ((await delivery(id)).status === 'delivered' ? delivery(id) : undefined),
+        "a's delivery delivered",
+      );
       expect(d.attempts.map((x: any) => x.statusCode)).toEqual([200]);
       expect(rxB.got.filter((g) => g.json.tenantId !== b.tenantId)).toEqual([]);
     } finally {
@@ -347,7 +431,10 @@ describe('npm run listen: webhooks forwarded to a developer machine', () => {
     const l = runListen(['--target', base(), '--key', ADMIN_TOKEN, '--tenant', t.tenantId, '--forward-to', rx.url]);
     await waitFor(() => l.out.some((line) => line.startsWith('Ready:')), 'the admin listener to connect', 20_000);
     const id = await testEvent(t.tenantId);
-    const d = await waitFor(async () => ((await delivery(id)).status === 'delivered' ? delivery(id) : undefined), 'delivered via the admin listener');
+    const d = await waitFor(
+      async () => ((await delivery(id)).status === 'delivered' ? delivery(id) : undefined),
+      'delivered via the admin listener',
+    );
     expect(d.attempts[0].url).toBe('listener:');
   });
 });

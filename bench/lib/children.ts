@@ -143,7 +143,9 @@ export async function waitFor<T>(
   let lastError = '';
   while (performance.now() < deadline) {
     if (child?.exited()) {
-      throw new Error(`${child.name} exited (code ${child.proc.exitCode ?? child.proc.signalCode}) while waiting for ${what}: ${child.tail().trim().slice(-1500)}`);
+      throw new Error(
+        `${child.name} exited (code ${child.proc.exitCode ?? child.proc.signalCode}) while waiting for ${what}: ${child.tail().trim().slice(-1500)}`,
+      );
     }
     try {
       const v = await probe();
@@ -154,5 +156,7 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, intervalMs));
   }
   const out = child ? `; output: ${child.tail().trim().slice(-1000)}` : '';
-  throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}${out}`);
+  throw new Error(
+    `timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}${out}`,
+  );
 }

@@ -34,8 +34,23 @@ export function loadEndpoints(): EndpointPrep[] {
   return [
     { id: 'search', label: 'GET /api/v1/jobs (20-job search)', method: 'GET', contract: JOBS, path: null, key: '' },
     { id: 'job', label: 'GET /api/v1/jobs/{id}', method: 'GET', contract: JOBS, path: null, key: '' },
-    { id: 'audit', label: 'GET /api/screening/v1/audit (page of 100)', method: 'GET', contract: SCREENING, path: null, key: '' },
-    { id: 'submit', label: 'POST /api/screening/v1/screen (new key each)', method: 'POST', contract: SCREENING, path: null, key: '', body: () => submitBody('load') },
+    {
+      id: 'audit',
+      label: 'GET /api/screening/v1/audit (page of 100)',
+      method: 'GET',
+      contract: SCREENING,
+      path: null,
+      key: '',
+    },
+    {
+      id: 'submit',
+      label: 'POST /api/screening/v1/screen (new key each)',
+      method: 'POST',
+      contract: SCREENING,
+      path: null,
+      key: '',
+      body: () => submitBody('load'),
+    },
   ];
 }
 
@@ -44,13 +59,15 @@ export const keyOf = (ep: EndpointPrep, keys: RowKeys) => (ep.id === 'audit' ? k
 /** The most frequent title word (4+ letters) on a page: a realistic, well-populated `q`. */
 function commonWord(titles: string[]): string | null {
   const counts = new Map<string, number>();
-  for (const t of titles) for (const w of t.toLowerCase().match(/[a-z]{4,}/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
+  for (const t of titles)
+    for (const w of t.toLowerCase().match(/[a-z]{4,}/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
   return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
 }
 
 async function captureSearch(api: Client, ep: EndpointPrep): Promise<void> {
   const plain = await api('GET', '/api/v1/jobs');
-  if (plain.status !== 200 || !Array.isArray(plain.json?.jobs)) throw new Error(`GET /api/v1/jobs answered ${plain.status}: ${plain.text.slice(0, 200)}`);
+  if (plain.status !== 200 || !Array.isArray(plain.json?.jobs))
+    throw new Error(`GET /api/v1/jobs answered ${plain.status}: ${plain.text.slice(0, 200)}`);
   const word = commonWord(plain.json.jobs.map((j: { title?: string }) => String(j.title ?? '')));
   if (word) {
     const path = `/api/v1/jobs?q=${encodeURIComponent(word)}`;
@@ -98,7 +115,11 @@ export async function prepareKeys(sb: SandboxChild, log: (m: string) => void): P
 }
 
 /** Makes the in-memory sandbox ready and captures each endpoint's path and answer (for the bare server). */
-export async function prepareSandbox(log: (m: string) => void, endpoints: EndpointPrep[], sb: SandboxChild): Promise<void> {
+export async function prepareSandbox(
+  log: (m: string) => void,
+  endpoints: EndpointPrep[],
+  sb: SandboxChild,
+): Promise<void> {
   const [search, job, audit, submit] = endpoints;
   const attempt = async (ep: EndpointPrep, fn: () => Promise<void>) => {
     try {
@@ -137,7 +158,11 @@ export async function prepareSandbox(log: (m: string) => void, endpoints: Endpoi
     });
   }
   await attempt(submit, async () => {
-    const res = expectStatus(await api('POST', '/api/screening/v1/screen', submitBody('probe')), 201, 'POST /api/screening/v1/screen');
+    const res = expectStatus(
+      await api('POST', '/api/screening/v1/screen', submitBody('probe')),
+      201,
+      'POST /api/screening/v1/screen',
+    );
     submit.path = '/api/screening/v1/screen';
     submit.captured = { status: 201, body: res.text };
   });

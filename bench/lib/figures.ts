@@ -41,17 +41,35 @@ export interface SectionResult {
 
 function meets(value: number, t: Target): boolean {
   switch (t.op) {
-    case '<': return value < t.value;
-    case '<=': return value <= t.value;
-    case '>=': return value >= t.value;
-    case '>': return value > t.value;
+    case '<':
+      return value < t.value;
+    case '<=':
+      return value <= t.value;
+    case '>=':
+      return value >= t.value;
+    case '>':
+      return value > t.value;
   }
 }
 
 /** A measured figure; its verdict follows from the target (INFO when there is none). */
 export function figure(id: string, label: string, value: number, unit: string, target?: Target, note?: string): Figure {
-  const verdict: Verdict = !Number.isFinite(value) ? 'NOT MEASURED' : target ? (meets(value, target) ? 'PASS' : 'MISS') : 'INFO';
-  return { id, label, value: Number.isFinite(value) ? value : null, unit, ...(target ? { target } : {}), verdict, ...(note ? { note } : {}) };
+  const verdict: Verdict = !Number.isFinite(value)
+    ? 'NOT MEASURED'
+    : target
+      ? meets(value, target)
+        ? 'PASS'
+        : 'MISS'
+      : 'INFO';
+  return {
+    id,
+    label,
+    value: Number.isFinite(value) ? value : null,
+    unit,
+    ...(target ? { target } : {}),
+    verdict,
+    ...(note ? { note } : {}),
+  };
 }
 
 /** A figure that could not be measured, with the reason in the note. */

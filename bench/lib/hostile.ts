@@ -18,7 +18,8 @@ export function manyNames(n: number): Record<string, number> {
 }
 
 /** A JSON-RPC tools/call, as an MCP client posts it. */
-export const toolCall = (name: string, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+export const toolCall = (name: string, args: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
 
 export const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 
@@ -26,7 +27,12 @@ export const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp
 export function submitWith(key: string, jobSpec: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
     idempotencyKey: key,
-    candidate: { kind: 'structured', fullName: 'Hostile Input', skills: ['Go'], summary: 'Backend engineer, 6 years of Go.' },
+    candidate: {
+      kind: 'structured',
+      fullName: 'Hostile Input',
+      skills: ['Go'],
+      summary: 'Backend engineer, 6 years of Go.',
+    },
     jobSpec: { title: 'Backend Engineer', mustHaves: ['Go'], ...jobSpec },
     ...extra,
   });
@@ -52,17 +58,21 @@ export function chunkedUpload(url: string, headers: Record<string, string>, tota
     const first = Buffer.concat([Buffer.from('{'), spaces.subarray(1)]);
     let sent = 0;
     let answered = false;
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      answered = true;
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => {
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, text, bytesSent: sent });
-      });
-      res.on('error', () => resolve({ status: res.statusCode ?? 0, text, bytesSent: sent }));
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        answered = true;
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, text, bytesSent: sent });
+        });
+        res.on('error', () => resolve({ status: res.statusCode ?? 0, text, bytesSent: sent }));
+      },
+    );
     req.on('error', (e: NodeJS.ErrnoException) => {
       if (!answered) resolve({ status: 0, error: e.code ?? e.message, text: '', bytesSent: sent });
     });
@@ -79,7 +89,10 @@ export function chunkedUpload(url: string, headers: Record<string, string>, tota
 }
 
 /** A GET whose head is `headBytes` long (one large header), answered or not. */
-export function largeHead(url: string, headBytes: number): Promise<{ status: number; text: string } | { error: string }> {
+export function largeHead(
+  url: string,
+  headBytes: number,
+): Promise<{ status: number; text: string } | { error: string }> {
   return new Promise((resolve) => {
     const req = httpRequest(url, { method: 'GET', headers: { 'x-padding': 'a'.repeat(headBytes) } }, (res) => {
       let text = '';
@@ -117,7 +130,11 @@ async function pingOnce(url: string): Promise<number> {
  * Runs `during` while pinging `pingUrl` back to back, and reports the worst ping against a baseline taken
  * first. The ping's own baseline, not an absolute time, so a loaded machine does not decide the verdict.
  */
-export async function stallDuring<T>(pingUrl: string, during: () => Promise<T>, baselinePings = 30): Promise<{ stall: Stall; result: T }> {
+export async function stallDuring<T>(
+  pingUrl: string,
+  during: () => Promise<T>,
+  baselinePings = 30,
+): Promise<{ stall: Stall; result: T }> {
   const base: number[] = [];
   for (let i = 0; i < baselinePings; i++) base.push(await pingOnce(pingUrl));
   base.sort((a, b) => a - b);

@@ -12,7 +12,12 @@ export interface HttpResponse {
 export async function request(
   method: string,
   url: string,
-  { token, body, headers = {}, timeoutMs = 10_000 }: { token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+  {
+    token,
+    body,
+    headers = {},
+    timeoutMs = 10_000,
+  }: { token?: string; body?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<HttpResponse> {
   const res = await fetch(url, {
     method,
@@ -43,13 +48,18 @@ export function expectStatus(res: HttpResponse, expected: number | number[], wha
 
 /** A client bound to a base URL and bearer token. */
 export function clientFor(baseUrl: string, token?: string) {
-  return (method: string, path: string, body?: unknown, timeoutMs?: number) => request(method, baseUrl + path, { token, body, timeoutMs });
+  return (method: string, path: string, body?: unknown, timeoutMs?: number) =>
+    request(method, baseUrl + path, { token, body, timeoutMs });
 }
 
 export type Client = ReturnType<typeof clientFor>;
 
 /** Runs `fn` over `items` with at most `concurrency` in flight. */
-export async function pool<T, R>(items: readonly T[], concurrency: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+export async function pool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -37,7 +37,12 @@ export interface LoadResult {
   bytesPerResponse: number;
 }
 
-function run(spec: LoadSpec, connections: number, durationS: number, onLatency?: (ms: number, status: number) => void): Promise<AutocannonResult> {
+function run(
+  spec: LoadSpec,
+  connections: number,
+  durationS: number,
+  onLatency?: (ms: number, status: number) => void,
+): Promise<AutocannonResult> {
   const headers = { ...(spec.body ? { 'content-type': 'application/json' } : {}), ...spec.headers };
   const req: AutocannonRequest = { method: spec.method, path: spec.path, headers };
   if (spec.body) {
@@ -56,7 +61,8 @@ function run(spec: LoadSpec, connections: number, durationS: number, onLatency?:
         else resolve(result);
       },
     );
-    if (onLatency) instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => onLatency(ms, status));
+    if (onLatency)
+      instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => onLatency(ms, status));
   });
 }
 
@@ -69,7 +75,8 @@ export async function measure(spec: LoadSpec, opts: LoadOptions): Promise<LoadRe
  * evenly between them, one autocannon run each in parallel, the figures summed and the latencies pooled.
  */
 export async function measureSplit(specs: LoadSpec[], opts: LoadOptions): Promise<LoadResult> {
-  const share = (i: number) => Math.floor(opts.connections / specs.length) + (i < opts.connections % specs.length ? 1 : 0);
+  const share = (i: number) =>
+    Math.floor(opts.connections / specs.length) + (i < opts.connections % specs.length ? 1 : 0);
   if (opts.warmupS > 0) await Promise.all(specs.map((spec, i) => run(spec, share(i), opts.warmupS)));
   let latencies = new Float64Array(1 << 16);
   let n = 0;
@@ -87,7 +94,9 @@ export async function measureSplit(specs: LoadSpec[], opts: LoadOptions): Promis
   );
   const s = summarize(latencies.subarray(0, n));
   const statuses: Record<string, number> = {};
-  for (const result of results) for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (statuses[code] ?? 0) + count;
+  for (const result of results)
+    for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {}))
+      statuses[code] = (statuses[code] ?? 0) + count;
   const durationS = Math.max(...results.map((r) => r.duration || opts.durationS));
   const sum = (f: (r: AutocannonResult) => number) => results.reduce((a, r) => a + f(r), 0);
   const bytes = sum((r) => r.throughput.total);

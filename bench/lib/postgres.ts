@@ -19,11 +19,21 @@ export interface PostgresSandboxes {
 export async function startPostgresSandboxes(group: ChildGroup): Promise<PostgresSandboxes> {
   const db: TestDatabase = await startTestDatabase();
   try {
-    const one = await startSandboxChild(group, { name: 'sandbox (PostgreSQL, one instance)', args: ['--store', db.url] });
+    const one = await startSandboxChild(group, {
+      name: 'sandbox (PostgreSQL, one instance)',
+      args: ['--store', db.url],
+    });
     const pairUrl = await db.another();
-    const first = await startSandboxChild(group, { name: 'sandbox (PostgreSQL, instance 1 of 2)', args: ['--store', pairUrl] });
+    const first = await startSandboxChild(group, {
+      name: 'sandbox (PostgreSQL, instance 1 of 2)',
+      args: ['--store', pairUrl],
+    });
     // every instance of one shared sandbox names the same public URL: the first one's address stands in for a load balancer's
-    const second = await startSandboxChild(group, { name: 'sandbox (PostgreSQL, instance 2 of 2)', args: ['--store', pairUrl], env: { SANDBOX_PUBLIC_URL: first.baseUrl } });
+    const second = await startSandboxChild(group, {
+      name: 'sandbox (PostgreSQL, instance 2 of 2)',
+      args: ['--store', pairUrl],
+      env: { SANDBOX_PUBLIC_URL: first.baseUrl },
+    });
     return { one, two: [first, second], stop: () => db.stop() };
   } catch (err) {
     await db.stop();

@@ -17,9 +17,14 @@ export interface PrismChild {
 }
 
 export function contractPrefix(file: string): string {
-  const doc = parse(readFileSync(file, 'utf8')) as { servers?: { url?: string; variables?: Record<string, { default?: string }> }[] };
+  const doc = parse(readFileSync(file, 'utf8')) as {
+    servers?: { url?: string; variables?: Record<string, { default?: string }> }[];
+  };
   const server = doc.servers?.[0];
-  const url = (server?.url ?? '').replace(/\{([^}]+)\}/g, (_, name: string) => server?.variables?.[name]?.default ?? '');
+  const url = (server?.url ?? '').replace(
+    /\{([^}]+)\}/g,
+    (_, name: string) => server?.variables?.[name]?.default ?? '',
+  );
   try {
     return new URL(url, 'http://x').pathname.replace(/\/$/, '');
   } catch {
@@ -27,15 +32,26 @@ export function contractPrefix(file: string): string {
   }
 }
 
-export async function startPrism(group: ChildGroup, contract: string, readinessPath: string, token: string): Promise<PrismChild> {
+export async function startPrism(
+  group: ChildGroup,
+  contract: string,
+  readinessPath: string,
+  token: string,
+): Promise<PrismChild> {
   const file = `${ROOT}${contract}`;
   if (!existsSync(file)) throw new Error(`${contract} does not exist yet`);
   const port = await freePort();
-  const child = group.spawn(`prism (${contract})`, `${ROOT}node_modules/.bin/prism`, ['mock', file, '-h', '127.0.0.1', '-p', String(port), ...PRISM_ARGS], { cwd: ROOT });
+  const child = group.spawn(
+    `prism (${contract})`,
+    `${ROOT}node_modules/.bin/prism`,
+    ['mock', file, '-h', '127.0.0.1', '-p', String(port), ...PRISM_ARGS],
+    { cwd: ROOT },
+  );
   const origin = `http://127.0.0.1:${port}`;
   await waitFor(
     `Prism to serve ${contract}`,
-    async () => ((await request('GET', origin + readinessPath, { token, timeoutMs: 2000 })).status > 0 ? true : undefined),
+    async () =>
+      (await request('GET', origin + readinessPath, { token, timeoutMs: 2000 })).status > 0 ? true : undefined,
     { timeoutMs: 60_000, intervalMs: 250, child },
   );
   return { child, origin, serverPrefix: contractPrefix(file) };
@@ -43,5 +59,7 @@ export async function startPrism(group: ChildGroup, contract: string, readinessP
 
 /** The path Prism answers for a sandbox path: the server prefix removed. */
 export function prismPath(p: PrismChild, sandboxPath: string): string {
-  return p.serverPrefix && sandboxPath.startsWith(p.serverPrefix) ? sandboxPath.slice(p.serverPrefix.length) || '/' : sandboxPath;
+  return p.serverPrefix && sandboxPath.startsWith(p.serverPrefix)
+    ? sandboxPath.slice(p.serverPrefix.length) || '/'
+    : sandboxPath;
 }

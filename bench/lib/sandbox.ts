@@ -24,18 +24,39 @@ export async function startSandboxChild(
 ): Promise<SandboxChild> {
   const port = await freePort();
   const anonPort = await freePort();
-  const cliArgs = ['src/cli.ts', '--host', '127.0.0.1', '--port', String(port), '--anon-port', String(anonPort), ...(noRateLimits ? ['--no-rate-limits'] : []), ...args];
+  const cliArgs = [
+    'src/cli.ts',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--anon-port',
+    String(anonPort),
+    ...(noRateLimits ? ['--no-rate-limits'] : []),
+    ...args,
+  ];
   const child = group.spawn(name, TSX, cliArgs, {
     cwd: ROOT,
-    env: { ...process.env, SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN, SANDBOX_LOG: '0', SANDBOX_SELF_CHECK: '0', SANDBOX_DATABASE_URL: '', ...env },
+    env: {
+      ...process.env,
+      SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN,
+      SANDBOX_LOG: '0',
+      SANDBOX_SELF_CHECK: '0',
+      SANDBOX_DATABASE_URL: '',
+      ...env,
+    },
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   const admin = clientFor(baseUrl, ADMIN_TOKEN);
-  await waitFor('the sandbox to answer', async () => ((await admin('GET', '/sandbox/v1/clock', undefined, 2000)).status === 200 ? true : undefined), {
-    timeoutMs: 90_000,
-    intervalMs: 200,
-    child,
-  });
+  await waitFor(
+    'the sandbox to answer',
+    async () => ((await admin('GET', '/sandbox/v1/clock', undefined, 2000)).status === 200 ? true : undefined),
+    {
+      timeoutMs: 90_000,
+      intervalMs: 200,
+      child,
+    },
+  );
   return { child, baseUrl, anonMcpUrl: `http://127.0.0.1:${anonPort}/mcp`, adminToken: ADMIN_TOKEN, admin };
 }
 
@@ -48,14 +69,32 @@ export interface BenchTenant {
 /** A tenant with every scope and a large screening balance, so submits never meet 402. */
 export async function createBenchTenant(
   sb: SandboxChild,
-  { planTier = 'scale', name = 'bench', webhookUrl, webhookSecret, credits = 1_000_000 }: { planTier?: string; name?: string; webhookUrl?: string; webhookSecret?: string; credits?: number } = {},
+  {
+    planTier = 'scale',
+    name = 'bench',
+    webhookUrl,
+    webhookSecret,
+    credits = 1_000_000,
+  }: { planTier?: string; name?: string; webhookUrl?: string; webhookSecret?: string; credits?: number } = {},
 ): Promise<BenchTenant> {
   const created = expectStatus(
-    await sb.admin('POST', '/sandbox/v1/tenants', { planTier, name, ...(webhookUrl ? { webhookUrl } : {}), ...(webhookSecret ? { webhookSecret } : {}) }),
+    await sb.admin('POST', '/sandbox/v1/tenants', {
+      planTier,
+      name,
+      ...(webhookUrl ? { webhookUrl } : {}),
+      ...(webhookSecret ? { webhookSecret } : {}),
+    }),
     201,
     'create tenant',
   ).json;
-  expectStatus(await sb.admin('PATCH', `/sandbox/v1/tenants/${created.tenantId}`, { screeningCredits: credits, applyCredits: credits }), 200, 'top up tenant credits');
+  expectStatus(
+    await sb.admin('PATCH', `/sandbox/v1/tenants/${created.tenantId}`, {
+      screeningCredits: credits,
+      applyCredits: credits,
+    }),
+    200,
+    'top up tenant credits',
+  );
   return { tenantId: created.tenantId, apiKey: created.apiKey, webhookSecret: created.webhookSecret };
 }
 

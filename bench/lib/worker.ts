@@ -5,14 +5,23 @@ import { ROOT } from './sandbox.js';
 import type { ChildGroup } from './children.js';
 import type { WorkerMessage } from '../workers/ipc.js';
 
-export async function runWorker<T>(group: ChildGroup, name: string, module: string, args: unknown, { timeoutMs, exposeGc = false }: { timeoutMs: number; exposeGc?: boolean }): Promise<T> {
+export async function runWorker<T>(
+  group: ChildGroup,
+  name: string,
+  module: string,
+  args: unknown,
+  { timeoutMs, exposeGc = false }: { timeoutMs: number; exposeGc?: boolean },
+): Promise<T> {
   const child = group.fork(name, `${ROOT}bench/workers/${module}`, [JSON.stringify(args)], {
     cwd: ROOT,
     execArgv: exposeGc ? ['--expose-gc'] : [],
   });
   try {
     return await new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} did not finish within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${name} did not finish within ${Math.round(timeoutMs / 1000)} s`)),
+        timeoutMs,
+      );
       child.proc.once('message', (msg: WorkerMessage<T>) => {
         clearTimeout(timer);
         if (msg.ok) resolve(msg.result);

@@ -22,7 +22,8 @@ interface Row {
 export const HARNESS_RUNS: Row[] = [
   {
     kind: 'alt-keys',
-    label: 'Keys only vs the alternate deployment (as test/harness-alt.test.ts\'s clean run: --allow-spend free --no-rate-windows)',
+    label:
+      "Keys only vs the alternate deployment (as test/harness-alt.test.ts's clean run: --allow-spend free --no-rate-windows)",
     extra: { rateWindows: false },
     targetS: 60,
     beforeS: 90.5,
@@ -30,7 +31,7 @@ export const HARNESS_RUNS: Row[] = [
   },
   {
     kind: 'alt-keys-no-review',
-    label: 'The same, the deployment\'s reviewer never deciding',
+    label: "The same, the deployment's reviewer never deciding",
     extra: { rateWindows: false },
     targetS: 60,
     beforeS: 187.1,
@@ -38,7 +39,7 @@ export const HARNESS_RUNS: Row[] = [
   },
   {
     kind: 'alt-keys',
-    label: 'Keys only vs the alternate deployment, spending the fixed keys\' rate windows too (--allow-spend free)',
+    label: "Keys only vs the alternate deployment, spending the fixed keys' rate windows too (--allow-spend free)",
     extra: {},
     targetS: 60,
     beforeS: 134,
@@ -56,7 +57,9 @@ export const HARNESS_RUNS: Row[] = [
 
 const slug = (r: Row) => `harness.run.${r.kind}${r.extra.rateWindows === false ? '' : '.rate-windows'}`;
 
-export async function measureHarnessRuns(ctx: SectionContext): Promise<{ figures: Figure[]; tables: Table[]; data: unknown }> {
+export async function measureHarnessRuns(
+  ctx: SectionContext,
+): Promise<{ figures: Figure[]; tables: Table[]; data: unknown }> {
   const figures: Figure[] = [];
   const rows: (string | number | null)[][] = [];
   const data: Record<string, unknown> = {};
@@ -64,15 +67,37 @@ export async function measureHarnessRuns(ctx: SectionContext): Promise<{ figures
     ctx.log(`  full run: ${r.label}`);
     const target = { op: '<=' as const, value: r.targetS, text: `≤ ${r.targetS} s` };
     try {
-      const res = await runWorker<HarnessRunResult>(ctx.group, `harness run ${r.kind}`, 'harness-run.ts', { kind: r.kind, extra: r.extra }, { timeoutMs: 400_000 });
+      const res = await runWorker<HarnessRunResult>(
+        ctx.group,
+        `harness run ${r.kind}`,
+        'harness-run.ts',
+        { kind: r.kind, extra: r.extra },
+        { timeoutMs: 400_000 },
+      );
       const outcome = `${res.ok ? 'ok' : 'not ok'}; ${res.checks} checks; ${r.beforeNote}`;
       figures.push(figure(slug(r), r.label, Number(res.wallS.toFixed(1)), 's', target, outcome));
-      rows.push([r.label, r.beforeS || null, Number(res.wallS.toFixed(1)), `≤ ${r.targetS}`, res.harnessErrors.length ? res.harnessErrors.join('; ') : res.ok ? 'ok' : 'not ok']);
+      rows.push([
+        r.label,
+        r.beforeS || null,
+        Number(res.wallS.toFixed(1)),
+        `≤ ${r.targetS}`,
+        res.harnessErrors.length ? res.harnessErrors.join('; ') : res.ok ? 'ok' : 'not ok',
+      ]);
       data[slug(r)] = { wallS: res.wallS, ok: res.ok, requirements: res.requirements, notes: res.notes };
     } catch (e) {
       figures.push(notMeasured(slug(r), r.label, 's', e instanceof Error ? e.message : String(e), target));
       rows.push([r.label, r.beforeS || null, null, `≤ ${r.targetS}`, 'not measured']);
     }
   }
-  return { figures, tables: [{ title: 'Full conformance runs: before (checks one after another) and now (side by side)', columns: ['run', 'before (s)', 'now (s)', 'target (s)', 'outcome'], rows }], data };
+  return {
+    figures,
+    tables: [
+      {
+        title: 'Full conformance runs: before (checks one after another) and now (side by side)',
+        columns: ['run', 'before (s)', 'now (s)', 'target (s)', 'outcome'],
+        rows,
+      },
+    ],
+    data,
+  };
 }

@@ -18,7 +18,8 @@ type Json = Record<string, unknown>;
 
 /** The number of generated cases, wherever the report states it (a total, or per check/property). */
 export function casesOf(report: Json): number | null {
-  for (const k of ['cases', 'totalCases', 'generatedCases', 'casesRun']) if (typeof report[k] === 'number') return report[k];
+  for (const k of ['cases', 'totalCases', 'generatedCases', 'casesRun'])
+    if (typeof report[k] === 'number') return report[k];
   const counts = report.counts as Json | undefined;
   if (counts && typeof counts.cases === 'number') return counts.cases;
   let sum = 0;
@@ -50,7 +51,18 @@ export const harnessSection: Section = {
     const sb = await startSandboxChild(ctx.group, { noRateLimits: false });
     const dir = mkdtempSync(join(tmpdir(), 'bench-conformance-'));
     try {
-      const args = ['conformance/cli.ts', '--target', sb.baseUrl, '--admin-token', sb.adminToken, '--anon-mcp', sb.anonMcpUrl, '--report-dir', dir, '--no-save-regressions'];
+      const args = [
+        'conformance/cli.ts',
+        '--target',
+        sb.baseUrl,
+        '--admin-token',
+        sb.adminToken,
+        '--anon-mcp',
+        sb.anonMcpUrl,
+        '--report-dir',
+        dir,
+        '--no-save-regressions',
+      ];
       ctx.log(`  tsx ${args.join(' ').replace(sb.adminToken, '<admin token>')}`);
       const t0 = performance.now();
       const child = ctx.group.spawn('conformance run', TSX, args, { cwd: ROOT });
@@ -70,12 +82,34 @@ export const harnessSection: Section = {
       const target = below(60, '< 60 s');
       const figures: Figure[] = [];
       if (exit === 'timeout') {
-        figures.push(figure('harness.wall', 'Full conformance run, wall time', wallS, 's', target, `stopped after ${HARNESS_TIMEOUT_MS / 1000} s without finishing`));
-        return { figures: [...figures, ...runs.figures], tables: runs.tables, notes: [`Output tail: ${short(child.tail(), 600)}`], data: { runs: runs.data } };
+        figures.push(
+          figure(
+            'harness.wall',
+            'Full conformance run, wall time',
+            wallS,
+            's',
+            target,
+            `stopped after ${HARNESS_TIMEOUT_MS / 1000} s without finishing`,
+          ),
+        );
+        return {
+          figures: [...figures, ...runs.figures],
+          tables: runs.tables,
+          notes: [`Output tail: ${short(child.tail(), 600)}`],
+          data: { runs: runs.data },
+        };
       }
       const file = join(dir, 'report.json');
       if (!existsSync(file)) {
-        figures.push(notMeasured('harness.wall', 'Full conformance run, wall time', 's', `exit ${exit} and no report.json: ${short(child.tail(), 400)}`, target));
+        figures.push(
+          notMeasured(
+            'harness.wall',
+            'Full conformance run, wall time',
+            's',
+            `exit ${exit} and no report.json: ${short(child.tail(), 400)}`,
+            target,
+          ),
+        );
         return { figures: [...figures, ...runs.figures], tables: runs.tables, data: { runs: runs.data } };
       }
       const report = JSON.parse(readFileSync(file, 'utf8')) as Json;
@@ -87,7 +121,14 @@ export const harnessSection: Section = {
       figures.push(
         cases === null
           ? notMeasured('harness.cases', 'Generated cases run', 'cases', 'report.json states no case count')
-          : figure('harness.cases', 'Generated cases run', cases, 'cases', undefined, `${(cases / wallS).toFixed(1)} cases/s over the whole run`),
+          : figure(
+              'harness.cases',
+              'Generated cases run',
+              cases,
+              'cases',
+              undefined,
+              `${(cases / wallS).toFixed(1)} cases/s over the whole run`,
+            ),
       );
       return {
         figures: [...figures, ...runs.figures],
@@ -97,7 +138,14 @@ export const harnessSection: Section = {
           'Wall time runs from spawning the harness to its exit, start-up included; `--no-save-regressions` keeps a benchmark run from writing counterexamples into fixtures/.',
           'The full runs below are made in a worker process exactly as test/harness-alt.test.ts and test/harness-selfrun.test.ts make them (bench/workers/harness-run.ts); "before" is the same run on the sequential runner (commit 77e1e92) on this machine, recorded in bench/sections/harness-runs.ts.',
         ],
-        data: { exit, wallS, counts: report.counts ?? null, durationMs: report.durationMs ?? null, cases, runs: runs.data },
+        data: {
+          exit,
+          wallS,
+          counts: report.counts ?? null,
+          durationMs: report.durationMs ?? null,
+          cases,
+          runs: runs.data,
+        },
       };
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -8,4 +8,12 @@ import { scalingSection } from './scaling.js';
 import { postgresSection, throughputSection } from './throughput.js';
 import { webhooksSection } from './webhooks.js';
 
-export const SECTIONS: Section[] = [throughputSection, postgresSection, scalingSection, webhooksSection, harnessSection, hostileSection, mutantsSection];
+export const SECTIONS: Section[] = [
+  throughputSection,
+  postgresSection,
+  scalingSection,
+  webhooksSection,
+  harnessSection,
+  hostileSection,
+  mutantsSection,
+];

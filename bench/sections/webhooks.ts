@@ -16,7 +16,13 @@ const PER_DELIVERY_TIMEOUT_MS = 10_000;
 
 async function submitMany(sb: SandboxChild, apiKey: string, n: number, concurrency: number): Promise<string[]> {
   const api = clientFor(sb.baseUrl, apiKey);
-  return pool(Array.from({ length: n }), concurrency, async () => expectStatus(await api('POST', '/api/screening/v1/screen', submitBody('webhook')), 201, 'submit').json.requestId as string);
+  return pool(
+    Array.from({ length: n }),
+    concurrency,
+    async () =>
+      expectStatus(await api('POST', '/api/screening/v1/screen', submitBody('webhook')), 201, 'submit').json
+        .requestId as string,
+  );
 }
 
 /** Every item of a paged control-API listing (keyset pages of at most 500, D-103). */
@@ -24,7 +30,12 @@ async function listAll(sb: SandboxChild, path: string, field: string): Promise<u
   const items: unknown[] = [];
   let cursor: string | null = null;
   do {
-    const res = await sb.admin('GET', `${path}&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, undefined, 30_000);
+    const res = await sb.admin(
+      'GET',
+      `${path}&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      undefined,
+      30_000,
+    );
     items.push(...((res.json?.[field] as unknown[] | undefined) ?? []));
     cursor = (res.json?.nextCursor as string | null | undefined) ?? null;
   } while (cursor);
@@ -46,32 +57,58 @@ function arrivalOf(rx: WebhookReceiver, match: (a: Arrival) => boolean, timeoutM
   });
 }
 
-async function decisionLatency(ctx: SectionContext, sb: SandboxChild, rx: WebhookReceiver): Promise<{ figures: Figure[]; data: unknown }> {
+async function decisionLatency(
+  ctx: SectionContext,
+  sb: SandboxChild,
+  rx: WebhookReceiver,
+): Promise<{ figures: Figure[]; data: unknown }> {
   const n = ctx.opts.webhookDecisions;
-  const tenant = await createBenchTenant(sb, { name: 'bench webhooks latency', webhookUrl: rx.route('/latency', SECRET_LATENCY), webhookSecret: SECRET_LATENCY });
+  const tenant = await createBenchTenant(sb, {
+    name: 'bench webhooks latency',
+    webhookUrl: rx.route('/latency', SECRET_LATENCY),
+    webhookSecret: SECRET_LATENCY,
+  });
   const ids = await submitMany(sb, tenant.apiKey, n, 10);
   const pending = await waitFor(
     `${n} requests pending review`,
     async () => {
-      const count = (await listAll(sb, `/sandbox/v1/reviews?state=pending_review&tenantId=${tenant.tenantId}`, 'reviews')).length;
+      const count = (
+        await listAll(sb, `/sandbox/v1/reviews?state=pending_review&tenantId=${tenant.tenantId}`, 'reviews')
+      ).length;
       return count >= n ? count : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 200, child: sb.child },
   );
   // let the scored deliveries of the set-up drain so they do not share the timed window
-  await waitFor(`${n} scored deliveries`, () => Promise.resolve(rx.arrivals.filter((a) => a.path === '/latency' && a.event === 'screening.scored').length >= n ? true : undefined), {
-    timeoutMs: 60_000,
-    child: sb.child,
-  });
+  await waitFor(
+    `${n} scored deliveries`,
+    () =>
+      Promise.resolve(
+        rx.arrivals.filter((a) => a.path === '/latency' && a.event === 'screening.scored').length >= n
+          ? true
+          : undefined,
+      ),
+    {
+      timeoutMs: 60_000,
+      child: sb.child,
+    },
+  );
 
   const latencies: number[] = [];
   let badSignatures = 0;
   const deadline = performance.now() + 120_000;
   for (const id of ids) {
     if (performance.now() > deadline) break;
-    const arrived = arrivalOf(rx, (a) => a.requestId === id && a.event === 'screening.review_decided', PER_DELIVERY_TIMEOUT_MS);
+    const arrived = arrivalOf(
+      rx,
+      (a) => a.requestId === id && a.event === 'screening.review_decided',
+      PER_DELIVERY_TIMEOUT_MS,
+    );
     const t0 = performance.now();
-    const res = await sb.admin('POST', `/sandbox/v1/reviews/${id}/decision`, { decision: 'approved', reviewerId: 'bench-reviewer' });
+    const res = await sb.admin('POST', `/sandbox/v1/reviews/${id}/decision`, {
+      decision: 'approved',
+      reviewerId: 'bench-reviewer',
+    });
     if (res.status !== 200) {
       arrived.catch(() => undefined);
       throw new Error(`decision on ${id}: HTTP ${res.status} ${res.text.slice(0, 200)}`);
@@ -89,9 +126,17 @@ async function decisionLatency(ctx: SectionContext, sb: SandboxChild, rx: Webhoo
   return { figures, data: { decisions: latencies.length, badSignatures, summary: s } };
 }
 
-async function deliveryRate(ctx: SectionContext, sb: SandboxChild, rx: WebhookReceiver): Promise<{ figures: Figure[]; data: unknown }> {
+async function deliveryRate(
+  ctx: SectionContext,
+  sb: SandboxChild,
+  rx: WebhookReceiver,
+): Promise<{ figures: Figure[]; data: unknown }> {
   const n = ctx.opts.webhookBurst;
-  const tenant = await createBenchTenant(sb, { name: 'bench webhooks burst', webhookUrl: rx.route('/burst', SECRET_BURST), webhookSecret: SECRET_BURST });
+  const tenant = await createBenchTenant(sb, {
+    name: 'bench webhooks burst',
+    webhookUrl: rx.route('/burst', SECRET_BURST),
+    webhookSecret: SECRET_BURST,
+  });
   const isBurst = (a: Arrival) => a.path === '/burst' && a.event === 'screening.scored';
   // the first attempt of every delivery fails; the receiver recovers once all have failed, so the
   // retries that a clock advance releases together form the backlog being timed
@@ -107,12 +152,19 @@ async function deliveryRate(ctx: SectionContext, sb: SandboxChild, rx: WebhookRe
     });
   });
   await submitMany(sb, tenant.apiKey, n, ctx.opts.connections);
-  await Promise.race([allFailed, new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${failures} of ${n} first attempts arrived within 60 s`)), 60_000))]);
+  await Promise.race([
+    allFailed,
+    new Promise((_, reject) =>
+      setTimeout(() => reject(new Error(`only ${failures} of ${n} first attempts arrived within 60 s`)), 60_000),
+    ),
+  ]);
   rx.failing.delete('/burst');
   await waitFor(
     'every failed attempt to be recorded',
     async () => {
-      const list = (await listAll(sb, `/sandbox/v1/webhooks/deliveries?tenantId=${tenant.tenantId}`, 'deliveries')) as { status: string }[];
+      const list = (await listAll(sb, `/sandbox/v1/webhooks/deliveries?tenantId=${tenant.tenantId}`, 'deliveries')) as {
+        status: string;
+      }[];
       return list.length >= n && list.every((d) => d.status !== 'pending') ? true : undefined;
     },
     { timeoutMs: 30_000, intervalMs: 250, child: sb.child },
@@ -141,7 +193,14 @@ async function deliveryRate(ctx: SectionContext, sb: SandboxChild, rx: WebhookRe
   const rate = released.length / windowS;
   return {
     figures: [
-      figure('webhooks.rate', 'Signed deliveries per second to a local receiver', rate, '/s', undefined, `${released.length} retries released at once by a clock advance, last one received after ${fmt(windowS * 1000, 0)} ms; ${bad ? `${bad} signatures did NOT verify` : 'every signature verified'}${before ? `; ${before} retried on real time before the advance` : ''}`),
+      figure(
+        'webhooks.rate',
+        'Signed deliveries per second to a local receiver',
+        rate,
+        '/s',
+        undefined,
+        `${released.length} retries released at once by a clock advance, last one received after ${fmt(windowS * 1000, 0)} ms; ${bad ? `${bad} signatures did NOT verify` : 'every signature verified'}${before ? `; ${before} retried on real time before the advance` : ''}`,
+      ),
     ],
     data: { released: released.length, windowS, badSignatures: bad, retriedBeforeAdvance: before, expected: n },
   };
@@ -169,7 +228,14 @@ export const webhooksSection: Section = {
           figures.push(...out.figures);
           data[name] = out.data;
         } catch (err) {
-          figures.push(notMeasured(ids[0], ids[1], name === 'rate' ? '/s' : 'ms', err instanceof Error ? err.message : String(err)));
+          figures.push(
+            notMeasured(
+              ids[0],
+              ids[1],
+              name === 'rate' ? '/s' : 'ms',
+              err instanceof Error ? err.message : String(err),
+            ),
+          );
         }
       }
       return {

@@ -42,10 +42,34 @@ const WARMUP_READS = 1000;
 
 /** The four rows a submit writes before review, with payloads shaped like the pipeline's. */
 function appendLifecycle(ledger: Ledger, tenantId: string, requestId: string, now: number): void {
-  ledger.append(tenantId, requestId, null, 'received', 'system', { creditsCharged: 1, candidateKind: 'structured' }, now);
+  ledger.append(
+    tenantId,
+    requestId,
+    null,
+    'received',
+    'system',
+    { creditsCharged: 1, candidateKind: 'structured' },
+    now,
+  );
   ledger.append(tenantId, requestId, 'received', 'parsed', 'system', { source: 'structured' }, now);
-  ledger.append(tenantId, requestId, 'parsed', 'scored', 'system', { score: 72, confidence: 0.81, modelId: 'sandbox-scorer-1', promptVersion: 'v1' }, now);
-  ledger.append(tenantId, requestId, 'scored', 'pending_review', 'system', { expiresAt: new Date(now + 72 * 3600_000).toISOString() }, now);
+  ledger.append(
+    tenantId,
+    requestId,
+    'parsed',
+    'scored',
+    'system',
+    { score: 72, confidence: 0.81, modelId: 'sandbox-scorer-1', promptVersion: 'v1' },
+    now,
+  );
+  ledger.append(
+    tenantId,
+    requestId,
+    'scored',
+    'pending_review',
+    'system',
+    { expiresAt: new Date(now + 72 * 3600_000).toISOString() },
+    now,
+  );
 }
 
 runAsWorker<AuditArgs, AuditResult>(async ({ rows, samples, pageSize, seedBudgetMs, via }) => {
@@ -58,12 +82,14 @@ runAsWorker<AuditArgs, AuditResult>(async ({ rows, samples, pageSize, seedBudget
 
   const t0 = performance.now();
   let n = 0;
-  for (let have: number; (have = screening.ledger.rowsOf(tenant.id).length) < rows; ) {
-    if (performance.now() - t0 > seedBudgetMs) throw new Error(`seeding stopped at ${have} of ${rows} rows after ${seedBudgetMs} ms`);
+  for (let have: number; (have = screening.ledger.rowsOf(tenant.id).length) < rows;) {
+    if (performance.now() - t0 > seedBudgetMs)
+      throw new Error(`seeding stopped at ${have} of ${rows} rows after ${seedBudgetMs} ms`);
     // a request writes four rows before review; size the batch so the ledger lands on `rows`
     const batch = Math.min(1000, Math.ceil((rows - have) / 4));
     if (via === 'ledger') {
-      for (let i = 0; i < batch; i++, n++) appendLifecycle(screening.ledger, tenant.id, `scr_bench${n.toString(36)}`, core.clock.now());
+      for (let i = 0; i < batch; i++, n++)
+        appendLifecycle(screening.ledger, tenant.id, `scr_bench${n.toString(36)}`, core.clock.now());
       continue;
     }
     // a batch of submits, then let their pipelines (setImmediate) write the remaining rows
@@ -102,7 +128,8 @@ runAsWorker<AuditArgs, AuditResult>(async ({ rows, samples, pageSize, seedBudget
     const s = performance.now();
     const page = screening.audit(tenant.id, { cursor: c, limit: pageSize });
     times[i] = performance.now() - s;
-    if (page.events.length !== pageSize) throw new Error(`a page from a random position held ${page.events.length} events, not ${pageSize}`);
+    if (page.events.length !== pageSize)
+      throw new Error(`a page from a random position held ${page.events.length} events, not ${pageSize}`);
   }
   const st = summarize(times);
   return {

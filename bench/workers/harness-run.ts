@@ -74,10 +74,28 @@ function summary(kind: HarnessRunKind, r: RunResult, wallS: number): HarnessRunR
 export async function harnessRun({ kind, extra = {} }: HarnessRunArgs): Promise<HarnessRunResult> {
   const t0 = performance.now();
   if (kind === 'sandbox-admin') {
-    const sb = await startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: 'sat_bench_admin_token', selfCheck: true, seedDemo: false });
+    const sb = await startSandbox({
+      host: '127.0.0.1',
+      port: 0,
+      anonMcpPort: 0,
+      adminToken: 'sat_bench_admin_token',
+      selfCheck: true,
+      seedDemo: false,
+    });
     try {
       const r = await runConformance(
-        { target: sb.baseUrl, anonMcp: sb.anonMcpUrl, adminToken: 'sat_bench_admin_token', seed: 20261122, runs: 15, reportDir: null, regressionsDir: 'fixtures/regressions', saveRegressions: false, progress: false, ...extra },
+        {
+          target: sb.baseUrl,
+          anonMcp: sb.anonMcpUrl,
+          adminToken: 'sat_bench_admin_token',
+          seed: 20261122,
+          runs: 15,
+          reportDir: null,
+          regressionsDir: 'fixtures/regressions',
+          saveRegressions: false,
+          progress: false,
+          ...extra,
+        },
         { onExchange: count, reporters: [scheduleReporter] },
       );
       return summary(kind, r, (performance.now() - t0) / 1000);
@@ -87,10 +105,23 @@ export async function harnessRun({ kind, extra = {} }: HarnessRunArgs): Promise<
   }
   // as test/support/alt-run.ts does, with every check's calls counted
   const port = await freePort();
-  const alt = await startAltDeployment({ webhookUrl: `http://127.0.0.1:${port}/alt-hooks`, ...(kind === 'alt-keys-no-review' ? { reviewer: 'never' as const } : {}) });
+  const alt = await startAltDeployment({
+    webhookUrl: `http://127.0.0.1:${port}/alt-hooks`,
+    ...(kind === 'alt-keys-no-review' ? { reviewer: 'never' as const } : {}),
+  });
   try {
     const result = await runConformance(
-      { ...alt.profile, webhookListen: `127.0.0.1:${port}`, seed: 20261123, runs: 3, reportDir: null, saveRegressions: false, progress: false, allowSpend: ['free'], ...extra },
+      {
+        ...alt.profile,
+        webhookListen: `127.0.0.1:${port}`,
+        seed: 20261123,
+        runs: 3,
+        reportDir: null,
+        saveRegressions: false,
+        progress: false,
+        allowSpend: ['free'],
+        ...extra,
+      },
       { onExchange: count, reporters: [scheduleReporter] },
     );
     return summary(kind, result, (performance.now() - t0) / 1000);

@@ -25,7 +25,10 @@ export interface QueryMutation {
 const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** Valid query strings; `overrides` replace a parameter's generator, `omit` leaves parameters out. */
-export function validQuery(params: QueryParam[], opts: { overrides?: Record<string, fc.Arbitrary<unknown>>; omit?: string[] } = {}): fc.Arbitrary<Query> {
+export function validQuery(
+  params: QueryParam[],
+  opts: { overrides?: Record<string, fc.Arbitrary<unknown>>; omit?: string[] } = {},
+): fc.Arbitrary<Query> {
   const model: Record<string, fc.Arbitrary<string>> = {};
   for (const p of params) {
     if (opts.omit?.includes(p.name)) continue;
@@ -34,7 +37,17 @@ export function validQuery(params: QueryParam[], opts: { overrides?: Record<stri
   return fc.record(model, { requiredKeys: params.filter((p) => p.required && p.name in model).map((p) => p.name) });
 }
 
-const VALUE_KINDS: MutationKind[] = ['wrong-type', 'bad-enum', 'below-minimum', 'above-maximum', 'not-integer', 'too-short', 'too-long', 'pattern-mismatch', 'bad-format'];
+const VALUE_KINDS: MutationKind[] = [
+  'wrong-type',
+  'bad-enum',
+  'below-minimum',
+  'above-maximum',
+  'not-integer',
+  'too-short',
+  'too-long',
+  'pattern-mismatch',
+  'bad-format',
+];
 
 /** Every single-parameter defect of a valid query. */
 export function queryMutations(params: QueryParam[], valid: Query, base: Record<string, unknown>): QueryMutation[] {
@@ -46,10 +59,22 @@ export function queryMutations(params: QueryParam[], valid: Query, base: Record<
       if (!VALUE_KINDS.includes(m.kind)) continue;
       // a query value is always text: a wrong JSON type only shows for non-string parameters
       if (m.kind === 'wrong-type' && typeof m.value !== 'string') continue;
-      out.push({ kind: m.kind, param: p.name, description: `${p.name}=${text(m.value)}: ${m.description.replace(/^the body/, p.name)}`, policy: m.policy, query: { ...valid, [p.name]: text(m.value) } });
+      out.push({
+        kind: m.kind,
+        param: p.name,
+        description: `${p.name}=${text(m.value)}: ${m.description.replace(/^the body/, p.name)}`,
+        policy: m.policy,
+        query: { ...valid, [p.name]: text(m.value) },
+      });
     }
   }
-  out.push({ kind: 'unknown-parameter', param: 'unexpected_param', description: "unknown parameter 'unexpected_param'", policy: true, query: { ...valid, unexpected_param: '1' } });
+  out.push({
+    kind: 'unknown-parameter',
+    param: 'unexpected_param',
+    description: "unknown parameter 'unexpected_param'",
+    policy: true,
+    query: { ...valid, unexpected_param: '1' },
+  });
   return out;
 }
 

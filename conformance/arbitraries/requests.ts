@@ -24,7 +24,12 @@ export interface BodyGenerators {
   invalidExamples(policy?: boolean): Mutation[];
 }
 
-export function bodyGenerators(contract: HarnessContract, validator: ContractValidator, operationId: string, opts: ArbitraryOptions = {}): BodyGenerators {
+export function bodyGenerators(
+  contract: HarnessContract,
+  validator: ContractValidator,
+  operationId: string,
+  opts: ArbitraryOptions = {},
+): BodyGenerators {
   const op = contract.operation(operationId);
   if (!op.requestBody) throw new Error(`${operationId} has no JSON request body in the contract`);
   const schema = op.requestBody;
@@ -39,12 +44,19 @@ export function bodyGenerators(contract: HarnessContract, validator: ContractVal
     valid: arbitraryFor(schema, opts),
     examples: [minimalValue(schema), fullValue(schema)],
     invalid: (policy = false, kinds) =>
-      invalidArbitrary(schema, { ...opts, includePolicy: policy, kinds, accept: (m) => m.policy === policy && invalidAt(m, policy) }),
+      invalidArbitrary(schema, {
+        ...opts,
+        includePolicy: policy,
+        kinds,
+        accept: (m) => m.policy === policy && invalidAt(m, policy),
+      }),
     invalidExamples: (policy = false) => {
       const seen = new Set<string>();
       return [fullValue(schema), minimalValue(schema)]
         .flatMap((v) => mutationsOf(schema, v))
-        .filter((m) => m.policy === policy && invalidAt(m, policy) && !seen.has(m.description) && seen.add(m.description));
+        .filter(
+          (m) => m.policy === policy && invalidAt(m, policy) && !seen.has(m.description) && seen.add(m.description),
+        );
     },
   };
 }
@@ -71,10 +83,15 @@ export function queryGenerators(contract: HarnessContract, operationId: string):
   const params = contract.operation(operationId).query;
   return {
     valid: (overrides, omit) => validQuery(params, { overrides, omit }),
-    invalid: (policy = false, overrides) => invalidQuery(params, { includePolicy: policy, overrides }).filter((m) => m.policy === policy),
+    invalid: (policy = false, overrides) =>
+      invalidQuery(params, { includePolicy: policy, overrides }).filter((m) => m.policy === policy),
     invalidExamples: (policy = false) => {
-      const base = Object.fromEntries(params.map((p) => [p.name, fullValue(p.schema)]).filter(([, v]) => v !== undefined));
-      const valid = Object.fromEntries(Object.entries(base).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+      const base = Object.fromEntries(
+        params.map((p) => [p.name, fullValue(p.schema)]).filter(([, v]) => v !== undefined),
+      );
+      const valid = Object.fromEntries(
+        Object.entries(base).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+      );
       return queryMutations(params, valid, base).filter((m) => m.policy === policy);
     },
   };

@@ -11,12 +11,48 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 
 const SAMPLES: Record<string, JsonSchema> = {
-  bounded: { type: 'object', required: ['n', 'i'], additionalProperties: false, properties: { n: { type: 'number', minimum: 0, exclusiveMaximum: 1 }, i: { type: 'integer', minimum: -3, maximum: 3 }, s: { type: 'string', minLength: 2, maxLength: 5 } } },
+  bounded: {
+    type: 'object',
+    required: ['n', 'i'],
+    additionalProperties: false,
+    properties: {
+      n: { type: 'number', minimum: 0, exclusiveMaximum: 1 },
+      i: { type: 'integer', minimum: -3, maximum: 3 },
+      s: { type: 'string', minLength: 2, maxLength: 5 },
+    },
+  },
   nullableUnion: { type: ['string', 'null'], format: 'date-time' },
-  enumsAndConst: { type: 'object', required: ['k', 'e'], properties: { k: { const: 'x' }, e: { enum: ['a', 'b', 3] } } },
+  enumsAndConst: {
+    type: 'object',
+    required: ['k', 'e'],
+    properties: { k: { const: 'x' }, e: { enum: ['a', 'b', 3] } },
+  },
   pattern: { type: 'string', pattern: '^scr_.+' },
-  oneOf: { oneOf: [{ type: 'object', required: ['kind', 'a'], additionalProperties: false, properties: { kind: { const: 'A' }, a: { type: 'string' } } }, { type: 'object', required: ['kind'], additionalProperties: false, properties: { kind: { const: 'B' }, b: { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 3, uniqueItems: true } } }] },
-  allOf: { allOf: [{ type: 'object', required: ['a'], properties: { a: { type: 'boolean' } } }, { required: ['b'], properties: { b: { type: 'string', format: 'email' } } }] },
+  oneOf: {
+    oneOf: [
+      {
+        type: 'object',
+        required: ['kind', 'a'],
+        additionalProperties: false,
+        properties: { kind: { const: 'A' }, a: { type: 'string' } },
+      },
+      {
+        type: 'object',
+        required: ['kind'],
+        additionalProperties: false,
+        properties: {
+          kind: { const: 'B' },
+          b: { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 3, uniqueItems: true },
+        },
+      },
+    ],
+  },
+  allOf: {
+    allOf: [
+      { type: 'object', required: ['a'], properties: { a: { type: 'boolean' } } },
+      { required: ['b'], properties: { b: { type: 'string', format: 'email' } } },
+    ],
+  },
   uri: { type: 'string', format: 'uri' },
 };
 
@@ -24,7 +60,10 @@ describe('arbitraryFor', () => {
   for (const [name, schema] of Object.entries(SAMPLES)) {
     it(`generates only valid values: ${name}`, () => {
       const validate = ajv.compile(schema);
-      fc.assert(fc.property(arbitraryFor(schema), (v) => validate(v) === true), { numRuns: 200 });
+      fc.assert(
+        fc.property(arbitraryFor(schema), (v) => validate(v) === true),
+        { numRuns: 200 },
+      );
       expect(validate(minimalValue(schema))).toBe(true);
       expect(validate(fullValue(schema))).toBe(true);
     });
@@ -41,9 +80,17 @@ describe('arbitraryFor', () => {
 
   it('derives valid SubmitRequest and ApplyRequest bodies from the contract', async () => {
     const c = await loadHarnessContract();
-    for (const [op, name] of [['submitScreen', 'SubmitRequest'], ['applyToJob', 'ApplyRequest']] as const) {
+    for (const [op, name] of [
+      ['submitScreen', 'SubmitRequest'],
+      ['applyToJob', 'ApplyRequest'],
+    ] as const) {
       const schema = c.operation(op).requestBody!;
-      fc.assert(fc.property(arbitraryFor(schema), (v) => { expect(c.validate(name, v)).toEqual([]); }), { numRuns: 100 });
+      fc.assert(
+        fc.property(arbitraryFor(schema), (v) => {
+          expect(c.validate(name, v)).toEqual([]);
+        }),
+        { numRuns: 100 },
+      );
       expect(c.validate(name, minimalValue(schema))).toEqual([]);
       expect(c.validate(name, fullValue(schema))).toEqual([]);
     }

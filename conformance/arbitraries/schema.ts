@@ -26,13 +26,49 @@ export class UnsupportedSchemaError extends Error {
 }
 
 const SUPPORTED = new Set([
-  'type', 'enum', 'const', 'properties', 'required', 'additionalProperties', 'items', 'minItems', 'maxItems', 'uniqueItems',
-  'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'oneOf', 'anyOf',
-  'allOf', 'nullable',
+  'type',
+  'enum',
+  'const',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'nullable',
 ]);
 const ANNOTATIONS = new Set([
-  'title', 'description', 'example', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', '$schema', '$id', '$comment',
-  'discriminator', 'externalDocs', 'xml', 'contentMediaType', 'contentEncoding', '$anchor', '$defs', 'definitions',
+  'title',
+  'description',
+  'example',
+  'examples',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$schema',
+  '$id',
+  '$comment',
+  'discriminator',
+  'externalDocs',
+  'xml',
+  'contentMediaType',
+  'contentEncoding',
+  '$anchor',
+  '$defs',
+  'definitions',
 ]);
 
 /** Printable ASCII most of the time, plus characters that stress JSON escaping and Unicode handling. */
@@ -41,7 +77,8 @@ const CHAR = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('é', 'ß', 'Ω', '名', 'ñ', '🙂', '"', '\\', '\t', '<', '&', 'İ') },
 );
 
-export const isObject = (v: unknown): v is Record<string, SchemaNode> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, SchemaNode> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function jsonTypeOf(v: unknown): string {
   if (v === null) return 'null';
@@ -93,8 +130,10 @@ export function typesOf(schema: JsonSchema): string[] {
   else if (typeof schema.type === 'string') types = [schema.type];
   else if ('properties' in schema || 'required' in schema || 'additionalProperties' in schema) types = ['object'];
   else if ('items' in schema || 'minItems' in schema || 'maxItems' in schema) types = ['array'];
-  else if ('minLength' in schema || 'maxLength' in schema || 'pattern' in schema || 'format' in schema) types = ['string'];
-  else if ('minimum' in schema || 'maximum' in schema || 'exclusiveMinimum' in schema || 'exclusiveMaximum' in schema) types = ['number'];
+  else if ('minLength' in schema || 'maxLength' in schema || 'pattern' in schema || 'format' in schema)
+    types = ['string'];
+  else if ('minimum' in schema || 'maximum' in schema || 'exclusiveMinimum' in schema || 'exclusiveMaximum' in schema)
+    types = ['number'];
   else types = ['string', 'number', 'integer', 'boolean', 'null', 'array', 'object'];
   if (schema.nullable === true && !types.includes('null')) types.push('null');
   return types;
@@ -129,7 +168,11 @@ function numberBounds(schema: JsonSchema, integer: boolean) {
   return { min, max, minExcluded, maxExcluded };
 }
 
-function stringArbitrary(schema: JsonSchema, opts: Required<Omit<ArbitraryOptions, 'overrides'>>, at: string): fc.Arbitrary<string> {
+function stringArbitrary(
+  schema: JsonSchema,
+  opts: Required<Omit<ArbitraryOptions, 'overrides'>>,
+  at: string,
+): fc.Arbitrary<string> {
   const minLength: number = schema.minLength ?? 0;
   const maxLength: number = Math.min(schema.maxLength ?? Number.MAX_SAFE_INTEGER, minLength + opts.extraStringLength);
   const fits = (s: string) => {
@@ -138,18 +181,31 @@ function stringArbitrary(schema: JsonSchema, opts: Required<Omit<ArbitraryOption
   };
   switch (schema.format) {
     case 'date-time':
-      return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString());
+      return fc
+        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true })
+        .map((d) => d.toISOString());
     case 'date':
-      return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+      return fc
+        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString().slice(0, 10));
     case 'email':
       return fc
-        .tuple(fc.stringMatching(/^[a-z0-9]{1,8}([._-][a-z0-9]{1,6}){0,2}$/), fc.stringMatching(/^[a-z0-9]{1,12}$/), fc.constantFrom('com', 'id', 'co.id', 'org', 'dev'))
+        .tuple(
+          fc.stringMatching(/^[a-z0-9]{1,8}([._-][a-z0-9]{1,6}){0,2}$/),
+          fc.stringMatching(/^[a-z0-9]{1,12}$/),
+          fc.constantFrom('com', 'id', 'co.id', 'org', 'dev'),
+        )
         .map(([l, d, t]) => `${l}@${d}.${t}`)
         .filter(fits);
     case 'uri':
     case 'url':
       return fc
-        .tuple(fc.constantFrom('https', 'http'), fc.stringMatching(/^[a-z0-9]{1,10}$/), fc.constantFrom('com', 'example', 'id'), fc.array(fc.stringMatching(/^[a-z0-9_-]{1,8}$/), { maxLength: 3 }))
+        .tuple(
+          fc.constantFrom('https', 'http'),
+          fc.stringMatching(/^[a-z0-9]{1,10}$/),
+          fc.constantFrom('com', 'example', 'id'),
+          fc.array(fc.stringMatching(/^[a-z0-9_-]{1,8}$/), { maxLength: 3 }),
+        )
         .map(([s, h, t, p]) => `${s}://${h}.${t}/${p.join('/')}`)
         .filter(fits);
     case 'uuid':
@@ -166,7 +222,11 @@ function stringArbitrary(schema: JsonSchema, opts: Required<Omit<ArbitraryOption
 }
 
 /** Compiles `schema` into an arbitrary of valid values. */
-export function arbitraryFor(schema: JsonSchema | boolean, options: ArbitraryOptions = {}, at = '#'): fc.Arbitrary<unknown> {
+export function arbitraryFor(
+  schema: JsonSchema | boolean,
+  options: ArbitraryOptions = {},
+  at = '#',
+): fc.Arbitrary<unknown> {
   const opts = { extraStringLength: options.extraStringLength ?? 16, extraItems: options.extraItems ?? 4 };
   if (schema === true) return SMALL_JSON;
   if (schema === false) throw new Error(`schema at ${at} admits no value`);
@@ -193,7 +253,14 @@ export function arbitraryFor(schema: JsonSchema | boolean, options: ArbitraryOpt
         const min = b.min ?? -1e9;
         const max = b.max ?? 1e9;
         const double = fc
-          .double({ min, max, minExcluded: b.minExcluded, maxExcluded: b.maxExcluded, noNaN: true, noDefaultInfinity: true })
+          .double({
+            min,
+            max,
+            minExcluded: b.minExcluded,
+            maxExcluded: b.maxExcluded,
+            noNaN: true,
+            noDefaultInfinity: true,
+          })
           .map((x) => (Object.is(x, -0) ? 0 : x));
         const ints = intBetween(Math.ceil(min + (b.minExcluded ? 1 : 0)), Math.floor(max - (b.maxExcluded ? 1 : 0)));
         return ints ? fc.oneof(ints, double) : double;
@@ -204,7 +271,9 @@ export function arbitraryFor(schema: JsonSchema | boolean, options: ArbitraryOpt
         const item = s.items === undefined ? SMALL_JSON : arbitraryFor(s.items, options, `${at}/items`);
         const minLength = s.minItems ?? 0;
         const maxLength = Math.min(s.maxItems ?? Number.MAX_SAFE_INTEGER, minLength + opts.extraItems);
-        return s.uniqueItems ? fc.uniqueArray(item, { minLength, maxLength, selector: (v) => JSON.stringify(v) }) : fc.array(item, { minLength, maxLength });
+        return s.uniqueItems
+          ? fc.uniqueArray(item, { minLength, maxLength, selector: (v) => JSON.stringify(v) })
+          : fc.array(item, { minLength, maxLength });
       }
       case 'object':
         return objectArbitrary(s, options, at);
@@ -225,7 +294,9 @@ function objectArbitrary(s: JsonSchema, options: ArbitraryOptions, at: string): 
   for (const name of required) if (!(name in model)) model[name] = options.overrides?.[name] ?? SMALL_JSON;
   if (Object.keys(model).length === 0) {
     // a free-form object: a few arbitrary entries unless it is closed
-    return s.additionalProperties === false ? fc.constant({}) : fc.dictionary(fc.stringMatching(/^[a-z][a-zA-Z0-9]{0,8}$/), SMALL_JSON, { maxKeys: 3 });
+    return s.additionalProperties === false
+      ? fc.constant({})
+      : fc.dictionary(fc.stringMatching(/^[a-z][a-zA-Z0-9]{0,8}$/), SMALL_JSON, { maxKeys: 3 });
   }
   return fc.record(model, { requiredKeys: required.filter((r) => r in model) });
 }

@@ -35,4 +35,5 @@ export async function watchClock(control: ControlClient, tenantId: string | null
 }
 
 /** Describes a foreign move for a report. */
-export const movedBy = (ms: number) => `another client moved the target clock ${Math.round(ms / 1000)} s ahead during the walk`;
+export const movedBy = (ms: number) =>
+  `another client moved the target clock ${Math.round(ms / 1000)} s ahead during the walk`;

@@ -32,8 +32,17 @@ async function paidTenant(ctx: CheckContext): Promise<TenantHandle> {
 
 const validApply: Check = {
   id: 'jobs.apply.paid',
-  title: 'A paid key applying with a valid body gets a submitted application or an external URL and spends exactly one credit',
-  requirements: ['JOB-APPLY-2', 'JOB-APPLY-5', 'JOB-APPLY-3', 'JOB-APPLY-4', 'POL-APPLY-1', 'POL-APPLY-4', 'POL-CREDIT-3'],
+  title:
+    'A paid key applying with a valid body gets a submitted application or an external URL and spends exactly one credit',
+  requirements: [
+    'JOB-APPLY-2',
+    'JOB-APPLY-5',
+    'JOB-APPLY-3',
+    'JOB-APPLY-4',
+    'POL-APPLY-1',
+    'POL-APPLY-4',
+    'POL-CREDIT-3',
+  ],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
     const t = await paidTenant(ctx);
@@ -41,7 +50,9 @@ const validApply: Check = {
     const ids = await someJobs(ctx, t.apiKey, 20);
     const api = jobsApi(ctx);
     const policy = policyOnce(ctx);
-    const screeningBefore = t.fresh ? await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey }) : undefined;
+    const screeningBefore = t.fresh
+      ? await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey })
+      : undefined;
     /** Successful results that carry no URL, by job: they must be submitted applications, each with its own identifier. */
     const withoutUrl = new Map<string, { result: unknown; exchange: Exchange }>();
     await ctx.property({
@@ -54,24 +65,44 @@ const validApply: Check = {
         const ex = await api.apply(t.apiKey, ids[job], body);
         const status = ex.response?.status ?? 0;
         // which 2xx a successful apply answers is not fixed by the documents (policy: 200)
-        if (status < 200 || status > 299) expectStatus(ex, 200, status === 400 ? 'JOB-APPLY-3' : 'JOB-APPLY-2', 'a valid application by a starter key');
+        if (status < 200 || status > 299)
+          expectStatus(ex, 200, status === 400 ? 'JOB-APPLY-3' : 'JOB-APPLY-2', 'a valid application by a starter key');
         if (status !== 200) policy('POL-APPLY-4', `a successful apply answered ${status}, not 200`, ex);
         const res = jsonOf(ex);
         // field names of the apply result are "not shown": a submitted application carries an identifier,
         // an external apply a URL; either way the result holds a string that is one or the other
-        if (res === null || typeof res !== 'object' || !leaves(res).some((l) => typeof l.value === 'string' && l.value.trim() !== '')) {
-          throw violation('JOB-APPLY-5', `the apply result ${ex.response?.body ? JSON.stringify(res ?? ex.response.body).slice(0, 120) : '(empty body)'} carries neither an application identifier nor an apply URL`, ex);
+        if (
+          res === null ||
+          typeof res !== 'object' ||
+          !leaves(res).some((l) => typeof l.value === 'string' && l.value.trim() !== '')
+        ) {
+          throw violation(
+            'JOB-APPLY-5',
+            `the apply result ${ex.response?.body ? JSON.stringify(res ?? ex.response.body).slice(0, 120) : '(empty body)'} carries neither an application identifier nor an apply URL`,
+            ex,
+          );
         }
         const submitted = typeof res?.applicationId === 'string';
-        if (res.status !== (submitted ? 'submitted' : 'external') || res.jobId !== ids[job] || !Number.isInteger(res.creditsRemaining)) policy('POL-APPLY-1', `the apply result is not {status, ${submitted ? 'applicationId' : 'applyUrl'}, jobId, creditsRemaining}: ${JSON.stringify(res)}`, ex);
+        if (
+          res.status !== (submitted ? 'submitted' : 'external') ||
+          res.jobId !== ids[job] ||
+          !Number.isInteger(res.creditsRemaining)
+        )
+          policy(
+            'POL-APPLY-1',
+            `the apply result is not {status, ${submitted ? 'applicationId' : 'applyUrl'}, jobId, creditsRemaining}: ${JSON.stringify(res)}`,
+            ex,
+          );
         await expectOneCharge(ctx, t.apiKey, before, 'JOB-APPLY-2', 'a successful application', ex);
-        if (urlsOf(res).length === 0 && !withoutUrl.has(ids[job])) withoutUrl.set(ids[job], { result: res, exchange: ex });
+        if (urlsOf(res).length === 0 && !withoutUrl.has(ids[job]))
+          withoutUrl.set(ids[job], { result: res, exchange: ex });
       },
     });
     await ctx.failures.step(() => distinctApplications(ctx, t.apiKey, withoutUrl));
     if (screeningBefore) {
       const screeningAfter = await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey });
-      if (jsonOf(screeningBefore)?.creditsRemaining !== jsonOf(screeningAfter)?.creditsRemaining) ctx.failures.add('POL-CREDIT-3', 'applying changed the screening wallet', screeningBefore, screeningAfter);
+      if (jsonOf(screeningBefore)?.creditsRemaining !== jsonOf(screeningAfter)?.creditsRemaining)
+        ctx.failures.add('POL-CREDIT-3', 'applying changed the screening wallet', screeningBefore, screeningAfter);
     }
   },
 };
@@ -81,9 +112,18 @@ const validApply: Check = {
  * applications apart: another candidate's application to the same job must carry a string the first did
  * not (its own identifier). Field names are not shown, so any new string will do.
  */
-async function distinctApplications(ctx: CheckContext, key: string, withoutUrl: Map<string, { result: unknown; exchange: Exchange }>): Promise<void> {
+async function distinctApplications(
+  ctx: CheckContext,
+  key: string,
+  withoutUrl: Map<string, { result: unknown; exchange: Exchange }>,
+): Promise<void> {
   for (const [jobId, first] of [...withoutUrl].slice(0, 3)) {
-    const body = { candidate_name: 'Second Conformance Applicant', candidate_email: 'second.applicant@example.com', message: 'A second, different candidate applies to the same role; this application must be told apart from the first one.' };
+    const body = {
+      candidate_name: 'Second Conformance Applicant',
+      candidate_email: 'second.applicant@example.com',
+      message:
+        'A second, different candidate applies to the same role; this application must be told apart from the first one.',
+    };
     const before = await readWallet(ctx, key);
     const ex = await jobsApi(ctx).apply(key, jobId, body);
     const status = ex.response?.status ?? 0;
@@ -95,14 +135,20 @@ async function distinctApplications(ctx: CheckContext, key: string, withoutUrl: 
     if ((await walletChanges(ctx, key, before)).changes.length === 0) continue;
     const known = new Set(leaves(first.result).map((l) => l.value));
     if (!leaves(res).some((l) => typeof l.value === 'string' && l.value.trim() !== '' && !known.has(l.value))) {
-      throw violation('JOB-APPLY-5', `two candidates' applications to job ${jobId} answered results without an apply URL that carry no identifier of their own (${JSON.stringify(first.result).slice(0, 100)} and ${JSON.stringify(res).slice(0, 100)}): the result is a submitted application with its applicationId, or an apply URL`, first.exchange, ex);
+      throw violation(
+        'JOB-APPLY-5',
+        `two candidates' applications to job ${jobId} answered results without an apply URL that carry no identifier of their own (${JSON.stringify(first.result).slice(0, 100)} and ${JSON.stringify(res).slice(0, 100)}): the result is a submitted application with its applicationId, or an apply URL`,
+        first.exchange,
+        ex,
+      );
     }
   }
 }
 
 const invalidApply: Check = {
   id: 'jobs.apply.invalid',
-  title: 'An application body with one defect (a missing field, a wrong type, a message of 79 or 3001 characters…) is refused with 400 and spends nothing',
+  title:
+    'An application body with one defect (a missing field, a wrong type, a message of 79 or 3001 characters…) is refused with 400 and spends nothing',
   requirements: ['JOB-APPLY-3', 'JOB-APPLY-4', 'POL-APPLY-3'],
   appliesTo: { surface: 'jobs', needs: ['negativeInput'] },
   async run(ctx) {
@@ -117,7 +163,8 @@ const invalidApply: Check = {
       predicate: async (m) => {
         const before = await readWallet(ctx, t.apiKey);
         const ex = await api.apply(t.apiKey, id, m.value);
-        const req = m.field === 'message' && (m.kind === 'too-short' || m.kind === 'too-long') ? 'JOB-APPLY-4' : 'JOB-APPLY-3';
+        const req =
+          m.field === 'message' && (m.kind === 'too-short' || m.kind === 'too-long') ? 'JOB-APPLY-4' : 'JOB-APPLY-3';
         expectStatus(ex, 400, req, `an application where ${m.description}`);
         expectCode(ex, 'invalid_request', req, `an application where ${m.description}`);
         await expectNoCharge(ctx, t.apiKey, before, 'JOB-APPLY-4', 'a refused application', ex);
@@ -130,7 +177,12 @@ const invalidApply: Check = {
       runs: ctx.runs(0.5),
       predicate: async (m) => {
         const ex = await api.apply(t.apiKey, id, m.value, { policyProbe: true });
-        if (ex.response?.status !== 400) policy('POL-APPLY-3', `an application where ${m.description} answered ${ex.response?.status ?? ex.error}, not 400`, ex);
+        if (ex.response?.status !== 400)
+          policy(
+            'POL-APPLY-3',
+            `an application where ${m.description} answered ${ex.response?.status ?? ex.error}, not 400`,
+            ex,
+          );
       },
     });
   },
@@ -138,7 +190,8 @@ const invalidApply: Check = {
 
 const freeApply: Check = {
   id: 'jobs.apply.free-tier',
-  title: 'A free-tier key cannot apply: the apply is refused and spends nothing (policy: 402 payment_required with an upsell)',
+  title:
+    'A free-tier key cannot apply: the apply is refused and spends nothing (policy: 402 payment_required with an upsell)',
   requirements: ['JOB-APPLY-1', 'POL-APPLY-6', 'POL-APPLY-2'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
@@ -148,8 +201,10 @@ const freeApply: Check = {
     const before = await readWallet(ctx, t.apiKey);
     const ex = await jobsApi(ctx).apply(t.apiKey, id, gen.examples[1], { policyProbe: true });
     const s = ex.response?.status ?? 0;
-    if (s >= 200 && s < 300) throw violation('JOB-APPLY-1', `a free-tier apply answered ${s}: applying needs a paid tier`, ex);
-    if (s < 400 || s >= 500) throw violation('JOB-APPLY-1', `a free-tier apply answered ${s || ex.error}, not a refusal (4xx)`, ex);
+    if (s >= 200 && s < 300)
+      throw violation('JOB-APPLY-1', `a free-tier apply answered ${s}: applying needs a paid tier`, ex);
+    if (s < 400 || s >= 500)
+      throw violation('JOB-APPLY-1', `a free-tier apply answered ${s || ex.error}, not a refusal (4xx)`, ex);
     const refusal = jsonOf(ex)?.error;
     const upsell = typeof refusal?.upsell?.upgradeUrl === 'string';
     if (s !== 402 || refusal?.code !== 'payment_required' || !upsell) {
@@ -162,7 +217,12 @@ const freeApply: Check = {
     const p = await ctx.tenants.fresh('starter');
     await ctx.tenants.patch(p, { applyCredits: 0 });
     const empty = await jobsApi(ctx).apply(p.apiKey, id, gen.examples[1], { policyProbe: true });
-    if (empty.response?.status !== 402 || typeof jsonOf(empty)?.error?.upsell?.upgradeUrl !== 'string') ctx.failures.add('POL-APPLY-2', `an apply with no credits left answered ${empty.response?.status}, not 402 with an upsell`, empty);
+    if (empty.response?.status !== 402 || typeof jsonOf(empty)?.error?.upsell?.upgradeUrl !== 'string')
+      ctx.failures.add(
+        'POL-APPLY-2',
+        `an apply with no credits left answered ${empty.response?.status}, not 402 with an upsell`,
+        empty,
+      );
   },
 };
 

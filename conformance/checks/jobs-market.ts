@@ -31,19 +31,30 @@ const everyTier: Check = {
           const ex = await api.call({ path: `${JOBS}${path}`, key: t.apiKey, query: query ?? '' });
           // a refusal of a valid key is the tier being shut out (open on every tier); anything else breaks the endpoint's own rule
           const refused = [401, 402, 403].includes(ex.response?.status ?? 0);
-          expectStatus(ex, 200, refused ? 'JOB-MKT-7' : path === '/market/salary' ? 'JOB-MKT-1' : 'JOB-MKT-7', `GET ${p} on the ${tier} tier`);
+          expectStatus(
+            ex,
+            200,
+            refused ? 'JOB-MKT-7' : path === '/market/salary' ? 'JOB-MKT-1' : 'JOB-MKT-7',
+            `GET ${p} on the ${tier} tier`,
+          );
           if (path === '/market/salary') salary = ex;
         }
         await expectNoCharge(ctx, t.apiKey, before, 'JOB-MKT-6', 'reading market data');
         const usageAfter = await ctx.target.call('screening', { path: '/api/screening/v1/usage', key: t.apiKey });
-        if (usageBefore.response?.status === 200 && jsonOf(usageBefore)?.creditsRemaining !== jsonOf(usageAfter)?.creditsRemaining) throw violation('JOB-MKT-6', 'reading market data changed the screening credits', usageBefore, usageAfter);
+        if (
+          usageBefore.response?.status === 200 &&
+          jsonOf(usageBefore)?.creditsRemaining !== jsonOf(usageAfter)?.creditsRemaining
+        )
+          throw violation('JOB-MKT-6', 'reading market data changed the screening credits', usageBefore, usageAfter);
         // searching, on its own (a charge must be told apart from one for market data)
         const beforeSearch = await readWallet(ctx, t.apiKey);
         const search = await api.search(t.apiKey, { limit: 5 });
         expectStatus(search, 200, 'JOB-SEARCH-1', `a search on the ${tier} tier`);
         await expectNoCharge(ctx, t.apiKey, beforeSearch, 'JOB-SEARCH-9', 'a search', search);
         // the grid is over the active corpus: once a search shows a paid listing, it holds figures
-        const paid = (jsonOf(search)?.jobs ?? []).some((j: Answer) => typeof j?.payMin === 'number' || typeof j?.payMax === 'number');
+        const paid = (jsonOf(search)?.jobs ?? []).some(
+          (j: Answer) => typeof j?.payMin === 'number' || typeof j?.payMax === 'number',
+        );
         if (salary && paid) salaryHasFigures(salary);
       });
     }
@@ -55,13 +66,21 @@ const everyTier: Check = {
  * listings holds figures: at least a median and an IQR (two numbers, wherever they sit).
  */
 function salaryHasFigures(ex: Exchange): void {
-  const numbers = leaves(jsonOf(ex)).filter((l) => typeof l.value === 'number' || (typeof l.value === 'string' && /\d/.test(l.value)));
-  if (numbers.length < 2) throw violation('JOB-MKT-1', `GET /market/salary holds ${numbers.length} figure(s): a grid of median and IQR pay across the active corpus holds at least a median and an IQR`, ex);
+  const numbers = leaves(jsonOf(ex)).filter(
+    (l) => typeof l.value === 'number' || (typeof l.value === 'string' && /\d/.test(l.value)),
+  );
+  if (numbers.length < 2)
+    throw violation(
+      'JOB-MKT-1',
+      `GET /market/salary holds ${numbers.length} figure(s): a grid of median and IQR pay across the active corpus holds at least a median and an IQR`,
+      ex,
+    );
 }
 
 const roles: Check = {
   id: 'jobs.market.roles',
-  title: 'Every role slug GET /market/roles lists has a report at /market/roles/{role}; an unknown slug is 404; locale accepts only id and en',
+  title:
+    'Every role slug GET /market/roles lists has a report at /market/roles/{role}; an unknown slug is 404; locale accepts only id and en',
   requirements: ['JOB-MKT-2', 'JOB-MKT-3', 'JOB-MKT-5'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
@@ -83,11 +102,18 @@ const roles: Check = {
         let served = false;
         const tried: string[] = [];
         const strings = stringLeavesOf(role);
-        const ordered = [...strings.filter((l) => l.path === servedPath), ...strings.filter((l) => l.path !== servedPath).slice(0, 4)];
+        const ordered = [
+          ...strings.filter((l) => l.path === servedPath),
+          ...strings.filter((l) => l.path !== servedPath).slice(0, 4),
+        ];
         for (const { path, value } of ordered) {
           const candidate = String(value);
           tried.push(candidate);
-          const r = await api.call({ path: `${JOBS}/market/roles/${encodeURIComponent(candidate)}`, key: t.apiKey, query: { locale } });
+          const r = await api.call({
+            path: `${JOBS}/market/roles/${encodeURIComponent(candidate)}`,
+            key: t.apiKey,
+            query: { locale },
+          });
           if (r.response?.status === 200) {
             served = true;
             servedSlug ??= candidate;
@@ -95,11 +121,18 @@ const roles: Check = {
             break;
           }
         }
-        if (!served) throw violation('JOB-MKT-2', `role family ${JSON.stringify(role).slice(0, 120)} listed by GET /market/roles has no report: none of ${tried.map((x) => `/market/roles/${x}`).join(', ')} answered 200`, list);
+        if (!served)
+          throw violation(
+            'JOB-MKT-2',
+            `role family ${JSON.stringify(role).slice(0, 120)} listed by GET /market/roles has no report: none of ${tried.map((x) => `/market/roles/${x}`).join(', ')} answered 200`,
+            list,
+          );
       }
     }
     // unknown slugs that are still well-formed for the contract (policy may refuse malformed ones with 400)
-    const slugSchema = ctx.contract.operation('getRoleReport').pathParams.find((p) => p.name === 'role')?.schema ?? { type: 'string' };
+    const slugSchema = ctx.contract.operation('getRoleReport').pathParams.find((p) => p.name === 'role')?.schema ?? {
+      type: 'string',
+    };
     await ctx.property({
       name: 'unknown slugs',
       arbitrary: arbitraryFor({ ...slugSchema, maxLength: 40 }).map((s) => `zz-${String(s)}`),
@@ -111,7 +144,11 @@ const roles: Check = {
       },
     });
     if (!ctx.capabilities.negativeInput) return;
-    for (const path of ['/market/roles', ...(servedSlug ? [`/market/roles/${encodeURIComponent(servedSlug)}`] : []), '/jobs']) {
+    for (const path of [
+      '/market/roles',
+      ...(servedSlug ? [`/market/roles/${encodeURIComponent(servedSlug)}`] : []),
+      '/jobs',
+    ]) {
       for (const locale of ['fr', 'EN', '']) {
         await ctx.failures.step(async () => {
           const ex = await api.call({ path: `${JOBS}${path}`, key: t.apiKey, query: { locale } });
@@ -124,7 +161,8 @@ const roles: Check = {
 
 const skills: Check = {
   id: 'jobs.market.skills',
-  title: 'GET /market/skills returns at most `limit` (1..100, default 25) skills, most mentioned first; other limits are refused with 400',
+  title:
+    'GET /market/skills returns at most `limit` (1..100, default 25) skills, most mentioned first; other limits are refused with 400',
   requirements: ['JOB-MKT-4'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
@@ -141,7 +179,8 @@ const skills: Check = {
         // the body shape is "not shown": the skills are the body's main list (never a list inside its entries)
         const list = mainList(jsonOf(ex));
         if (!list) throw violation('JOB-MKT-4', 'GET /market/skills answered no list of skills', ex);
-        if (list.length > (limit ?? 25)) throw violation('JOB-MKT-4', `limit ${limit ?? '(default 25)'} returned ${list.length} skills`, ex);
+        if (list.length > (limit ?? 25))
+          throw violation('JOB-MKT-4', `limit ${limit ?? '(default 25)'} returned ${list.length} skills`, ex);
         const disorder = mentionOrderProblem(list);
         if (disorder) throw violation('JOB-MKT-4', disorder, ex);
       },
@@ -175,12 +214,16 @@ function numbersByPath(o: unknown, path = ''): Map<string, number> {
  * without numbers say nothing.
  */
 export function mentionOrderProblem(list: unknown[]): string | null {
-  const objs = list.filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x));
+  const objs = list.filter(
+    (x): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x),
+  );
   if (objs.length < 2 || objs.length !== list.length) return null;
   const maps = objs.map((o) => numbersByPath(o));
   const at = (i: number, k: string) => maps[i].get(k)!;
   // a number the same in every entry orders nothing (and a constant count allows any order)
-  const numeric = [...maps[0].keys()].filter((k) => maps.every((m) => m.has(k)) && maps.some((_, i) => at(i, k) !== at(0, k)));
+  const numeric = [...maps[0].keys()].filter(
+    (k) => maps.every((m) => m.has(k)) && maps.some((_, i) => at(i, k) !== at(0, k)),
+  );
   if (numeric.length === 0) return null;
   const ordered = numeric.filter((k) => maps.every((_, i) => i === 0 || at(i, k) <= at(i - 1, k)));
   if (ordered.length) return null;

@@ -21,7 +21,8 @@ const int = (ex: Exchange, name: string): number | null => {
 
 const perTier: Check = {
   id: 'jobs.rate.tier-limits',
-  title: 'X-RateLimit-Limit reports 60 (free), 120 (starter) and 300 (pro) calls per minute on every kind of call: /me, a search, market data and a refusal',
+  title:
+    'X-RateLimit-Limit reports 60 (free), 120 (starter) and 300 (pro) calls per minute on every kind of call: /me, a search, market data and a refusal',
   requirements: ['JOB-RATE-2'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
@@ -39,7 +40,12 @@ const perTier: Check = {
         for (const [what, pending] of calls) {
           const ex = await pending;
           const limit = int(ex, 'x-ratelimit-limit');
-          if (limit !== LIMITS[tier]) throw violation('JOB-RATE-2', `a ${tier} key's ${what} reports X-RateLimit-Limit ${headerOf(ex, 'x-ratelimit-limit') ?? '(missing)'}, not ${LIMITS[tier]}`, ex);
+          if (limit !== LIMITS[tier])
+            throw violation(
+              'JOB-RATE-2',
+              `a ${tier} key's ${what} reports X-RateLimit-Limit ${headerOf(ex, 'x-ratelimit-limit') ?? '(missing)'}, not ${LIMITS[tier]}`,
+              ex,
+            );
         }
       });
     }
@@ -53,34 +59,56 @@ async function walkWindow(me: () => Promise<Exchange>): Promise<{ prev: Exchange
   for (let i = 0; i < LIMITS.free * 2 + 5; i++) {
     const ex = await me();
     if (ex.response?.status === 429) {
-      if (prev && int(prev, 'x-ratelimit-remaining') !== 0) throw violation('JOB-RATE-4', `the call before the 429 reported X-RateLimit-Remaining ${headerOf(prev, 'x-ratelimit-remaining')}, not 0`, prev, ex);
+      if (prev && int(prev, 'x-ratelimit-remaining') !== 0)
+        throw violation(
+          'JOB-RATE-4',
+          `the call before the 429 reported X-RateLimit-Remaining ${headerOf(prev, 'x-ratelimit-remaining')}, not 0`,
+          prev,
+          ex,
+        );
       return { prev, refused: ex };
     }
     expectStatus(ex, 200, 'JOB-RATE-4', `call ${i + 1} of a fresh free key`);
     const rem = int(ex, 'x-ratelimit-remaining');
-    if (rem === null) throw violation('JOB-RATE-4', `X-RateLimit-Remaining is ${headerOf(ex, 'x-ratelimit-remaining') ?? 'missing'} on call ${i + 1}`, ex);
+    if (rem === null)
+      throw violation(
+        'JOB-RATE-4',
+        `X-RateLimit-Remaining is ${headerOf(ex, 'x-ratelimit-remaining') ?? 'missing'} on call ${i + 1}`,
+        ex,
+      );
     if (prev) {
       const before = int(prev, 'x-ratelimit-remaining')!;
       if (rem > before && restarts === 0) {
         restarts++; // the fixed window rolled over between two calls: count again from here
       } else if (rem !== before - 1) {
-        throw violation('JOB-RATE-4', `X-RateLimit-Remaining went ${before} → ${rem} between two consecutive calls (expected ${before - 1})`, prev, ex);
+        throw violation(
+          'JOB-RATE-4',
+          `X-RateLimit-Remaining went ${before} → ${rem} between two consecutive calls (expected ${before - 1})`,
+          prev,
+          ex,
+        );
       }
     }
     prev = ex;
   }
-  throw violation('JOB-RATE-3', `${LIMITS.free * 2 + 5} calls of a free key (limit ${LIMITS.free} per minute) were never refused with 429`, prev ?? undefined);
+  throw violation(
+    'JOB-RATE-3',
+    `${LIMITS.free * 2 + 5} calls of a free key (limit ${LIMITS.free} per minute) were never refused with 429`,
+    prev ?? undefined,
+  );
 }
 
 const window: Check = {
   id: 'jobs.rate.window',
   keysOnly: "spending a key's rate window (off with --no-rate-windows)",
-  title: 'Within a window X-RateLimit-Remaining falls by one per call; past the limit the answer is 429 with Retry-After; after the window calls succeed again',
+  title:
+    'Within a window X-RateLimit-Remaining falls by one per call; past the limit the answer is 429 with Retry-After; after the window calls succeed again',
   requirements: ['JOB-RATE-3', 'JOB-RATE-4', 'POL-RATE-1'],
   appliesTo: { surface: 'jobs' },
   late: true,
   async run(ctx) {
-    if (!ctx.tenants.canProvision && !ctx.config.rateWindows) throw skip('--no-rate-windows: a fixed key\'s rate window is not spent');
+    if (!ctx.tenants.canProvision && !ctx.config.rateWindows)
+      throw skip("--no-rate-windows: a fixed key's rate window is not spent");
     const t = await ctx.tenants.get('free');
     const api = jobsApi(ctx);
     // these calls spend the window on purpose: not paced, not retried
@@ -96,7 +124,11 @@ const window: Check = {
         const foreign = err instanceof Violation && watch ? await watch.foreignMs() : 0;
         if (foreign === 0) throw err;
         if (attempt === 3) {
-          for (const id of ['JOB-RATE-3', 'JOB-RATE-4', 'POL-RATE-1']) ctx.unobserved(id, `${movedBy(foreign)}, in each of 3 walks of the window: the window cannot be judged while another client moves the clock`);
+          for (const id of ['JOB-RATE-3', 'JOB-RATE-4', 'POL-RATE-1'])
+            ctx.unobserved(
+              id,
+              `${movedBy(foreign)}, in each of 3 walks of the window: the window cannot be judged while another client moves the clock`,
+            );
           return;
         }
         // a fresh window for the next walk
@@ -106,25 +138,48 @@ const window: Check = {
     const { refused } = walked;
     const retryAfter = headerOf(refused, 'retry-after');
     if (retryAfter === undefined) throw violation('JOB-RATE-3', 'the 429 carries no Retry-After header', refused);
-    if ((refused.response?.json as Answer)?.error?.code !== 'rate_limited') throw violation('JOB-RATE-3', `the 429 carries code ${JSON.stringify((refused.response?.json as Answer)?.error?.code)}, not rate_limited`, refused);
+    if ((refused.response?.json as Answer)?.error?.code !== 'rate_limited')
+      throw violation(
+        'JOB-RATE-3',
+        `the 429 carries code ${JSON.stringify((refused.response?.json as Answer)?.error?.code)}, not rate_limited`,
+        refused,
+      );
     // the documents fix no form: seconds or an HTTP-date are both a Retry-After (RFC 9110)
     const waitMs = retryAfterMs(retryAfter);
-    if (waitMs === null) throw violation('JOB-RATE-3', `the 429's Retry-After '${retryAfter}' is neither seconds nor an HTTP-date`, refused);
+    if (waitMs === null)
+      throw violation(
+        'JOB-RATE-3',
+        `the 429's Retry-After '${retryAfter}' is neither seconds nor an HTTP-date`,
+        refused,
+      );
     const seconds = /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : null;
     const reset = int(refused, 'x-ratelimit-reset');
-    if (seconds === null || seconds > 60 || reset === null || reset > 60) ctx.failures.add('POL-RATE-1', `Retry-After '${retryAfter}' and X-RateLimit-Reset '${headerOf(refused, 'x-ratelimit-reset')}' are not integer seconds within the one-minute window`, refused);
+    if (seconds === null || seconds > 60 || reset === null || reset > 60)
+      ctx.failures.add(
+        'POL-RATE-1',
+        `Retry-After '${retryAfter}' and X-RateLimit-Reset '${headerOf(refused, 'x-ratelimit-reset')}' are not integer seconds within the one-minute window`,
+        refused,
+      );
     // recovery
     if (control && t.tenantId) await control.advanceTenantClock(t.tenantId, 61);
     else if (control) await control.advanceClock(61);
     else if (waitMs <= 65_000) await sleep(waitMs + 1000);
     else {
-      ctx.failures.add('POL-RATE-1', `recovery after the window was not checked: no clock capability and Retry-After asks for ${Math.round(waitMs / 1000)} s`);
+      ctx.failures.add(
+        'POL-RATE-1',
+        `recovery after the window was not checked: no clock capability and Retry-After asks for ${Math.round(waitMs / 1000)} s`,
+      );
       return;
     }
     const again = await me();
     expectStatus(again, 200, 'JOB-RATE-3', 'a call after the window has passed');
     const rem = int(again, 'x-ratelimit-remaining');
-    if (rem !== LIMITS.free - 1) ctx.failures.add('POL-RATE-1', `the first call of a new window reports X-RateLimit-Remaining ${rem}, not ${LIMITS.free - 1}`, again);
+    if (rem !== LIMITS.free - 1)
+      ctx.failures.add(
+        'POL-RATE-1',
+        `the first call of a new window reports X-RateLimit-Remaining ${rem}, not ${LIMITS.free - 1}`,
+        again,
+      );
   },
 };
 

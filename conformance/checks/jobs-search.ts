@@ -17,7 +17,8 @@ export const MAX_PAGES = { free: 5, starter: 20, pro: 50 } as const;
 
 const validSearch: Check = {
   id: 'jobs.search.valid',
-  title: 'Valid search parameters answer 200 with at most `limit` jobs, each honouring remote_type and job_type, and the caller’s tier',
+  title:
+    'Valid search parameters answer 200 with at most `limit` jobs, each honouring remote_type and job_type, and the caller’s tier',
   requirements: ['JOB-SEARCH-1', 'JOB-SEARCH-2', 'JOB-SEARCH-3', 'JOB-SEARCH-5', 'JOB-TIER-1', 'POL-SEARCH-1'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
@@ -28,30 +29,65 @@ const validSearch: Check = {
     await ctx.property({
       name: 'valid queries',
       // keep offset inside the pro tier's page cap so the page is always served
-      arbitrary: q.valid({ offset: fc.nat({ max: 200 }), q: fc.oneof(fc.constantFrom('engineer', 'data', 'remote', 'senior developer', 'designer'), fc.string({ maxLength: 12 })) }),
-      examples: [{}, { limit: '50', offset: '0' }, { limit: '1' }, { remote_type: 'regional', limit: '50' }, { job_type: 'contract', limit: '50' }],
+      arbitrary: q.valid({
+        offset: fc.nat({ max: 200 }),
+        q: fc.oneof(
+          fc.constantFrom('engineer', 'data', 'remote', 'senior developer', 'designer'),
+          fc.string({ maxLength: 12 }),
+        ),
+      }),
+      examples: [
+        {},
+        { limit: '50', offset: '0' },
+        { limit: '1' },
+        { remote_type: 'regional', limit: '50' },
+        { job_type: 'contract', limit: '50' },
+      ],
       predicate: async (query) => {
         const limit = query.limit === undefined ? 20 : Number(query.limit);
         const offset = query.offset === undefined ? 0 : Number(query.offset);
         // stay inside the pro tier's page cap, so the page is always served
-        if (Math.floor(offset / limit) >= MAX_PAGES.pro) query = { ...query, offset: String(offset % (MAX_PAGES.pro * limit)) };
+        if (Math.floor(offset / limit) >= MAX_PAGES.pro)
+          query = { ...query, offset: String(offset % (MAX_PAGES.pro * limit)) };
         const ex = await api.search(t.apiKey, query);
         expectStatus(ex, 200, 'JOB-SEARCH-1', `GET /jobs?${new URLSearchParams(query)}`);
         const body = jsonOf(ex);
         if (!Array.isArray(body?.jobs)) throw violation('JOB-SEARCH-1', 'the search response has no jobs array', ex);
-        if (body.jobs.length > limit) throw violation('JOB-SEARCH-3', `a page of limit ${limit} holds ${body.jobs.length} jobs`, ex);
+        if (body.jobs.length > limit)
+          throw violation('JOB-SEARCH-3', `a page of limit ${limit} holds ${body.jobs.length} jobs`, ex);
         // the document writes the tiers free, Starter and Pro: any letter case names the tier
-        if (typeof body.tier !== 'string' || body.tier.toLowerCase() !== 'pro') throw violation('JOB-TIER-1', `a pro key's search reports tier '${body.tier}'`, ex);
+        if (typeof body.tier !== 'string' || body.tier.toLowerCase() !== 'pro')
+          throw violation('JOB-TIER-1', `a pro key's search reports tier '${body.tier}'`, ex);
         for (const job of body.jobs) {
           const shape = ctx.validator.schema('jobs:Job', job).must[0];
           if (shape) throw violation('JOB-SEARCH-2', `job ${job?.id}: ${shape.message}`, ex);
-          if (query.remote_type && job.remoteType !== query.remote_type) throw violation('JOB-SEARCH-5', `remote_type=${query.remote_type} returned job ${job.id} with remoteType '${job.remoteType}'`, ex);
-          if (query.job_type && job.jobType !== query.job_type) throw violation('JOB-SEARCH-5', `job_type=${query.job_type} returned job ${job.id} with jobType '${job.jobType}'`, ex);
+          if (query.remote_type && job.remoteType !== query.remote_type)
+            throw violation(
+              'JOB-SEARCH-5',
+              `remote_type=${query.remote_type} returned job ${job.id} with remoteType '${job.remoteType}'`,
+              ex,
+            );
+          if (query.job_type && job.jobType !== query.job_type)
+            throw violation(
+              'JOB-SEARCH-5',
+              `job_type=${query.job_type} returned job ${job.id} with jobType '${job.jobType}'`,
+              ex,
+            );
         }
         const off = Number(query.offset ?? 0);
         // `page` is a zero-based page number: where the offset starts a page, which page it is admits one answer
-        if (off % limit === 0 && body.page !== off / limit) throw violation('JOB-SEARCH-1', `offset ${off} with limit ${limit} starts page ${off / limit} (zero-based), but the response reports page ${JSON.stringify(body.page)}`, ex);
-        if (body.page !== Math.floor(off / limit)) policy('POL-SEARCH-1', `offset ${off} with limit ${limit} reports page ${body.page}, not ${Math.floor(off / limit)}`, ex);
+        if (off % limit === 0 && body.page !== off / limit)
+          throw violation(
+            'JOB-SEARCH-1',
+            `offset ${off} with limit ${limit} starts page ${off / limit} (zero-based), but the response reports page ${JSON.stringify(body.page)}`,
+            ex,
+          );
+        if (body.page !== Math.floor(off / limit))
+          policy(
+            'POL-SEARCH-1',
+            `offset ${off} with limit ${limit} reports page ${body.page}, not ${Math.floor(off / limit)}`,
+            ex,
+          );
       },
     });
   },
@@ -59,7 +95,8 @@ const validSearch: Check = {
 
 const invalidSearch: Check = {
   id: 'jobs.search.invalid',
-  title: 'Search parameters outside their bounds or enums (limit 0 or 51, bad remote_type, job_type, opportunity_type, locale, non-integer offset) are refused with 400',
+  title:
+    'Search parameters outside their bounds or enums (limit 0 or 51, bad remote_type, job_type, opportunity_type, locale, non-integer offset) are refused with 400',
   requirements: ['JOB-SEARCH-3', 'JOB-SEARCH-4', 'POL-ERR-2'],
   appliesTo: { surface: 'jobs', needs: ['negativeInput'] },
   async run(ctx) {
@@ -71,7 +108,9 @@ const invalidSearch: Check = {
       name: 'invalid queries',
       arbitrary: q.invalid(false, small),
       // every parameter's boundary broken once, on the first page
-      examples: q.invalidExamples(false).map((m) => (m.param === 'offset' ? m : { ...m, query: { ...m.query, offset: '0' } })),
+      examples: q
+        .invalidExamples(false)
+        .map((m) => (m.param === 'offset' ? m : { ...m, query: { ...m.query, offset: '0' } })),
       predicate: async (m) => {
         const ex = await api.search(t.apiKey, m.query);
         const req = m.param === 'limit' ? 'JOB-SEARCH-3' : 'JOB-SEARCH-4';
@@ -86,14 +125,20 @@ const invalidSearch: Check = {
       ['a repeated limit', 'limit=5&limit=6'],
     ] as const) {
       const ex = await api.search(t.apiKey, query, { policyProbe: true });
-      if (ex.response?.status !== 400) ctx.failures.add('POL-ERR-2', `GET /jobs with ${what} answered ${ex.response?.status ?? ex.error}, not 400`, ex);
+      if (ex.response?.status !== 400)
+        ctx.failures.add(
+          'POL-ERR-2',
+          `GET /jobs with ${what} answered ${ex.response?.status ?? ex.error}, not 400`,
+          ex,
+        );
     }
   },
 };
 
 const paging: Check = {
   id: 'jobs.search.paging',
-  title: 'Paging a narrow search never repeats a job and ends on a page with hasMore false; every listed job is active and fetchable by id with the same fields; the inactive job is on no page of an unfiltered search',
+  title:
+    'Paging a narrow search never repeats a job and ends on a page with hasMore false; every listed job is active and fetchable by id with the same fields; the inactive job is on no page of an unfiltered search',
   requirements: ['JOB-SEARCH-6', 'JOB-SEARCH-8', 'JOB-GET-1', 'JOB-SEARCH-7'],
   appliesTo: { surface: 'jobs' },
   async run(ctx) {
@@ -112,24 +157,43 @@ const paging: Check = {
           expectStatus(ex, 200, 'JOB-SEARCH-1', `page ${page} of a filtered search`);
           const body = jsonOf(ex);
           for (const j of body.jobs) {
-            if (seen.has(j.id)) throw violation('JOB-SEARCH-8', `job ${j.id} appears again on page ${page} of the same search`, ex);
-            if (j.sponsored === true) throw violation('JOB-SEARCH-7', `a starter-tier search returned sponsored job ${j.id}`, ex);
+            if (seen.has(j.id))
+              throw violation('JOB-SEARCH-8', `job ${j.id} appears again on page ${page} of the same search`, ex);
+            if (j.sponsored === true)
+              throw violation('JOB-SEARCH-7', `a starter-tier search returned sponsored job ${j.id}`, ex);
             seen.set(j.id, j);
           }
-          if (body.hasMore === true && body.jobs.length < limit) throw violation('JOB-SEARCH-8', `page ${page} holds ${body.jobs.length} of ${limit} jobs yet says hasMore`, ex);
+          if (body.hasMore === true && body.jobs.length < limit)
+            throw violation(
+              'JOB-SEARCH-8',
+              `page ${page} holds ${body.jobs.length} of ${limit} jobs yet says hasMore`,
+              ex,
+            );
           if (body.hasMore === false) {
             const next = await api.search(t.apiKey, { ...f, limit, offset: (page + 1) * limit });
-            if (next.response?.status === 200 && jsonOf(next)?.jobs?.length > 0) throw violation('JOB-SEARCH-8', `page ${page} says hasMore false but page ${page + 1} holds ${jsonOf(next).jobs.length} jobs`, ex, next);
+            if (next.response?.status === 200 && jsonOf(next)?.jobs?.length > 0)
+              throw violation(
+                'JOB-SEARCH-8',
+                `page ${page} says hasMore false but page ${page + 1} holds ${jsonOf(next).jobs.length} jobs`,
+                ex,
+                next,
+              );
             break;
           }
-          if (body.jobs.length === 0) throw violation('JOB-SEARCH-8', `page ${page} is empty but says hasMore true`, ex);
+          if (body.jobs.length === 0)
+            throw violation('JOB-SEARCH-8', `page ${page} is empty but says hasMore true`, ex);
         }
         for (const job of [...seen.values()].slice(0, 5)) {
           const one = await api.get(t.apiKey, job.id);
           expectStatus(one, 200, 'JOB-SEARCH-6', `GET /jobs/${job.id} for a job the search listed`);
           const got = jsonOf(one);
           for (const k of Object.keys(job)) {
-            if (k !== 'sponsored' && JSON.stringify(got?.[k]) !== JSON.stringify(job[k])) throw violation('JOB-GET-1', `GET /jobs/${job.id} reports ${k} ${JSON.stringify(got?.[k])}, the search ${JSON.stringify(job[k])}`, one);
+            if (k !== 'sponsored' && JSON.stringify(got?.[k]) !== JSON.stringify(job[k]))
+              throw violation(
+                'JOB-GET-1',
+                `GET /jobs/${job.id} reports ${k} ${JSON.stringify(got?.[k])}, the search ${JSON.stringify(job[k])}`,
+                one,
+              );
           }
         }
       });
@@ -151,7 +215,12 @@ async function inactiveNeverListed(ctx: CheckContext, key: string): Promise<void
     const ex = await api.search(key, { limit, offset: page * limit });
     expectStatus(ex, 200, 'JOB-SEARCH-1', `page ${page} of an unfiltered search`);
     const body = jsonOf(ex);
-    if ((body?.jobs ?? []).some((j: Answer) => j?.id === inactive)) throw violation('JOB-SEARCH-6', `page ${page} of an unfiltered search lists ${inactive}, a job that is not active (the profile's inactiveJobId): search lists active jobs only`, ex);
+    if ((body?.jobs ?? []).some((j: Answer) => j?.id === inactive))
+      throw violation(
+        'JOB-SEARCH-6',
+        `page ${page} of an unfiltered search lists ${inactive}, a job that is not active (the profile's inactiveJobId): search lists active jobs only`,
+        ex,
+      );
     if (body?.hasMore !== true || !body?.jobs?.length) return;
   }
 }
@@ -182,13 +251,26 @@ const unknownJob: Check = {
     const ex = await api.get(t.apiKey, inactive);
     expectStatus(ex, 404, 'JOB-GET-2', `GET /jobs/${inactive} (the profile's inactive job)`);
     expectCode(ex, 'not_found', 'JOB-GET-2', `GET /jobs/${inactive} (the profile's inactive job)`);
-    const servers: [string, string | undefined, Record<string, string>][] = [[ctx.target.mcpUrl, t.apiKey, { id: inactive }]];
+    const servers: [string, string | undefined, Record<string, string>][] = [
+      [ctx.target.mcpUrl, t.apiKey, { id: inactive }],
+    ];
     if (ctx.target.anonMcpUrl) servers.push([ctx.target.anonMcpUrl, undefined, { job_id: inactive }]);
     for (const [url, key, args] of servers) {
-      const s = await connect(ctx, url, key, key ? 'MCP-KEYED-1' : 'MCP-ANON-1', key ? 'a pro key' : 'the anonymous server');
+      const s = await connect(
+        ctx,
+        url,
+        key,
+        key ? 'MCP-KEYED-1' : 'MCP-ANON-1',
+        key ? 'a pro key' : 'the anonymous server',
+      );
       try {
         const r = await s.callTool('get_job', args);
-        if (!failed(r)) throw violation('JOB-GET-2', `get_job on the ${key ? 'keyed' : 'anonymous'} MCP server served the inactive job ${inactive}: only active jobs are fetched`, r.exchange);
+        if (!failed(r))
+          throw violation(
+            'JOB-GET-2',
+            `get_job on the ${key ? 'keyed' : 'anonymous'} MCP server served the inactive job ${inactive}: only active jobs are fetched`,
+            r.exchange,
+          );
       } finally {
         await s.close();
       }

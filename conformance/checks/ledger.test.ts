@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { ledgerProblems, type AuditRow } from './ledger.js';
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 26, 9, 0, s)).toISOString();
-const row = (n: number, requestId: string, fromState: string | null, toState: string, actor = 'system'): AuditRow => ({ id: `r${n}`, requestId, fromState, toState, actor, createdAt: at(n) });
+const row = (n: number, requestId: string, fromState: string | null, toState: string, actor = 'system'): AuditRow => ({
+  id: `r${n}`,
+  requestId,
+  fromState,
+  toState,
+  actor,
+  createdAt: at(n),
+});
 
 const good: AuditRow[] = [
   row(1, 'scr_a', null, 'received'),
@@ -23,7 +30,8 @@ describe('ledgerProblems', () => {
 
   it('fails a missing transition, in either order', () => {
     const gap = good.filter((r) => r.id !== 'r3');
-    for (const rows of [gap, [...gap].reverse()]) expect(ledgerProblems(rows, true).map((p) => p.requirement)).toContain('SCR-LEDGER-2');
+    for (const rows of [gap, [...gap].reverse()])
+      expect(ledgerProblems(rows, true).map((p) => p.requirement)).toContain('SCR-LEDGER-2');
   });
 
   it('fails a reviewer row out of review that neither approves, rejects nor edits', () => {

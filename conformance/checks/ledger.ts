@@ -46,7 +46,12 @@ export async function walkAudit(ctx: CheckContext, key: string, opts: WalkOption
   const maxPages = opts.maxPages ?? 1000;
   let cursor: string | null = null;
   for (let page = 0; ; page++) {
-    if (page >= maxPages) throw violation('SCR-AUDIT-4', `the cursor walk did not reach a last page (nextCursor null) within ${maxPages} pages`, pages[pages.length - 1]);
+    if (page >= maxPages)
+      throw violation(
+        'SCR-AUDIT-4',
+        `the cursor walk did not reach a last page (nextCursor null) within ${maxPages} pages`,
+        pages[pages.length - 1],
+      );
     const query: Record<string, string | number | undefined> = { limit: opts.limit };
     if (opts.since !== undefined && (page === 0 || opts.sinceOnEveryPage)) query.since = opts.since;
     if (cursor !== null) query.cursor = cursor;
@@ -54,13 +59,25 @@ export async function walkAudit(ctx: CheckContext, key: string, opts: WalkOption
     pages.push(ex);
     expectStatus(ex, 200, 'SCR-AUDIT-1', `GET /audit page ${page + 1}`);
     const body = jsonOf(ex);
-    if (!Array.isArray(body?.events) || !('nextCursor' in (body ?? {}))) throw violation('SCR-AUDIT-1', 'an audit page lacks `events` or `nextCursor`', ex);
+    if (!Array.isArray(body?.events) || !('nextCursor' in (body ?? {})))
+      throw violation('SCR-AUDIT-1', 'an audit page lacks `events` or `nextCursor`', ex);
     const limit = opts.limit ?? 100;
-    if (body.events.length > limit) throw violation('SCR-AUDIT-2', `a page holds ${body.events.length} events, more than limit ${limit}`, ex);
+    if (body.events.length > limit)
+      throw violation('SCR-AUDIT-2', `a page holds ${body.events.length} events, more than limit ${limit}`, ex);
     for (const e of body.events as AuditRow[]) {
-      if (opts.owns && !opts.owns(e)) throw violation('SCR-AUDIT-3', `the audit export contains row ${e.id} of request ${e.requestId}, which this tenant never submitted`, ex);
+      if (opts.owns && !opts.owns(e))
+        throw violation(
+          'SCR-AUDIT-3',
+          `the audit export contains row ${e.id} of request ${e.requestId}, which this tenant never submitted`,
+          ex,
+        );
       const before = seen.get(e.id);
-      if (before !== undefined) throw violation('SCR-AUDIT-4', `row ${e.id} came back again on page ${page + 1} (first seen on page ${before + 1}): the walk repeats rows`, ex);
+      if (before !== undefined)
+        throw violation(
+          'SCR-AUDIT-4',
+          `row ${e.id} came back again on page ${page + 1} (first seen on page ${before + 1}): the walk repeats rows`,
+          ex,
+        );
       seen.set(e.id, page);
       rows.push(e);
     }
@@ -72,9 +89,12 @@ export async function walkAudit(ctx: CheckContext, key: string, opts: WalkOption
       if (p) throw violation(p.requirement, p.why, ex);
       return { rows, pages };
     }
-    if (typeof next !== 'string') throw violation('SCR-AUDIT-1', `nextCursor is ${JSON.stringify(next)}, neither a string nor null`, ex);
-    if (next === cursor) throw violation('SCR-AUDIT-4', 'nextCursor repeats the cursor just used: the walk cannot advance', ex);
-    if (body.events.length === 0 && cursor !== null) throw violation('SCR-AUDIT-4', 'an empty page still announces a next page', ex);
+    if (typeof next !== 'string')
+      throw violation('SCR-AUDIT-1', `nextCursor is ${JSON.stringify(next)}, neither a string nor null`, ex);
+    if (next === cursor)
+      throw violation('SCR-AUDIT-4', 'nextCursor repeats the cursor just used: the walk cannot advance', ex);
+    if (body.events.length === 0 && cursor !== null)
+      throw violation('SCR-AUDIT-4', 'an empty page still announces a next page', ex);
     cursor = next;
     await opts.between?.(page);
   }
@@ -98,31 +118,49 @@ export function ledgerProblems(rows: AuditRow[], complete: boolean): LedgerProbl
   for (const [id, list] of byRequest) {
     const first = list[0];
     if (complete && (first.toState !== 'received' || (first.fromState !== null && first.fromState !== undefined))) {
-      problems.push({ requirement: 'SCR-LEDGER-2', why: `the first row of ${id} goes ${first.fromState ?? 'null'} → ${first.toState}, not the intake row null → received` });
+      problems.push({
+        requirement: 'SCR-LEDGER-2',
+        why: `the first row of ${id} goes ${first.fromState ?? 'null'} → ${first.toState}, not the intake row null → received`,
+      });
     }
     if (list.filter((r) => r.toState === 'received').length > 1) {
-      problems.push({ requirement: 'SCR-IDEMP-2', why: `${id} has ${list.filter((r) => r.toState === 'received').length} intake rows` });
+      problems.push({
+        requirement: 'SCR-IDEMP-2',
+        why: `${id} has ${list.filter((r) => r.toState === 'received').length} intake rows`,
+      });
     }
     for (let i = 1; i < list.length; i++) {
       if (list[i].fromState !== list[i - 1].toState) {
-        problems.push({ requirement: 'SCR-LEDGER-2', why: `rows of ${id} do not chain: ${list[i - 1].fromState ?? 'null'} → ${list[i - 1].toState} is followed by ${list[i].fromState ?? 'null'} → ${list[i].toState} (a transition has no row)` });
+        problems.push({
+          requirement: 'SCR-LEDGER-2',
+          why: `rows of ${id} do not chain: ${list[i - 1].fromState ?? 'null'} → ${list[i - 1].toState} is followed by ${list[i].fromState ?? 'null'} → ${list[i].toState} (a transition has no row)`,
+        });
         break;
       }
     }
     const decided = list.findIndex((r) => /^reviewer:/.test(r.actor));
     const delivered = list.findIndex((r) => r.toState === 'delivered');
     if (complete && delivered >= 0 && (decided < 0 || decided > delivered)) {
-      problems.push({ requirement: 'SCR-STATE-2', why: `${id} reached delivered without a human review decision before it` });
+      problems.push({
+        requirement: 'SCR-STATE-2',
+        why: `${id} reached delivered without a human review decision before it`,
+      });
     }
     for (const r of list) {
       if (['approved', 'rejected', 'edited'].includes(r.toState) && !/^reviewer:.+/.test(r.actor)) {
-        problems.push({ requirement: 'SCR-LEDGER-3', why: `the review decision row of ${id} (→ ${r.toState}) has actor '${r.actor}', not reviewer:<id>` });
+        problems.push({
+          requirement: 'SCR-LEDGER-3',
+          why: `the review decision row of ${id} (→ ${r.toState}) has actor '${r.actor}', not reviewer:<id>`,
+        });
       }
     }
     // a human reviewer approves, rejects or edits: a reviewer's row out of human review is one of those
     const reviewed = list.find((r) => r.fromState === 'pending_review' && /^reviewer:/.test(r.actor));
     if (reviewed && !['approved', 'rejected', 'edited'].includes(reviewed.toState)) {
-      problems.push({ requirement: 'SCR-REVIEW-2', why: `the reviewer's row of ${id} moves pending_review → ${reviewed.toState}: a reviewer approves, rejects or edits the result` });
+      problems.push({
+        requirement: 'SCR-REVIEW-2',
+        why: `the reviewer's row of ${id} moves pending_review → ${reviewed.toState}: a reviewer approves, rejects or edits the result`,
+      });
     }
   }
   return problems;
@@ -151,7 +189,13 @@ export function assertLedger(rows: AuditRow[], complete: boolean, evidence?: Exc
  * returned and the caller judges it). Never "until two walks agree": rows keep arriving while a real
  * deployment's scorer and reviewers work. `since` (from the target's clock) keeps each walk short.
  */
-export function settledLedger(ctx: CheckContext, key: string, done: (rows: AuditRow[]) => boolean, timeoutMs: number, since?: string): Promise<Walk> {
+export function settledLedger(
+  ctx: CheckContext,
+  key: string,
+  done: (rows: AuditRow[]) => boolean,
+  timeoutMs: number,
+  since?: string,
+): Promise<Walk> {
   // the callers judge the rows themselves (a missing row is reported as the transition it lacks)
   return asyncWait(ctx, async () => {
     const deadline = Date.now() + timeoutMs;

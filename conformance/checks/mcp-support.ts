@@ -8,17 +8,28 @@ import { connectMcp, toolPayload, type McpSession } from '../target/mcp.js';
 import type { Answer } from '../json.js';
 
 /** Connects the SDK client; its HTTP calls share the harness's pacing of each key (and retry a 429). */
-export async function connect(ctx: CheckContext, url: string, key: string | undefined, requirement: string, what: string): Promise<McpSession> {
+export async function connect(
+  ctx: CheckContext,
+  url: string,
+  key: string | undefined,
+  requirement: string,
+  what: string,
+): Promise<McpSession> {
   try {
     return await connectMcp(url, key, ctx.config.requestTimeoutMs, ctx.target.governor);
   } catch (e) {
-    const ev: Exchange = { request: { method: 'POST', url, headers: {}, body: 'initialize' }, error: (e as Error).message, durationMs: 0 };
+    const ev: Exchange = {
+      request: { method: 'POST', url, headers: {}, body: 'initialize' },
+      error: (e as Error).message,
+      durationMs: 0,
+    };
     throw violation(requirement, `${what}: the MCP SDK client could not connect: ${(e as Error).message}`, ev);
   }
 }
 
 /** True when a tool call failed (an isError result or a JSON-RPC error). */
-export const failed = (r: { result?: Answer; rpcError?: unknown }) => r.rpcError !== undefined || r.result?.isError === true;
+export const failed = (r: { result?: Answer; rpcError?: unknown }) =>
+  r.rpcError !== undefined || r.result?.isError === true;
 
 /** The first array of objects having all `keys`, searched depth-first in a payload. */
 export function findList(payload: unknown, keys: string[]): Answer[] | null {

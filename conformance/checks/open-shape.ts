@@ -15,7 +15,8 @@ export interface Leaf {
 export function leaves(value: unknown, path = ''): Leaf[] {
   if (Array.isArray(value)) return value.flatMap((v, i) => leaves(v, `${path}/${i}`));
   if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => leaves(v, `${path}/${k}`));
-  if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) return [{ path, value: value as Leaf['value'] }];
+  if (value === null || ['string', 'number', 'boolean'].includes(typeof value))
+    return [{ path, value: value as Leaf['value'] }];
   return [];
 }
 
@@ -46,10 +47,12 @@ export function outerLists(value: unknown): unknown[][] {
   return out;
 }
 
-const longest = <T>(lists: T[][]): T[] | null => lists.reduce<T[] | null>((best, l) => (best === null || l.length > best.length ? l : best), null);
+const longest = <T>(lists: T[][]): T[] | null =>
+  lists.reduce<T[] | null>((best, l) => (best === null || l.length > best.length ? l : best), null);
 
 /** True for a JSON object (not an array, not null). */
-export const isRecord = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+export const isRecord = (x: unknown): x is Record<string, unknown> =>
+  x !== null && typeof x === 'object' && !Array.isArray(x);
 
 /**
  * The body's main list: its longest outer list (null when it has none). A list nested inside the items
@@ -94,7 +97,10 @@ export function valueNamed(value: unknown, key: string): unknown {
 }
 
 /** The first object anywhere in a body (itself included) that satisfies `test`. */
-export function findRecord(value: unknown, test: (o: Record<string, unknown>) => boolean): Record<string, unknown> | undefined {
+export function findRecord(
+  value: unknown,
+  test: (o: Record<string, unknown>) => boolean,
+): Record<string, unknown> | undefined {
   if (isRecord(value) && test(value)) return value;
   const children = Array.isArray(value) ? value : isRecord(value) ? Object.values(value) : [];
   for (const v of children) {
@@ -110,7 +116,11 @@ export const namesTier = (value: unknown, tier: string): boolean =>
 
 /** The tier names among the body's string leaves (lower case). */
 export const tiersNamed = (value: unknown, tiers: readonly string[]): string[] => [
-  ...new Set(leaves(value).flatMap((l) => (typeof l.value === 'string' && tiers.includes(l.value.trim().toLowerCase()) ? [l.value.trim().toLowerCase()] : []))),
+  ...new Set(
+    leaves(value).flatMap((l) =>
+      typeof l.value === 'string' && tiers.includes(l.value.trim().toLowerCase()) ? [l.value.trim().toLowerCase()] : [],
+    ),
+  ),
 ];
 
 /** True when the number appears as a numeric leaf, or as a whole number inside a string leaf ("60/min"). */
@@ -120,11 +130,16 @@ export function mentionsNumber(value: unknown, n: number): boolean {
 }
 
 /** Numeric leaves present in both values, with their change (after − before). */
-export function numericChanges(before: unknown, after: unknown): { path: string; from: number; to: number; delta: number }[] {
+export function numericChanges(
+  before: unknown,
+  after: unknown,
+): { path: string; from: number; to: number; delta: number }[] {
   const a = new Map(leaves(before).flatMap((l) => (typeof l.value === 'number' ? [[l.path, l.value] as const] : [])));
   return leaves(after).flatMap((l) => {
     const from = a.get(l.path);
-    return typeof l.value === 'number' && from !== undefined && from !== l.value ? [{ path: l.path, from, to: l.value, delta: l.value - from }] : [];
+    return typeof l.value === 'number' && from !== undefined && from !== l.value
+      ? [{ path: l.path, from, to: l.value, delta: l.value - from }]
+      : [];
   });
 }
 
@@ -146,7 +161,8 @@ export function stringLeavesOf(item: unknown): Leaf[] {
 export const stringsOf = (item: unknown): string[] => stringLeavesOf(item).map((l) => l.value as string);
 
 /** The absolute http(s) URLs among a value's string leaves. */
-export const urlsOf = (value: unknown): string[] => leaves(value).flatMap((l) => (typeof l.value === 'string' && /^https?:\/\/\S+$/.test(l.value) ? [l.value] : []));
+export const urlsOf = (value: unknown): string[] =>
+  leaves(value).flatMap((l) => (typeof l.value === 'string' && /^https?:\/\/\S+$/.test(l.value) ? [l.value] : []));
 
 /** The numbers of an object's own fields whose key, read without its convention, is one of `names`. */
 export const numbersNamed = (o: Record<string, unknown>, names: readonly string[]): number[] =>

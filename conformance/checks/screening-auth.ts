@@ -9,14 +9,30 @@ import { violation } from '../failure.js';
 import { jsonOf, type Exchange } from '../target/http.js';
 import type { CallSpec } from '../target/target.js';
 import { walkAudit, type AuditRow } from './ledger.js';
-import { expectCode, expectStatus, keyPrefix, nonce, policyOnce, readUsage, SCREENING, sinceOf, uniqueKey } from './support.js';
+import {
+  expectCode,
+  expectStatus,
+  keyPrefix,
+  nonce,
+  policyOnce,
+  readUsage,
+  SCREENING,
+  sinceOf,
+  uniqueKey,
+} from './support.js';
 import type { Answer } from '../json.js';
 
 /** The three endpoints, each called with the given credentials (submit with a valid body). */
-function endpoints(ctx: CheckContext, body: unknown): { name: string; call: (auth: Partial<CallSpec>) => Promise<Exchange> }[] {
+function endpoints(
+  ctx: CheckContext,
+  body: unknown,
+): { name: string; call: (auth: Partial<CallSpec>) => Promise<Exchange> }[] {
   const call = (spec: CallSpec) => ctx.target.call('screening', spec);
   return [
-    { name: 'POST /screen', call: (auth) => call({ method: 'POST', path: `${SCREENING}/screen`, json: uniqueKey(body), ...auth }) },
+    {
+      name: 'POST /screen',
+      call: (auth) => call({ method: 'POST', path: `${SCREENING}/screen`, json: uniqueKey(body), ...auth }),
+    },
     { name: 'GET /usage', call: (auth) => call({ path: `${SCREENING}/usage`, ...auth }) },
     { name: 'GET /audit', call: (auth) => call({ path: `${SCREENING}/audit`, ...auth }) },
   ];
@@ -58,7 +74,8 @@ const unauthenticated: Check = {
 
 const forbidden: Check = {
   id: 'screening.auth.forbidden',
-  title: 'A key without the screening scope, or of a disabled tenant, is refused with 403 `forbidden` and charged nothing',
+  title:
+    'A key without the screening scope, or of a disabled tenant, is refused with 403 `forbidden` and charged nothing',
   requirements: ['SCR-AUTH-3', 'POL-AUTH-1', 'SCR-CREDIT-2'],
   appliesTo: { surface: 'screening', needs: ['noScopeKey'] },
   async run(ctx) {
@@ -68,7 +85,12 @@ const forbidden: Check = {
       await ctx.failures.step(async () => {
         const ex = await ep.call({ key: t.apiKey, policyProbe: true });
         if (ex.response?.status === 403) expectCode(ex, 'forbidden', 'SCR-AUTH-3', `${ep.name} answered 403`);
-        else ctx.failures.add('POL-AUTH-1', `${ep.name} with a key lacking the screening scope answered ${ex.response?.status ?? ex.error}, not 403`, ex);
+        else
+          ctx.failures.add(
+            'POL-AUTH-1',
+            `${ep.name} with a key lacking the screening scope answered ${ex.response?.status ?? ex.error}, not 403`,
+            ex,
+          );
       });
     }
     if (!ctx.capabilities.creditControl) return;
@@ -79,12 +101,22 @@ const forbidden: Check = {
       await ctx.failures.step(async () => {
         const ex = await ep.call({ key: d.apiKey, policyProbe: true });
         if (ex.response?.status === 403) expectCode(ex, 'forbidden', 'SCR-AUTH-3', `${ep.name} answered 403`);
-        else ctx.failures.add('POL-AUTH-1', `${ep.name} with the key of a disabled tenant answered ${ex.response?.status ?? ex.error}, not 403`, ex);
+        else
+          ctx.failures.add(
+            'POL-AUTH-1',
+            `${ep.name} with the key of a disabled tenant answered ${ex.response?.status ?? ex.error}, not 403`,
+            ex,
+          );
       });
     }
     await ctx.tenants.patch(d, { disabled: false });
     const after = await readUsage(ctx, d.apiKey);
-    if (after.creditsRemaining !== before.creditsRemaining) throw violation('SCR-CREDIT-2', `a refused submission by a disabled tenant changed creditsRemaining ${before.creditsRemaining} → ${after.creditsRemaining}`, after.exchange);
+    if (after.creditsRemaining !== before.creditsRemaining)
+      throw violation(
+        'SCR-CREDIT-2',
+        `a refused submission by a disabled tenant changed creditsRemaining ${before.creditsRemaining} → ${after.creditsRemaining}`,
+        after.exchange,
+      );
   },
 };
 
@@ -96,8 +128,18 @@ const keyInQuery: Check = {
   async run(ctx) {
     const t = await ctx.tenants.get('pro');
     for (const param of ['api_key', 'key', 'token']) {
-      const ex = await ctx.target.call('screening', { path: `${SCREENING}/usage`, key: t.apiKey, query: { [param]: t.apiKey }, policyProbe: true });
-      if (ex.response?.status !== 401) ctx.failures.add('POL-AUTH-2', `GET /usage?${param}=<key> answered ${ex.response?.status ?? ex.error}, not 401`, ex);
+      const ex = await ctx.target.call('screening', {
+        path: `${SCREENING}/usage`,
+        key: t.apiKey,
+        query: { [param]: t.apiKey },
+        policyProbe: true,
+      });
+      if (ex.response?.status !== 401)
+        ctx.failures.add(
+          'POL-AUTH-2',
+          `GET /usage?${param}=<key> answered ${ex.response?.status ?? ex.error}, not 401`,
+          ex,
+        );
     }
   },
 };
@@ -105,7 +147,8 @@ const keyInQuery: Check = {
 const isolation: Check = {
   id: 'screening.tenant-isolation',
   keysOnly: 'two tenants',
-  title: "Interleaved submissions by several tenants: each tenant's usage and audit show only its own requests and wallet",
+  title:
+    "Interleaved submissions by several tenants: each tenant's usage and audit show only its own requests and wallet",
   requirements: ['SCR-AUTH-4', 'SCR-AUDIT-3', 'POL-AUDIT-1'],
   // fresh tenants, or the fixed keys of two tenants (pro and starter) whose ledgers are read from this run on
   appliesTo: { surface: 'screening' },
@@ -121,44 +164,98 @@ const isolation: Check = {
         const tiers = ctx.tenants.canProvision ? (['pro', 'starter', 'pro'] as const) : (['pro', 'starter'] as const);
         const tenants = await Promise.all(tiers.map((tier) => ctx.tenants.get(tier)));
         const start = await Promise.all(tenants.map((t) => readUsage(ctx, t.apiKey)));
-        if (!ctx.tenants.canProvision && start[0].body.tenantId === start[1].body.tenantId) throw violation('SCR-AUTH-4', `the pro and starter keys (two tenants) both read tenantId ${start[0].body.tenantId}`, start[0].exchange, start[1].exchange);
+        if (!ctx.tenants.canProvision && start[0].body.tenantId === start[1].body.tenantId)
+          throw violation(
+            'SCR-AUTH-4',
+            `the pro and starter keys (two tenants) both read tenantId ${start[0].body.tenantId}`,
+            start[0].exchange,
+            start[1].exchange,
+          );
         const since = start[0].exchange.response?.headers.date ? sinceOf(start[0].exchange) : undefined;
         const submitted = new Set<string>();
         const mine = tenants.map(() => new Set<string>());
         const sharedKey = nonce('same');
         for (const [n, pick] of order.entries()) {
           const who = pick % tenants.length;
-          const ex = await ctx.target.call('screening', { method: 'POST', path: `${SCREENING}/screen`, key: tenants[who].apiKey, json: uniqueKey(gen.examples[n % 2], `${sharedKey}-${n}`) });
+          const ex = await ctx.target.call('screening', {
+            method: 'POST',
+            path: `${SCREENING}/screen`,
+            key: tenants[who].apiKey,
+            json: uniqueKey(gen.examples[n % 2], `${sharedKey}-${n}`),
+          });
           expectStatus(ex, 201, 'SCR-SUBMIT-1', `submission ${n + 1} (tenant ${who + 1})`);
           mine[who].add(jsonOf(ex).requestId);
           submitted.add(jsonOf(ex).requestId);
         }
         for (const [i, t] of tenants.entries()) {
           const u = await readUsage(ctx, t.apiKey);
-          if (t.tenantId ? u.body.tenantId !== t.tenantId : u.body.tenantId !== start[i].body.tenantId) throw violation('SCR-AUTH-4', `tenant ${t.tenantId ?? start[i].body.tenantId}'s usage reports tenantId ${u.body.tenantId}`, u.exchange);
+          if (t.tenantId ? u.body.tenantId !== t.tenantId : u.body.tenantId !== start[i].body.tenantId)
+            throw violation(
+              'SCR-AUTH-4',
+              `tenant ${t.tenantId ?? start[i].body.tenantId}'s usage reports tenantId ${u.body.tenantId}`,
+              u.exchange,
+            );
           const spent = start[i].creditsRemaining - u.creditsRemaining;
-          if (spent !== mine[i].size) throw violation('SCR-AUTH-4', `tenant ${i + 1} made ${mine[i].size} submissions but its usage shows ${spent} credits spent (another tenant's wallet?)`, start[i].exchange, u.exchange);
+          if (spent !== mine[i].size)
+            throw violation(
+              'SCR-AUTH-4',
+              `tenant ${i + 1} made ${mine[i].size} submissions but its usage shows ${spent} credits spent (another tenant's wallet?)`,
+              start[i].exchange,
+              u.exchange,
+            );
           // a fresh tenant owns exactly what it submitted; a fixed key also owns its history, so there a
           // foreign row is one of the requests the other tenants submitted in this run
-          const owns = (r: AuditRow) => (t.fresh ? mine[i].has(r.requestId) : !submitted.has(r.requestId) || mine[i].has(r.requestId));
-          const walk = await walkAudit(ctx, t.apiKey, { limit: t.fresh ? 3 : 100, owns, since: t.fresh ? undefined : since });
+          const owns = (r: AuditRow) =>
+            t.fresh ? mine[i].has(r.requestId) : !submitted.has(r.requestId) || mine[i].has(r.requestId);
+          const walk = await walkAudit(ctx, t.apiKey, {
+            limit: t.fresh ? 3 : 100,
+            owns,
+            since: t.fresh ? undefined : since,
+          });
           const foreign = walk.rows.find((r) => !owns(r));
-          if (foreign) throw violation('SCR-AUDIT-3', `tenant ${i + 1}'s audit export contains row ${foreign.id} of request ${foreign.requestId}, which it never submitted`, ...walk.pages.slice(-1));
-          const missing = [...mine[i]].find((id) => !walk.rows.some((r) => r.requestId === id && r.toState === 'received'));
-          if (missing) throw violation('SCR-AUDIT-4', `tenant ${i + 1}'s audit export lacks the intake row of its request ${missing}`, ...walk.pages.slice(-1));
+          if (foreign)
+            throw violation(
+              'SCR-AUDIT-3',
+              `tenant ${i + 1}'s audit export contains row ${foreign.id} of request ${foreign.requestId}, which it never submitted`,
+              ...walk.pages.slice(-1),
+            );
+          const missing = [...mine[i]].find(
+            (id) => !walk.rows.some((r) => r.requestId === id && r.toState === 'received'),
+          );
+          if (missing)
+            throw violation(
+              'SCR-AUDIT-4',
+              `tenant ${i + 1}'s audit export lacks the intake row of its request ${missing}`,
+              ...walk.pages.slice(-1),
+            );
         }
         // another tenant's cursor: never the first tenant's rows (whatever the cursor is: a position, a
         // token); policy says 400. With fixed keys the cursor is taken from the first page at this run's
         // history, so the rows after it include the ones this run submitted.
         const owner = tenants.findIndex((_, i) => mine[i].size > 0);
-        const page = await ctx.target.call('screening', { path: `${SCREENING}/audit`, key: tenants[owner].apiKey, query: { limit: 1, ...(since && !tenants[owner].fresh ? { since } : {}) } });
+        const page = await ctx.target.call('screening', {
+          path: `${SCREENING}/audit`,
+          key: tenants[owner].apiKey,
+          query: { limit: 1, ...(since && !tenants[owner].fresh ? { since } : {}) },
+        });
         const cursor = jsonOf(page)?.nextCursor;
         if (typeof cursor === 'string') {
           const other = tenants[(owner + 1) % tenants.length];
-          const ex = await ctx.target.call('screening', { path: `${SCREENING}/audit`, key: other.apiKey, query: { cursor, limit: 500 } });
+          const ex = await ctx.target.call('screening', {
+            path: `${SCREENING}/audit`,
+            key: other.apiKey,
+            query: { cursor, limit: 500 },
+          });
           const leaked = (jsonOf(ex)?.events ?? []).find((r: Answer) => mine[owner].has(r.requestId));
-          if (leaked) throw violation('SCR-AUDIT-3', `another tenant's cursor returned row ${leaked.id} of tenant ${owner + 1}`, page, ex);
-          if (ex.response?.status !== 400 && tenants.every((t) => t.fresh)) policy('POL-AUDIT-1', `another tenant's cursor answered ${ex.response?.status}, not 400`, ex);
+          if (leaked)
+            throw violation(
+              'SCR-AUDIT-3',
+              `another tenant's cursor returned row ${leaked.id} of tenant ${owner + 1}`,
+              page,
+              ex,
+            );
+          if (ex.response?.status !== 400 && tenants.every((t) => t.fresh))
+            policy('POL-AUDIT-1', `another tenant's cursor answered ${ex.response?.status}, not 400`, ex);
         }
       },
     });

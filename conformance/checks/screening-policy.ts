@@ -20,23 +20,43 @@ async function submitMagic(ctx: CheckContext, t: TenantHandle, candidate: object
 
 const magic: Check = {
   id: 'screening.policy.magic-inputs',
-  title: 'Magic inputs: a candidate named `Sandbox Fail` ends in failed; a job titled `Sandbox Expire` expires in review',
+  title:
+    'Magic inputs: a candidate named `Sandbox Fail` ends in failed; a job titled `Sandbox Expire` expires in review',
   requirements: ['POL-STATE-3'],
   appliesTo: { surface: 'screening', needs: ['thisSandbox'] },
   async run(ctx) {
     const t = await roomyTenant(ctx);
-    const fail = await submitMagic(ctx, t, { kind: 'structured', fullName: 'Sandbox Fail' }, { title: 'Backend Engineer', mustHaves: ['Go'] });
-    const expire = await submitMagic(ctx, t, { kind: 'structured', fullName: 'Magic Expiry' }, { title: 'Sandbox Expire', mustHaves: ['Go'] });
-    for (const [id, state] of [[fail, 'failed'], [expire, 'expired']] as const) {
+    const fail = await submitMagic(
+      ctx,
+      t,
+      { kind: 'structured', fullName: 'Sandbox Fail' },
+      { title: 'Backend Engineer', mustHaves: ['Go'] },
+    );
+    const expire = await submitMagic(
+      ctx,
+      t,
+      { kind: 'structured', fullName: 'Magic Expiry' },
+      { title: 'Sandbox Expire', mustHaves: ['Go'] },
+    );
+    for (const [id, state] of [
+      [fail, 'failed'],
+      [expire, 'expired'],
+    ] as const) {
       const walk = await untilState(ctx, t, id, [state], ctx.config.waits.pipelineMs);
       const mine = rowsOf(walk.rows, id);
-      if (!mine.some((r) => r.toState === state)) ctx.failures.add('POL-STATE-3', `the magic input did not lead to '${state}' (rows: ${mine.map((r) => r.toState).join(' → ')})`, walk.pages[walk.pages.length - 1]);
+      if (!mine.some((r) => r.toState === state))
+        ctx.failures.add(
+          'POL-STATE-3',
+          `the magic input did not lead to '${state}' (rows: ${mine.map((r) => r.toState).join(' → ')})`,
+          walk.pages[walk.pages.length - 1],
+        );
     }
   },
 };
 
 /** Moves the clock of the check's own tenant (the sandbox clock on a fixed key's target), D-122. */
-const advanceFor = (ctx: CheckContext, t: TenantHandle, seconds: number) => (t.tenantId ? ctx.control!.advanceTenantClock(t.tenantId, seconds) : ctx.control!.advanceClock(seconds));
+const advanceFor = (ctx: CheckContext, t: TenantHandle, seconds: number) =>
+  t.tenantId ? ctx.control!.advanceTenantClock(t.tenantId, seconds) : ctx.control!.advanceClock(seconds);
 
 const expiry: Check = {
   id: 'screening.policy.review-expiry',
@@ -61,13 +81,19 @@ const expiry: Check = {
     await advanceFor(ctx, t, 3600 + 1);
     walk = await untilState(ctx, t, requestId, ['expired'], 3000);
     const mine = rowsOf(walk.rows, requestId);
-    if (!mine.some((r) => r.toState === 'expired')) ctx.failures.add('POL-STATE-2', `72 hours in review did not expire the request (rows: ${mine.map((r) => r.toState).join(' → ')})`, walk.pages[walk.pages.length - 1]);
+    if (!mine.some((r) => r.toState === 'expired'))
+      ctx.failures.add(
+        'POL-STATE-2',
+        `72 hours in review did not expire the request (rows: ${mine.map((r) => r.toState).join(' → ')})`,
+        walk.pages[walk.pages.length - 1],
+      );
   },
 };
 
 const retries: Check = {
   id: 'screening.policy.webhook-retries',
-  title: 'A failed delivery is retried 5 s and then 5 min later (sandbox clock); every attempt is signed and carries the same delivery id',
+  title:
+    'A failed delivery is retried 5 s and then 5 min later (sandbox clock); every attempt is signed and carries the same delivery id',
   requirements: ['POL-HOOK-1', 'POL-HOOK-4', 'SCR-HOOK-7'],
   appliesTo: { surface: 'screening', needs: ['webhooks', 'clock'] },
   late: true,
@@ -76,11 +102,20 @@ const retries: Check = {
     const t = await roomyTenant(ctx, 'pro', { webhook: true });
     receiver.script(t.hook!, [500, 503]);
     const { requestId } = await submitOne(ctx, t);
-    const scoredFor = (n: number) => async () => receiver.waitFor(t.hook, (ds) => ds.filter((d) => d.json?.requestId === requestId && d.json?.event === 'screening.scored').length >= n, 5000);
+    const scoredFor = (n: number) => async () =>
+      receiver.waitFor(
+        t.hook,
+        (ds) => ds.filter((d) => d.json?.requestId === requestId && d.json?.event === 'screening.scored').length >= n,
+        5000,
+      );
     let ds = await scoredFor(1)();
     const first = ds.filter((d) => d.json?.requestId === requestId);
     if (first.length !== 1) {
-      ctx.failures.add('POL-HOOK-1', `expected one first attempt before any clock move, got ${first.length}`, ...first.slice(0, 2).map(deliveryEvidence));
+      ctx.failures.add(
+        'POL-HOOK-1',
+        `expected one first attempt before any clock move, got ${first.length}`,
+        ...first.slice(0, 2).map(deliveryEvidence),
+      );
       return;
     }
     // the receiver sees an attempt before the sandbox hears its answer (over a network, or through a shared
@@ -94,15 +129,34 @@ const retries: Check = {
     ds = await scoredFor(3)();
     const attempts = ds.filter((d) => d.json?.requestId === requestId && d.json?.event === 'screening.scored');
     if (attempts.length < 3) {
-      ctx.failures.add('POL-HOOK-1', `after failing twice and moving the clock 5 s and 5 min, ${attempts.length} attempt(s) arrived, not 3`, ...attempts.map(deliveryEvidence));
+      ctx.failures.add(
+        'POL-HOOK-1',
+        `after failing twice and moving the clock 5 s and 5 min, ${attempts.length} attempt(s) arrived, not 3`,
+        ...attempts.map(deliveryEvidence),
+      );
       return;
     }
     // each attempt is signed afresh with the tenant's secret and carries the same delivery id
     const ids = new Set(attempts.map((d) => d.headers['x-screening-delivery']));
-    const unsigned = attempts.find((d) => !verifySignature(t.webhookSecret ?? '', d.rawBody, d.headers['x-screening-signature']));
-    if (unsigned) ctx.failures.add('SCR-HOOK-7', 'a retried delivery does not verify with the tenant secret', deliveryEvidence(unsigned));
-    if (ids.size !== 1 || ids.has(undefined as unknown as string) || attempts.some((d) => d.headers['x-screening-event'] !== 'screening.scored')) {
-      ctx.failures.add('POL-HOOK-4', `the attempts of one delivery carry X-Screening-Delivery ids [${[...ids].join(', ')}] and X-Screening-Event [${attempts.map((d) => d.headers['x-screening-event']).join(', ')}]`, ...attempts.map(deliveryEvidence));
+    const unsigned = attempts.find(
+      (d) => !verifySignature(t.webhookSecret ?? '', d.rawBody, d.headers['x-screening-signature']),
+    );
+    if (unsigned)
+      ctx.failures.add(
+        'SCR-HOOK-7',
+        'a retried delivery does not verify with the tenant secret',
+        deliveryEvidence(unsigned),
+      );
+    if (
+      ids.size !== 1 ||
+      ids.has(undefined as unknown as string) ||
+      attempts.some((d) => d.headers['x-screening-event'] !== 'screening.scored')
+    ) {
+      ctx.failures.add(
+        'POL-HOOK-4',
+        `the attempts of one delivery carry X-Screening-Delivery ids [${[...ids].join(', ')}] and X-Screening-Event [${attempts.map((d) => d.headers['x-screening-event']).join(', ')}]`,
+        ...attempts.map(deliveryEvidence),
+      );
     }
   },
 };

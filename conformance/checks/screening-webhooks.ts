@@ -40,9 +40,18 @@ function checkBody(ctx: CheckContext, d: Delivery, schema: 'ScoredDelivery' | 'R
   const v = ctx.validator.schema(schema, d.json);
   for (const p of v.must) {
     const req = MUST_BY_PATH.find(([re]) => re.test(p.at))![1] || resultReq;
-    throw violation(req, `the ${d.json?.event ?? schema} delivery does not match ${schema}: ${p.message}`, deliveryEvidence(d));
+    throw violation(
+      req,
+      `the ${d.json?.event ?? schema} delivery does not match ${schema}: ${p.message}`,
+      deliveryEvidence(d),
+    );
   }
-  for (const p of v.policy) ctx.failures.add(schema === 'ScoredDelivery' ? 'POL-REVIEW-2' : 'POL-REVIEW-1', `the delivery breaks sandbox policy: ${p.message}`, deliveryEvidence(d));
+  for (const p of v.policy)
+    ctx.failures.add(
+      schema === 'ScoredDelivery' ? 'POL-REVIEW-2' : 'POL-REVIEW-1',
+      `the delivery breaks sandbox policy: ${p.message}`,
+      deliveryEvidence(d),
+    );
 }
 
 /** Signature present, well-formed, valid for this tenant's secret only, and failing on a tampered body. */
@@ -50,20 +59,27 @@ function checkSignature(d: Delivery, t: TenantHandle, others: { webhookSecret: s
   const header = d.headers['x-screening-signature'];
   const ev = deliveryEvidence(d);
   if (typeof header !== 'string') throw violation('SCR-HOOK-6', 'the delivery has no X-Screening-Signature header', ev);
-  if (!/^sha256=[0-9a-fA-F]+$/.test(header)) throw violation('SCR-HOOK-6', `X-Screening-Signature '${header}' is not of the form sha256=<hex>`, ev);
+  if (!/^sha256=[0-9a-fA-F]+$/.test(header))
+    throw violation('SCR-HOOK-6', `X-Screening-Signature '${header}' is not of the form sha256=<hex>`, ev);
   if (!verifySignature(t.webhookSecret ?? '', d.rawBody, header)) {
     const reserialised = d.json !== undefined && verifySignature(t.webhookSecret ?? '', JSON.stringify(d.json), header);
-    throw violation('SCR-HOOK-7', `X-Screening-Signature does not verify as the HMAC-SHA256 of the raw body under the tenant's webhookSecret${reserialised ? ' (it verifies over the body re-serialised compactly, not over the bytes sent)' : ''}`, ev);
+    throw violation(
+      'SCR-HOOK-7',
+      `X-Screening-Signature does not verify as the HMAC-SHA256 of the raw body under the tenant's webhookSecret${reserialised ? ' (it verifies over the body re-serialised compactly, not over the bytes sent)' : ''}`,
+      ev,
+    );
   }
   if (verifySignature(t.webhookSecret ?? '', tamper(d.rawBody), header)) {
     throw new Error('webhook-verify accepted a tampered body: the verification function is broken');
   }
   for (const o of others) {
-    if (o.webhookSecret && o.webhookSecret !== t.webhookSecret && verifySignature(o.webhookSecret, d.rawBody, header)) throw violation('SCR-HOOK-7', "the delivery's signature verifies with another tenant's secret", ev);
+    if (o.webhookSecret && o.webhookSecret !== t.webhookSecret && verifySignature(o.webhookSecret, d.rawBody, header))
+      throw violation('SCR-HOOK-7', "the delivery's signature verifies with another tenant's secret", ev);
   }
 }
 
-const isEvent = (event: string, requestId: string) => (d: Delivery) => d.json?.event === event && d.json?.requestId === requestId;
+const isEvent = (event: string, requestId: string) => (d: Delivery) =>
+  d.json?.event === event && d.json?.requestId === requestId;
 
 /** The tenant id GET /usage reports for a fixed key (deliveries name it). */
 async function tenantIdOf(ctx: CheckContext, t: TenantHandle): Promise<string> {
@@ -74,15 +90,31 @@ async function tenantIdOf(ctx: CheckContext, t: TenantHandle): Promise<string> {
 }
 
 /** Waits for the delivery of `event` about `requestId` (on the tenant's hook, or anywhere for fixed keys). */
-async function deliveryOf(ctx: CheckContext, t: TenantHandle, event: string, requestId: string, timeoutMs: number): Promise<{ d: Delivery | undefined; all: Delivery[] }> {
+async function deliveryOf(
+  ctx: CheckContext,
+  t: TenantHandle,
+  event: string,
+  requestId: string,
+  timeoutMs: number,
+): Promise<{ d: Delivery | undefined; all: Delivery[] }> {
   const all = await ctx.receiver!.waitFor(t.hook, (ds) => ds.some(isEvent(event, requestId)), timeoutMs);
   return { d: all.find(isEvent(event, requestId)), all };
 }
 
 const scored: Check = {
   id: 'screening.webhooks.scored',
-  title: "A screening.scored delivery reaches the tenant's webhook, matches ScoredDelivery, names its tenant and request, and carries a valid signature",
-  requirements: ['SCR-HOOK-1', 'SCR-HOOK-3', 'SCR-HOOK-4', 'SCR-HOOK-6', 'SCR-HOOK-7', 'SCR-HOOK-8', 'SCR-VER-3', 'POL-REVIEW-2'],
+  title:
+    "A screening.scored delivery reaches the tenant's webhook, matches ScoredDelivery, names its tenant and request, and carries a valid signature",
+  requirements: [
+    'SCR-HOOK-1',
+    'SCR-HOOK-3',
+    'SCR-HOOK-4',
+    'SCR-HOOK-6',
+    'SCR-HOOK-7',
+    'SCR-HOOK-8',
+    'SCR-VER-3',
+    'POL-REVIEW-2',
+  ],
   appliesTo: { surface: 'screening', needs: ['webhooks'] },
   async run(ctx) {
     const a = await roomyTenant(ctx, 'pro', { webhook: true });
@@ -94,16 +126,38 @@ const scored: Check = {
     const { d, all } = await deliveryOf(ctx, a, 'screening.scored', requestId, waitMs);
     if (!d) {
       const other = all[0];
-      throw violation('SCR-HOOK-1', `no screening.scored delivery for ${requestId} reached the tenant's webhook within ${waitMs / 1000} s (waits.pipelineMs + waits.webhookMs)${other ? ` (got ${all.length} other deliveries)` : ''}`, exchange, ...(other ? [deliveryEvidence(other)] : []));
+      throw violation(
+        'SCR-HOOK-1',
+        `no screening.scored delivery for ${requestId} reached the tenant's webhook within ${waitMs / 1000} s (waits.pipelineMs + waits.webhookMs)${other ? ` (got ${all.length} other deliveries)` : ''}`,
+        exchange,
+        ...(other ? [deliveryEvidence(other)] : []),
+      );
     }
     checkBody(ctx, d, 'ScoredDelivery');
-    if (d.json.tenantId !== owner) throw violation('SCR-HOOK-8', `the delivery names tenant ${d.json.tenantId}, not the owner ${owner}`, deliveryEvidence(d));
-    if (d.json.result?.schemaVersion !== 1) throw violation('SCR-VER-3', `result.schemaVersion is ${JSON.stringify(d.json.result?.schemaVersion)}, not 1`, deliveryEvidence(d));
+    if (d.json.tenantId !== owner)
+      throw violation(
+        'SCR-HOOK-8',
+        `the delivery names tenant ${d.json.tenantId}, not the owner ${owner}`,
+        deliveryEvidence(d),
+      );
+    if (d.json.result?.schemaVersion !== 1)
+      throw violation(
+        'SCR-VER-3',
+        `result.schemaVersion is ${JSON.stringify(d.json.result?.schemaVersion)}, not 1`,
+        deliveryEvidence(d),
+      );
     checkSignature(d, a, [...(b ? [b] : []), ...ctx.tenants.fixedSecrets.map((webhookSecret) => ({ webhookSecret }))]);
     // with one receiver URL shared by every fixed key, "only to the owner's URL" is not observable beyond the tenantId
     if (b?.hook) {
-      const leaked = receiver.deliveries(b.hook).find((x) => x.json?.requestId === requestId || x.rawBody.includes(requestId));
-      if (leaked) throw violation('SCR-HOOK-8', `a delivery about ${requestId} went to another tenant's webhookUrl`, deliveryEvidence(leaked));
+      const leaked = receiver
+        .deliveries(b.hook)
+        .find((x) => x.json?.requestId === requestId || x.rawBody.includes(requestId));
+      if (leaked)
+        throw violation(
+          'SCR-HOOK-8',
+          `a delivery about ${requestId} went to another tenant's webhookUrl`,
+          deliveryEvidence(leaked),
+        );
     }
   },
 };
@@ -111,14 +165,33 @@ const scored: Check = {
 /** The checks every review_decided delivery gets: body, schemaVersion, signature. */
 function checkDecided(ctx: CheckContext, d: Delivery, t: TenantHandle): void {
   checkBody(ctx, d, 'ReviewDecidedDelivery');
-  if (d.json.result?.schemaVersion !== 1) throw violation('SCR-VER-3', `result.schemaVersion is ${JSON.stringify(d.json.result?.schemaVersion)}, not 1`, deliveryEvidence(d));
-  checkSignature(d, t, ctx.tenants.fixedSecrets.map((webhookSecret) => ({ webhookSecret })));
+  if (d.json.result?.schemaVersion !== 1)
+    throw violation(
+      'SCR-VER-3',
+      `result.schemaVersion is ${JSON.stringify(d.json.result?.schemaVersion)}, not 1`,
+      deliveryEvidence(d),
+    );
+  checkSignature(
+    d,
+    t,
+    ctx.tenants.fixedSecrets.map((webhookSecret) => ({ webhookSecret })),
+  );
 }
 
 const reviewDecided: Check = {
   id: 'screening.webhooks.review-decided',
-  title: 'No review_decided delivery before a human decides; after the decision one arrives, matches ReviewDecidedDelivery and is signed',
-  requirements: ['SCR-HOOK-2', 'SCR-HOOK-5', 'SCR-HOOK-6', 'SCR-HOOK-7', 'SCR-REVIEW-1', 'SCR-REVIEW-2', 'SCR-VER-3', 'POL-REVIEW-1'],
+  title:
+    'No review_decided delivery before a human decides; after the decision one arrives, matches ReviewDecidedDelivery and is signed',
+  requirements: [
+    'SCR-HOOK-2',
+    'SCR-HOOK-5',
+    'SCR-HOOK-6',
+    'SCR-HOOK-7',
+    'SCR-REVIEW-1',
+    'SCR-REVIEW-2',
+    'SCR-VER-3',
+    'POL-REVIEW-1',
+  ],
   appliesTo: { surface: 'screening', needs: ['webhooks'] },
   async run(ctx) {
     if (!ctx.capabilities.reviewDecisions || !ctx.control) return deployedReviewer(ctx);
@@ -128,16 +201,45 @@ const reviewDecided: Check = {
       await ctx.failures.step(async () => {
         const t = await roomyTenant(ctx, 'pro', { webhook: true });
         const { requestId } = await submitOne(ctx, t);
-        const queued = await poll(async () => (await control.reviews(t.tenantId!)).find((r) => r.requestId === requestId), ctx.config.waits.pipelineMs);
+        const queued = await poll(
+          async () => (await control.reviews(t.tenantId!)).find((r) => r.requestId === requestId),
+          ctx.config.waits.pipelineMs,
+        );
         if (!queued) throw violation('SCR-REVIEW-1', `${requestId} never appeared in the pending review queue`);
         const early = receiver.deliveries(t.hook).find(isEvent('screening.review_decided', requestId));
-        if (early) throw violation('SCR-REVIEW-1', 'a review_decided delivery arrived before any human decision', deliveryEvidence(early));
-        await control.decide(requestId, { decision, ...REVIEWER, note: `conformance ${decision}`, ...(decision === 'edited' ? { editedScore: 61, editedRationale: 'Adjusted by the conformance reviewer.' } : {}) });
+        if (early)
+          throw violation(
+            'SCR-REVIEW-1',
+            'a review_decided delivery arrived before any human decision',
+            deliveryEvidence(early),
+          );
+        await control.decide(requestId, {
+          decision,
+          ...REVIEWER,
+          note: `conformance ${decision}`,
+          ...(decision === 'edited'
+            ? { editedScore: 61, editedRationale: 'Adjusted by the conformance reviewer.' }
+            : {}),
+        });
         const { d } = await deliveryOf(ctx, t, 'screening.review_decided', requestId, ctx.config.waits.webhookMs);
-        if (!d) throw violation('SCR-HOOK-2', `no screening.review_decided delivery for ${requestId} within ${ctx.config.waits.webhookMs / 1000} s of the decision (waits.webhookMs)`);
+        if (!d)
+          throw violation(
+            'SCR-HOOK-2',
+            `no screening.review_decided delivery for ${requestId} within ${ctx.config.waits.webhookMs / 1000} s of the decision (waits.webhookMs)`,
+          );
         checkDecided(ctx, d, t);
-        if (d.json.result?.decision !== decision) throw violation('SCR-REVIEW-2', `the reviewer ${decision} the result but the delivery says '${d.json.result?.decision}'`, deliveryEvidence(d));
-        if (d.json.result?.reviewerId !== REVIEWER.reviewerId) throw violation('SCR-HOOK-5', `the delivery names reviewer '${d.json.result?.reviewerId}', not '${REVIEWER.reviewerId}'`, deliveryEvidence(d));
+        if (d.json.result?.decision !== decision)
+          throw violation(
+            'SCR-REVIEW-2',
+            `the reviewer ${decision} the result but the delivery says '${d.json.result?.decision}'`,
+            deliveryEvidence(d),
+          );
+        if (d.json.result?.reviewerId !== REVIEWER.reviewerId)
+          throw violation(
+            'SCR-HOOK-5',
+            `the delivery names reviewer '${d.json.result?.reviewerId}', not '${REVIEWER.reviewerId}'`,
+            deliveryEvidence(d),
+          );
       });
     }
   },
@@ -154,12 +256,28 @@ async function deployedReviewer(ctx: CheckContext): Promise<void> {
   const { pipelineMs, reviewMs, webhookMs } = ctx.config.waits;
   const waitMs = pipelineMs + reviewMs + webhookMs;
   const { d } = await deliveryOf(ctx, t, 'screening.review_decided', requestId, waitMs);
-  if (!d) throw violation('SCR-HOOK-2', `no screening.review_decided delivery for ${requestId} within ${waitMs / 1000} s (waits.pipelineMs + reviewMs + webhookMs); a deployment whose reviewers take longer sets longer waits in the profile`, exchange);
+  if (!d)
+    throw violation(
+      'SCR-HOOK-2',
+      `no screening.review_decided delivery for ${requestId} within ${waitMs / 1000} s (waits.pipelineMs + reviewMs + webhookMs); a deployment whose reviewers take longer sets longer waits in the profile`,
+      exchange,
+    );
   const { rows, pages } = await walkAudit(ctx, t.apiKey, { limit: 500, since: sinceOf(exchange) });
   const mine = rows.filter((r) => r.requestId === requestId);
   const decision = mine.find((r) => ['approved', 'rejected', 'edited'].includes(r.toState));
-  if (!decision) throw violation('SCR-REVIEW-1', `a review_decided delivery for ${requestId} arrived while the ledger held no review decision row (rows: ${mine.map((r) => r.toState).join(' → ') || 'none'})`, deliveryEvidence(d), pages[pages.length - 1]);
-  if (!/^reviewer:.+/.test(decision.actor)) throw violation('SCR-REVIEW-1', `the decision row before the review_decided delivery has actor '${decision.actor}', not a human reviewer:<id>`, pages[pages.length - 1]);
+  if (!decision)
+    throw violation(
+      'SCR-REVIEW-1',
+      `a review_decided delivery for ${requestId} arrived while the ledger held no review decision row (rows: ${mine.map((r) => r.toState).join(' → ') || 'none'})`,
+      deliveryEvidence(d),
+      pages[pages.length - 1],
+    );
+  if (!/^reviewer:.+/.test(decision.actor))
+    throw violation(
+      'SCR-REVIEW-1',
+      `the decision row before the review_decided delivery has actor '${decision.actor}', not a human reviewer:<id>`,
+      pages[pages.length - 1],
+    );
   checkDecided(ctx, d, t);
 }
 
@@ -177,7 +295,8 @@ const DELIVERY_SCHEMA: Record<string, 'ScoredDelivery' | 'ReviewDecidedDelivery'
  */
 const everyDelivery: Check = {
   id: 'screening.webhooks.every-delivery',
-  title: 'Every delivery the receiver got during the run, of both candidate variants and both events, has a documented body, schemaVersion 1 and a signature that verifies under the secret of the tenant it names',
+  title:
+    'Every delivery the receiver got during the run, of both candidate variants and both events, has a documented body, schemaVersion 1 and a signature that verifies under the secret of the tenant it names',
   requirements: ['SCR-HOOK-3', 'SCR-HOOK-4', 'SCR-HOOK-5', 'SCR-HOOK-6', 'SCR-HOOK-7', 'SCR-HOOK-8', 'SCR-VER-3'],
   appliesTo: { surface: 'screening', needs: ['webhooks'] },
   late: true,
@@ -191,7 +310,8 @@ const everyDelivery: Check = {
     let first: Exchange | undefined;
     for (const kind of ['resume_ref', 'structured']) {
       const ofKind = (b: unknown) => (b as Answer)?.candidate?.kind === kind;
-      const body = gen.examples.find(ofKind) ?? fc.sample((gen.valid).filter(ofKind), { numRuns: 1, seed: ctx.config.seed })[0];
+      const body =
+        gen.examples.find(ofKind) ?? fc.sample(gen.valid.filter(ofKind), { numRuns: 1, seed: ctx.config.seed })[0];
       if (body === undefined) continue;
       const ex = await screening(ctx).submit(t.apiKey, uniqueKey(body));
       expectStatus(ex, 201, 'SCR-SUBMIT-1', `a valid ${kind} submission`);
@@ -203,10 +323,17 @@ const everyDelivery: Check = {
     const waitMs = ctx.config.waits.pipelineMs + ctx.config.waits.webhookMs;
     const deadline = Date.now() + waitMs;
     const failed = new Set<string>();
-    const settled = () => [...ours].every((id) => failed.has(id) || receiver.deliveries(t.hook).some(isEvent('screening.scored', id)));
+    const settled = () =>
+      [...ours].every((id) => failed.has(id) || receiver.deliveries(t.hook).some(isEvent('screening.scored', id)));
     while (!settled() && Date.now() < deadline) {
       const { rows } = await walkAudit(ctx, t.apiKey, { limit: 500, since: first ? sinceOf(first) : undefined });
-      for (const r of rows) if (ours.has(r.requestId) && r.toState === 'failed' && !rows.some((x) => x.requestId === r.requestId && x.toState === 'scored')) failed.add(r.requestId);
+      for (const r of rows)
+        if (
+          ours.has(r.requestId) &&
+          r.toState === 'failed' &&
+          !rows.some((x) => x.requestId === r.requestId && x.toState === 'scored')
+        )
+          failed.add(r.requestId);
       if (!settled()) await receiver.waitFor(t.hook, settled, Math.min(1000, Math.max(0, deadline - Date.now())));
     }
     // the secret of each tenant the harness holds one for, by the tenantId its usage reports
@@ -224,7 +351,8 @@ const everyDelivery: Check = {
         fn();
       } catch (e) {
         if (!(e instanceof Violation)) throw e;
-        if (!reported.has(e.requirement)) ctx.failures.push({ requirement: e.requirement, check: everyDelivery.id, why: e.why, evidence: e.evidence });
+        if (!reported.has(e.requirement))
+          ctx.failures.push({ requirement: e.requirement, check: everyDelivery.id, why: e.why, evidence: e.evidence });
         reported.add(e.requirement);
       }
     };
@@ -233,28 +361,69 @@ const everyDelivery: Check = {
       const ev = deliveryEvidence(d);
       judge(() => {
         const schema = DELIVERY_SCHEMA[d.json?.event];
-        if (!schema) throw violation('SCR-HOOK-3', `a delivery's event is ${JSON.stringify(d.json?.event)}, neither screening.scored nor screening.review_decided`, ev);
+        if (!schema)
+          throw violation(
+            'SCR-HOOK-3',
+            `a delivery's event is ${JSON.stringify(d.json?.event)}, neither screening.scored nor screening.review_decided`,
+            ev,
+          );
         const v = ctx.validator.schema(schema, d.json);
         for (const p of v.must) {
-          const req = MUST_BY_PATH.find(([re]) => re.test(p.at))![1] || (schema === 'ScoredDelivery' ? 'SCR-HOOK-4' : 'SCR-HOOK-5');
-          throw violation(req, `a ${d.json.event} delivery (request ${d.json?.requestId}) does not match ${schema}: ${p.message}`, ev);
+          const req =
+            MUST_BY_PATH.find(([re]) => re.test(p.at))![1] ||
+            (schema === 'ScoredDelivery' ? 'SCR-HOOK-4' : 'SCR-HOOK-5');
+          throw violation(
+            req,
+            `a ${d.json.event} delivery (request ${d.json?.requestId}) does not match ${schema}: ${p.message}`,
+            ev,
+          );
         }
-        if (d.json.result?.schemaVersion !== 1) throw violation('SCR-VER-3', `a ${d.json.event} delivery carries result.schemaVersion ${JSON.stringify(d.json.result?.schemaVersion)}, not 1`, ev);
+        if (d.json.result?.schemaVersion !== 1)
+          throw violation(
+            'SCR-VER-3',
+            `a ${d.json.event} delivery carries result.schemaVersion ${JSON.stringify(d.json.result?.schemaVersion)}, not 1`,
+            ev,
+          );
       });
       judge(() => {
         const header = d.headers['x-screening-signature'];
-        if (typeof header !== 'string') throw violation('SCR-HOOK-6', `a ${d.json?.event ?? ''} delivery (request ${d.json?.requestId}) has no X-Screening-Signature header`, ev);
-        if (!/^sha256=[0-9a-fA-F]+$/.test(header)) throw violation('SCR-HOOK-6', `X-Screening-Signature '${header}' is not of the form sha256=<hex>`, ev);
+        if (typeof header !== 'string')
+          throw violation(
+            'SCR-HOOK-6',
+            `a ${d.json?.event ?? ''} delivery (request ${d.json?.requestId}) has no X-Screening-Signature header`,
+            ev,
+          );
+        if (!/^sha256=[0-9a-fA-F]+$/.test(header))
+          throw violation('SCR-HOOK-6', `X-Screening-Signature '${header}' is not of the form sha256=<hex>`, ev);
         const named = d.json?.tenantId;
         const secret = typeof named === 'string' ? secretOf.get(named) : undefined;
-        if ((ours.has(d.json?.requestId) || (t.hook !== null && d.hook === t.hook)) && named !== owner) throw violation('SCR-HOOK-8', `a delivery about ${d.json?.requestId}, a request of tenant ${owner}, names tenant ${JSON.stringify(named)}`, ev);
+        if ((ours.has(d.json?.requestId) || (t.hook !== null && d.hook === t.hook)) && named !== owner)
+          throw violation(
+            'SCR-HOOK-8',
+            `a delivery about ${d.json?.requestId}, a request of tenant ${owner}, names tenant ${JSON.stringify(named)}`,
+            ev,
+          );
         if (secret !== undefined && verifySignature(secret, d.rawBody, header)) return;
         const signer = [...secretOf].find(([, s]) => verifySignature(s, d.rawBody, header));
-        if (signer) throw violation('SCR-HOOK-8', `a delivery signed with the secret of tenant ${signer[0]} names tenant ${JSON.stringify(named)}`, ev);
-        if (secret !== undefined) throw violation('SCR-HOOK-7', `a ${d.json?.event} delivery (request ${d.json?.requestId}) does not verify under the webhookSecret of the tenant it names (${named})`, ev);
+        if (signer)
+          throw violation(
+            'SCR-HOOK-8',
+            `a delivery signed with the secret of tenant ${signer[0]} names tenant ${JSON.stringify(named)}`,
+            ev,
+          );
+        if (secret !== undefined)
+          throw violation(
+            'SCR-HOOK-7',
+            `a ${d.json?.event} delivery (request ${d.json?.requestId}) does not verify under the webhookSecret of the tenant it names (${named})`,
+            ev,
+          );
       });
     }
-    if (all.length === 0) throw violation('SCR-HOOK-1', `no delivery reached the receiver within ${waitMs / 1000} s of two accepted submissions`);
+    if (all.length === 0)
+      throw violation(
+        'SCR-HOOK-1',
+        `no delivery reached the receiver within ${waitMs / 1000} s of two accepted submissions`,
+      );
   },
 };
 

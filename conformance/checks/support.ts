@@ -11,7 +11,18 @@ import type { Answer } from '../json.js';
 export const SCREENING = '/api/screening/v1';
 export const JOBS = '/api/v1';
 
-export const STATES = ['received', 'parsed', 'scored', 'pending_review', 'approved', 'rejected', 'edited', 'delivered', 'failed', 'expired'] as const;
+export const STATES = [
+  'received',
+  'parsed',
+  'scored',
+  'pending_review',
+  'approved',
+  'rejected',
+  'edited',
+  'delivered',
+  'failed',
+  'expired',
+] as const;
 
 /** A short random token, unique per call (keys, nonces). */
 export const nonce = (prefix = 'cf') => `${prefix}-${randomBytes(6).toString('hex')}`;
@@ -22,7 +33,8 @@ export function screening(ctx: CheckContext) {
     submit: (key: string | null, body: unknown, extra: Partial<CallSpec> = {}) =>
       call({ method: 'POST', path: `${SCREENING}/screen`, key, json: body, ...extra }),
     usage: (key: string | null, extra: Partial<CallSpec> = {}) => call({ path: `${SCREENING}/usage`, key, ...extra }),
-    audit: (key: string | null, query: CallSpec['query'] = {}, extra: Partial<CallSpec> = {}) => call({ path: `${SCREENING}/audit`, key, query, ...extra }),
+    audit: (key: string | null, query: CallSpec['query'] = {}, extra: Partial<CallSpec> = {}) =>
+      call({ path: `${SCREENING}/audit`, key, query, ...extra }),
   };
 }
 
@@ -30,7 +42,8 @@ export function jobsApi(ctx: CheckContext) {
   const call = (spec: CallSpec) => ctx.target.call('jobs', spec);
   return {
     call,
-    search: (key: string | null, query: CallSpec['query'] = {}, extra: Partial<CallSpec> = {}) => call({ path: `${JOBS}/jobs`, key, query, ...extra }),
+    search: (key: string | null, query: CallSpec['query'] = {}, extra: Partial<CallSpec> = {}) =>
+      call({ path: `${JOBS}/jobs`, key, query, ...extra }),
     get: (key: string | null, id: string) => call({ path: `${JOBS}/jobs/${encodeURIComponent(id)}`, key }),
     apply: (key: string | null, id: string, body: unknown, extra: Partial<CallSpec> = {}) =>
       call({ method: 'POST', path: `${JOBS}/jobs/${encodeURIComponent(id)}/apply`, key, json: body, ...extra }),
@@ -43,14 +56,23 @@ export function expectStatus(ex: Exchange, statuses: number | number[], requirem
   const want = Array.isArray(statuses) ? statuses : [statuses];
   const got = statusOf(ex);
   if (got === undefined || !want.includes(got)) {
-    throw violation(requirement, `${what}: expected ${want.join(' or ')}, got ${got ?? ex.error ?? 'no response'} (${describe(ex)})`, ex);
+    throw violation(
+      requirement,
+      `${what}: expected ${want.join(' or ')}, got ${got ?? ex.error ?? 'no response'} (${describe(ex)})`,
+      ex,
+    );
   }
 }
 
 /** Throws unless the exchange is an error envelope with `code`. */
 export function expectCode(ex: Exchange, code: string, requirement: string, what: string): void {
   const got = jsonOf(ex)?.error?.code;
-  if (got !== code) throw violation(requirement, `${what}: expected error code '${code}', got ${got === undefined ? 'no error code' : `'${got}'`}`, ex);
+  if (got !== code)
+    throw violation(
+      requirement,
+      `${what}: expected error code '${code}', got ${got === undefined ? 'no error code' : `'${got}'`}`,
+      ex,
+    );
 }
 
 export interface UsageReading {
@@ -87,8 +109,16 @@ export function uniqueKey<T>(body: T, prefix = nonce('idem')): T {
  */
 export function orderedBand<T>(body: T): T {
   const spec = (body as Answer)?.jobSpec;
-  if (spec && typeof spec.salaryBandMinIdr === 'number' && typeof spec.salaryBandMaxIdr === 'number' && spec.salaryBandMinIdr > spec.salaryBandMaxIdr) {
-    return { ...body, jobSpec: { ...spec, salaryBandMinIdr: spec.salaryBandMaxIdr, salaryBandMaxIdr: spec.salaryBandMinIdr } };
+  if (
+    spec &&
+    typeof spec.salaryBandMinIdr === 'number' &&
+    typeof spec.salaryBandMaxIdr === 'number' &&
+    spec.salaryBandMinIdr > spec.salaryBandMaxIdr
+  ) {
+    return {
+      ...body,
+      jobSpec: { ...spec, salaryBandMinIdr: spec.salaryBandMaxIdr, salaryBandMaxIdr: spec.salaryBandMinIdr },
+    };
   }
   return body;
 }
@@ -96,7 +126,11 @@ export function orderedBand<T>(body: T): T {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `fn` until it returns a value other than undefined, or the timeout passes (then returns undefined). */
-export async function poll<T>(fn: () => Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T | undefined> {
+export async function poll<T>(
+  fn: () => Promise<T | undefined>,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<T | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

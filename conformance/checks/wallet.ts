@@ -36,17 +36,47 @@ export async function walletChanges(ctx: CheckContext, key: string, before: Wall
   return { changes, exchange: after };
 }
 
-const shown = (cs: { path: string; from: number; to: number }[]) => cs.map((c) => `${c.path} ${c.from} → ${c.to}`).join(', ');
+const shown = (cs: { path: string; from: number; to: number }[]) =>
+  cs.map((c) => `${c.path} ${c.from} → ${c.to}`).join(', ');
 
 /** Throws `requirement` unless exactly one credit moved in /me since `before` (one number changed by one). */
-export async function expectOneCharge(ctx: CheckContext, key: string, before: WalletReading, requirement: string, what: string, ...evidence: Exchange[]): Promise<void> {
+export async function expectOneCharge(
+  ctx: CheckContext,
+  key: string,
+  before: WalletReading,
+  requirement: string,
+  what: string,
+  ...evidence: Exchange[]
+): Promise<void> {
   const { changes, exchange } = await walletChanges(ctx, key, before);
-  if (changes.length === 0) throw violation(requirement, `${what}: no number in GET /me changed, so no apply credit was spent (/me carries the apply-credit balance)`, before.exchange, ...evidence, exchange);
-  if (!changes.some((c) => Math.abs(c.delta) === 1)) throw violation(requirement, `${what}: GET /me changed ${shown(changes)}; none moved by exactly one credit`, before.exchange, ...evidence, exchange);
+  if (changes.length === 0)
+    throw violation(
+      requirement,
+      `${what}: no number in GET /me changed, so no apply credit was spent (/me carries the apply-credit balance)`,
+      before.exchange,
+      ...evidence,
+      exchange,
+    );
+  if (!changes.some((c) => Math.abs(c.delta) === 1))
+    throw violation(
+      requirement,
+      `${what}: GET /me changed ${shown(changes)}; none moved by exactly one credit`,
+      before.exchange,
+      ...evidence,
+      exchange,
+    );
 }
 
 /** Throws `requirement` when any number in /me moved since `before` (nothing may be spent). */
-export async function expectNoCharge(ctx: CheckContext, key: string, before: WalletReading, requirement: string, what: string, ...evidence: Exchange[]): Promise<void> {
+export async function expectNoCharge(
+  ctx: CheckContext,
+  key: string,
+  before: WalletReading,
+  requirement: string,
+  what: string,
+  ...evidence: Exchange[]
+): Promise<void> {
   const { changes, exchange } = await walletChanges(ctx, key, before);
-  if (changes.length) throw violation(requirement, `${what} changed GET /me: ${shown(changes)}`, before.exchange, ...evidence, exchange);
+  if (changes.length)
+    throw violation(requirement, `${what} changed GET /me: ${shown(changes)}`, before.exchange, ...evidence, exchange);
 }

@@ -16,11 +16,17 @@ export function consoleReporter(out: NodeJS.WritableStream & { isTTY?: boolean }
     switch (e.type) {
       case 'run-start':
         started = Date.now();
-        out.write(`conformance: ${e.target} — ${e.checks} checks, ${e.requirements} requirements, seed ${e.seed}, ${e.runs} runs per property\n`);
+        out.write(
+          `conformance: ${e.target} — ${e.checks} checks, ${e.requirements} requirements, seed ${e.seed}, ${e.runs} runs per property\n`,
+        );
         break;
       case 'capabilities': {
-        const on = Object.entries(e.capabilities).filter(([, v]) => v).map(([k]) => k);
-        const off = Object.entries(e.capabilities).filter(([, v]) => !v).map(([k]) => k);
+        const on = Object.entries(e.capabilities)
+          .filter(([, v]) => v)
+          .map(([k]) => k);
+        const off = Object.entries(e.capabilities)
+          .filter(([, v]) => !v)
+          .map(([k]) => k);
         out.write(`capabilities: ${on.join(', ') || 'none'}${off.length ? ` (without: ${off.join(', ')})` : ''}\n`);
         for (const n of e.notes) out.write(`  note: ${n}\n`);
         break;
@@ -30,8 +36,17 @@ export function consoleReporter(out: NodeJS.WritableStream & { isTTY?: boolean }
         break;
       case 'check-end': {
         const r = e.result;
-        const why = r.status === 'skip' ? ` — ${r.skipReason}` : r.status === 'error' ? ` — ${r.error}` : r.status === 'fail' ? ` — ${r.failures.length} failure(s): ${[...new Set(r.failures.map((f) => f.requirement))].join(', ')}` : '';
-        out.write(`${tty ? '\r\x1b[K' : ''}[${e.index + 1}/${e.total}] ${MARK[r.status]} ${r.id} (${(r.durationMs / 1000).toFixed(1)} s)${why}\n`);
+        const why =
+          r.status === 'skip'
+            ? ` — ${r.skipReason}`
+            : r.status === 'error'
+              ? ` — ${r.error}`
+              : r.status === 'fail'
+                ? ` — ${r.failures.length} failure(s): ${[...new Set(r.failures.map((f) => f.requirement))].join(', ')}`
+                : '';
+        out.write(
+          `${tty ? '\r\x1b[K' : ''}[${e.index + 1}/${e.total}] ${MARK[r.status]} ${r.id} (${(r.durationMs / 1000).toFixed(1)} s)${why}\n`,
+        );
         break;
       }
       case 'regression':
@@ -55,23 +70,44 @@ export function summary(r: RunResult, ms = r.durationMs): string {
     `${coverageLine(r.coverage)}`,
   ];
   // the reports list every one with its reasons; the summary names the first few of each cause
-  for (const [cause, us] of byCause(r.coverage)) lines.push(`  not observed, ${CAUSE_LABELS[cause]} (${us.length}): ${us.slice(0, LISTED).map((u) => u.id).join(', ')}${us.length > LISTED ? `, … (${us.length - LISTED} more in the reports)` : ''}`);
+  for (const [cause, us] of byCause(r.coverage))
+    lines.push(
+      `  not observed, ${CAUSE_LABELS[cause]} (${us.length}): ${us
+        .slice(0, LISTED)
+        .map((u) => u.id)
+        .join(', ')}${us.length > LISTED ? `, … (${us.length - LISTED} more in the reports)` : ''}`,
+    );
   if (r.baseline) {
     const b = r.baseline;
     const count = (s: string) => b.entries.filter((e) => e.state === s).length;
-    lines.push(`baseline ${b.source}: ${b.known.length} known, ${b.expired.length} expired, ${b.new.length} new failure(s); entries: ${count('known')} known, ${count('expired')} expired, ${count('fixed')} fixed, ${count('unchecked')} unchecked`);
+    lines.push(
+      `baseline ${b.source}: ${b.known.length} known, ${b.expired.length} expired, ${b.new.length} new failure(s); entries: ${count('known')} known, ${count('expired')} expired, ${count('fixed')} fixed, ${count('unchecked')} unchecked`,
+    );
     for (const e of b.entries.filter((x) => x.state !== 'unchecked')) lines.push(`  ${entryLine(e)}`);
   }
   for (const req of r.requirements.filter((x) => x.status === 'fail' || x.status === 'error')) {
     const mark = req.status === 'fail' ? baselineMark(r, req.id) : undefined;
-    const label = req.level === 'policy' ? 'dev.' : mark === 'known' ? 'known' : mark === 'expired' ? 'FAIL (baseline entry expired)' : mark === 'new' ? 'FAIL (new)' : 'FAIL';
+    const label =
+      req.level === 'policy'
+        ? 'dev.'
+        : mark === 'known'
+          ? 'known'
+          : mark === 'expired'
+            ? 'FAIL (baseline entry expired)'
+            : mark === 'new'
+              ? 'FAIL (new)'
+              : 'FAIL';
     lines.push(`  ${label} ${req.id}: ${req.failures[0]?.why ?? req.reasons[0] ?? ''}`);
     const replay = req.failures.find((f) => f.replay)?.replay;
     if (replay) lines.push(`       replay: ${replay}`);
   }
-  if (r.unknownRequirementIds.length) lines.push(`requirement ids not in the catalogue: ${r.unknownRequirementIds.join(', ')}`);
+  if (r.unknownRequirementIds.length)
+    lines.push(`requirement ids not in the catalogue: ${r.unknownRequirementIds.join(', ')}`);
   const known = r.baseline?.known.length ?? 0;
-  const verdict = known && r.ok ? `no must requirement failed beyond the baseline (${known} known failure(s) accepted)` : `every must requirement that ran ${r.ok ? 'passed' : 'did not pass'}`;
+  const verdict =
+    known && r.ok
+      ? `no must requirement failed beyond the baseline (${known} known failure(s) accepted)`
+      : `every must requirement that ran ${r.ok ? 'passed' : 'did not pass'}`;
   lines.push(`${r.ok ? 'PASS' : 'FAIL'}: ${verdict} (${(ms / 1000).toFixed(1)} s, seed ${r.seed})`, '');
   return lines.join('\n');
 }

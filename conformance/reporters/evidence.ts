@@ -6,12 +6,17 @@ import type { Exchange } from '../target/http.js';
 
 const MAX_BODY = 4000;
 
-const clip = (s: string) => (s.length > MAX_BODY ? `${s.slice(0, MAX_BODY)}… (${s.length - MAX_BODY} more characters)` : s);
+const clip = (s: string) =>
+  s.length > MAX_BODY ? `${s.slice(0, MAX_BODY)}… (${s.length - MAX_BODY} more characters)` : s;
 
 /** Any value as report text: `undefined`, functions, cycles and BigInts (JSON.stringify's gaps) included. */
 /** A value JSON cannot spell (undefined, a function, a symbol, a cycle), named without `[object Object]`. */
 const notJson = (value: unknown): string =>
-  typeof value === 'symbol' ? value.toString() : typeof value === 'function' ? `function ${value.name || '(anonymous)'}` : Object.prototype.toString.call(value);
+  typeof value === 'symbol'
+    ? value.toString()
+    : typeof value === 'function'
+      ? `function ${value.name || '(anonymous)'}`
+      : Object.prototype.toString.call(value);
 
 export function valueText(value: unknown): string {
   if (value === undefined) return '(undefined)';
@@ -39,22 +44,38 @@ export function exchangeText(ex: Exchange): string {
     } catch {
       parsed = undefined;
     }
-    lines.push('>', ...pretty(req.body, parsed).split('\n').map((l) => `> ${l}`));
+    lines.push(
+      '>',
+      ...pretty(req.body, parsed)
+        .split('\n')
+        .map((l) => `> ${l}`),
+    );
   }
   if (ex.response) {
     lines.push(`< ${ex.response.status}`);
     for (const [k, v] of Object.entries(ex.response.headers)) lines.push(`< ${k}: ${v}`);
-    lines.push('<', ...pretty(ex.response.body, ex.response.json).split('\n').map((l) => `< ${l}`));
+    lines.push(
+      '<',
+      ...pretty(ex.response.body, ex.response.json)
+        .split('\n')
+        .map((l) => `< ${l}`),
+    );
   } else lines.push(`! ${ex.error ?? 'no response'}`);
   lines.push(`(${ex.durationMs} ms)`);
   return lines.join('\n');
 }
 
 export function failureText(f: Failure): string {
-  const parts = [`${f.requirement}: ${f.why}${f.occurrences && f.occurrences > 1 ? ` (seen ${f.occurrences} times)` : ''}`, `check: ${f.check}`];
+  const parts = [
+    `${f.requirement}: ${f.why}${f.occurrences && f.occurrences > 1 ? ` (seen ${f.occurrences} times)` : ''}`,
+    `check: ${f.check}`,
+  ];
   const cx = f.counterexample;
   if (cx) {
-    parts.push(`counterexample (${cx.property}${cx.numShrinks !== undefined ? `, shrunk ${cx.numShrinks} times` : ''}${cx.regressionFile ? `, saved in ${cx.regressionFile}` : ''}):`, valueText(cx.value));
+    parts.push(
+      `counterexample (${cx.property}${cx.numShrinks !== undefined ? `, shrunk ${cx.numShrinks} times` : ''}${cx.regressionFile ? `, saved in ${cx.regressionFile}` : ''}):`,
+      valueText(cx.value),
+    );
     parts.push(`seed ${cx.seed}${cx.path ? `, path ${cx.path}` : ''}`);
   }
   if (f.replay) parts.push(`replay: ${f.replay}`);

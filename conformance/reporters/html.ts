@@ -23,7 +23,16 @@ const LABEL: Record<RequirementResult['status'], string> = {
 
 function statusCell(r: RequirementResult, run: RunResult): string {
   const mark = r.level === 'must' && r.status === 'fail' ? baselineMark(run, r.id) : undefined;
-  const label = r.level === 'policy' && r.status === 'fail' ? 'deviates' : mark === 'known' ? 'fail (known)' : mark === 'expired' ? 'fail (baseline expired)' : mark === 'new' ? 'fail (new)' : LABEL[r.status];
+  const label =
+    r.level === 'policy' && r.status === 'fail'
+      ? 'deviates'
+      : mark === 'known'
+        ? 'fail (known)'
+        : mark === 'expired'
+          ? 'fail (baseline expired)'
+          : mark === 'new'
+            ? 'fail (new)'
+            : LABEL[r.status];
   return `<td class="st ${r.status}${r.level === 'policy' ? ' policy' : ''}">${esc(label)}</td>`;
 }
 
@@ -39,7 +48,8 @@ ${f.evidence.map((ex, i) => `<details${i === f.evidence.length - 1 ? ' open' : '
 }
 
 function requirementRow(r: RequirementResult, run: RunResult): string {
-  const detail = r.status === 'fail' ? `<a href="#req-${esc(r.id)}">${r.failures.length} failure(s)</a>` : esc(r.reasons.join('; '));
+  const detail =
+    r.status === 'fail' ? `<a href="#req-${esc(r.id)}">${r.failures.length} failure(s)</a>` : esc(r.reasons.join('; '));
   return `<tr class="${r.status}"><td><code>${esc(r.id)}</code></td><td>${r.level}${r.decision ? ` <span class="muted">${esc(r.decision)}</span>` : ''}</td>${statusCell(r, run)}<td>${esc(r.text)}</td><td>${r.checks.map((c) => `<code>${esc(c)}</code>`).join('<br>') || '<span class="muted">—</span>'}</td><td>${detail}</td></tr>`;
 }
 
@@ -48,7 +58,12 @@ function checkRow(c: CheckResult): string {
 }
 
 function coverageSection(run: RunResult): string {
-  const rows = byCause(run.coverage).flatMap(([cause, us]) => us.map((u) => `<tr><td><code>${esc(u.id)}</code></td><td>${esc(CAUSE_LABELS[cause])}</td><td>${esc(u.reasons.join('; '))}</td></tr>`));
+  const rows = byCause(run.coverage).flatMap(([cause, us]) =>
+    us.map(
+      (u) =>
+        `<tr><td><code>${esc(u.id)}</code></td><td>${esc(CAUSE_LABELS[cause])}</td><td>${esc(u.reasons.join('; '))}</td></tr>`,
+    ),
+  );
   return `<h2 id="coverage">Coverage index</h2>
 <p>${run.coverage.observed} of ${run.coverage.must} must requirements observable with this profile and these flags (${percent(run.coverage.index)}); the ${run.coverage.unobserved.length} not observed:</p>
 ${rows.length ? `<table><thead><tr><th>Id</th><th>Not observed because</th><th>Reasons</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>` : '<p>None.</p>'}`;
@@ -57,7 +72,12 @@ ${rows.length ? `<table><thead><tr><th>Id</th><th>Not observed because</th><th>R
 function baselineSection(run: RunResult): string {
   const b = run.baseline;
   if (!b) return '';
-  const note = { known: 'accepted', expired: 'expired: fails the run again', fixed: 'passes now: prune this entry', unchecked: 'not observed this run' };
+  const note = {
+    known: 'accepted',
+    expired: 'expired: fails the run again',
+    fixed: 'passes now: prune this entry',
+    unchecked: 'not observed this run',
+  };
   return `<h2 id="baseline">Baseline</h2>
 <p><code>${esc(b.source)}</code> (${b.format === 'report' ? 'a previous report' : 'a baseline file'})${b.new.length ? `; new failures: ${b.new.map((id) => `<a href="#req-${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}` : ''}</p>
 <table><thead><tr><th>Requirement</th><th>Check</th><th>State</th><th>Expires</th><th>Reason</th></tr></thead><tbody>
@@ -92,7 +112,9 @@ pre{background:#f6f8fa;padding:8px;overflow:auto;max-height:420px;font-size:12px
 <tr><td>Score</td><td><b>${run.coverage.passed} of ${run.coverage.observed}</b> observed must requirements passed${run.coverage.score === null ? '' : ` (${percent(run.coverage.score)})`}</td></tr>
 ${run.baseline ? `<tr><td>Baseline</td><td><code>${esc(run.baseline.source)}</code>: ${run.baseline.known.length} known, <b>${run.baseline.expired.length} expired, ${run.baseline.new.length} new</b> failure(s); ${run.baseline.entries.filter((e) => e.state === 'fixed').length} entr${run.baseline.entries.filter((e) => e.state === 'fixed').length === 1 ? 'y' : 'ies'} fixed — <a href="#baseline">entries</a></td></tr>` : ''}
 <tr><td>Policy</td><td>${p.pass} pass, ${p.fail} deviate, ${p.error} error, ${p.skip} skipped, ${p.notCovered} not covered, ${p.notRun} not run — policy items never fail a run</td></tr>
-<tr><td>Capabilities</td><td>${Object.entries(run.capabilities).map(([k, v]) => `${v ? '✓' : '✗'} ${esc(k)}`).join(' · ')}</td></tr>
+<tr><td>Capabilities</td><td>${Object.entries(run.capabilities)
+    .map(([k, v]) => `${v ? '✓' : '✗'} ${esc(k)}`)
+    .join(' · ')}</td></tr>
 ${run.notes.map((n) => `<tr><td></td><td class="muted">${esc(n)}</td></tr>`).join('\n')}
 ${run.unknownRequirementIds.length ? `<tr><td>Unknown ids</td><td>${run.unknownRequirementIds.map(esc).join(', ')}</td></tr>` : ''}
 </table>

@@ -12,8 +12,11 @@ import { failureText } from './evidence.js';
 
 export const xmlEscape = (s: string) =>
   s
-    // eslint-disable-next-line no-control-regex -- the control characters XML 1.0 cannot carry are the point
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replace(
+      // eslint-disable-next-line no-control-regex -- the control characters XML 1.0 cannot carry are the point
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    )
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -32,18 +35,30 @@ function testcase(r: RequirementResult, run: RunResult): string {
         return `${open}\n      <skipped message="${xmlEscape(`policy deviation (does not fail the run): ${r.failures[0]?.why ?? ''}`)}"/>\n      <system-out>${xmlEscape(details)}</system-out>\n    </testcase>`;
       }
       if (baselineMark(run, r.id) === 'known') {
-        const why = entriesFor(run, r.id).map((e) => e.reason).join('; ');
+        const why = entriesFor(run, r.id)
+          .map((e) => e.reason)
+          .join('; ');
         return `${open}\n      <skipped message="${xmlEscape(`known failure (baseline: ${why}): ${r.failures[0]?.why ?? ''}`)}"/>\n      <system-out>${xmlEscape(details)}</system-out>\n    </testcase>`;
       }
       if (baselineMark(run, r.id) === 'expired') {
-        const until = entriesFor(run, r.id).map((e) => e.expires).filter(Boolean).join(', ');
+        const until = entriesFor(run, r.id)
+          .map((e) => e.expires)
+          .filter(Boolean)
+          .join(', ');
         return `${open}\n      <failure message="${xmlEscape(`baseline entry expired (${until}): ${r.failures[0]?.why ?? 'failed'}`)}" type="${xmlEscape(r.failures[0]?.check ?? 'check')}">${xmlEscape(details)}</failure>\n    </testcase>`;
       }
       return `${open}\n      <failure message="${xmlEscape(r.failures[0]?.why ?? 'failed')}" type="${xmlEscape(r.failures[0]?.check ?? 'check')}">${xmlEscape(details)}</failure>\n    </testcase>`;
     case 'error':
       return `${open}\n      <error message="${xmlEscape(r.reasons[0] ?? 'error')}">${xmlEscape(r.reasons.join('\n'))}</error>\n    </testcase>`;
     default: {
-      const reason = r.status === 'not-covered' ? 'not covered by any check' : r.status === 'not-observable' ? 'not observable through the API' : r.status === 'not-run' ? `not run${r.reasons.length ? ` (${r.reasons[0]})` : ''}` : (r.reasons.join('; ') || 'skipped');
+      const reason =
+        r.status === 'not-covered'
+          ? 'not covered by any check'
+          : r.status === 'not-observable'
+            ? 'not observable through the API'
+            : r.status === 'not-run'
+              ? `not run${r.reasons.length ? ` (${r.reasons[0]})` : ''}`
+              : r.reasons.join('; ') || 'skipped';
       return `${open}\n      <skipped message="${xmlEscape(reason)}"/>\n    </testcase>`;
     }
   }
@@ -61,18 +76,33 @@ function properties(run: RunResult): string[] {
     ['coverage.must', c.must],
     ['coverage.passed', c.passed],
     ['coverage.score', c.score === null ? '' : c.score.toFixed(4)],
-    ...byCause(c).map(([cause, us]): [string, string] => [`coverage.unobserved.${cause}`, us.map((u) => u.id).join(',')]),
+    ...byCause(c).map(([cause, us]): [string, string] => [
+      `coverage.unobserved.${cause}`,
+      us.map((u) => u.id).join(','),
+    ]),
   ];
   if (run.baseline) {
     const b = run.baseline;
-    props.push(['baseline.source', b.source], ['baseline.known', b.known.join(',')], ['baseline.expired', b.expired.join(',')], ['baseline.new', b.new.join(',')]);
-    props.push(['baseline.fixed', b.entries.filter((e) => e.state === 'fixed').map((e) => e.requirement).join(',')]);
+    props.push(
+      ['baseline.source', b.source],
+      ['baseline.known', b.known.join(',')],
+      ['baseline.expired', b.expired.join(',')],
+      ['baseline.new', b.new.join(',')],
+    );
+    props.push([
+      'baseline.fixed',
+      b.entries
+        .filter((e) => e.state === 'fixed')
+        .map((e) => e.requirement)
+        .join(','),
+    ]);
   }
   return props.map(([k, v]) => `<property name="${xmlEscape(k)}" value="${xmlEscape(String(v))}"/>`);
 }
 
 /** A `must` failure counts as a JUnit failure unless the baseline accepts it. */
-const failing = (run: RunResult, r: RequirementResult) => r.level === 'must' && r.status === 'fail' && baselineMark(run, r.id) !== 'known';
+const failing = (run: RunResult, r: RequirementResult) =>
+  r.level === 'must' && r.status === 'fail' && baselineMark(run, r.id) !== 'known';
 
 export function junitReport(run: RunResult): string {
   const suite = (level: 'must' | 'policy') => {

@@ -15,7 +15,17 @@ const run: RunResult = {
   only: [],
   startedAt: '2026-11-22T00:00:00.000Z',
   durationMs: 1234,
-  capabilities: { freshTenants: true, creditControl: true, clock: false, reviewDecisions: false, webhooks: false, noScopeKey: false, anonMcp: false, negativeInput: true, thisSandbox: true },
+  capabilities: {
+    freshTenants: true,
+    creditControl: true,
+    clock: false,
+    reviewDecisions: false,
+    webhooks: false,
+    noScopeKey: false,
+    anonMcp: false,
+    negativeInput: true,
+    thisSandbox: true,
+  },
   notes: [],
   checks: [],
   requirements: [
@@ -31,16 +41,57 @@ const run: RunResult = {
           requirement: 'SCR-IDEMP-3',
           check: 'screening.idempotency.replay',
           why: 'a replay changed creditsRemaining 5 → 4 <&>',
-          evidence: [{ request: { method: 'POST', url: 'http://127.0.0.1:1/api/screening/v1/screen', headers: {}, body: '{"a":1}' }, response: { status: 200, headers: {}, body: '{}', json: {} }, durationMs: 3 }],
-          counterexample: { property: 'screening.idempotency.replay/replays', value: { replays: 1 }, seed: 9, path: '0:1' },
-          replay: 'npm run conformance -- --target http://127.0.0.1:1 --only SCR-IDEMP-3 --seed 42 --replay screening.idempotency.replay/replays@0:1',
+          evidence: [
+            {
+              request: {
+                method: 'POST',
+                url: 'http://127.0.0.1:1/api/screening/v1/screen',
+                headers: {},
+                body: '{"a":1}',
+              },
+              response: { status: 200, headers: {}, body: '{}', json: {} },
+              durationMs: 3,
+            },
+          ],
+          counterexample: {
+            property: 'screening.idempotency.replay/replays',
+            value: { replays: 1 },
+            seed: 9,
+            path: '0:1',
+          },
+          replay:
+            'npm run conformance -- --target http://127.0.0.1:1 --only SCR-IDEMP-3 --seed 42 --replay screening.idempotency.replay/replays@0:1',
         },
       ],
     },
-    { id: 'SCR-AUDIT-2', level: 'must', text: 'limit 1..500', status: 'pass', checks: ['a'], reasons: [], failures: [] },
-    { id: 'SCR-HOOK-1', level: 'must', text: 'scored delivery', status: 'skip', checks: ['w'], reasons: ['w: needs a webhook receiver'], failures: [] },
+    {
+      id: 'SCR-AUDIT-2',
+      level: 'must',
+      text: 'limit 1..500',
+      status: 'pass',
+      checks: ['a'],
+      reasons: [],
+      failures: [],
+    },
+    {
+      id: 'SCR-HOOK-1',
+      level: 'must',
+      text: 'scored delivery',
+      status: 'skip',
+      checks: ['w'],
+      reasons: ['w: needs a webhook receiver'],
+      failures: [],
+    },
     { id: 'SCR-VER-2', level: 'must', text: 'version', status: 'not-covered', checks: [], reasons: [], failures: [] },
-    { id: 'POL-IDEMP-2', level: 'policy', text: 'header', status: 'fail', checks: ['r'], reasons: [], failures: [{ requirement: 'POL-IDEMP-2', check: 'r', why: 'no header', evidence: [] }] },
+    {
+      id: 'POL-IDEMP-2',
+      level: 'policy',
+      text: 'header',
+      status: 'fail',
+      checks: ['r'],
+      reasons: [],
+      failures: [{ requirement: 'POL-IDEMP-2', check: 'r', why: 'no header', evidence: [] }],
+    },
   ],
   counts: { must: { ...tally, pass: 1, fail: 1, skip: 1, notCovered: 1 }, policy: { ...tally, fail: 1 } },
   coverage: {
@@ -67,7 +118,12 @@ const withBaseline = (state: 'known' | 'expired'): RunResult => ({
     source: 'baseline.yaml',
     format: 'baseline',
     entries: [
-      { requirement: 'SCR-IDEMP-3', reason: 'ticket 7', ...(state === 'expired' ? { expires: '2020-01-01' } : {}), state },
+      {
+        requirement: 'SCR-IDEMP-3',
+        reason: 'ticket 7',
+        ...(state === 'expired' ? { expires: '2020-01-01' } : {}),
+        state,
+      },
       { requirement: 'SCR-AUDIT-2', reason: 'ticket 8', state: 'fixed' },
     ],
     known: state === 'known' ? ['SCR-IDEMP-3'] : [],
@@ -105,7 +161,15 @@ describe('reporters', () => {
     const f = run.requirements[0].failures[0];
     const odd: RunResult = {
       ...run,
-      requirements: [{ ...run.requirements[0], failures: [{ ...f, counterexample: { ...f.counterexample!, value: undefined } }, { ...f, counterexample: { ...f.counterexample!, value: { n: 10n } } }] }],
+      requirements: [
+        {
+          ...run.requirements[0],
+          failures: [
+            { ...f, counterexample: { ...f.counterexample!, value: undefined } },
+            { ...f, counterexample: { ...f.counterexample!, value: { n: 10n } } },
+          ],
+        },
+      ],
     };
     expect(junitReport(odd)).toContain('(undefined)');
     expect(htmlReport(odd)).toContain('(undefined)');
@@ -121,7 +185,9 @@ describe('reporters', () => {
   });
 
   it('every report states the coverage index beside the score, and what was not observed and why', () => {
-    expect(summary(run)).toContain('coverage index 2/4 must requirements observable with this profile and flags (50.0%); score 1/2 observed passed (50.0%)');
+    expect(summary(run)).toContain(
+      'coverage index 2/4 must requirements observable with this profile and flags (50.0%); score 1/2 observed passed (50.0%)',
+    );
     expect(summary(run)).toContain('not observed, a capability this profile lacks (1): SCR-HOOK-1');
     expect(summary(run)).toContain('not observed, not covered by any check (1): SCR-VER-2');
     const xml = junitReport(run);
@@ -131,7 +197,9 @@ describe('reporters', () => {
     const html = htmlReport(run);
     expect(html).toContain('<b>2 of 4</b> must requirements observable');
     expect(html).toContain('<b>1 of 2</b> observed must requirements passed');
-    expect(html).toMatch(/<td><code>SCR-HOOK-1<\/code><\/td><td>a capability this profile lacks<\/td><td>needs a webhook receiver<\/td>/);
+    expect(html).toMatch(
+      /<td><code>SCR-HOOK-1<\/code><\/td><td>a capability this profile lacks<\/td><td>needs a webhook receiver<\/td>/,
+    );
     expect(JSON.parse(jsonReport(run)).coverage.unobserved).toHaveLength(2);
   });
 
@@ -144,7 +212,9 @@ describe('reporters', () => {
     expect(xml).toContain('<property name="baseline.fixed" value="SCR-AUDIT-2"/>');
     expect(summary(known)).toContain('known SCR-IDEMP-3: a replay changed');
     expect(summary(known)).toContain('fixed SCR-AUDIT-2 (passes now: prune this entry): ticket 8');
-    expect(summary(known)).toContain('PASS: no must requirement failed beyond the baseline (1 known failure(s) accepted)');
+    expect(summary(known)).toContain(
+      'PASS: no must requirement failed beyond the baseline (1 known failure(s) accepted)',
+    );
     expect(htmlReport(known)).toContain('fail (known)');
     expect(htmlReport(known)).toContain('passes now: prune this entry');
 

@@ -50,11 +50,19 @@ function submitCommand(data: Extract<CommandData, { t: 'submit' }>): Cmd {
     check: () => true,
     async run(m, real) {
       const key = keyOf(real, data.key);
-      const ex = await screening(real.ctx).submit(real.tenant.apiKey, { ...(data.body as object), idempotencyKey: key });
+      const ex = await screening(real.ctx).submit(real.tenant.apiKey, {
+        ...(data.body as object),
+        idempotencyKey: key,
+      });
       const existing = m.requests.get(key);
       if (existing) {
         expectStatus(ex, 200, 'SCR-IDEMP-1', `replaying key k${data.key}`);
-        if (jsonOf(ex)?.requestId !== existing) throw violation('SCR-IDEMP-1', `replaying key k${data.key} returned ${jsonOf(ex)?.requestId}, not ${existing}`, ex);
+        if (jsonOf(ex)?.requestId !== existing)
+          throw violation(
+            'SCR-IDEMP-1',
+            `replaying key k${data.key} returned ${jsonOf(ex)?.requestId}, not ${existing}`,
+            ex,
+          );
         m.replays = (m.replays ?? 0) + 1;
       } else if (m.credits > 0) {
         expectStatus(ex, 201, 'SCR-SUBMIT-1', `a new key k${data.key} with ${m.credits} credit(s) left`);
@@ -78,8 +86,13 @@ function usageCommand(data: Extract<CommandData, { t: 'usage' }>): Cmd {
       m.replays = 0;
       if (u.creditsRemaining !== m.credits) {
         const missing = m.credits - u.creditsRemaining;
-        const requirement = missing > 0 && missing <= replays ? 'SCR-IDEMP-3' : missing > 0 ? 'SCR-CREDIT-1' : 'SCR-USAGE-7';
-        throw violation(requirement, `usage reports ${u.creditsRemaining} credits; the model expects ${m.credits} after ${m.requests.size} accepted request(s)${replays ? ` and ${replays} replay(s) since the last reading` : ''}`, u.exchange);
+        const requirement =
+          missing > 0 && missing <= replays ? 'SCR-IDEMP-3' : missing > 0 ? 'SCR-CREDIT-1' : 'SCR-USAGE-7';
+        throw violation(
+          requirement,
+          `usage reports ${u.creditsRemaining} credits; the model expects ${m.credits} after ${m.requests.size} accepted request(s)${replays ? ` and ${replays} replay(s) since the last reading` : ''}`,
+          u.exchange,
+        );
       }
     },
     toString: () => 'usage()',
@@ -91,14 +104,27 @@ function auditCommand(data: Extract<CommandData, { t: 'audit' }>): Cmd {
     data,
     check: () => true,
     async run(m, real) {
-      const w = await walkAudit(real.ctx, real.tenant.apiKey, { limit: data.limit, ...(real.since ? { since: real.since } : {}) });
+      const w = await walkAudit(real.ctx, real.tenant.apiKey, {
+        limit: data.limit,
+        ...(real.since ? { since: real.since } : {}),
+      });
       const last = w.pages[w.pages.length - 1];
       const ids = new Set(m.requests.values());
       const foreign = real.tenant.fresh ? w.rows.find((r) => !ids.has(r.requestId)) : undefined;
-      if (foreign) throw violation('SCR-AUDIT-3', `the ledger holds row ${foreign.id} of ${foreign.requestId}, a request this tenant never created`, last);
+      if (foreign)
+        throw violation(
+          'SCR-AUDIT-3',
+          `the ledger holds row ${foreign.id} of ${foreign.requestId}, a request this tenant never created`,
+          last,
+        );
       for (const id of ids) {
         const intake = w.rows.filter((r) => r.requestId === id && r.toState === 'received').length;
-        if (intake !== 1) throw violation(intake === 0 ? 'SCR-AUDIT-4' : 'SCR-IDEMP-2', `request ${id} has ${intake} intake rows in a walk with limit ${data.limit}`, last);
+        if (intake !== 1)
+          throw violation(
+            intake === 0 ? 'SCR-AUDIT-4' : 'SCR-IDEMP-2',
+            `request ${id} has ${intake} intake rows in a walk with limit ${data.limit}`,
+            last,
+          );
       }
       const p = ledgerProblems(real.tenant.fresh ? w.rows : w.rows.filter((r) => ids.has(r.requestId)), true)[0];
       if (p) throw violation(p.requirement, p.why, last);
@@ -114,7 +140,10 @@ function invalidCommand(data: Extract<CommandData, { t: 'invalid' }>): Cmd {
     async run(_m, real) {
       const b = data.body as Answer;
       // a key of its own, so a refused body never collides with the model's keys
-      const body = b && typeof b === 'object' && !Array.isArray(b) && typeof b.idempotencyKey === 'string' ? { ...b, idempotencyKey: `${real.prefix}-inv-${b.idempotencyKey}` } : b;
+      const body =
+        b && typeof b === 'object' && !Array.isArray(b) && typeof b.idempotencyKey === 'string'
+          ? { ...b, idempotencyKey: `${real.prefix}-inv-${b.idempotencyKey}` }
+          : b;
       const ex = await screening(real.ctx).submit(real.tenant.apiKey, body);
       expectStatus(ex, 400, data.requirement, `a body where ${data.defect}`);
     },

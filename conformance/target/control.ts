@@ -56,10 +56,18 @@ export class ControlClient {
   ) {}
 
   private async call(method: string, path: string, json?: unknown, expect: number[] = [200]): Promise<Exchange> {
-    const ex = await this.target.call('control', { method, path: `/sandbox/v1${path}`, key: this.adminToken, ...(json !== undefined ? { json } : {}) });
+    const ex = await this.target.call('control', {
+      method,
+      path: `/sandbox/v1${path}`,
+      key: this.adminToken,
+      ...(json !== undefined ? { json } : {}),
+    });
     const s = statusOf(ex);
     if (s === undefined || !expect.includes(s)) {
-      throw new ControlError(`control API: ${describe(ex)} (expected ${expect.join('/')}): ${ex.response?.body.slice(0, 300) ?? ex.error}`, ex);
+      throw new ControlError(
+        `control API: ${describe(ex)} (expected ${expect.join('/')}): ${ex.response?.body.slice(0, 300) ?? ex.error}`,
+        ex,
+      );
     }
     return ex;
   }
@@ -77,8 +85,13 @@ export class ControlClient {
   async createTenant(input: NewTenant): Promise<{ tenantId: string; apiKey: string; webhookSecret: string | null }> {
     const ex = await this.call('POST', '/tenants', input, [201]);
     const j = jsonOf(ex);
-    if (typeof j?.tenantId !== 'string' || typeof j?.apiKey !== 'string') throw new ControlError('control API: tenant creation answered without tenantId/apiKey', ex);
-    return { tenantId: j.tenantId, apiKey: j.apiKey, webhookSecret: typeof j.webhookSecret === 'string' ? j.webhookSecret : (input.webhookSecret ?? null) };
+    if (typeof j?.tenantId !== 'string' || typeof j?.apiKey !== 'string')
+      throw new ControlError('control API: tenant creation answered without tenantId/apiKey', ex);
+    return {
+      tenantId: j.tenantId,
+      apiKey: j.apiKey,
+      webhookSecret: typeof j.webhookSecret === 'string' ? j.webhookSecret : (input.webhookSecret ?? null),
+    };
   }
 
   async patchTenant(tenantId: string, patch: TenantPatch): Promise<void> {
@@ -108,7 +121,12 @@ export class ControlClient {
    */
   async advanceTenantClock(tenantId: string, seconds: number): Promise<void> {
     if (this.tenantClocks !== false) {
-      const ex = await this.call('POST', `/tenants/${encodeURIComponent(tenantId)}/clock/advance`, { seconds }, [200, 404]);
+      const ex = await this.call(
+        'POST',
+        `/tenants/${encodeURIComponent(tenantId)}/clock/advance`,
+        { seconds },
+        [200, 404],
+      );
       if (statusOf(ex) === 200) {
         this.tenantClocks = true;
         return;
@@ -125,7 +143,8 @@ export class ControlClient {
       if (statusOf(ex) === 200) {
         this.tenantClocks = true;
         const t = Date.parse(jsonOf(ex)?.now);
-        if (Number.isNaN(t)) throw new ControlError('control API: GET /tenants/{id}/clock answered no `now` date-time', ex);
+        if (Number.isNaN(t))
+          throw new ControlError('control API: GET /tenants/{id}/clock answered no `now` date-time', ex);
         return t;
       }
       this.tenantClocks = false;
@@ -140,17 +159,27 @@ export class ControlClient {
   async attemptsRecorded(requestId: string, event: string, n: number, timeoutMs: number): Promise<number> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const ex = await this.call('GET', `/webhooks/deliveries?requestId=${encodeURIComponent(requestId)}&event=${encodeURIComponent(event)}`);
+      const ex = await this.call(
+        'GET',
+        `/webhooks/deliveries?requestId=${encodeURIComponent(requestId)}&event=${encodeURIComponent(event)}`,
+      );
       const list = jsonOf(ex)?.deliveries;
-      if (!Array.isArray(list)) throw new ControlError('control API: GET /webhooks/deliveries answered without a deliveries array', ex);
-      const count = Math.max(0, ...list.map((d: { attempts?: unknown[] }) => (Array.isArray(d.attempts) ? d.attempts.length : 0)));
+      if (!Array.isArray(list))
+        throw new ControlError('control API: GET /webhooks/deliveries answered without a deliveries array', ex);
+      const count = Math.max(
+        0,
+        ...list.map((d: { attempts?: unknown[] }) => (Array.isArray(d.attempts) ? d.attempts.length : 0)),
+      );
       if (count >= n || Date.now() >= deadline) return count;
       await new Promise((r) => setTimeout(r, 50));
     }
   }
 
   async reviews(tenantId: string, state = 'pending_review'): Promise<PendingReview[]> {
-    const ex = await this.call('GET', `/reviews?state=${encodeURIComponent(state)}&tenantId=${encodeURIComponent(tenantId)}`);
+    const ex = await this.call(
+      'GET',
+      `/reviews?state=${encodeURIComponent(state)}&tenantId=${encodeURIComponent(tenantId)}`,
+    );
     const list = jsonOf(ex)?.reviews;
     if (!Array.isArray(list)) throw new ControlError('control API: GET /reviews answered without a reviews array', ex);
     return list;

@@ -24,7 +24,11 @@ export interface Environment {
 const isLoopback = (u: string) => ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(new URL(u).hostname);
 
 /** Every absolute http(s) URL in a JSON document, with the object it sits in (depth-first). */
-export function urlsIn(doc: unknown, holder: unknown = null, out: { url: string; holder: unknown }[] = []): { url: string; holder: unknown }[] {
+export function urlsIn(
+  doc: unknown,
+  holder: unknown = null,
+  out: { url: string; holder: unknown }[] = [],
+): { url: string; holder: unknown }[] {
   if (typeof doc === 'string') {
     if (/^https?:\/\/\S+$/.test(doc)) out.push({ url: doc.replace(/\/+$/, ''), holder });
   } else if (Array.isArray(doc)) for (const x of doc) urlsIn(x, holder, out);
@@ -39,13 +43,19 @@ export function urlsIn(doc: unknown, holder: unknown = null, out: { url: string;
  * no authentication first; the first that completes an MCP initialize without a key is the one.
  */
 async function discoverAnonMcp(cfg: HarnessConfig): Promise<string | null> {
-  const ex = await send({ method: 'GET', url: `${cfg.bases.site}/.well-known/mcp.json`, headers: { accept: 'application/json' } }, cfg.requestTimeoutMs);
+  const ex = await send(
+    { method: 'GET', url: `${cfg.bases.site}/.well-known/mcp.json`, headers: { accept: 'application/json' } },
+    cfg.requestTimeoutMs,
+  );
   const doc = jsonOf(ex);
   if (!doc || typeof doc !== 'object') return null;
   const keyed = cfg.mcpUrl.replace(/\/+$/, '');
   const seen = new Set<string>();
   const candidates = urlsIn(doc)
-    .filter(({ url }) => url !== keyed && !/\.(json|txt|html?)$/i.test(new URL(url).pathname) && !seen.has(url) && seen.add(url))
+    .filter(
+      ({ url }) =>
+        url !== keyed && !/\.(json|txt|html?)$/i.test(new URL(url).pathname) && !seen.has(url) && seen.add(url),
+    )
     .map((c) => ({ ...c, hint: /anonym|no[-_ ]?key|"none"|public/i.test(JSON.stringify(c.holder ?? '')) ? 0 : 1 }))
     .sort((a, b) => a.hint - b.hint);
   for (const { url } of candidates.slice(0, 6)) {
@@ -96,14 +106,19 @@ export async function createEnvironment(cfg: HarnessConfig): Promise<Environment
     negativeInput: !cfg.capabilities.validatingProxy,
     thisSandbox: control !== null,
   });
-  if ((capabilities.clock || capabilities.reviewDecisions) && !control) notes.push('clock/reviewDecisions are declared but need an admin token for the control API');
+  if ((capabilities.clock || capabilities.reviewDecisions) && !control)
+    notes.push('clock/reviewDecisions are declared but need an admin token for the control API');
 
   return {
     target,
     control,
     receiver,
     tenants: new Tenants(control, keys, receiver, cfg.webhookSecrets),
-    capabilities: Object.freeze({ ...capabilities, clock: capabilities.clock && control !== null, reviewDecisions: capabilities.reviewDecisions && control !== null }),
+    capabilities: Object.freeze({
+      ...capabilities,
+      clock: capabilities.clock && control !== null,
+      reviewDecisions: capabilities.reviewDecisions && control !== null,
+    }),
     notes,
     close: async () => {
       await receiver?.close();

@@ -86,12 +86,21 @@ export async function send(req: RecordedRequest, timeoutMs: number): Promise<Exc
     const json = parseJson(body);
     return {
       request: shown,
-      response: { status: res.status, headers: headersToRecord(res.headers), body, ...(json !== undefined ? { json } : {}) },
+      response: {
+        status: res.status,
+        headers: headersToRecord(res.headers),
+        body,
+        ...(json !== undefined ? { json } : {}),
+      },
       durationMs: Math.round(performance.now() - t0),
     };
   } catch (e) {
     const err = e as Error & { cause?: { code?: string } };
-    return { request: shown, error: `${err.name}: ${err.message}${err.cause?.code ? ` (${err.cause.code})` : ''}`, durationMs: Math.round(performance.now() - t0) };
+    return {
+      request: shown,
+      error: `${err.name}: ${err.message}${err.cause?.code ? ` (${err.cause.code})` : ''}`,
+      durationMs: Math.round(performance.now() - t0),
+    };
   }
 }
 

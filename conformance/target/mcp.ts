@@ -12,12 +12,23 @@ export interface McpSession {
   client: Client;
   url: string;
   /** Calls a tool and records the call as an exchange (JSON-RPC errors are returned, not thrown). */
-  callTool(name: string, args: Record<string, unknown>): Promise<{ result?: Answer; rpcError?: { code?: number; message: string }; exchange: Exchange }>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ result?: Answer; rpcError?: { code?: number; message: string }; exchange: Exchange }>;
   listTools(): Promise<{ tools: Answer[]; exchange: Exchange }>;
   close(): Promise<void>;
 }
 
-function record(url: string, key: string | undefined, method: string, params: unknown, outcome: unknown, durationMs: number, error?: string): Exchange {
+function record(
+  url: string,
+  key: string | undefined,
+  method: string,
+  params: unknown,
+  outcome: unknown,
+  durationMs: number,
+  error?: string,
+): Exchange {
   return {
     request: {
       method: 'POST',
@@ -25,7 +36,9 @@ function record(url: string, key: string | undefined, method: string, params: un
       headers: key ? { authorization: maskSecret(`Bearer ${key}`) } : {},
       body: JSON.stringify({ jsonrpc: '2.0', method, params }),
     },
-    ...(error === undefined ? { response: { status: 200, headers: {}, body: JSON.stringify(outcome), json: outcome } } : { error }),
+    ...(error === undefined
+      ? { response: { status: 200, headers: {}, body: JSON.stringify(outcome), json: outcome } }
+      : { error }),
     durationMs,
   };
 }
@@ -54,7 +67,12 @@ function pacedFetch(governor: RateGovernor, credential: string | undefined): typ
   };
 }
 
-export async function connectMcp(url: string, key?: string, timeoutMs = 15_000, governor?: RateGovernor): Promise<McpSession> {
+export async function connectMcp(
+  url: string,
+  key?: string,
+  timeoutMs = 15_000,
+  governor?: RateGovernor,
+): Promise<McpSession> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: key ? { authorization: `Bearer ${key}` } : {} },
     ...(governor ? { fetch: pacedFetch(governor, key ? `Bearer ${key}` : undefined) } : {}),
@@ -68,17 +86,40 @@ export async function connectMcp(url: string, key?: string, timeoutMs = 15_000, 
       const t0 = performance.now();
       try {
         const result = await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs });
-        return { result, exchange: record(url, key, 'tools/call', { name, arguments: args }, { result }, Math.round(performance.now() - t0)) };
+        return {
+          result,
+          exchange: record(
+            url,
+            key,
+            'tools/call',
+            { name, arguments: args },
+            { result },
+            Math.round(performance.now() - t0),
+          ),
+        };
       } catch (e) {
         const err = e as { code?: number; message: string };
         const rpcError = { ...(typeof err.code === 'number' ? { code: err.code } : {}), message: err.message };
-        return { rpcError, exchange: record(url, key, 'tools/call', { name, arguments: args }, { error: rpcError }, Math.round(performance.now() - t0)) };
+        return {
+          rpcError,
+          exchange: record(
+            url,
+            key,
+            'tools/call',
+            { name, arguments: args },
+            { error: rpcError },
+            Math.round(performance.now() - t0),
+          ),
+        };
       }
     },
     async listTools() {
       const t0 = performance.now();
       const res = await client.listTools(undefined, { timeout: timeoutMs });
-      return { tools: res.tools, exchange: record(url, key, 'tools/list', {}, { result: res }, Math.round(performance.now() - t0)) };
+      return {
+        tools: res.tools,
+        exchange: record(url, key, 'tools/list', {}, { result: res }, Math.round(performance.now() - t0)),
+      };
     },
     async close() {
       await client.close().catch(() => {});
@@ -113,12 +154,23 @@ export interface RawRpcOptions {
 }
 
 /** One raw JSON-RPC request over Streamable HTTP (POST with both accepted content types). */
-export async function rawRpc(url: string, method: string, params: unknown, opts: RawRpcOptions = {}): Promise<{ exchange: Exchange; message: Answer }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+export async function rawRpc(
+  url: string,
+  method: string,
+  params: unknown,
+  opts: RawRpcOptions = {},
+): Promise<{ exchange: Exchange; message: Answer }> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
   if (opts.authorization !== undefined) headers.authorization = opts.authorization;
   else if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   if (opts.protocolVersion) headers['mcp-protocol-version'] = opts.protocolVersion;
-  const exchange = await send({ method: 'POST', url, headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }, opts.timeoutMs ?? 15_000);
+  const exchange = await send(
+    { method: 'POST', url, headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) },
+    opts.timeoutMs ?? 15_000,
+  );
   return { exchange, message: rpcMessageOf(exchange) };
 }
 
@@ -131,6 +183,8 @@ export const initializeParams = (protocolVersion: string) => ({
 /** Structured content of a tool result, else the JSON of its first text block. */
 export function toolPayload(result: Answer): Answer {
   if (result?.structuredContent !== undefined) return result.structuredContent;
-  const text = Array.isArray(result?.content) ? result.content.find((c: Answer) => c?.type === 'text')?.text : undefined;
+  const text = Array.isArray(result?.content)
+    ? result.content.find((c: Answer) => c?.type === 'text')?.text
+    : undefined;
   return typeof text === 'string' ? parseJson(text) : undefined;
 }

@@ -30,14 +30,31 @@ describe('reading the rate-limit headers in every form the documents leave open'
 
   it('calls in flight take their place in the window: concurrent calls of one key never overrun it', async () => {
     const g = new RateGovernor();
-    g.observe('Bearer a', 200, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': '0.3' }, 'jobs');
+    g.observe(
+      'Bearer a',
+      200,
+      { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '2', 'x-ratelimit-reset': '0.3' },
+      'jobs',
+    );
     const t0 = Date.now();
     const [one, two] = await Promise.all([g.beforeCall('Bearer a', 'jobs'), g.beforeCall('Bearer a', 'jobs')]);
     expect(g.pausedMs).toBe(0);
     // both places are taken until the answers come: a third call waits for the window's reset
     const third = g.beforeCall('Bearer a', 'jobs');
-    g.observe('Bearer a', 200, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '0.3' }, 'jobs', one);
-    g.observe('Bearer a', 200, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.3' }, 'jobs', two);
+    g.observe(
+      'Bearer a',
+      200,
+      { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '0.3' },
+      'jobs',
+      one,
+    );
+    g.observe(
+      'Bearer a',
+      200,
+      { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.3' },
+      'jobs',
+      two,
+    );
     await third;
     expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
     expect(g.pausedMs).toBeGreaterThan(0);
@@ -45,8 +62,18 @@ describe('reading the rate-limit headers in every form the documents leave open'
 
   it('keeps one count per window: a key whose screening window is full still calls the jobs API', async () => {
     const g = new RateGovernor();
-    g.observe('Bearer a', 200, { 'x-ratelimit-limit': '600', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.3' }, 'screening');
-    g.observe('Bearer a', 200, { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '200', 'x-ratelimit-reset': '50' }, 'jobs');
+    g.observe(
+      'Bearer a',
+      200,
+      { 'x-ratelimit-limit': '600', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.3' },
+      'screening',
+    );
+    g.observe(
+      'Bearer a',
+      200,
+      { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '200', 'x-ratelimit-reset': '50' },
+      'jobs',
+    );
     // the MCP lane has reported nothing yet: it counts in the key's window reported last
     await Promise.all([g.beforeCall('Bearer a', 'jobs'), g.beforeCall('Bearer a', 'mcp')]);
     expect(g.pausedMs).toBe(0);
@@ -58,13 +85,28 @@ describe('reading the rate-limit headers in every form the documents leave open'
     expect(g.pausedMs).toBeGreaterThan(0);
   });
 
-  it('learns nothing from a 401 or 403 (its numbers may be another window\'s, a per-IP one say), but does from a 400', async () => {
+  it("learns nothing from a 401 or 403 (its numbers may be another window's, a per-IP one say), but does from a 400", async () => {
     const g = new RateGovernor();
-    g.observe('Bearer a', 200, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '40', 'x-ratelimit-reset': '50' }, 'jobs');
-    g.observe('Bearer a', 403, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '50' }, 'jobs');
+    g.observe(
+      'Bearer a',
+      200,
+      { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '40', 'x-ratelimit-reset': '50' },
+      'jobs',
+    );
+    g.observe(
+      'Bearer a',
+      403,
+      { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '50' },
+      'jobs',
+    );
     await g.beforeCall('Bearer a', 'jobs');
     expect(g.pausedMs).toBe(0);
-    g.observe('Bearer b', 400, { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.2' }, 'jobs');
+    g.observe(
+      'Bearer b',
+      400,
+      { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.2' },
+      'jobs',
+    );
     await g.beforeCall('Bearer b', 'jobs');
     expect(g.pausedMs).toBeGreaterThan(0);
   });

@@ -88,7 +88,10 @@ export function createHttpTarget(cfg: HarnessConfig, anonMcpUrl: string | null =
         const ticket = credential && !spec.rateProbe ? await governor.beforeCall(credential, surface) : undefined;
         let ex: Exchange;
         try {
-          ex = await send({ method: spec.method ?? 'GET', url, headers, ...(body !== undefined ? { body } : {}) }, cfg.requestTimeoutMs);
+          ex = await send(
+            { method: spec.method ?? 'GET', url, headers, ...(body !== undefined ? { body } : {}) },
+            cfg.requestTimeoutMs,
+          );
         } finally {
           governor.release(ticket); // observe() below reads the answer; the place in the window is the call's until it is answered
         }

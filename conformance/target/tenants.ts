@@ -56,7 +56,8 @@ export class Tenants {
       let hook: { id: string; url: string } | null = null;
       let secret: string | undefined;
       if (opts.webhook) {
-        if (!this.receiver) throw skip('no webhook receiver reachable from the target (set webhookReceiverUrl in the profile)');
+        if (!this.receiver)
+          throw skip('no webhook receiver reachable from the target (set webhookReceiverUrl in the profile)');
         hook = this.receiver.newHook();
         secret = `whsec_${randomBytes(18).toString('base64url')}`;
       }
@@ -65,14 +66,23 @@ export class Tenants {
         ...(opts.scopes ? { scopes: [...opts.scopes] } : {}),
         ...(hook ? { webhookUrl: hook.url, webhookSecret: secret } : {}),
       });
-      return { apiKey: t.apiKey, tier, tenantId: t.tenantId, fresh: true, webhookSecret: hook ? (t.webhookSecret ?? secret ?? null) : t.webhookSecret, hook: hook?.id ?? null };
+      return {
+        apiKey: t.apiKey,
+        tier,
+        tenantId: t.tenantId,
+        fresh: true,
+        webhookSecret: hook ? (t.webhookSecret ?? secret ?? null) : t.webhookSecret,
+        hook: hook?.id ?? null,
+      };
     }
     if (opts.scopes) throw skip('needs an admin token to provision a key with chosen scopes');
     const key = this.keys[tier];
     if (!key) throw skip(`the profile has no ${tier} key and no admin token to provision one`);
     const secret = this.webhookSecrets[tier] ?? null;
     if (opts.webhook && (!this.receiver || !secret)) {
-      throw skip(`webhook checks on fixed keys need webhookReceiverUrl (the URL the operator set as the tenant's webhookUrl) and webhookSecrets.${tier} in the profile`);
+      throw skip(
+        `webhook checks on fixed keys need webhookReceiverUrl (the URL the operator set as the tenant's webhookUrl) and webhookSecrets.${tier} in the profile`,
+      );
     }
     return { apiKey: key, tier, tenantId: null, fresh: false, webhookSecret: secret, hook: null };
   }

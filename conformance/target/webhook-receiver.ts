@@ -41,9 +41,18 @@ export class WebhookReceiver {
           json = undefined;
         }
         const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        for (const [k, v] of Object.entries(req.headers))
+          if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
         const list = this.byHook.get(hook) ?? [];
-        list.push({ hook, method: req.method ?? '', path: req.url ?? '', headers, rawBody, json, receivedAt: Date.now() });
+        list.push({
+          hook,
+          method: req.method ?? '',
+          path: req.url ?? '',
+          headers,
+          rawBody,
+          json,
+          receivedAt: Date.now(),
+        });
         this.byHook.set(hook, list);
         // deliveries to any other path come from tenants an operator pointed at the receiver (fixed keys)
         const status = this.scripted.get(hook)?.shift() ?? 200;
@@ -56,7 +65,10 @@ export class WebhookReceiver {
       this.server!.listen(port, host, () => resolve());
     });
     const addr = this.server.address() as AddressInfo;
-    this.publicUrl = (publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`).replace(/\/+$/, '');
+    this.publicUrl = (publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`).replace(
+      /\/+$/,
+      '',
+    );
   }
 
   /** A fresh hook id and the URL to configure as the tenant's webhookUrl. */

@@ -14,7 +14,11 @@ export function signatureFor(secret: string, rawBody: string | Uint8Array): stri
 }
 
 /** True only when `header` is a well-formed signature of exactly `rawBody` under `secret`. */
-export function verifySignature(secret: string, rawBody: string | Uint8Array, header: string | null | undefined): boolean {
+export function verifySignature(
+  secret: string,
+  rawBody: string | Uint8Array,
+  header: string | null | undefined,
+): boolean {
   if (typeof header !== 'string' || !secret) return false;
   const m = HEADER.exec(header.trim());
   if (!m) return false;
@@ -28,6 +32,10 @@ export function tamper(rawBody: string): string {
   const i = rawBody.search(/[0-9A-Za-z]/);
   if (i < 0) return `${rawBody} `;
   const c = rawBody[i];
-  const flipped = /[0-9]/.test(c) ? String((Number(c) + 1) % 10) : c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase();
+  const flipped = /[0-9]/.test(c)
+    ? String((Number(c) + 1) % 10)
+    : c === c.toLowerCase()
+      ? c.toUpperCase()
+      : c.toLowerCase();
   return rawBody.slice(0, i) + flipped + rawBody.slice(i + 1);
 }

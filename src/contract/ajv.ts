@@ -6,7 +6,8 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 // ajv and ajv-formats are CommonJS; under NodeNext their default export sits one level down.
-const interop = <T>(m: T): T extends { default: infer D } ? D : T => ((m as { default?: unknown }).default ?? m) as T extends { default: infer D } ? D : T;
+const interop = <T>(m: T): T extends { default: infer D } ? D : T =>
+  ((m as { default?: unknown }).default ?? m) as T extends { default: infer D } ? D : T;
 const Ajv2020 = interop(Ajv2020Module);
 const addFormats = interop(addFormatsModule);
 
@@ -18,7 +19,14 @@ export type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 export const DISCRIMINATOR_VALUES = 'x-values';
 
 /** Extension keywords a contract schema may carry (annotations only: they never change validation). */
-export const ANNOTATION_KEYWORDS = ['x-policy', 'x-policy-keywords', 'x-decision', 'example', 'xml', 'externalDocs'] as const;
+export const ANNOTATION_KEYWORDS = [
+  'x-policy',
+  'x-policy-keywords',
+  'x-decision',
+  'example',
+  'xml',
+  'externalDocs',
+] as const;
 
 export function createAjv(options: { strict?: boolean } = {}): Ajv {
   const strict = options.strict ?? true;
@@ -34,7 +42,8 @@ export function createAjv(options: { strict?: boolean } = {}): Ajv {
     logger: strict ? undefined : false,
   });
   addFormats(ajv);
-  for (const k of ANNOTATION_KEYWORDS) ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'array', 'string', 'object'] });
+  for (const k of ANNOTATION_KEYWORDS)
+    ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'array', 'string', 'object'] });
   return ajv;
 }
 

@@ -24,7 +24,9 @@ export const REQUEST_BUDGET: Readonly<Budget> = Object.freeze({
 export const MAX_MESSAGES: number = policy.validationMaxMessages;
 
 const pathText = (path: ReadonlyArray<string | number>, root: string): string =>
-  path.reduce<string>((out, seg) => (typeof seg === 'number' ? `${out}[${seg}]` : out ? `${out}.${seg}` : seg), root) || root || 'body';
+  path.reduce<string>((out, seg) => (typeof seg === 'number' ? `${out}[${seg}]` : out ? `${out}.${seg}` : seg), root) ||
+  root ||
+  'body';
 
 // One visited value: its place is kept as a link to its parent, and spelled out only for a message.
 interface Visit {
@@ -50,18 +52,21 @@ export function overBudget(value: unknown, root = '', budget: Readonly<Budget> =
   while (stack.length > 0) {
     const visit = stack.pop()!;
     const { v, depth } = visit;
-    if (++seen > budget.values) return `${root || 'body'} holds more than ${budget.values} values; the limit is ${budget.values}`;
+    if (++seen > budget.values)
+      return `${root || 'body'} holds more than ${budget.values} values; the limit is ${budget.values}`;
     if (depth > budget.depth) return `${pathText(pathOf(visit), root)} is nested more than ${budget.depth} levels deep`;
     // strings are left to the schemas' own maxLength (every request string has one), whose message says more
     if (Array.isArray(v)) {
-      if (v.length > budget.arrayMaxItems) return `${pathText(pathOf(visit), root)} has ${v.length} items; the limit is ${budget.arrayMaxItems}`;
+      if (v.length > budget.arrayMaxItems)
+        return `${pathText(pathOf(visit), root)} has ${v.length} items; the limit is ${budget.arrayMaxItems}`;
       for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], depth: depth + 1, key: i, parent: visit });
     } else if (v !== null && typeof v === 'object') {
       const keys = Object.keys(v);
       if (keys.length > budget.objectMaxProperties) {
         return `${pathText(pathOf(visit), root)} has ${keys.length} properties; the limit is ${budget.objectMaxProperties}`;
       }
-      for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]], depth: depth + 1, key: keys[i], parent: visit });
+      for (let i = keys.length - 1; i >= 0; i--)
+        stack.push({ v: (v as Record<string, unknown>)[keys[i]], depth: depth + 1, key: keys[i], parent: visit });
     }
   }
   return null;

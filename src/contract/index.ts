@@ -151,7 +151,10 @@ async function build(): Promise<Contracts> {
     validate(schemaName, value) {
       const ref = schemas.get(schemaName);
       const v = ref ? ajv.getSchema(ref) : undefined;
-      if (!v) throw new Error(`unknown schema '${schemaName}'; known: ${[...schemas.keys()].filter((k) => !k.includes(':')).join(', ')}`);
+      if (!v)
+        throw new Error(
+          `unknown schema '${schemaName}'; known: ${[...schemas.keys()].filter((k) => !k.includes(':')).join(', ')}`,
+        );
       return v(value) ? [] : formatErrors(v.errors, '', 'value');
     },
     precompile() {

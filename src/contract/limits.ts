@@ -66,7 +66,9 @@ const LimitsSchema = z
           .object({
             scalePriceUsdPerMonth: z.number().nonnegative(),
             idrPerUsd: z.number().positive(),
-            testCards: z.object({ succeeds: z.string().regex(/^\d{12,19}$/), declined: z.string().regex(/^\d{12,19}$/) }).strict(),
+            testCards: z
+              .object({ succeeds: z.string().regex(/^\d{12,19}$/), declined: z.string().regex(/^\d{12,19}$/) })
+              .strict(),
             signInFailuresPerMinute: count,
             signUpAttemptsPerMinute: count,
             accountsPerAddressPerDay: count,

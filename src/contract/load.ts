@@ -29,9 +29,9 @@ export async function loadDocument(api: ApiName): Promise<LoadedDocument> {
   let bundled: Doc;
   let dereferenced: Doc;
   try {
-    bundled = (await SwaggerParser.parse(file));
+    bundled = await SwaggerParser.parse(file);
     // dereference() rewrites the object it is given, so it gets its own copy.
-    dereferenced = (await SwaggerParser.dereference(structuredClone(bundled) as DocNode));
+    dereferenced = await SwaggerParser.dereference(structuredClone(bundled) as DocNode);
   } catch (e) {
     throw new Error(`contracts/${api}.openapi.yaml cannot be read: ${(e as Error).message}`, { cause: e });
   }
@@ -42,7 +42,10 @@ export async function loadDocument(api: ApiName): Promise<LoadedDocument> {
 /** Inlines references to responses, parameters, headers and request bodies; re-points schema references. */
 function toCompileView(doc: Doc, base: string): Doc {
   const resolve = (ref: string): unknown => {
-    const parts = ref.replace(/^#\//, '').split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const parts = ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
     let node: DocNode = doc;
     for (const p of parts) node = node?.[p];
     if (node === undefined) throw new Error(`unresolvable $ref ${ref}`);
@@ -55,7 +58,8 @@ function toCompileView(doc: Doc, base: string): Doc {
     const rec = node as Record<string, unknown>;
     if (typeof rec.$ref === 'string') {
       const ref = rec.$ref;
-      if (ref.startsWith('#/components/schemas/')) return { ...rec, $ref: `${base}#/$defs/${ref.slice('#/components/schemas/'.length)}` };
+      if (ref.startsWith('#/components/schemas/'))
+        return { ...rec, $ref: `${base}#/$defs/${ref.slice('#/components/schemas/'.length)}` };
       if (ref.startsWith('#/')) return walk(resolve(ref), depth + 1);
     }
     const out: Record<string, unknown> = {};

@@ -62,7 +62,11 @@ const OPENAPI_ONLY = new Set(['example', 'examples', 'discriminator', 'xml', 'ex
 export function withoutAnnotations(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutAnnotations);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => !k.startsWith('x-') && !OPENAPI_ONLY.has(k)).map(([k, x]) => [k, withoutAnnotations(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => !k.startsWith('x-') && !OPENAPI_ONLY.has(k))
+      .map(([k, x]) => [k, withoutAnnotations(x)]),
+  );
 }
 
 // Tool schemas may come from other generators (e.g. draft-07 from zod), so they get a lenient compiler:
@@ -94,20 +98,28 @@ function readTool(folder: string, file: string, where: string, source: SchemaSou
   } catch (e) {
     throw new Error(`${where} is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
-  if (typeof def?.name !== 'string' || typeof def.description !== 'string' || !def.inputSchema || typeof def.inputSchema !== 'object') {
+  if (
+    typeof def?.name !== 'string' ||
+    typeof def.description !== 'string' ||
+    !def.inputSchema ||
+    typeof def.inputSchema !== 'object'
+  ) {
     throw new Error(`${where} must be { name, description, inputSchema, outputSchema? }`);
   }
   const hints = def.annotations as unknown as Record<string, unknown> | undefined;
   if (typeof def.title !== 'string' || !hints || ANNOTATION_HINTS.some((h) => typeof hints[h] !== 'boolean')) {
     throw new Error(`${where} must give a title and annotations with ${ANNOTATION_HINTS.join(', ')} (booleans)`);
   }
-  if (`${def.name}.json` !== file) throw new Error(`${where} declares tool '${def.name}'; the file must be named ${def.name}.json`);
+  if (`${def.name}.json` !== file)
+    throw new Error(`${where} declares tool '${def.name}'; the file must be named ${def.name}.json`);
   return Object.freeze({ ...def, inputSchema: composeInput(def.inputSchema, source, where) });
 }
 
 function advertise(def: McpToolContract & JsonSchema, source: SchemaSource, toolError: JsonSchema): AdvertisedTool {
   const ref = def['x-outputSchemaRef'];
-  const own = def.outputSchema ?? (typeof ref === 'string' ? (withoutAnnotations(source.schema(ref)) as JsonSchema | undefined) : undefined);
+  const own =
+    def.outputSchema ??
+    (typeof ref === 'string' ? (withoutAnnotations(source.schema(ref)) as JsonSchema | undefined) : undefined);
   const outputSchema = own ? { type: 'object' as const, anyOf: [{ type: 'object', ...own }, toolError] } : undefined;
   return {
     name: def.name,
@@ -130,7 +142,9 @@ export function loadMcpTools(dir: string, source: SchemaSource): McpToolSet {
   for (const server of MCP_SERVERS) {
     const folder = join(dir, server);
     if (!existsSync(folder)) continue;
-    for (const file of readdirSync(folder).filter((f) => f.endsWith('.json')).sort()) {
+    for (const file of readdirSync(folder)
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       const def = readTool(folder, file, `contracts/mcp/${server}/${file}`, source);
       tools[server][def.name] = def;
       advertised[server].push(advertise(def, source, toolErrorSchema));
@@ -138,7 +152,11 @@ export function loadMcpTools(dir: string, source: SchemaSource): McpToolSet {
     advertised[server].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  const validator = (server: McpServerName, tool: string, which: 'input' | 'output' | 'result'): ValidateFunction | null | undefined => {
+  const validator = (
+    server: McpServerName,
+    tool: string,
+    which: 'input' | 'output' | 'result',
+  ): ValidateFunction | null | undefined => {
     const def = tools[server]?.[tool];
     if (!def) return undefined;
     const key = `${server}/${tool}/${which}`;
@@ -155,13 +173,22 @@ export function loadMcpTools(dir: string, source: SchemaSource): McpToolSet {
         if (!v) throw new Error(`x-outputSchemaRef ${def['x-outputSchemaRef']} names no component schema`);
       }
     } catch (e) {
-      throw new Error(`contracts/mcp/${server}/${tool}.json: ${which} schema does not compile: ${(e as Error).message}`, { cause: e });
+      throw new Error(
+        `contracts/mcp/${server}/${tool}.json: ${which} schema does not compile: ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     cache.set(key, v);
     return v;
   };
 
-  const run = (server: McpServerName, tool: string, which: 'input' | 'output' | 'result', value: unknown, root: string): string[] => {
+  const run = (
+    server: McpServerName,
+    tool: string,
+    which: 'input' | 'output' | 'result',
+    value: unknown,
+    root: string,
+  ): string[] => {
     const v = validator(server, tool, which);
     if (v === undefined) return [`unknown tool '${tool}' on the ${server} MCP server`];
     if (which === 'input') {
@@ -181,7 +208,8 @@ export function loadMcpTools(dir: string, source: SchemaSource): McpToolSet {
     checkResult: (server, tool, structured) => run(server, tool, 'result', structured, 'structuredContent'),
     precompile() {
       for (const server of MCP_SERVERS) {
-        for (const tool of Object.keys(tools[server])) for (const which of ['input', 'output', 'result'] as const) validator(server, tool, which);
+        for (const tool of Object.keys(tools[server]))
+          for (const which of ['input', 'output', 'result'] as const) validator(server, tool, which);
       }
     },
   };

@@ -26,11 +26,13 @@ const TYPE_NAMES: Record<string, string> = {
 };
 
 const typeName = (t: unknown): string =>
-  Array.isArray(t) ? t.map(typeName).join(' or ') : TYPE_NAMES[String(t)] ?? String(t);
+  Array.isArray(t) ? t.map(typeName).join(' or ') : (TYPE_NAMES[String(t)] ?? String(t));
 
 /** "an integer from 1 to 500", "a number >= 0", "an integer". */
 export function describeNumber(schema: Doc): string {
-  const base = typeName(Array.isArray(schema.type) ? schema.type.filter((t: string) => t !== 'null') : schema.type ?? 'number');
+  const base = typeName(
+    Array.isArray(schema.type) ? schema.type.filter((t: string) => t !== 'null') : (schema.type ?? 'number'),
+  );
   const lo = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? `> ${schema.exclusiveMinimum}` : undefined);
   const hi = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? `< ${schema.exclusiveMaximum}` : undefined);
   if (typeof lo === 'number' && typeof hi === 'number') return `${base} from ${lo} to ${hi}`;
@@ -85,18 +87,28 @@ export function formatErrorsBounded(
       omitted++;
       return;
     }
-    const msg = e.keyword === 'anyOf' ? formatAnyOf(e, branchesOf.get(i) ?? [], root, fallback) : formatError(e, root, fallback);
+    const msg =
+      e.keyword === 'anyOf' ? formatAnyOf(e, branchesOf.get(i) ?? [], root, fallback) : formatError(e, root, fallback);
     if (msg) out.add(msg);
   });
   return { messages: [...out], omitted };
 }
 
-export function formatErrors(errors: readonly ErrorObject[] | null | undefined, root = '', fallback = 'value'): string[] {
+export function formatErrors(
+  errors: readonly ErrorObject[] | null | undefined,
+  root = '',
+  fallback = 'value',
+): string[] {
   return formatErrorsBounded(errors, root, fallback).messages;
 }
 
 /** The first `max` messages joined, and how many more problems there were. */
-export function summarizeErrors(errors: readonly ErrorObject[] | null | undefined, root: string, fallback: string, max: number): string {
+export function summarizeErrors(
+  errors: readonly ErrorObject[] | null | undefined,
+  root: string,
+  fallback: string,
+  max: number,
+): string {
   const { messages, omitted } = formatErrorsBounded(errors, root, fallback, max);
   return messages.join('; ') + (omitted > 0 ? ` (and ${omitted} more problem${omitted === 1 ? '' : 's'})` : '');
 }
@@ -116,7 +128,9 @@ function formatAnyOf(e: ErrorObject, branches: ErrorObject[], root: string, fall
     if (m.startsWith(prefix)) alternatives.push(m.slice(prefix.length));
     else if (!nested.includes(m)) nested.push(m);
   }
-  const head = alternatives.length ? `${at} must be ${[...new Set(alternatives)].join(' or ')}` : `${at} matches none of the allowed forms`;
+  const head = alternatives.length
+    ? `${at} must be ${[...new Set(alternatives)].join(' or ')}`
+    : `${at} matches none of the allowed forms`;
   return nested.length ? `${head}; otherwise ${nested.join(', ')}` : head;
 }
 
@@ -138,7 +152,8 @@ function formatError(e: ErrorObject, root: string, fallback: string): string | n
       return `${at} must be one of ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'const': {
       const dep = /\/dependentSchemas\/([^/]+)\//.exec(e.schemaPath);
-      if (dep) return `${pathOf(e.instancePath.replace(/\/[^/]*$/, ''), root) ? pathOf(e.instancePath.replace(/\/[^/]*$/, ''), root) + '.' : ''}${dep[1]} is allowed only when ${at} is ${JSON.stringify(p.allowedValue)}`;
+      if (dep)
+        return `${pathOf(e.instancePath.replace(/\/[^/]*$/, ''), root) ? pathOf(e.instancePath.replace(/\/[^/]*$/, ''), root) + '.' : ''}${dep[1]} is allowed only when ${at} is ${JSON.stringify(p.allowedValue)}`;
       return `${at} must be ${JSON.stringify(p.allowedValue)}`;
     }
     case 'minimum':

@@ -115,7 +115,8 @@ export function compileOperation(
           if (h.integer) parsed = /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
           const validateHeader = h.validate();
           if (!validateHeader(parsed)) {
-            for (const m of formatErrors(validateHeader.errors, `header ${h.name}`, `header ${h.name}`)) problems.push(`${m} (got '${value}')`);
+            for (const m of formatErrors(validateHeader.errors, `header ${h.name}`, `header ${h.name}`))
+              problems.push(`${m} (got '${value}')`);
           }
         }
       }

@@ -108,7 +108,8 @@ export class ParamSet {
       }
       value = Number(raw);
     } else if (spec.type === 'boolean') {
-      if (raw !== 'true' && raw !== 'false') throw invalid(`${spec.name} must be true or false (got '${clip(raw)}')`, spec.name);
+      if (raw !== 'true' && raw !== 'false')
+        throw invalid(`${spec.name} must be true or false (got '${clip(raw)}')`, spec.name);
       value = raw === 'true';
     }
     const validate = spec.validate();

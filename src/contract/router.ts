@@ -27,7 +27,13 @@ export class Router {
         return '([^/]+)';
       })
       .join('');
-    this.routes.push({ method: op.method, regex: new RegExp(`^${source}$`), names, op, literalLength: op.path.replace(/\{[^}]+\}/g, '').length });
+    this.routes.push({
+      method: op.method,
+      regex: new RegExp(`^${source}$`),
+      names,
+      op,
+      literalLength: op.path.replace(/\{[^}]+\}/g, '').length,
+    });
     // Literal segments beat parameters when two templates could match the same path.
     this.routes.sort((a, b) => b.literalLength - a.literalLength);
   }

@@ -29,7 +29,11 @@ async function openApiTypes(api: (typeof API_NAMES)[number]): Promise<string> {
 const pascal = (s: string) => s.replace(/(^|[_\-\s]+)(\w)/g, (_m, _sep, ch: string) => ch.toUpperCase());
 
 async function mcpTypes(): Promise<string> {
-  const docs = Object.fromEntries(await Promise.all(API_NAMES.map(async (api) => [api, (await SwaggerParser.dereference(documentPath(api))) as DocNode])));
+  const docs = Object.fromEntries(
+    await Promise.all(
+      API_NAMES.map(async (api) => [api, (await SwaggerParser.dereference(documentPath(api))) as DocNode]),
+    ),
+  );
   const { tools } = loadMcpTools(`${CONTRACTS_DIR}mcp`, {
     schema(ref) {
       const r = parseSchemaRef(ref);
@@ -42,21 +46,43 @@ async function mcpTypes(): Promise<string> {
     for (const name of Object.keys(tools[server]).sort()) {
       const def = tools[server][name] as Doc;
       const base = `${pascal(server)}${pascal(name)}`;
-      const options = { bannerComment: '', format: true, ignoreMinAndMaxItems: true, additionalProperties: false, declareExternallyReferenced: true, unreachableDefinitions: false };
-      parts.push(`/** Arguments of the ${server} server's \`${name}\` tool. */\n` + (await compile(strip(def.inputSchema), `${base}Input`, options)).trim());
+      const options = {
+        bannerComment: '',
+        format: true,
+        ignoreMinAndMaxItems: true,
+        additionalProperties: false,
+        declareExternallyReferenced: true,
+        unreachableDefinitions: false,
+      };
+      parts.push(
+        `/** Arguments of the ${server} server's \`${name}\` tool. */\n` +
+          (await compile(strip(def.inputSchema), `${base}Input`, options)).trim(),
+      );
       if (def.outputSchema) {
-        parts.push(`/** structuredContent of the ${server} server's \`${name}\` tool. */\n` + (await compile(strip(def.outputSchema), `${base}Output`, options)).trim());
+        parts.push(
+          `/** structuredContent of the ${server} server's \`${name}\` tool. */\n` +
+            (await compile(strip(def.outputSchema), `${base}Output`, options)).trim(),
+        );
       } else if (typeof def['x-outputSchemaRef'] === 'string') {
         const r = parseSchemaRef(def['x-outputSchemaRef']);
         if (r) {
           imports.add(r.api);
-          parts.push(`/** structuredContent of the ${server} server's \`${name}\` tool. */\nexport type ${base}Output = ${r.api}.components['schemas']['${r.name}'];`);
+          parts.push(
+            `/** structuredContent of the ${server} server's \`${name}\` tool. */\nexport type ${base}Output = ${r.api}.components['schemas']['${r.name}'];`,
+          );
         }
       }
     }
   }
-  const head = [...imports].sort().map((api) => `import type * as ${api} from './${api}.gen.js';`).join('\n');
-  return banner('contracts/mcp/{keyed,anon}/*.json') + (head ? `${head}\n\n` : '') + (parts.length ? parts.join('\n\n') + '\n' : 'export {};\n');
+  const head = [...imports]
+    .sort()
+    .map((api) => `import type * as ${api} from './${api}.gen.js';`)
+    .join('\n');
+  return (
+    banner('contracts/mcp/{keyed,anon}/*.json') +
+    (head ? `${head}\n\n` : '') +
+    (parts.length ? parts.join('\n\n') + '\n' : 'export {};\n')
+  );
 }
 
 /** A schema without `$schema` (another draft's meta-schema URL confuses the compiler) and without titles, so

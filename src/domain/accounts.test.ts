@@ -24,7 +24,9 @@ describe('dashboard accounts', () => {
     const b = accounts.signUp({ email: 'b@example.com', password: 'same password!', address: '10.0.0.1' }).account;
     const [kind, n, r, p, salt, hex] = a.password.split('$');
     expect([kind, n, r, p]).toEqual(['scrypt', String(2 ** 15), '8', '1']);
-    expect(hex).toBe(scryptSync('same password!', salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString('hex'));
+    expect(hex).toBe(
+      scryptSync('same password!', salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString('hex'),
+    );
     expect(a.password).not.toContain('same password!');
     expect(b.password.split('$')[4]).not.toBe(salt);
     expect(b.password.split('$')[5]).not.toBe(hex);
@@ -33,8 +35,14 @@ describe('dashboard accounts', () => {
   it('signs in with the right password only, and ends sessions on sign-out, after their hours, and past the bound', () => {
     const { accounts, advance } = setup();
     const { session } = accounts.signUp({ email: 'c@example.com', password: 'a fine password', address: '10.0.0.2' });
-    expect(() => accounts.signIn({ email: 'c@example.com', password: 'a fine passwore', address: '10.0.0.2' })).toThrow(/do not match/);
-    const signedIn = accounts.signIn({ email: ' C@EXAMPLE.com ', password: 'a fine password', address: '10.0.0.2' }).session;
+    expect(() => accounts.signIn({ email: 'c@example.com', password: 'a fine passwore', address: '10.0.0.2' })).toThrow(
+      /do not match/,
+    );
+    const signedIn = accounts.signIn({
+      email: ' C@EXAMPLE.com ',
+      password: 'a fine password',
+      address: '10.0.0.2',
+    }).session;
     expect(accounts.session(signedIn.id)?.account.email).toBe('c@example.com');
     accounts.signOut(signedIn.id);
     expect(accounts.session(signedIn.id)).toBeNull();
@@ -47,7 +55,10 @@ describe('dashboard accounts', () => {
     const { accounts } = setup();
     const first = accounts.signUp({ email: 'd@example.com', password: 'a fine password', address: '10.0.0.3' }).session;
     const later = [];
-    for (let i = 0; i < POLICY.sessionsPerAccount; i++) later.push(accounts.signIn({ email: 'd@example.com', password: 'a fine password', address: `10.0.1.${i}` }).session);
+    for (let i = 0; i < POLICY.sessionsPerAccount; i++)
+      later.push(
+        accounts.signIn({ email: 'd@example.com', password: 'a fine password', address: `10.0.1.${i}` }).session,
+      );
     expect(accounts.session(first.id)).toBeNull();
     expect(later.every((s) => accounts.session(s.id) !== null)).toBe(true);
   });

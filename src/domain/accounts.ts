@@ -70,7 +70,12 @@ function passwordMatches(password: string, stored: string): boolean {
   const [kind, n, r, p, salt, hex] = stored.split('$');
   if (kind !== 'scrypt' || !hex) return false;
   const want = Buffer.from(hex, 'hex');
-  const got = scryptSync(password, salt, want.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  const got = scryptSync(password, salt, want.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
   return timingSafeEqual(got, want);
 }
 
@@ -113,19 +118,34 @@ export class AccountService {
    * Opens an account with a tenant of its own on the free tier and signs it in. Throttled per client
    * address (attempts per minute, accounts per UTC day); a bad field is an `invalid_request` naming it.
    */
-  signUp(input: { email: string; password: string; address: string }): { account: Account; session: DashboardSession; apiKey: string } {
+  signUp(input: { email: string; password: string; address: string }): {
+    account: Account;
+    session: DashboardSession;
+    apiKey: string;
+  } {
     const now = this.now();
     const attempt = this.signUpAttempts.hit(input.address, POLICY.signUpAttemptsPerMinute, now);
-    if (!attempt.allowed) throw rateLimited(`Too many sign-up attempts from this address; try again in ${attempt.resetSeconds} s.`, attempt.resetSeconds);
+    if (!attempt.allowed)
+      throw rateLimited(
+        `Too many sign-up attempts from this address; try again in ${attempt.resetSeconds} s.`,
+        attempt.resetSeconds,
+      );
     const email = input.email.trim().toLowerCase();
     if (!email) throw invalid('Enter an e-mail address.', 'email');
-    if (email.length > EMAIL_MAX || !EMAIL.test(email)) throw invalid('Enter an e-mail address like name@example.com.', 'email');
-    if (this.byEmail.has(email)) throw invalid('An account with this e-mail address exists already; sign in instead.', 'email');
-    if (input.password.length < PASSWORD_MIN) throw invalid(`Choose a password of at least ${PASSWORD_MIN} characters.`, 'password');
-    if (input.password.length > PASSWORD_MAX) throw invalid(`Choose a password of at most ${PASSWORD_MAX} characters.`, 'password');
+    if (email.length > EMAIL_MAX || !EMAIL.test(email))
+      throw invalid('Enter an e-mail address like name@example.com.', 'email');
+    if (this.byEmail.has(email))
+      throw invalid('An account with this e-mail address exists already; sign in instead.', 'email');
+    if (input.password.length < PASSWORD_MIN)
+      throw invalid(`Choose a password of at least ${PASSWORD_MIN} characters.`, 'password');
+    if (input.password.length > PASSWORD_MAX)
+      throw invalid(`Choose a password of at most ${PASSWORD_MAX} characters.`, 'password');
     const day = this.signUps.peek(input.address, POLICY.accountsPerAddressPerDay, now);
     if (!day.allowed) {
-      throw rateLimited(`This address has opened ${POLICY.accountsPerAddressPerDay} accounts today, the most it may; try again in ${Math.ceil(day.resetSeconds / 3600)} h.`, day.resetSeconds);
+      throw rateLimited(
+        `This address has opened ${POLICY.accountsPerAddressPerDay} accounts today, the most it may; try again in ${Math.ceil(day.resetSeconds / 3600)} h.`,
+        day.resetSeconds,
+      );
     }
     this.signUps.hit(input.address, POLICY.accountsPerAddressPerDay, now);
     const { tenant, apiKey } = this.tenants.create({ planTier: 'free', name: email });
@@ -147,12 +167,17 @@ export class AccountService {
     const now = this.now();
     const max = POLICY.signInFailuresPerMinute;
     const seen = this.signInFailures.peek(input.address, max, now);
-    if (!seen.allowed) throw rateLimited(`Too many failed sign-ins from this address; try again in ${seen.resetSeconds} s.`, seen.resetSeconds);
+    if (!seen.allowed)
+      throw rateLimited(
+        `Too many failed sign-ins from this address; try again in ${seen.resetSeconds} s.`,
+        seen.resetSeconds,
+      );
     const email = input.email.trim().toLowerCase();
     if (!email) throw invalid('Enter the e-mail address of your account.', 'email');
     if (!input.password) throw invalid('Enter your password.', 'password');
     const account = this.byEmail.get(email);
-    const ok = passwordMatches(input.password.slice(0, PASSWORD_MAX + 1), account?.password ?? DECOY()) && account !== undefined;
+    const ok =
+      passwordMatches(input.password.slice(0, PASSWORD_MAX + 1), account?.password ?? DECOY()) && account !== undefined;
     if (!ok) {
       this.signInFailures.hit(input.address, max, now);
       throw unauthorized('That e-mail address and password do not match an account.');
@@ -209,23 +234,39 @@ export class AccountService {
     const digits = input.cardNumber.replace(/[\s-]/g, '');
     const amount = priceOf(tier, currency);
     if (amount > 0) {
-      if (!/^\d{12,19}$/.test(digits) || !luhn(digits)) throw invalid('Enter a valid card number (test mode: 4242 4242 4242 4242).', 'cardNumber');
+      if (!/^\d{12,19}$/.test(digits) || !luhn(digits))
+        throw invalid('Enter a valid card number (test mode: 4242 4242 4242 4242).', 'cardNumber');
       const m = /^\s*(\d{1,2})\s*\/\s*(\d{2})\s*$/.exec(input.expiry);
       const month = m ? Number(m[1]) : 0;
       if (!m || month < 1 || month > 12) throw invalid('Enter the expiry as MM/YY.', 'expiry');
       const now = new Date(this.now());
       const year = 2000 + Number(m[2]);
-      if (year < now.getUTCFullYear() || (year === now.getUTCFullYear() && month < now.getUTCMonth() + 1)) throw invalid('This card has expired.', 'expiry');
+      if (year < now.getUTCFullYear() || (year === now.getUTCFullYear() && month < now.getUTCMonth() + 1))
+        throw invalid('This card has expired.', 'expiry');
       if (!/^\d{3,4}$/.test(input.cvc.trim())) throw invalid('Enter the 3 or 4 digits of the security code.', 'cvc');
       if (digits === POLICY.testCards.declined) {
-        throw new DomainError('payment_required', 'Your card was declined. Nothing was charged and your plan is unchanged.', { field: 'cardNumber' });
+        throw new DomainError(
+          'payment_required',
+          'Your card was declined. Nothing was charged and your plan is unchanged.',
+          { field: 'cardNumber' },
+        );
       }
       if (digits !== POLICY.testCards.succeeds) {
-        throw invalid('Test mode takes test cards only: 4242 4242 4242 4242 succeeds, 4000 0000 0000 0002 is declined.', 'cardNumber');
+        throw invalid(
+          'Test mode takes test cards only: 4242 4242 4242 4242 succeeds, 4000 0000 0000 0002 is declined.',
+          'cardNumber',
+        );
       }
     }
     this.tenants.applyPlan(tenant, tier);
-    const payment: Payment = { id: this.ids.next('pay'), planTier: tier, currency, amount, cardLast4: amount > 0 ? digits.slice(-4) : '', at: this.now() };
+    const payment: Payment = {
+      id: this.ids.next('pay'),
+      planTier: tier,
+      currency,
+      amount,
+      cardLast4: amount > 0 ? digits.slice(-4) : '',
+      at: this.now(),
+    };
     account.payments.push(payment);
     return payment;
   }

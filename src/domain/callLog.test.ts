@@ -10,7 +10,9 @@ const whole = (bytes: Uint8Array) => capBody(Buffer.from(bytes).toString('utf8')
 
 // text around the cap in every UTF-8 width (1 to 4 bytes), and raw bytes that are not valid UTF-8
 const char = fc.constantFrom('a', '"', 'é', '—', '漢', '😀', '\u{10FFFF}');
-const text = fc.tuple(fc.integer({ min: LOG_TEXT_CAP - 8, max: CAP_BYTES + 8 }), fc.array(char, { minLength: 1, maxLength: 7 })).map(([n, cs]) => Array.from({ length: n }, (_, i) => cs[i % cs.length]).join(''));
+const text = fc
+  .tuple(fc.integer({ min: LOG_TEXT_CAP - 8, max: CAP_BYTES + 8 }), fc.array(char, { minLength: 1, maxLength: 7 }))
+  .map(([n, cs]) => Array.from({ length: n }, (_, i) => cs[i % cs.length]).join(''));
 const bytes = fc.oneof(
   text.map((t) => Buffer.from(t)),
   fc.uint8Array({ minLength: CAP_BYTES - 8, maxLength: CAP_BYTES * 2 }),
@@ -34,12 +36,39 @@ describe('capBytes', () => {
   it('is what the log shows for an answer kept as bytes, truncation included', () => {
     const log = new CallLog();
     const body = Buffer.from('é'.repeat(LOG_TEXT_CAP + 1));
-    const call = { atMs: Date.UTC(2026, 10, 24), tenantId: null, api: 'rest' as const, method: 'GET', path: '/x', tool: null, status: 200, durationMs: 1, request: '' };
+    const call = {
+      atMs: Date.UTC(2026, 10, 24),
+      tenantId: null,
+      api: 'rest' as const,
+      method: 'GET',
+      path: '/x',
+      tool: null,
+      status: 200,
+      durationMs: 1,
+      request: '',
+    };
     log.record({ ...call, response: Buffer.from(body.subarray(0, CAP_BYTES)) });
     log.record({ ...call, response: Buffer.from('{"ok":true}') });
     const [long, short] = log.window().entries;
-    expect(long).toMatchObject({ at: '2026-11-24T00:00:00.000Z', responseBody: 'é'.repeat(LOG_TEXT_CAP), truncated: true });
+    expect(long).toMatchObject({
+      at: '2026-11-24T00:00:00.000Z',
+      responseBody: 'é'.repeat(LOG_TEXT_CAP),
+      truncated: true,
+    });
     expect(short).toMatchObject({ responseBody: '{"ok":true}', truncated: false });
-    expect(Object.keys(long)).toEqual(['id', 'at', 'tenantId', 'api', 'method', 'path', 'tool', 'status', 'durationMs', 'requestBody', 'responseBody', 'truncated']);
+    expect(Object.keys(long)).toEqual([
+      'id',
+      'at',
+      'tenantId',
+      'api',
+      'method',
+      'path',
+      'tool',
+      'status',
+      'durationMs',
+      'requestBody',
+      'responseBody',
+      'truncated',
+    ]);
   });
 });

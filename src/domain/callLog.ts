@@ -135,7 +135,10 @@ export class CallLog {
     if (known) return known;
     const kept = this.response[slot];
     const at = slot * CAP_BYTES;
-    const res = kept !== null ? { text: kept, cut: (this.flags[slot] & RESPONSE_CUT) !== 0 } : capBytes(this.heads!.subarray(at, at + this.headLength[slot]));
+    const res =
+      kept !== null
+        ? { text: kept, cut: (this.flags[slot] & RESPONSE_CUT) !== 0 }
+        : capBytes(this.heads!.subarray(at, at + this.headLength[slot]));
     const e: CallEntry = {
       id: idOf(position),
       at: new Date(this.at[slot]).toISOString(),

@@ -62,7 +62,9 @@ export interface TimeSource {
 const FIRED_SHOWN = 20;
 const HISTORY = 20;
 const refOf = (arg: unknown): string | null =>
-  typeof arg === 'object' && arg !== null && typeof (arg as { id?: unknown }).id === 'string' ? (arg as { id: string }).id : null;
+  typeof arg === 'object' && arg !== null && typeof (arg as { id?: unknown }).id === 'string'
+    ? (arg as { id: string }).id
+    : null;
 
 /** A timer made by scheduleCall, for cancel(). */
 export type TimerHandle = object;
@@ -260,7 +262,14 @@ export class Clock implements TimeSource {
     const ms = Math.round(seconds * 1000);
     if (zone === this.root) this.offsetMs += ms;
     else zone.offsetMs += ms;
-    const rec: AdvanceRecord = { tenantId: zone.tenantId, from, to: this.iso(nowOf()), fired: 0, byLabel: {}, first: [] };
+    const rec: AdvanceRecord = {
+      tenantId: zone.tenantId,
+      from,
+      to: this.iso(nowOf()),
+      fired: 0,
+      byLabel: {},
+      first: [],
+    };
     this.firing = rec;
     try {
       this.fireDue();
@@ -283,7 +292,10 @@ export class Clock implements TimeSource {
   pending(limit = 20, tenantId?: string): { total: number; byLabel: Record<string, number>; soonest: TimerView[] } {
     const byLabel: Record<string, number> = {};
     const soonest: { t: Timer; due: number }[] = [];
-    const zones = tenantId === undefined ? [this.root, ...this.zones.values()] : [this.zones.get(tenantId)].filter((z) => z !== undefined);
+    const zones =
+      tenantId === undefined
+        ? [this.root, ...this.zones.values()]
+        : [this.zones.get(tenantId)].filter((z) => z !== undefined);
     let total = 0;
     for (const z of zones) {
       total += z.live;
@@ -331,7 +343,14 @@ export class Clock implements TimeSource {
     return this.add(zone, at, fn as (arg: unknown) => void, arg, label, null);
   }
 
-  private add(zone: Zone, at: number, fn: (arg: unknown) => void, arg: unknown, label: string, ref: string | null): Timer {
+  private add(
+    zone: Zone,
+    at: number,
+    fn: (arg: unknown) => void,
+    arg: unknown,
+    label: string,
+    ref: string | null,
+  ): Timer {
     const timer: Timer = { at, seq: this.seq++, fn, arg, cancelled: false, label, ref, zone };
     zone.push(timer);
     zone.live++;

@@ -103,7 +103,10 @@ export class Faults {
     if (input.mode === 'status' && ![429, 500, 503].includes(input.status as number)) {
       throw invalid('status must be 429, 500 or 503 for mode "status"', 'status');
     }
-    if (input.mode === 'latency' && !(Number.isInteger(input.latencyMs) && input.latencyMs! >= 0 && input.latencyMs! <= 30_000)) {
+    if (
+      input.mode === 'latency' &&
+      !(Number.isInteger(input.latencyMs) && input.latencyMs! >= 0 && input.latencyMs! <= 30_000)
+    ) {
       throw invalid('latencyMs must be an integer from 0 to 30000 for mode "latency"', 'latencyMs');
     }
     if (input.count !== undefined && !(Number.isInteger(input.count) && input.count >= 1)) {
@@ -113,7 +116,8 @@ export class Faults {
       throw invalid('ratio must be a number in (0, 1]', 'ratio');
     }
     // every API call walks the rules, and the list is answered whole: keep both bounded (D-103)
-    if (this.rules.length >= MAX_RULES) throw invalid(`at most ${MAX_RULES} chaos rules can be active; remove some first`, 'mode');
+    if (this.rules.length >= MAX_RULES)
+      throw invalid(`at most ${MAX_RULES} chaos rules can be active; remove some first`, 'mode');
     const rule: ChaosRule = {
       id: `flt_${++this.seq}`,
       path: input.path ?? '*',

@@ -179,7 +179,9 @@ export class TenantService {
   /** The pre-rotation secret while its overlap window is open, else null. */
   previousSecretOf(tenant: Tenant): string | null {
     const until = tenant.previousSecretExpiresAt;
-    return tenant.previousWebhookSecret !== null && until !== null && tenant.clock.now() < until ? tenant.previousWebhookSecret : null;
+    return tenant.previousWebhookSecret !== null && until !== null && tenant.clock.now() < until
+      ? tenant.previousWebhookSecret
+      : null;
   }
 
   /** Tenants in creation order, read only (the control API pages through it). */

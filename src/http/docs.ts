@@ -29,7 +29,10 @@ const ASSETS: Record<string, string> = {
 const assetCache = new Map<string, Buffer>();
 /** The page's own stylesheet and script (kept as files beside this module, read once). */
 const OWN_ASSETS = Object.fromEntries(
-  ['docs.css', 'docs-init.js'].map((name) => [name, readFileSync(fileURLToPath(new URL(`./assets/${name}`, import.meta.url)), 'utf8')]),
+  ['docs.css', 'docs-init.js'].map((name) => [
+    name,
+    readFileSync(fileURLToPath(new URL(`./assets/${name}`, import.meta.url)), 'utf8'),
+  ]),
 ) as Record<'docs.css' | 'docs-init.js', string>;
 
 const APIS: Record<ApiName, { file: string; fallbackTitle: string }> = {
@@ -63,7 +66,9 @@ function sourceDocument(core: Core, api: ApiName): Doc {
 function serverPrefix(doc: Doc): string {
   const server = doc.servers?.[0];
   if (!server || typeof server.url !== 'string') return '';
-  const url = server.url.replace(/\{([^}]+)\}/g, (_: string, name: string) => String(server.variables?.[name]?.default ?? ''));
+  const url = server.url.replace(/\{([^}]+)\}/g, (_: string, name: string) =>
+    String(server.variables?.[name]?.default ?? ''),
+  );
   let path = url;
   if (!url.startsWith('/')) {
     try {
@@ -114,8 +119,6 @@ const page = (config: unknown) => `<!doctype html>
 </body>
 </html>`;
 
-
-
 /** What the page's script needs: the documents to list and the contract's example idempotency keys. */
 function docsConfig(core: Core): { urls: { url: string; name: string }[]; exampleKeys: string[] } {
   const urls = (Object.keys(APIS) as ApiName[]).map((api) => {
@@ -153,10 +156,21 @@ export function docsRoutes() {
 
   r.get('/', (c) => c.html(page(docsConfig(c.var.core))));
   r.get('/docs.css', (c) => c.body(OWN_ASSETS['docs.css'], 200, { 'content-type': 'text/css; charset=utf-8' }));
-  r.get('/init.js', (c) => c.body(OWN_ASSETS['docs-init.js'], 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }));
-  r.get('/screening.json', (c) => c.json(withDerivedExamples(servedDocument(c.var.core, 'screening', requestOrigin(c)))));
+  r.get('/init.js', (c) =>
+    c.body(OWN_ASSETS['docs-init.js'], 200, {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'no-cache',
+    }),
+  );
+  r.get('/screening.json', (c) =>
+    c.json(withDerivedExamples(servedDocument(c.var.core, 'screening', requestOrigin(c)))),
+  );
   r.get('/jobs.json', (c) => c.json(withDerivedExamples(servedDocument(c.var.core, 'jobs', requestOrigin(c)))));
-  r.get('/control.json', (c) => c.json(withDerivedExamples(controlDocument(c.var.core, requestOrigin(c))), 200, { 'access-control-allow-origin': '*' }));
+  r.get('/control.json', (c) =>
+    c.json(withDerivedExamples(controlDocument(c.var.core, requestOrigin(c))), 200, {
+      'access-control-allow-origin': '*',
+    }),
+  );
   r.get('/assets/:file', (c) => {
     const name = c.req.param('file');
     // own keys only: `constructor` or `__proto__` must not reach Object.prototype

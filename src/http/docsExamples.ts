@@ -10,7 +10,6 @@ import type { Doc, DocNode } from '../contract/doc.js';
 const CODE_OF_STATUS = new Map<number, string>(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code]));
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
-
 function resolve(doc: Doc, node: DocNode): DocNode {
   if (!node || typeof node.$ref !== 'string' || !node.$ref.startsWith('#/')) return node;
   return node.$ref
@@ -32,9 +31,15 @@ function errorExamples(doc: Doc): void {
         const media = response?.content?.['application/json'];
         if (!media || media.example !== undefined || media.examples !== undefined) continue;
         const schemaExample = resolve(doc, media.schema)?.examples?.[0];
-        const example = schemaExample?.error?.code === code ? schemaExample : { error: { code, message: String(response.description ?? code) } };
+        const example =
+          schemaExample?.error?.code === code
+            ? schemaExample
+            : { error: { code, message: String(response.description ?? code) } };
         // inline: a shared response object may serve several statuses
-        responses[status] = { ...response, content: { ...response.content, 'application/json': { ...media, example } } };
+        responses[status] = {
+          ...response,
+          content: { ...response.content, 'application/json': { ...media, example } },
+        };
       }
     }
   }
@@ -60,7 +65,8 @@ function patternedIds(doc: Doc): void {
     if (Array.isArray(node)) return node.forEach(visit);
     if (node.properties && typeof node.properties === 'object') {
       for (const [name, prop] of Object.entries<DocNode>(node.properties)) {
-        if (!prop || typeof prop.pattern !== 'string' || prop.example !== undefined || prop.examples !== undefined) continue;
+        if (!prop || typeof prop.pattern !== 'string' || prop.example !== undefined || prop.examples !== undefined)
+          continue;
         if (!cache.has(name)) cache.set(name, exampleValue(doc, name));
         const value = cache.get(name);
         if (value !== undefined) prop.example = value;

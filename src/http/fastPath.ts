@@ -53,9 +53,27 @@ interface Route {
 }
 
 const ok = (body: string | Uint8Array) => ({ status: 200, body });
-const SEARCH: Route = { method: 'GET', scope: 'jobs', rated: true, typeName: 'content-type', answer: (a) => ok(searchAnswer(a.core, a.principal, a.url)) };
-const JOB: Route = { method: 'GET', scope: 'jobs', rated: true, typeName: 'content-type', answer: (a) => ok(jobAnswer(a.core, a.url, a.path.slice(JOB_PREFIX.length))) };
-const AUDIT: Route = { method: 'GET', scope: 'screening', rated: false, typeName: 'Content-Type', answer: (a) => ok(auditAnswer(a.core, a.principal, a.url)) };
+const SEARCH: Route = {
+  method: 'GET',
+  scope: 'jobs',
+  rated: true,
+  typeName: 'content-type',
+  answer: (a) => ok(searchAnswer(a.core, a.principal, a.url)),
+};
+const JOB: Route = {
+  method: 'GET',
+  scope: 'jobs',
+  rated: true,
+  typeName: 'content-type',
+  answer: (a) => ok(jobAnswer(a.core, a.url, a.path.slice(JOB_PREFIX.length))),
+};
+const AUDIT: Route = {
+  method: 'GET',
+  scope: 'screening',
+  rated: false,
+  typeName: 'Content-Type',
+  answer: (a) => ok(auditAnswer(a.core, a.principal, a.url)),
+};
 const SUBMIT: Route = {
   method: 'POST',
   scope: 'screening',
@@ -117,7 +135,8 @@ function plainBody(core: Core, raw: readonly string[]): number | null {
   const length = rawHeaderValue(raw, 'content-length');
   if (length === undefined || !/^\d{1,9}$/.test(length) || Number(length) > limits.policy.bodyMaxBytes) return null;
   if (rawHeaderValue(raw, 'transfer-encoding') !== undefined) return null;
-  if (!isJsonType(rawHeaderValue(raw, 'content-type')) || !isIdentityEncoding(rawHeaderValue(raw, 'content-encoding'))) return null;
+  if (!isJsonType(rawHeaderValue(raw, 'content-type')) || !isIdentityEncoding(rawHeaderValue(raw, 'content-encoding')))
+    return null;
   return Number(length);
 }
 
@@ -224,11 +243,17 @@ class Call implements Asked {
     }
     let delay: Promise<void> | undefined;
     try {
-      delay = applyChaos(this.core.faults, this.route.method, this.path, undefined, () => callerTenant(this.core.tenants, this.req.headers.authorization));
+      delay = applyChaos(this.core.faults, this.route.method, this.path, undefined, () =>
+        callerTenant(this.core.tenants, this.req.headers.authorization),
+      );
     } catch (err) {
       return this.fail(err);
     }
-    if (delay) delay.then(() => this.serve(), (err) => this.fail(err));
+    if (delay)
+      delay.then(
+        () => this.serve(),
+        (err) => this.fail(err),
+      );
     else this.serve();
   }
 
@@ -276,7 +301,8 @@ class Call implements Asked {
     if (core.config.selfCheck && checksAnswersOf(method, this.path)) {
       const answered = new Headers();
       for (let i = 0; i < headers.length - 2; i += 2) answered.append(String(headers[i]), String(headers[i + 1]));
-      const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+      const text =
+        typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
       const message = selfCheckFailure(core.contracts, method, this.path, status, text, answered);
       if (message !== null) {
         status = 500;
@@ -342,7 +368,18 @@ export function restFastPath(core: Core): FastPath {
       }
     }
     taken++;
-    new Call(core, route, req, res, url, path, authorization, rawHeaderValue(raw, 'origin'), declared, principal).start();
+    new Call(
+      core,
+      route,
+      req,
+      res,
+      url,
+      path,
+      authorization,
+      rawHeaderValue(raw, 'origin'),
+      declared,
+      principal,
+    ).start();
     return true;
   };
   return {

@@ -57,7 +57,10 @@ const guard =
   async (c, next) => {
     const principal = authenticate(c, scope);
     c.set('principal', principal);
-    setRateHeaders(c, keyWindow(c.get('core'), principal, (d) => setRateHeaders(c, d)));
+    setRateHeaders(
+      c,
+      keyWindow(c.get('core'), principal, (d) => setRateHeaders(c, d)),
+    );
     await next();
   };
 
@@ -109,9 +112,13 @@ export function jobAnswer(core: Core, url: string, id: string): Buffer<ArrayBuff
 export function jobsRoutes() {
   const r = new Hono<AppEnv>();
 
-  r.get('/jobs', guard('jobs'), (c) => c.body(searchAnswer(c.get('core'), c.get('principal'), c.req.url), 200, jsonType()));
+  r.get('/jobs', guard('jobs'), (c) =>
+    c.body(searchAnswer(c.get('core'), c.get('principal'), c.req.url), 200, jsonType()),
+  );
 
-  r.get('/jobs/:id', guard('jobs'), (c) => c.body(jobAnswer(c.get('core'), c.req.url, c.req.param('id') ?? ''), 200, jsonType()));
+  r.get('/jobs/:id', guard('jobs'), (c) =>
+    c.body(jobAnswer(c.get('core'), c.req.url, c.req.param('id') ?? ''), 200, jsonType()),
+  );
 
   r.post('/jobs/:id/apply', guard('apply'), async (c) => {
     query(c, 'applyToJob', []);

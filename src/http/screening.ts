@@ -41,7 +41,9 @@ export function screeningRoutes() {
   r.get('/usage', (c) => c.json(c.var.core.screening.usage(c.var.principal.tenant)));
 
   // the bytes c.json(page) would send; a fresh header object each time, as the server adds to it
-  r.get('/audit', (c) => c.body(auditAnswer(c.get('core'), c.get('principal'), c.req.url), 200, { 'Content-Type': 'application/json' }));
+  r.get('/audit', (c) =>
+    c.body(auditAnswer(c.get('core'), c.get('principal'), c.req.url), 200, { 'Content-Type': 'application/json' }),
+  );
 
   return r;
 }

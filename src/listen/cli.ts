@@ -36,7 +36,8 @@ interface LocalAnswer {
   responseTruncated: boolean;
 }
 
-const USAGE = 'usage: npm run listen -- --target <sandbox url> --key <tenant API key> --forward-to <local url> [--tenant <tenantId> (with the admin token)]';
+const USAGE =
+  'usage: npm run listen -- --target <sandbox url> --key <tenant API key> --forward-to <local url> [--tenant <tenantId> (with the admin token)]';
 
 function fail(message: string, code: number): never {
   console.error(`listen: ${message}`);
@@ -47,7 +48,13 @@ function options() {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { target: { type: 'string' }, key: { type: 'string' }, 'forward-to': { type: 'string' }, tenant: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        target: { type: 'string' },
+        key: { type: 'string' },
+        'forward-to': { type: 'string' },
+        tenant: { type: 'string' },
+        help: { type: 'boolean' },
+      },
       strict: true,
     }));
   } catch (err) {
@@ -58,8 +65,12 @@ function options() {
     process.exit(0);
   }
   const key = values.key ?? process.env.SANDBOX_LISTEN_KEY;
-  if (!values.target || !key || !values['forward-to']) fail(`--target, --key (or SANDBOX_LISTEN_KEY) and --forward-to are required\n${USAGE}`, 64);
-  for (const [name, v] of [['--target', values.target], ['--forward-to', values['forward-to']]] as const) {
+  if (!values.target || !key || !values['forward-to'])
+    fail(`--target, --key (or SANDBOX_LISTEN_KEY) and --forward-to are required\n${USAGE}`, 64);
+  for (const [name, v] of [
+    ['--target', values.target],
+    ['--forward-to', values['forward-to']],
+  ] as const) {
     if (!/^https?:\/\/[^/]/.test(v)) fail(`${name} must be an http:// or https:// URL (got '${v}')`, 64);
   }
   return { target: values.target.replace(/\/+$/, ''), key, forwardTo: values['forward-to'], tenant: values.tenant };
@@ -79,27 +90,37 @@ function forward(url: string, headers: Record<string, string>, body: Buffer): Pr
     };
     const failed = (error: string) => finish({ statusCode: null, error, responseBody: '', responseTruncated: false });
     const u = new URL(url);
-    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { method: 'POST', headers: { ...headers, 'Content-Length': String(body.length) } }, (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let truncated = false;
-      const end = () => finish({ statusCode: res.statusCode ?? null, error: null, responseBody: Buffer.concat(chunks).toString('utf8'), responseTruncated: truncated });
-      res.on('data', (chunk: Buffer) => {
-        if (kept + chunk.length > ANSWER_CAP) {
-          chunks.push(chunk.subarray(0, ANSWER_CAP - kept));
-          kept = ANSWER_CAP;
-          truncated = true;
-          end();
-          res.destroy();
-          return;
-        }
-        chunks.push(chunk);
-        kept += chunk.length;
-      });
-      res.on('end', end);
-      res.on('error', end);
-      res.on('close', end);
-    });
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(
+      u,
+      { method: 'POST', headers: { ...headers, 'Content-Length': String(body.length) } },
+      (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        let truncated = false;
+        const end = () =>
+          finish({
+            statusCode: res.statusCode ?? null,
+            error: null,
+            responseBody: Buffer.concat(chunks).toString('utf8'),
+            responseTruncated: truncated,
+          });
+        res.on('data', (chunk: Buffer) => {
+          if (kept + chunk.length > ANSWER_CAP) {
+            chunks.push(chunk.subarray(0, ANSWER_CAP - kept));
+            kept = ANSWER_CAP;
+            truncated = true;
+            end();
+            res.destroy();
+            return;
+          }
+          chunks.push(chunk);
+          kept += chunk.length;
+        });
+        res.on('end', end);
+        res.on('error', end);
+        res.on('close', end);
+      },
+    );
     const timer = setTimeout(() => {
       failed(`no answer within ${LOCAL_TIMEOUT_MS} ms`);
       req.destroy();
@@ -158,7 +179,11 @@ async function main(): Promise<void> {
     const payload = { ...answer, listenerId, ...(opts.tenant ? { tenantId: opts.tenant } : {}) };
     for (let i = 0; i < 3; i++) {
       try {
-        const res = await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify(payload),
+        });
         if (res.status === 202) return true;
         // 404: the sandbox no longer awaits it (timed out, or another listener's 2xx settled it; a replay's
         // first answer already counted)
@@ -169,7 +194,9 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 250 * (i + 1)));
       }
     }
-    console.error(`listen: could not send the answer to ${a.attemptId}; the sandbox will send the attempt again after a reconnect or retry it`);
+    console.error(
+      `listen: could not send the answer to ${a.attemptId}; the sandbox will send the attempt again after a reconnect or retry it`,
+    );
     return false;
   }
 
@@ -185,7 +212,9 @@ async function main(): Promise<void> {
     if (answers.size > 1000) answers.delete(answers.keys().next().value!);
     const got = await answer;
     const status = got.statusCode === null ? `failed (${got.error})` : String(got.statusCode);
-    console.log(`${new Date().toISOString()}  ${a.event}  ${a.requestId}  -> ${status}  ${got.durationMs}ms  [${a.attemptId}]`);
+    console.log(
+      `${new Date().toISOString()}  ${a.event}  ${a.requestId}  -> ${status}  ${got.durationMs}ms  [${a.attemptId}]`,
+    );
     await report(a, got);
   }
 
@@ -196,7 +225,10 @@ async function main(): Promise<void> {
     current = controller;
     let reason = 'the stream ended';
     try {
-      const res = await fetch(streamUrl, { headers: { ...auth, accept: 'text/event-stream' }, signal: controller.signal });
+      const res = await fetch(streamUrl, {
+        headers: { ...auth, accept: 'text/event-stream' },
+        signal: controller.signal,
+      });
       if (res.status !== 200) {
         const text = await res.text();
         let message = text;
@@ -205,7 +237,8 @@ async function main(): Promise<void> {
         } catch {
           /* not JSON */
         }
-        if (res.status === 401 || res.status === 403) fail(`the sandbox refused the key (${res.status}): ${message}`, 2);
+        if (res.status === 401 || res.status === 403)
+          fail(`the sandbox refused the key (${res.status}): ${message}`, 2);
         if (res.status < 500 || !everConnected) fail(`the sandbox answered ${res.status}: ${message}`, 1);
         throw new Error(`the sandbox answered ${res.status}`);
       }
@@ -229,13 +262,17 @@ async function main(): Promise<void> {
           listenerId = ready.listenerId;
           failures = 0;
           everConnected = true;
-          console.log(`Ready: forwarding webhook attempts of tenant ${ready.tenantId} to ${opts.forwardTo} (listener ${ready.listenerId})`);
+          console.log(
+            `Ready: forwarding webhook attempts of tenant ${ready.tenantId} to ${opts.forwardTo} (listener ${ready.listenerId})`,
+          );
         } else if (ev.event === 'attempt') {
           void handle(JSON.parse(ev.data) as AttemptMessage);
         }
       }
     } catch (err) {
-      reason = (err as Error).cause ? String(((err as Error).cause as Error).message ?? (err as Error).cause) : (err as Error).message;
+      reason = (err as Error).cause
+        ? String(((err as Error).cause as Error).message ?? (err as Error).cause)
+        : (err as Error).message;
     }
     if (stopping) break;
     const wait = BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)];

@@ -23,7 +23,9 @@ import { refusalResponse } from './gate.js';
 export function createAnonApp(core: Core): Hono {
   const app = new Hono();
   app.onError((err, c) => toErrorResponse(c, err));
-  app.notFound((c) => toErrorResponse(c, notFound(`no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp`)));
+  app.notFound((c) =>
+    toErrorResponse(c, notFound(`no route for ${c.req.method} ${c.req.path}; the MCP endpoint is /mcp`)),
+  );
 
   app.use('*', publicCors(['GET', 'POST']));
   app.use('/mcp', async (c, next) => {
@@ -66,6 +68,11 @@ export function createAnonApp(core: Core): Hono {
     return res;
   });
 
-  app.all('/mcp', () => methodNotAllowed('GET, POST', 'the anonymous server answers JSON-RPC over POST and its discovery document over GET'));
+  app.all('/mcp', () =>
+    methodNotAllowed(
+      'GET, POST',
+      'the anonymous server answers JSON-RPC over POST and its discovery document over GET',
+    ),
+  );
   return app;
 }

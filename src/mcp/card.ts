@@ -19,17 +19,35 @@ export function anonEndpoint(core: Core): string {
 }
 
 const toolEntries = (tools: ReturnType<typeof keyedListed>) =>
-  tools.map((t) => ({ name: t.name, title: t.title, description: t.description, annotations: t.annotations, inputSchema: t.inputSchema, ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}) }));
+  tools.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    annotations: t.annotations,
+    inputSchema: t.inputSchema,
+    ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+  }));
 
 export function anonCard(core: Core, endpoint = anonEndpoint(core)) {
   return {
     serverInfo: { ...ANON_INFO },
     protocolVersion: PROTOCOL_VERSION,
-    description: 'Public, read-only search of remote, Indonesia-friendly jobs and a vetted list of AI-data-work platforms.',
+    description:
+      'Public, read-only search of remote, Indonesia-friendly jobs and a vetted list of AI-data-work platforms.',
     transport: { type: 'streamable-http', endpoint },
-    authentication: { required: false, schemes: [] as string[], description: 'none: no key or account; limited per client IP' },
+    authentication: {
+      required: false,
+      schemes: [] as string[],
+      description: 'none: no key or account; limited per client IP',
+    },
     capabilities: { tools: { listChanged: false } },
-    rateLimit: { limit: limits.spec.anonMcpCallsPerDayPerIp, window: 'day', scope: 'client IP', counts: 'tools/call', resetsAt: '00:00 UTC' },
+    rateLimit: {
+      limit: limits.spec.anonMcpCallsPerDayPerIp,
+      window: 'day',
+      scope: 'client IP',
+      counts: 'tools/call',
+      resetsAt: '00:00 UTC',
+    },
     instructions: ANON_INSTRUCTIONS,
     tools: toolEntries(anonListed(core)),
   };
@@ -40,7 +58,8 @@ export function keyedCard(core: Core) {
   return {
     serverInfo: { ...KEYED_INFO },
     protocolVersion: PROTOCOL_VERSION,
-    description: 'Remote, Indonesia-friendly jobs for seekers (search, grounded drafts, apply) and anonymized hiring tools for employers.',
+    description:
+      'Remote, Indonesia-friendly jobs for seekers (search, grounded drafts, apply) and anonymized hiring tools for employers.',
     transport: { type: 'streamable-http', endpoint: `${b}/api/mcp` },
     authentication: {
       required: true,
@@ -48,7 +67,11 @@ export function keyedCard(core: Core) {
       description: `Send Authorization: Bearer <API_KEY> on every request (keys start with ${KEY_PREFIX}; never put a key in a URL). The key needs the mcp scope; employer tools also need employer, apply_to_job also apply.`,
     },
     capabilities: { tools: { listChanged: false } },
-    rateLimit: { window: 'minute', scope: 'API key, shared with the REST API', perTier: Object.fromEntries(Object.entries(limits.spec.jobs).map(([t, l]) => [t, l.rateLimitPerMinute])) },
+    rateLimit: {
+      window: 'minute',
+      scope: 'API key, shared with the REST API',
+      perTier: Object.fromEntries(Object.entries(limits.spec.jobs).map(([t, l]) => [t, l.rateLimitPerMinute])),
+    },
     instructions: KEYED_INSTRUCTIONS,
     tools: toolEntries(keyedListed(core)),
     anonymous: {

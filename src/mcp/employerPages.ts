@@ -8,8 +8,12 @@ import type { AppEnv } from '../web/env.js';
 export function employerPages() {
   const r = new Hono<AppEnv>();
   // the link's token is required: order ids are not secrets (D-84)
-  r.get('/checkout/:orderId', (c) => c.json({ order: orderView(c.var.core.employer.postings.checkout(c.req.param('orderId'), c.req.query('token'))) }));
-  r.post('/checkout/:orderId/pay', (c) => c.json({ order: orderView(c.var.core.employer.postings.pay(c.req.param('orderId'), c.req.query('token'))) }));
+  r.get('/checkout/:orderId', (c) =>
+    c.json({ order: orderView(c.var.core.employer.postings.checkout(c.req.param('orderId'), c.req.query('token'))) }),
+  );
+  r.post('/checkout/:orderId/pay', (c) =>
+    c.json({ order: orderView(c.var.core.employer.postings.pay(c.req.param('orderId'), c.req.query('token'))) }),
+  );
   r.get('/listings/:listingId', (c) => {
     const { postings } = c.var.core.employer;
     const id = c.req.param('listingId');

@@ -16,7 +16,12 @@ const rpcError = (status: number, id: Id, code: number, message: string) =>
   new Response(rpcErrorBody(id, code, message), { status, headers: { 'Content-Type': 'application/json' } });
 
 /** JSON-RPC server-error codes of the HTTP refusals: -32001 unauthorized, -32003 forbidden, … */
-const HTTP_RPC_CODE: Record<string, number> = { unauthorized: -32001, forbidden: -32003, rate_limited: -32029, not_found: -32004 };
+const HTTP_RPC_CODE: Record<string, number> = {
+  unauthorized: -32001,
+  forbidden: -32003,
+  rate_limited: -32029,
+  not_found: -32004,
+};
 
 /**
  * An HTTP-level refusal of an MCP endpoint (401, 403) as a JSON-RPC error response that a REST client
@@ -39,9 +44,12 @@ export const refusalResponse = (err: DomainError) =>
 
 /** What is wrong with a tools/call's params, or null. */
 export function toolsCallProblem(params: unknown): string | null {
-  if (!isObject(params)) return 'tools/call needs params: an object with the tool name in `name` and its arguments in `arguments`';
-  if (!('name' in params)) return 'tools/call params have no `name`: give the name of the tool to call (tools/list lists them)';
-  if (typeof params.name !== 'string' || params.name === '') return `tools/call params.name must be a non-empty string naming the tool, not ${JSON.stringify(params.name)}`;
+  if (!isObject(params))
+    return 'tools/call needs params: an object with the tool name in `name` and its arguments in `arguments`';
+  if (!('name' in params))
+    return 'tools/call params have no `name`: give the name of the tool to call (tools/list lists them)';
+  if (typeof params.name !== 'string' || params.name === '')
+    return `tools/call params.name must be a non-empty string naming the tool, not ${JSON.stringify(params.name)}`;
   if (params.arguments !== undefined && !isObject(params.arguments)) {
     return `tools/call params.arguments must be an object of named arguments, not ${Array.isArray(params.arguments) ? 'an array' : JSON.stringify(params.arguments)}`;
   }
@@ -51,7 +59,12 @@ export function toolsCallProblem(params: unknown): string | null {
 /** A JSON-RPC answer for a message the SDK would mishandle, or null to let the SDK serve it. */
 export function gateMessage(parsed: unknown): Response | null {
   if (Array.isArray(parsed)) {
-    return rpcError(400, null, -32600, `Invalid Request: JSON-RPC batches are not supported in protocol revision ${PROTOCOL_VERSION}; send one message per POST`);
+    return rpcError(
+      400,
+      null,
+      -32600,
+      `Invalid Request: JSON-RPC batches are not supported in protocol revision ${PROTOCOL_VERSION}; send one message per POST`,
+    );
   }
   if (isObject(parsed) && parsed.method === 'tools/call' && 'id' in parsed) {
     const problem = toolsCallProblem(parsed.params);
@@ -88,13 +101,19 @@ const acceptsBoth = (req: Request) => {
  * For a POST the SDK would parse: either the gate's own answer, or the parsed body to hand the SDK
  * (`parsedBody`), or nothing (let the SDK answer: wrong headers, unparsable JSON, too large).
  */
-export async function gate(req: Request, maxBytes: number): Promise<{ answer?: Response; parsedBody?: unknown; req: Request }> {
+export async function gate(
+  req: Request,
+  maxBytes: number,
+): Promise<{ answer?: Response; parsedBody?: unknown; req: Request }> {
   const type = (req.headers.get('content-type') ?? '').toLowerCase();
   if (req.method !== 'POST' || !acceptsBoth(req) || !type.startsWith('application/json')) return { req };
   const text = await readLimited(req, maxBytes);
   const rebuilt = new Request(req.url, { method: 'POST', headers: req.headers, body: text ?? '' });
   if (text === null) {
-    return { req, answer: rpcError(413, null, -32000, `Payload Too Large: the request body exceeds ${maxBytes} bytes`) };
+    return {
+      req,
+      answer: rpcError(413, null, -32000, `Payload Too Large: the request body exceeds ${maxBytes} bytes`),
+    };
   }
   let parsed: unknown;
   try {

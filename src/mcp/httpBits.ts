@@ -5,10 +5,13 @@ import type { Context } from 'hono';
 
 /** 405 with a JSON-RPC error body, as the transport itself answers methods it does not know. */
 export function methodNotAllowed(allow: string, why: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Method not allowed: ${why}` }, id: null }), {
-    status: 405,
-    headers: { Allow: allow, 'Content-Type': 'application/json' },
-  });
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Method not allowed: ${why}` }, id: null }),
+    {
+      status: 405,
+      headers: { Allow: allow, 'Content-Type': 'application/json' },
+    },
+  );
 }
 
 export const wantsEventStream = (c: Context) => (c.req.header('accept') ?? '').includes('text/event-stream');
@@ -29,7 +32,11 @@ function hostnameOf(hostOrUrl: string): string | null {
  * page on evil.example resolving to 127.0.0.1 cannot drive the server. `anyOrigin` (the public,
  * read-only anonymous server, D-93) skips the Origin rule and keeps the Host rule. Returns the reason to refuse.
  */
-export function rebindingProblem(c: Context, config: { host: string; publicUrl: string }, opts: { anyOrigin?: boolean } = {}): string | null {
+export function rebindingProblem(
+  c: Context,
+  config: { host: string; publicUrl: string },
+  opts: { anyOrigin?: boolean } = {},
+): string | null {
   const allowed = new Set(LOOPBACK);
   const publicHost = hostnameOf(config.publicUrl);
   if (publicHost) allowed.add(publicHost);
@@ -41,7 +48,8 @@ export function rebindingProblem(c: Context, config: { host: string; publicUrl: 
   if (LOOPBACK.has(config.host.toLowerCase())) {
     const host = c.req.header('host');
     const h = host ? hostnameOf(host) : null;
-    if (host !== undefined && (!h || !allowed.has(h))) return `Host ${host} is not this sandbox; requests must address it by a loopback name or ${publicHost}`;
+    if (host !== undefined && (!h || !allowed.has(h)))
+      return `Host ${host} is not this sandbox; requests must address it by a loopback name or ${publicHost}`;
   }
   return null;
 }

@@ -7,8 +7,16 @@ import { limits } from '../domain/plans.js';
 export const PROTOCOL_VERSION = '2025-06-18';
 export const SERVER_VERSION = '1.0.0';
 
-export const KEYED_INFO = { name: 'remote-jobs', title: 'Remote Jobs (Indonesia-friendly)', version: SERVER_VERSION } as const;
-export const ANON_INFO = { name: 'remote-jobs-public', title: 'Remote Jobs public search', version: SERVER_VERSION } as const;
+export const KEYED_INFO = {
+  name: 'remote-jobs',
+  title: 'Remote Jobs (Indonesia-friendly)',
+  version: SERVER_VERSION,
+} as const;
+export const ANON_INFO = {
+  name: 'remote-jobs-public',
+  title: 'Remote Jobs public search',
+  version: SERVER_VERSION,
+} as const;
 
 const free = limits.spec.jobs.free;
 const draft = limits.policy.draftApplicationPerMonth;
@@ -25,7 +33,7 @@ export const KEYED_INSTRUCTIONS = [
 
 export const ANON_INSTRUCTIONS = [
   'Public, read-only search of remote, Indonesia-friendly jobs. No account or key needed.',
-  'search_jobs (query plus filters) -> get_job (job_id) -> open the job\'s applyUrl with the user. get_curated_list lists vetted AI-data-work platforms.',
+  "search_jobs (query plus filters) -> get_job (job_id) -> open the job's applyUrl with the user. get_curated_list lists vetted AI-data-work platforms.",
   `Free-tier rules apply: at most ${free.maxPages} pages, and listings marked sponsored: true may appear. ${limits.spec.anonMcpCallsPerDayPerIp} tool calls per day per client IP (resets 00:00 UTC); on rate_limited wait retryAfter seconds.`,
   'Drafting, applying, account and employer tools need a key on the keyed server.',
 ].join('\n');

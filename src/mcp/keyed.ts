@@ -51,7 +51,10 @@ export function keyedMcpRoutes() {
     c.set('principal', principal);
     const peek = () => core.rateLimits.peekRate(principal);
     if (c.req.method !== 'POST') {
-      const res = methodNotAllowed('POST', 'this server is stateless and answers JSON-RPC over POST only (no SSE stream, no session to delete)');
+      const res = methodNotAllowed(
+        'POST',
+        'this server is stateless and answers JSON-RPC over POST only (no SSE stream, no session to delete)',
+      );
       setRateHeaders(res.headers, peek());
       return res;
     }
@@ -72,7 +75,12 @@ export function keyedMcpRoutes() {
       },
     };
     const call: ToolCall = { core, server: 'keyed', principal, clientIp: clientIp(c) };
-    const authInfo = { token: 'redacted', clientId: principal.tenant.id, scopes: [...principal.key.scopes], extra: { keyId: principal.key.id } };
+    const authInfo = {
+      token: 'redacted',
+      clientId: principal.tenant.id,
+      scopes: [...principal.key.scopes],
+      extra: { keyId: principal.key.id },
+    };
     const res = await serveMcp(c.req.raw, buildServer(spec, call), authInfo);
     setRateHeaders(res.headers, last ?? peek());
     return res;

@@ -8,5 +8,7 @@ export const keyedListed = (core: Core): AdvertisedTool[] => toolCatalog(core.co
 
 export function anonListed(core: Core): AdvertisedTool[] {
   const catalog = toolCatalog(core.contracts);
-  return core.faults.planted.anonTools(catalog.list('anon'), () => catalog.list('keyed').filter((t) => t.name === 'apply_to_job'));
+  return core.faults.planted.anonTools(catalog.list('anon'), () =>
+    catalog.list('keyed').filter((t) => t.name === 'apply_to_job'),
+  );
 }

@@ -60,7 +60,10 @@ export function buildServer(spec: ServerSpec, call: ToolCall): Server {
       if (call.core.config.selfCheck) {
         const problems = catalog.checkOutput(spec.server, name, value);
         if (problems.length > 0) {
-          throw new DomainError('internal', `self-check: ${name} returned a result that breaks its outputSchema: ${problems.join('; ')}`);
+          throw new DomainError(
+            'internal',
+            `self-check: ${name} returned a result that breaks its outputSchema: ${problems.join('; ')}`,
+          );
         }
       }
       return toolResult(value);

@@ -19,7 +19,10 @@ export async function serveMcp(req: Request, server: Server, authInfo?: AuthInfo
   });
   await server.connect(transport);
   try {
-    const options = { ...(authInfo ? { authInfo } : {}), ...(gated.parsedBody !== undefined ? { parsedBody: gated.parsedBody } : {}) };
+    const options = {
+      ...(authInfo ? { authInfo } : {}),
+      ...(gated.parsedBody !== undefined ? { parsedBody: gated.parsedBody } : {}),
+    };
     return await transport.handleRequest(gated.req, options);
   } finally {
     await server.close();

@@ -31,12 +31,19 @@ interface Incoming {
 async function bodyOf(req: Request, incoming: Incoming | undefined): Promise<Buffer | Oversize | null> {
   if (req.method === 'GET' || req.method === 'HEAD') return null;
   try {
-    const bytes = incoming && typeof incoming.on === 'function' ? await readNode(incoming as IncomingMessage, RECORDED_BODY_CAP) : req.body ? await readWeb(req.body, RECORDED_BODY_CAP) : new Uint8Array(0);
+    const bytes =
+      incoming && typeof incoming.on === 'function'
+        ? await readNode(incoming as IncomingMessage, RECORDED_BODY_CAP)
+        : req.body
+          ? await readWeb(req.body, RECORDED_BODY_CAP)
+          : new Uint8Array(0);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   } catch (err) {
     if (err instanceof DomainError && err.details.status === 413) return { oversize: RECORDED_BODY_CAP + 1 };
     // the client went away mid-body: nothing was done, so nothing is recorded
-    throw err instanceof DomainError ? err : invalid(`the request body could not be read: ${(err as Error).message}`, 'body');
+    throw err instanceof DomainError
+      ? err
+      : invalid(`the request body could not be read: ${(err as Error).message}`, 'body');
   }
 }
 
@@ -74,7 +81,12 @@ function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string): F
 }
 
 /** Puts the replica in front of both apps and of the console's control calls; returns the fetch functions to serve. */
-export function shareApps(replica: Replica, core: Core, main: { fetch: Fetch }, anon: { fetch: Fetch }): { main: Fetch; anon: Fetch } {
+export function shareApps(
+  replica: Replica,
+  core: Core,
+  main: { fetch: Fetch },
+  anon: { fetch: Fetch },
+): { main: Fetch; anon: Fetch } {
   const control = controlApp(core);
   replica.mount('control', (req, env) => control.fetch(req, env));
   routeControlCalls(core, async (app, req) => {

@@ -45,11 +45,17 @@ async function shared(db: Db, key: string, make: () => string): Promise<string> 
  * Connects to the database at `url` and prepares the shared store. `config` is this instance's
  * settings; when its admin token was generated, the one stored by the first instance is adopted.
  */
-export async function openShared(url: string, config: Readonly<Settings>, onFatal?: (err: Error) => void): Promise<SharedSandbox> {
+export async function openShared(
+  url: string,
+  config: Readonly<Settings>,
+  onFatal?: (err: Error) => void,
+): Promise<SharedSandbox> {
   const db = openPool(url);
   try {
     await migrate(db);
-    const adminToken = config.adminTokenGenerated ? await shared(db, 'generated_admin_token', () => `sat_${secureToken(32)}`) : config.adminToken;
+    const adminToken = config.adminTokenGenerated
+      ? await shared(db, 'generated_admin_token', () => `sat_${secureToken(32)}`)
+      : config.adminToken;
     const mine = sharedSettings({ ...config, adminToken });
     const theirs = JSON.parse(await shared(db, 'settings', () => JSON.stringify(mine))) as Record<string, unknown>;
     const differ = Object.keys(mine).filter((k) => JSON.stringify(mine[k]) !== JSON.stringify(theirs[k]));
@@ -59,7 +65,10 @@ export async function openShared(url: string, config: Readonly<Settings>, onFata
       );
     }
     const epoch = await shared(db, 'id_epoch', () => secureToken(6));
-    const cursorSecret = Buffer.from(await shared(db, 'cursor_secret', () => randomBytes(32).toString('base64')), 'base64');
+    const cursorSecret = Buffer.from(
+      await shared(db, 'cursor_secret', () => randomBytes(32).toString('base64')),
+      'base64',
+    );
     const startedAt = Number(await shared(db, 'started_at', () => String(Date.now())));
     const replica = new Replica(db, config.seed, startedAt, onFatal);
     const openStore: OpenStore = (deps) => {

@@ -142,7 +142,9 @@ export class Replica {
     return new Promise<SendOutcome>((resolve) => {
       this.pending.set(key, { resolve, startedAt: this.now(), live: this.live, givenUp: false });
       if (!this.live) return;
-      void postWebhook(url, headers, body, timeoutMs).then((out) => this.submitBackground({ t: 'sent', key, out, now: 0 }));
+      void postWebhook(url, headers, body, timeoutMs).then((out) =>
+        this.submitBackground({ t: 'sent', key, out, now: 0 }),
+      );
     });
   };
 
@@ -181,21 +183,31 @@ export class Replica {
   }
 
   /** Runs one call that changes state (recorded) and answers once it is committed. */
-  call(app: string, req: Request, body: Buffer | Oversize | null, rawHeaders: string[] | null, ip: string): Promise<Response> {
+  call(
+    app: string,
+    req: Request,
+    body: Buffer | Oversize | null,
+    rawHeaders: string[] | null,
+    ip: string,
+  ): Promise<Response> {
     const headers: [string, string][] = [];
     if (rawHeaders) for (let i = 0; i < rawHeaders.length; i += 2) headers.push([rawHeaders[i], rawHeaders[i + 1]]);
     else req.headers.forEach((v, k) => headers.push([k, v]));
     const step: Step = { t: 'call', app, method: req.method, url: req.url, headers, ip, now: 0, tape: [] };
     if (body && !Buffer.isBuffer(body)) step.oversize = body.oversize;
-    return (this.enqueue(step, Buffer.isBuffer(body) ? body : null) as Promise<Answer>).then(async ({ response, delayMs }) => {
-      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-      return response!;
-    });
+    return (this.enqueue(step, Buffer.isBuffer(body) ? body : null) as Promise<Answer>).then(
+      async ({ response, delayMs }) => {
+        if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+        return response!;
+      },
+    );
   }
 
   /** Runs `fn` after every step committed before now is applied; records nothing (reads only). */
   read<T>(fn: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => this.push({ step: null, body: null, run: fn, resolve: resolve, reject }));
+    return new Promise<T>((resolve, reject) =>
+      this.push({ step: null, body: null, run: fn, resolve: resolve, reject }),
+    );
   }
 
   private submitBackground(step: Step): void {
@@ -234,7 +246,9 @@ export class Replica {
       if (writes) {
         this.writer ??= await this.openWriter();
         // one round trip: the transaction, the lock and the first page of steps committed elsewhere
-        const out = (await this.writer.query(`BEGIN; SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.pageAfter(this.applied)}`)) as unknown as pg.QueryResult[];
+        const out = (await this.writer.query(
+          `BEGIN; SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.pageAfter(this.applied)}`,
+        )) as unknown as pg.QueryResult[];
         await this.applyPage(out[2].rows, this.writer);
       } else {
         await this.catchUp(this.db);
@@ -274,7 +288,10 @@ export class Replica {
 
   /** The INSERT of the steps as one statement of literals, so it can share a round trip with COMMIT. */
   private insertOf(steps: LoggedStep[]): string {
-    const rows = steps.map((s) => `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'})`);
+    const rows = steps.map(
+      (s) =>
+        `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'})`,
+    );
     return `INSERT INTO sandbox_log (seq, step, body) VALUES ${rows.join(', ')}; `;
   }
 

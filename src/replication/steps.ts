@@ -8,7 +8,17 @@
 import type { SendOutcome } from '../domain/webhooks/sender.js';
 
 export type Step =
-  | { t: 'call'; app: string; method: string; url: string; headers: [string, string][]; ip: string; now: number; tape: string[]; oversize?: number }
+  | {
+      t: 'call';
+      app: string;
+      method: string;
+      url: string;
+      headers: [string, string][];
+      ip: string;
+      now: number;
+      tape: string[];
+      oversize?: number;
+    }
   | { t: 'timers'; now: number }
   | { t: 'sent'; key: number; out: SendOutcome; now: number };
 
@@ -35,7 +45,11 @@ export function requestOf(step: Extract<Step, { t: 'call' }>, body: Buffer | nul
  * What the app reads of the connection: the peer address and the raw header lines; whether the call is
  * a replay; and where a chaos latency rule hands its delay (so it holds back the answer, not the log).
  */
-export function connectionOf(step: Extract<Step, { t: 'call' }>, replaying: boolean, delayAnswer: (ms: number) => void) {
+export function connectionOf(
+  step: Extract<Step, { t: 'call' }>,
+  replaying: boolean,
+  delayAnswer: (ms: number) => void,
+) {
   return { incoming: { socket: { remoteAddress: step.ip }, rawHeaders: step.headers.flat() }, replaying, delayAnswer };
 }
 

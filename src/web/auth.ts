@@ -7,7 +7,17 @@ import type { Principal, Scope, TenantService } from '../domain/tenants.js';
 import type { AppEnv } from './env.js';
 import { headerOf } from './headers.js';
 
-const KEYISH_PARAMS = new Set(['api_key', 'apikey', 'api-key', 'key', 'token', 'access_token', 'auth', 'authorization', 'bearer']);
+const KEYISH_PARAMS = new Set([
+  'api_key',
+  'apikey',
+  'api-key',
+  'key',
+  'token',
+  'access_token',
+  'auth',
+  'authorization',
+  'bearer',
+]);
 /** A value that is a key: a prefix ending in `_live_` (jobs §5) and a long token, maybe after "Bearer ". */
 const KEY_VALUE = /^(bearer\s+)?[a-z0-9]+_live_[a-z0-9]{16,}$/i;
 
@@ -23,7 +33,9 @@ export function keyParamIn(url: URL | URLSearchParams): string | null {
 }
 
 export const keyInQuery = (param: string) =>
-  unauthorized(`query parameter '${param}' carries an API key; keys must never be sent in a query string: use the Authorization: Bearer header`);
+  unauthorized(
+    `query parameter '${param}' carries an API key; keys must never be sent in a query string: use the Authorization: Bearer header`,
+  );
 
 /**
  * The query parameters of a request URL, as `new URL(url).searchParams` gives them, without parsing
@@ -48,7 +60,12 @@ export function authenticate(c: Context<AppEnv>, scope?: Scope): Principal {
 }
 
 /** The same, from a request's URL (or its path and query) and its Authorization header. */
-export function authenticateCall(tenants: TenantService, url: string, header: string | undefined, scope?: Scope): Principal {
+export function authenticateCall(
+  tenants: TenantService,
+  url: string,
+  header: string | undefined,
+  scope?: Scope,
+): Principal {
   const param = url.includes('?') ? keyParamIn(searchParamsOf(url)) : null;
   if (param !== null) throw keyInQuery(param);
   const token = bearerToken(header);

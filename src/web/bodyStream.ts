@@ -7,9 +7,11 @@ import type { Context } from 'hono';
 import { DomainError } from '../errors/errors.js';
 import { headerOf } from './headers.js';
 
-const refusal = (status: number, message: string) => new DomainError('invalid_request', message, { field: 'body', status });
+const refusal = (status: number, message: string) =>
+  new DomainError('invalid_request', message, { field: 'body', status });
 
-export const tooLarge = (maxBytes: number) => refusal(413, `request body is larger than the limit of ${maxBytes} bytes`);
+export const tooLarge = (maxBytes: number) =>
+  refusal(413, `request body is larger than the limit of ${maxBytes} bytes`);
 
 /** Whether a Content-Encoding header leaves the body as it is (absent or identity). */
 export const isIdentityEncoding = (header: string | undefined) => {
@@ -132,7 +134,11 @@ export async function readBodyCapped(c: Context, maxBytes: number): Promise<Uint
     if (fromNode) lingerThenClose(incoming!);
     throw refusal(413, `request body is ${declared} bytes; the limit is ${maxBytes} bytes`);
   }
-  const buf = fromNode ? await readNode(incoming!, maxBytes) : c.req.raw.body ? await readWeb(c.req.raw.body, maxBytes) : new Uint8Array(0);
+  const buf = fromNode
+    ? await readNode(incoming!, maxBytes)
+    : c.req.raw.body
+      ? await readWeb(c.req.raw.body, maxBytes)
+      : new Uint8Array(0);
   // kept where Hono keeps a body it read, so later readers (the request log) find it without reading again
   c.req.bodyCache.arrayBuffer = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
   return buf;

@@ -3,7 +3,17 @@
 import { describe, expect, it } from 'vitest';
 import { LOG_TEXT_CAP, CAP_BYTES, CAPACITY, CallLog } from '../domain/callLog.js';
 
-const call = { atMs: Date.UTC(2026, 10, 24), tenantId: null, api: 'rest', method: 'GET', path: '/api/v1/jobs', tool: null, status: 200, durationMs: 1, request: '' } as const;
+const call = {
+  atMs: Date.UTC(2026, 10, 24),
+  tenantId: null,
+  api: 'rest',
+  method: 'GET',
+  path: '/api/v1/jobs',
+  tool: null,
+  status: 200,
+  durationMs: 1,
+  request: '',
+} as const;
 
 describe('the request log keeps an answer without holding on to it', () => {
   it('copies the first bytes of an answer, long or short, instead of keeping the answer', () => {
@@ -14,7 +24,9 @@ describe('the request log keeps an answer without holding on to it', () => {
     log.record({ ...call, response: short });
     // the log's own columns hold no reference to either answer
     const held = Object.values(log as unknown as Record<string, unknown>).flatMap((v) => (Array.isArray(v) ? v : [v]));
-    expect(held.some((v) => v instanceof Uint8Array && (v.buffer === long.buffer || v.buffer === short.buffer))).toBe(false);
+    expect(held.some((v) => v instanceof Uint8Array && (v.buffer === long.buffer || v.buffer === short.buffer))).toBe(
+      false,
+    );
     long.fill(0x62);
     short.fill(0x20);
     const [a, b] = log.window().entries;
@@ -38,7 +50,11 @@ describe('the request log keeps an answer without holding on to it', () => {
     log.record({ ...call, request: text, response: text });
     expect((log as unknown as { response: string[] }).response[0].length).toBe(LOG_TEXT_CAP);
     const [cut] = log.window().entries;
-    expect(cut).toMatchObject({ requestBody: 'b'.repeat(LOG_TEXT_CAP), responseBody: 'b'.repeat(LOG_TEXT_CAP), truncated: true });
+    expect(cut).toMatchObject({
+      requestBody: 'b'.repeat(LOG_TEXT_CAP),
+      responseBody: 'b'.repeat(LOG_TEXT_CAP),
+      truncated: true,
+    });
   });
 
   it('shows nothing recorded before clear(), and keeps ids counting', () => {

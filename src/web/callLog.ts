@@ -91,7 +91,9 @@ function mcpTarget(text: string): string | null {
   try {
     const msg = JSON.parse(text) as { method?: unknown; params?: { name?: unknown } };
     if (typeof msg.method !== 'string') return null;
-    return msg.method === 'tools/call' && typeof msg.params?.name === 'string' ? `tools/call ${msg.params.name}` : msg.method;
+    return msg.method === 'tools/call' && typeof msg.params?.name === 'string'
+      ? `tools/call ${msg.params.name}`
+      : msg.method;
   } catch {
     return null;
   }
@@ -106,14 +108,16 @@ export const callLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const isMcp = c.req.path === '/api/mcp';
   // REST handlers read their body through Hono's body cache (the log reads it there afterwards);
   // the MCP transport reads the Web request itself, so its body is copied, alongside the handler
-  const mcpText = isMcp && hasBody && declared > 0 && declared <= COPY_LIMIT ? readCapped(c.req.raw.clone().body) : null;
+  const mcpText =
+    isMcp && hasBody && declared > 0 && declared <= COPY_LIMIT ? readCapped(c.req.raw.clone().body) : null;
   await next();
   const cached = c.req.bodyCache.arrayBuffer as Promise<ArrayBuffer> | ArrayBuffer | undefined;
   const t1 = performance.now();
   const status = c.res.status;
   const resString = stringBodyOf(c.res);
   // a stream (an MCP answer), or a response something already read (self-check mode), is copied
-  const resCopy = resString === null && /json|text|event-stream/.test(c.res.headers.get('content-type') ?? '') ? c.res.clone() : null;
+  const resCopy =
+    resString === null && /json|text|event-stream/.test(c.res.headers.get('content-type') ?? '') ? c.res.clone() : null;
   const tenantId = c.var.principal?.tenant.id ?? null;
   const write = (reqText: string, resText: string | Uint8Array) => {
     const url = c.req.url;
@@ -141,7 +145,13 @@ export const callLog: MiddlewareHandler<AppEnv> = async (c, next) => {
     write(keep ? Buffer.from(cached as ArrayBuffer).toString('utf8') : '', resString);
     return;
   }
-  const reqText = mcpText ?? (keep ? Promise.resolve(cached).then((b) => Buffer.from(b).toString('utf8')).catch(() => '') : '');
+  const reqText =
+    mcpText ??
+    (keep
+      ? Promise.resolve(cached)
+          .then((b) => Buffer.from(b).toString('utf8'))
+          .catch(() => '')
+      : '');
   void Promise.all([reqText, resString ?? readCapped(resCopy?.body ?? null)])
     .then(([reqText, resText]) => write(reqText, resText))
     .catch(() => undefined);

@@ -20,7 +20,13 @@ export interface ChaosEnv {
  * Takes the rules that fire for this call: undefined when none delays it (the common case, no promise),
  * otherwise a promise of the added latency. A forced status is thrown as its DomainError, after the latency.
  */
-export function applyChaos(faults: Faults, method: string, path: string, shared?: ChaosEnv, tenantOf?: () => string | null): Promise<void> | undefined {
+export function applyChaos(
+  faults: Faults,
+  method: string,
+  path: string,
+  shared?: ChaosEnv,
+  tenantOf?: () => string | null,
+): Promise<void> | undefined {
   if (!faults.armed) return undefined;
   // a rule of one tenant matches that tenant's calls only: the caller's key tells whose (D-121)
   const fired = faults.take(method, path, faults.scoped && tenantOf ? tenantOf() : null);
@@ -36,13 +42,19 @@ export function applyChaos(faults: Faults, method: string, path: string, shared?
   const force = () => {
     if (!forced?.status) return;
     const code = CODE_OF[forced.status];
-    throw new DomainError(code, `injected fault ${forced.id}: this call was made to fail with ${forced.status} by a sandbox chaos rule`, forced.status === 429 ? { retryAfter: 1 } : {});
+    throw new DomainError(
+      code,
+      `injected fault ${forced.id}: this call was made to fail with ${forced.status} by a sandbox chaos rule`,
+      forced.status === 429 ? { retryAfter: 1 } : {},
+    );
   };
   if (latency.length === 0) {
     force();
     return undefined;
   }
-  return latency.reduce((p, ms) => p.then(() => new Promise<void>((res) => setTimeout(res, ms))), Promise.resolve()).then(force);
+  return latency
+    .reduce((p, ms) => p.then(() => new Promise<void>((res) => setTimeout(res, ms))), Promise.resolve())
+    .then(force);
 }
 
 /** The tenant whose key a call carries (null: none or unknown); the call itself is authenticated later. */
@@ -52,7 +64,9 @@ export function callerTenant(tenants: TenantService, authorization: string | und
 
 export const chaos: MiddlewareHandler<AppEnv> = async (c, next) => {
   const core = c.get('core');
-  const delay = applyChaos(core.faults, c.req.method, c.req.path, c.env as ChaosEnv | undefined, () => callerTenant(core.tenants, c.req.header('authorization')));
+  const delay = applyChaos(core.faults, c.req.method, c.req.path, c.env as ChaosEnv | undefined, () =>
+    callerTenant(core.tenants, c.req.header('authorization')),
+  );
   if (delay) await delay;
   await next();
 };

@@ -10,10 +10,25 @@
 import type { MiddlewareHandler } from 'hono';
 
 /** The headers a browser client must be able to read besides the safelisted ones. */
-const EXPOSED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Allow'].join(',');
+const EXPOSED = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'WWW-Authenticate',
+  'Allow',
+].join(',');
 
 /** Request headers the APIs and the MCP transport read. */
-const ALLOWED = ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'].join(',');
+const ALLOWED = [
+  'Authorization',
+  'Content-Type',
+  'Accept',
+  'Mcp-Protocol-Version',
+  'Mcp-Session-Id',
+  'Last-Event-ID',
+].join(',');
 
 const MAX_AGE = '600';
 
@@ -43,4 +58,12 @@ export const publicCors = (methods: string[]): MiddlewareHandler => {
 };
 
 /** Paths of the main app that answer browsers on other origins. */
-export const CORS_PATHS = ['/api/v1/*', '/api/screening/v1/*', '/api/openapi.json', '/.well-known/*', '/llms.txt', '/docs/jobs.json', '/docs/screening.json'];
+export const CORS_PATHS = [
+  '/api/v1/*',
+  '/api/screening/v1/*',
+  '/api/openapi.json',
+  '/.well-known/*',
+  '/llms.txt',
+  '/docs/jobs.json',
+  '/docs/screening.json',
+];

@@ -40,7 +40,11 @@ export function toErrorResponse(c: Context, err: unknown, beforeBuild?: (status:
  * The envelope step on any path: the status and envelope of anything thrown, its Retry-After set first,
  * then `beforeBuild` (which may still set headers once the status is known).
  */
-export function errorAnswer(err: unknown, set: SetHeader, beforeBuild?: (status: number) => void): { status: number; body: ErrorEnvelope } {
+export function errorAnswer(
+  err: unknown,
+  set: SetHeader,
+  beforeBuild?: (status: number) => void,
+): { status: number; body: ErrorEnvelope } {
   const de = domainErrorOf(err);
   if (de.details.retryAfter !== undefined) set('retry-after', String(de.details.retryAfter));
   beforeBuild?.(de.status);

@@ -42,9 +42,16 @@ export function answerBadHeadsWithEnvelope(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (err.code === 'ECONNRESET') socket.destroy();
     else if (err.code === 'HPE_HEADER_OVERFLOW') {
-      refuse(socket, rawAnswer(431, 'Request Header Fields Too Large', `the request head is larger than ${HEADER_MAX_BYTES} bytes`));
+      refuse(
+        socket,
+        rawAnswer(431, 'Request Header Fields Too Large', `the request head is larger than ${HEADER_MAX_BYTES} bytes`),
+      );
     } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       refuse(socket, rawAnswer(408, 'Request Timeout', 'the request was not received in time'));
-    } else refuse(socket, rawAnswer(400, 'Bad Request', `the request could not be parsed as HTTP/1.1 (${err.code ?? 'malformed'})`));
+    } else
+      refuse(
+        socket,
+        rawAnswer(400, 'Bad Request', `the request could not be parsed as HTTP/1.1 (${err.code ?? 'malformed'})`),
+      );
   });
 }

@@ -31,7 +31,8 @@ export function rawHeaderValue(raw: readonly string[], name: string): string | u
   for (let i = 0; i < raw.length; i += 2) {
     if (!isField(raw[i], name)) continue;
     let v = raw[i + 1];
-    if (v.length > 0 && (isHttpWhitespace(v.charCodeAt(0)) || isHttpWhitespace(v.charCodeAt(v.length - 1)))) v = v.replace(HTTP_WHITESPACE, '');
+    if (v.length > 0 && (isHttpWhitespace(v.charCodeAt(0)) || isHttpWhitespace(v.charCodeAt(v.length - 1))))
+      v = v.replace(HTTP_WHITESPACE, '');
     value = value === undefined ? v : `${value}, ${v}`;
   }
   return value;

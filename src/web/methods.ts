@@ -21,10 +21,16 @@ export function allowedMethods(contracts: Contracts, path: string): string[] | n
  * The answer for a documented path called with a method it does not serve, or null when the path is not
  * documented (then it is the plain 404). `beforeBuild` may still set headers (rate headers).
  */
-export function methodNotServed(c: Context, contracts: Contracts, beforeBuild?: (status: number) => void): Response | null {
+export function methodNotServed(
+  c: Context,
+  contracts: Contracts,
+  beforeBuild?: (status: number) => void,
+): Response | null {
   const allow = allowedMethods(contracts, c.req.path);
   if (!allow || allow.includes(c.req.method)) return null;
-  const err = notFound(`no route for ${c.req.method} ${c.req.path}: this path serves ${allow.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').join(', ')} (see the Allow header)`);
+  const err = notFound(
+    `no route for ${c.req.method} ${c.req.path}: this path serves ${allow.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').join(', ')} (see the Allow header)`,
+  );
   beforeBuild?.(err.status);
   c.header('Allow', allow.join(', '));
   return c.json(envelopeOf(err), 404);

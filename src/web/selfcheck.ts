@@ -11,7 +11,14 @@ const CHAOS_STATUSES = new Set([429, 500, 503]);
 const CHAOS_MARK = 'injected fault ';
 
 /** Problems of one response, or [] when it conforms (or is not the contract's business). */
-export function responseProblems(contracts: Contracts, method: string, path: string, status: number, body: unknown, headers: Headers): string[] {
+export function responseProblems(
+  contracts: Contracts,
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+  headers: Headers,
+): string[] {
   const hit = contracts.match(method, path);
   if (!hit) return [];
   const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
@@ -37,7 +44,8 @@ export const selfCheck: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** Whether self-check mode looks at the answers of this call at all (MCP answers are the SDK's). */
-export const checksAnswersOf = (method: string, path: string) => method !== 'HEAD' && path !== '/api/mcp' && !path.startsWith('/api/mcp/');
+export const checksAnswersOf = (method: string, path: string) =>
+  method !== 'HEAD' && path !== '/api/mcp' && !path.startsWith('/api/mcp/');
 
 /** The replacement answer's content type and body, for an answer that broke the contract. */
 export const FAILURE_TYPE = 'application/json; charset=UTF-8';
@@ -47,7 +55,14 @@ export const failureBody = (message: string) => JSON.stringify({ error: { code: 
  * The message naming how a JSON answer breaks its operation's contract (logged with the body), or null
  * when it conforms or no documented operation matches.
  */
-export function selfCheckFailure(contracts: Contracts, method: string, path: string, status: number, text: string, headers: Headers): string | null {
+export function selfCheckFailure(
+  contracts: Contracts,
+  method: string,
+  path: string,
+  status: number,
+  text: string,
+  headers: Headers,
+): string | null {
   const hit = contracts.match(method, path);
   if (!hit) return null;
   let problems: string[];

@@ -43,10 +43,18 @@ describe('screening', () => {
   it('refuses an exhausted wallet with 402 and an upsell, and unknown jobSpec properties with 400', async () => {
     const spent = await call(d.baseUrl, d.profile.keys.screeningSpent, `${SCR}/screen`, submitBody());
     expect(spent.status).toBe(402);
-    expect(spent.body.error).toMatchObject({ code: 'payment_required', upsell: { upgradeUrl: expect.stringMatching(/^https:/) } });
+    expect(spent.body.error).toMatchObject({
+      code: 'payment_required',
+      upsell: { upgradeUrl: expect.stringMatching(/^https:/) },
+    });
     const usage = (await call(d.baseUrl, d.profile.keys.screeningSpent, `${SCR}/usage`)).body;
     expect(usage).toMatchObject({ creditsRemaining: 0, usagePercent: 1, nearLimit: true });
-    const open = await call(d.baseUrl, d.profile.keys.pro, `${SCR}/screen`, submitBody({ jobSpec: { title: 'x', mustHaves: [], extra: 1 } }));
+    const open = await call(
+      d.baseUrl,
+      d.profile.keys.pro,
+      `${SCR}/screen`,
+      submitBody({ jobSpec: { title: 'x', mustHaves: [], extra: 1 } }),
+    );
     expect(open.status).toBe(400);
     expect(open.body.error.message).toContain('extra');
     expect((await call(d.baseUrl, d.profile.keys.noScreeningScope, `${SCR}/usage`)).status).toBe(403);
@@ -55,7 +63,9 @@ describe('screening', () => {
   it('walks the ledger page by page: one row per transition, chained, tenant-scoped', async () => {
     const key = d.profile.keys.pro;
     const { body } = await call(d.baseUrl, key, `${SCR}/screen`, submitBody());
-    await rx.until((hs) => hs.some((h) => h.body.requestId === body.requestId && h.body.event === 'screening.review_decided'));
+    await rx.until((hs) =>
+      hs.some((h) => h.body.requestId === body.requestId && h.body.event === 'screening.review_decided'),
+    );
     const rows: any[] = [];
     let cursor: string | null = null;
     do {
@@ -88,8 +98,19 @@ describe('screening', () => {
       expect(h.headers['x-screening-signature']).toBe(`sha256=${expected.toUpperCase()}`);
       expect(h.raw).toBe(JSON.stringify(h.body, null, 2));
     }
-    expect(Object.keys(mine[0].body.result).sort()).toEqual(['confidence', 'dimensions', 'modelId', 'promptVersion', 'rationale', 'schemaVersion', 'score']);
-    expect(mine[1].body.result).toMatchObject({ schemaVersion: 1, decision: expect.stringMatching(/^(approved|rejected|edited)$/) });
+    expect(Object.keys(mine[0].body.result).sort()).toEqual([
+      'confidence',
+      'dimensions',
+      'modelId',
+      'promptVersion',
+      'rationale',
+      'schemaVersion',
+      'score',
+    ]);
+    expect(mine[1].body.result).toMatchObject({
+      schemaVersion: 1,
+      decision: expect.stringMatching(/^(approved|rejected|edited)$/),
+    });
   });
 });
 
@@ -104,7 +125,10 @@ describe('webhook retries', () => {
       const scored = flaky.hooks.filter((h) => h.body.event === 'screening.scored');
       expect(scored[0].body.requestId).toBe(scored[1].body.requestId);
       await flaky.until((hs) => hs.some((h) => h.body.event === 'screening.review_decided'));
-      const delivered = async () => (await call(alt.baseUrl, key, `${SCR}/audit`)).body.events.some((r: any) => r.requestId === body.requestId && r.toState === 'delivered');
+      const delivered = async () =>
+        (await call(alt.baseUrl, key, `${SCR}/audit`)).body.events.some(
+          (r: any) => r.requestId === body.requestId && r.toState === 'delivered',
+        );
       await waitFor(delivered);
     } finally {
       await alt.stop();
@@ -140,7 +164,10 @@ describe('jobs', () => {
     expect((await call(d.baseUrl, d.profile.keys.pro, `/api/v1/jobs/${job.id}/apply`, body)).status).toBe(202);
     expect(await me()).toBe(before - 1);
     expect((await call(d.baseUrl, d.profile.keys.free, `/api/v1/jobs/${job.id}/apply`, body)).status).toBe(403);
-    expect((await call(d.baseUrl, d.profile.keys.pro, `/api/v1/jobs/${job.id}/apply`, { ...body, message: 'x'.repeat(79) })).status).toBe(400);
+    expect(
+      (await call(d.baseUrl, d.profile.keys.pro, `/api/v1/jobs/${job.id}/apply`, { ...body, message: 'x'.repeat(79) }))
+        .status,
+    ).toBe(400);
   });
 });
 
@@ -154,13 +181,21 @@ describe('MCP', () => {
     const me = await tool(m.client, 'get_me');
     expect(me.data.tier).toBe('Pro');
     await m.close();
-    const res = await fetch(`${d.baseUrl}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    const res = await fetch(`${d.baseUrl}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     expect(res.status).toBe(401);
   });
 
   it('anonymous server: three tools taking query and job_id, and a discovery document on GET', async () => {
     const m = await connectMcp(d.anonMcpUrl);
-    expect((await m.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_curated_list', 'get_job', 'search_jobs']);
+    expect((await m.client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+      'get_curated_list',
+      'get_job',
+      'search_jobs',
+    ]);
     const found = await tool(m.client, 'search_jobs', { query: 'engineer', limit: 3 });
     expect(found.data.jobs).toHaveLength(3);
     expect((await tool(m.client, 'get_job', { job_id: found.data.jobs[0].id })).data.id).toBe(found.data.jobs[0].id);

@@ -5,7 +5,13 @@ export type JobType = 'full-time' | 'part-time' | 'contract' | 'freelance';
 export type OpportunityType = 'regular' | 'internship' | 'fellowship' | 'apprenticeship' | 'volunteer';
 export const REMOTE_TYPES: readonly RemoteType[] = ['worldwide', 'regional', 'timezone-based'];
 export const JOB_TYPES: readonly JobType[] = ['full-time', 'part-time', 'contract', 'freelance'];
-export const OPPORTUNITY_TYPES: readonly OpportunityType[] = ['regular', 'internship', 'fellowship', 'apprenticeship', 'volunteer'];
+export const OPPORTUNITY_TYPES: readonly OpportunityType[] = [
+  'regular',
+  'internship',
+  'fellowship',
+  'apprenticeship',
+  'volunteer',
+];
 
 export interface Family {
   slug: string;
@@ -16,18 +22,79 @@ export interface Family {
 }
 
 export const FAMILIES: readonly Family[] = [
-  { slug: 'data-engineering', en: 'Data engineering', id: 'Rekayasa data', title: 'Data Engineer', skills: ['Python', 'SQL', 'Airflow', 'Spark', 'dbt'] },
-  { slug: 'backend-engineering', en: 'Backend engineering', id: 'Rekayasa backend', title: 'Backend Developer', skills: ['Go', 'Node.js', 'PostgreSQL', 'TypeScript', 'Kubernetes'] },
-  { slug: 'frontend-engineering', en: 'Frontend engineering', id: 'Rekayasa frontend', title: 'Frontend Developer', skills: ['React', 'TypeScript', 'CSS', 'Next.js'] },
-  { slug: 'product-design', en: 'Product design', id: 'Desain produk', title: 'Product Designer', skills: ['Figma', 'User research', 'Prototyping'] },
-  { slug: 'customer-support', en: 'Customer support', id: 'Dukungan pelanggan', title: 'Support Specialist', skills: ['Zendesk', 'English', 'Bahasa Indonesia'] },
-  { slug: 'ai-data-work', en: 'AI data work', id: 'Pekerjaan data AI', title: 'AI Data Annotator', skills: ['Annotation', 'English', 'Attention to detail'] },
-  { slug: 'devops', en: 'DevOps', id: 'DevOps', title: 'Site Reliability Engineer', skills: ['Kubernetes', 'Terraform', 'AWS', 'Linux'] },
+  {
+    slug: 'data-engineering',
+    en: 'Data engineering',
+    id: 'Rekayasa data',
+    title: 'Data Engineer',
+    skills: ['Python', 'SQL', 'Airflow', 'Spark', 'dbt'],
+  },
+  {
+    slug: 'backend-engineering',
+    en: 'Backend engineering',
+    id: 'Rekayasa backend',
+    title: 'Backend Developer',
+    skills: ['Go', 'Node.js', 'PostgreSQL', 'TypeScript', 'Kubernetes'],
+  },
+  {
+    slug: 'frontend-engineering',
+    en: 'Frontend engineering',
+    id: 'Rekayasa frontend',
+    title: 'Frontend Developer',
+    skills: ['React', 'TypeScript', 'CSS', 'Next.js'],
+  },
+  {
+    slug: 'product-design',
+    en: 'Product design',
+    id: 'Desain produk',
+    title: 'Product Designer',
+    skills: ['Figma', 'User research', 'Prototyping'],
+  },
+  {
+    slug: 'customer-support',
+    en: 'Customer support',
+    id: 'Dukungan pelanggan',
+    title: 'Support Specialist',
+    skills: ['Zendesk', 'English', 'Bahasa Indonesia'],
+  },
+  {
+    slug: 'ai-data-work',
+    en: 'AI data work',
+    id: 'Pekerjaan data AI',
+    title: 'AI Data Annotator',
+    skills: ['Annotation', 'English', 'Attention to detail'],
+  },
+  {
+    slug: 'devops',
+    en: 'DevOps',
+    id: 'DevOps',
+    title: 'Site Reliability Engineer',
+    skills: ['Kubernetes', 'Terraform', 'AWS', 'Linux'],
+  },
 ];
 
 export const SENIORITIES = ['junior', 'mid', 'senior'] as const;
-const COMPANIES = ['Nusantara Labs', 'Kopi Analytics', 'Borobudur Systems', 'Lumen Remote', 'Garuda Cloud', 'Sawit Data', 'Orbit Works', 'Pelangi AI', 'Tanjung Tech', 'Merapi Digital'];
-const LOCATIONS = ['Remote, Indonesia', 'Remote, Southeast Asia', 'Remote, worldwide', 'Remote, APAC (UTC+7 ±3h)', 'Jakarta or remote', 'Bandung or remote', 'Remote, Asia'];
+const COMPANIES = [
+  'Nusantara Labs',
+  'Kopi Analytics',
+  'Borobudur Systems',
+  'Lumen Remote',
+  'Garuda Cloud',
+  'Sawit Data',
+  'Orbit Works',
+  'Pelangi AI',
+  'Tanjung Tech',
+  'Merapi Digital',
+];
+const LOCATIONS = [
+  'Remote, Indonesia',
+  'Remote, Southeast Asia',
+  'Remote, worldwide',
+  'Remote, APAC (UTC+7 ±3h)',
+  'Jakarta or remote',
+  'Bandung or remote',
+  'Remote, Asia',
+];
 const PAY = [
   { currency: 'USD', period: 'hour', base: 12 },
   { currency: 'USD', period: 'year', base: 30_000 },
@@ -98,13 +165,18 @@ export function buildCorpus(active = 320, inactive = 20): CorpusJob[] {
       opportunityType,
       postedAt: new Date(base - Math.floor(rand() * 45 * 24) * 3600_000).toISOString(),
       url: `https://alt-jobs.example.org/l/${id}`,
-      applyUrl: employerContact ? `https://alt-jobs.example.org/l/${id}/apply` : `https://careers.${company.toLowerCase().replace(/\s+/g, '')}.example.com/apply/${id}`,
+      applyUrl: employerContact
+        ? `https://alt-jobs.example.org/l/${id}/apply`
+        : `https://careers.${company.toLowerCase().replace(/\s+/g, '')}.example.com/apply/${id}`,
       active: i < active,
       promoted: i % 8 === 3,
       employerContact,
       family,
       seniority,
-      skills: family.skills.filter(() => rand() < 0.7).concat(family.skills[0]).filter((s, k, xs) => xs.indexOf(s) === k),
+      skills: family.skills
+        .filter(() => rand() < 0.7)
+        .concat(family.skills[0])
+        .filter((s, k, xs) => xs.indexOf(s) === k),
     });
   }
   return jobs;

@@ -13,9 +13,9 @@ interface Req {
   source: { doc: string };
 }
 
-const reqs = (parse(readFileSync(new URL('../../contracts/requirements.yaml', import.meta.url), 'utf8')).requirements as Req[]).filter(
-  (r) => r.level === 'must' && r.source.doc === 'jobs-market-mcp-api.md',
-);
+const reqs = (
+  parse(readFileSync(new URL('../../contracts/requirements.yaml', import.meta.url), 'utf8')).requirements as Req[]
+).filter((r) => r.level === 'must' && r.source.doc === 'jobs-market-mcp-api.md');
 
 it('every observable must id of the jobs, market and MCP document has a planted violation', () => {
   const planted = new Set(VIOLATIONS.map((v) => v.requirement));

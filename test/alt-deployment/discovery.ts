@@ -3,7 +3,18 @@ import { anonDiscovery } from './mcp-anon.js';
 import { KEYED_INSTRUCTIONS, KEYED_PROTOCOL_VERSION } from './mcp-keyed.js';
 import type { Switches } from './violations.js';
 
-const KEYED_TOOLS = ['search_jobs', 'get_job', 'get_skill_demand', 'draft_application', 'apply_to_job', 'get_me', 'match_candidates', 'talent_search', 'post_job', 'hire'];
+const KEYED_TOOLS = [
+  'search_jobs',
+  'get_job',
+  'get_skill_demand',
+  'draft_application',
+  'apply_to_job',
+  'get_me',
+  'match_candidates',
+  'talent_search',
+  'post_job',
+  'hire',
+];
 
 export function mcpJson(baseUrl: string, anonUrl: string, v: Switches) {
   return {
@@ -39,7 +50,12 @@ export function llmsTxt(baseUrl: string, anonUrl: string): string {
 }
 
 const bearer = [{ bearer: [] }];
-const op = (summary: string, extra: Record<string, unknown> = {}) => ({ summary, security: bearer, responses: { '200': { description: 'OK' } }, ...extra });
+const op = (summary: string, extra: Record<string, unknown> = {}) => ({
+  summary,
+  security: bearer,
+  responses: { '200': { description: 'OK' } },
+  ...extra,
+});
 const pathParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 const get = (summary: string, extra: Record<string, unknown> = {}) => ({ get: op(summary, extra) });
 const q = (name: string, schema: Record<string, unknown>) => ({ name, in: 'query', required: false, schema });
@@ -64,15 +80,34 @@ export function openApi(baseUrl: string, v?: Switches) {
         ],
       }),
       '/api/v1/jobs/{id}': get('One active job', { parameters: [pathParam('id')] }),
-      '/api/v1/jobs/{id}/apply': { post: op('Apply (paid tiers, 1 credit)', { parameters: [pathParam('id')], responses: { '202': { description: 'Queued or redirected' } } }) },
+      '/api/v1/jobs/{id}/apply': {
+        post: op('Apply (paid tiers, 1 credit)', {
+          parameters: [pathParam('id')],
+          responses: { '202': { description: 'Queued or redirected' } },
+        }),
+      },
       '/api/v1/me': get('Plan, grants, balance and quotas'),
       '/api/v1/market/salary': get('Salary grid'),
       '/api/v1/market/roles': get('Role families', { parameters: [q('locale', { enum: ['id', 'en'] })] }),
-      '/api/v1/market/roles/{role}': get('Role family report', { parameters: [pathParam('role'), q('locale', { enum: ['id', 'en'] })] }),
-      '/api/v1/market/skills': get('Skill demand', { parameters: [q('limit', { type: 'integer', minimum: 1, maximum: 100, default: 25 })] }),
-      '/api/screening/v1/screen': { post: op('Submit a candidate', { responses: { '200': { description: 'Replay' }, '201': { description: 'Created' } } }) },
+      '/api/v1/market/roles/{role}': get('Role family report', {
+        parameters: [pathParam('role'), q('locale', { enum: ['id', 'en'] })],
+      }),
+      '/api/v1/market/skills': get('Skill demand', {
+        parameters: [q('limit', { type: 'integer', minimum: 1, maximum: 100, default: 25 })],
+      }),
+      '/api/screening/v1/screen': {
+        post: op('Submit a candidate', {
+          responses: { '200': { description: 'Replay' }, '201': { description: 'Created' } },
+        }),
+      },
       '/api/screening/v1/usage': get('Screening wallet'),
-      '/api/screening/v1/audit': get('Audit ledger export', { parameters: [q('since', { type: 'string', format: 'date-time' }), q('cursor', { type: 'string' }), q('limit', { type: 'integer', minimum: 1, maximum: 500, default: 100 })] }),
+      '/api/screening/v1/audit': get('Audit ledger export', {
+        parameters: [
+          q('since', { type: 'string', format: 'date-time' }),
+          q('cursor', { type: 'string' }),
+          q('limit', { type: 'integer', minimum: 1, maximum: 500, default: 100 }),
+        ],
+      }),
     },
   };
 }

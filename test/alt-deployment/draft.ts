@@ -16,23 +16,45 @@ function supported(claim: string, t: Tenant): boolean {
   return !years || Number(years[1]) <= skill.years;
 }
 
-export function draft(t: Tenant, tier: Tier, job: CorpusJob, highlights: string[] | undefined, tone: 'formal' | 'friendly' = 'formal', keepAll = false) {
+export function draft(
+  t: Tenant,
+  tier: Tier,
+  job: CorpusJob,
+  highlights: string[] | undefined,
+  tone: 'formal' | 'friendly' = 'formal',
+  keepAll = false,
+) {
   const month = new Date().toISOString().slice(0, 7);
   if (t.draftMonth !== month) {
     t.draftMonth = month;
     t.draftsThisMonth = 0;
   }
-  if (t.draftsThisMonth >= DRAFT_QUOTA[tier]) throw fail(429, `the monthly draft quota of ${DRAFT_QUOTA[tier]} is used up`);
+  if (t.draftsThisMonth >= DRAFT_QUOTA[tier])
+    throw fail(429, `the monthly draft quota of ${DRAFT_QUOTA[tier]} is used up`);
   const claims = highlights ?? t.resume.skills.map((s) => `${s.years} years of ${s.name}`);
   const kept = claims.filter((c) => keepAll || supported(c, t));
   const removed = claims.filter((c) => !kept.includes(c));
   if (kept.length === 0) {
-    return toolError('ungrounded', 'none of the claims can be supported by your saved resume', { removedClaims: removed });
+    return toolError('ungrounded', 'none of the claims can be supported by your saved resume', {
+      removedClaims: removed,
+    });
   }
   t.draftsThisMonth++;
   const greet = tone === 'friendly' ? `Hi ${job.company} team,` : `Dear ${job.company} hiring team,`;
-  const cover = [greet, '', `I would like to apply for the ${job.title} role.`, ...kept.map((k) => `- ${k}`), '', 'Kind regards'].join('\n');
-  const resume = [t.resume.headline, '', 'Skills:', ...t.resume.skills.map((s) => `  ${s.name}: ${s.years} years`)].join('\n');
+  const cover = [
+    greet,
+    '',
+    `I would like to apply for the ${job.title} role.`,
+    ...kept.map((k) => `- ${k}`),
+    '',
+    'Kind regards',
+  ].join('\n');
+  const resume = [
+    t.resume.headline,
+    '',
+    'Skills:',
+    ...t.resume.skills.map((s) => `  ${s.name}: ${s.years} years`),
+  ].join('\n');
   return {
     jobId: job.id,
     coverLetter: cover,

@@ -16,8 +16,14 @@ export class HttpError extends Error {
 }
 
 export const CODE_FOR_STATUS: Record<number, string> = {
-  400: 'invalid_request', 401: 'unauthorized', 402: 'payment_required', 403: 'forbidden',
-  404: 'not_found', 429: 'rate_limited', 500: 'internal', 503: 'service_disabled',
+  400: 'invalid_request',
+  401: 'unauthorized',
+  402: 'payment_required',
+  403: 'forbidden',
+  404: 'not_found',
+  429: 'rate_limited',
+  500: 'internal',
+  503: 'service_disabled',
 };
 
 export const fail = (status: number, message: string, extra: Record<string, unknown> = {}, headers: Headers = {}) =>

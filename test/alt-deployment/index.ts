@@ -65,7 +65,8 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
   const shape = typeof opts.shapeStyle === 'number' ? styleFromSeed(opts.shapeStyle) : (opts.shapeStyle ?? PLAIN_STYLE);
   const delays = { scoringMs: opts.scoringDelayMs ?? 300, reviewMs: opts.reviewDelayMs ?? 2000 };
   const tenants = new TenantStore(opts.webhookUrl, Date.now(), v.on('keys-test-prefix') ? 'altk_test_' : undefined);
-  if (v.on('starter-credits-50')) for (const t of tenants.all) if (t.plan === 'starter') t.applyBalance = STARTER_CREDITS_VIOLATED;
+  if (v.on('starter-credits-50'))
+    for (const t of tenants.all) if (t.plan === 'starter') t.applyBalance = STARTER_CREDITS_VIOLATED;
   const ghost = { ...tenants.slot('free'), id: 'acct-unregistered', slot: 'ghost' };
   const corpus = buildCorpus();
   const limiter = new RateLimiter();
@@ -78,7 +79,15 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
     ...(v.on('hook-first-tenant-secret') ? { secretOverride: tenants.all[0].webhookSecret } : {}),
   });
   const byId = new Map(tenants.all.map((t) => [t.id, t]));
-  const pipeline = new Pipeline(store, timers, deliverer, (id) => byId.get(id)!, v, { ...delays, reviewMs: opts.reviewer === 'never' ? Infinity : delays.reviewMs }, tenants.all.map((t) => t.id));
+  const pipeline = new Pipeline(
+    store,
+    timers,
+    deliverer,
+    (id) => byId.get(id)!,
+    v,
+    { ...delays, reviewMs: opts.reviewer === 'never' ? Infinity : delays.reviewMs },
+    tenants.all.map((t) => t.id),
+  );
   const employer: EmployerState = { pool: buildTalent(), outbox: [], listings: [] };
   let baseUrl = '';
   let anonMcpUrl = '';
@@ -90,11 +99,16 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
       if (!res.headersSent) sendError(res, fail(500, 'internal error'));
       else res.destroy(e as Error);
     };
-    if (p.startsWith(`${SCREENING_PREFIX}/`) || p === '/api/screening/usage') return void handleScreening(req, res, url, { tenants, store, pipeline, limiter, v }).catch(done);
-    if (p === '/api/v1' || p.startsWith('/api/v1/')) return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost, shape }).catch(done);
-    if (p === '/api/mcp') return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v, shape }).catch(done);
-    if (req.method === 'GET' && p === '/.well-known/mcp.json') return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
-    if (req.method === 'GET' && p === '/llms.txt') return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
+    if (p.startsWith(`${SCREENING_PREFIX}/`) || p === '/api/screening/usage')
+      return void handleScreening(req, res, url, { tenants, store, pipeline, limiter, v }).catch(done);
+    if (p === '/api/v1' || p.startsWith('/api/v1/'))
+      return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost, shape }).catch(done);
+    if (p === '/api/mcp')
+      return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v, shape }).catch(done);
+    if (req.method === 'GET' && p === '/.well-known/mcp.json')
+      return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
+    if (req.method === 'GET' && p === '/llms.txt')
+      return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
     if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl, v));
     sendError(res, fail(404, `no route ${req.method} ${p}`));
   });
@@ -113,7 +127,11 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
     tenants,
     webhookUrl: opts.webhookUrl,
     inactiveJobId: corpus.find((j) => !j.active)!.id,
-    waits: { pipelineMs: delays.scoringMs + 5000, reviewMs: delays.scoringMs + delays.reviewMs + 5000, webhookMs: delays.scoringMs + delays.reviewMs + retryTotal + 10_000 },
+    waits: {
+      pipelineMs: delays.scoringMs + 5000,
+      reviewMs: delays.scoringMs + delays.reviewMs + 5000,
+      webhookMs: delays.scoringMs + delays.reviewMs + retryTotal + 10_000,
+    },
   });
   return {
     baseUrl,

@@ -50,7 +50,13 @@ function me(t: Tenant, tier: Tier, v: Switches) {
     plan: { name: v.on('me-tier-free') ? 'Free' : tier },
     grants: [...t.scopes],
     balance: { apply: t.applyBalance },
-    quotas: { requestsPerMinute: l.perMinute, pageCap, applyEnabled: l.apply, adFree: tier !== 'Free', applyCreditsPerMonth: perMonth },
+    quotas: {
+      requestsPerMinute: l.perMinute,
+      pageCap,
+      applyEnabled: l.apply,
+      adFree: tier !== 'Free',
+      applyCreditsPerMonth: perMonth,
+    },
   };
 }
 
@@ -67,7 +73,14 @@ async function route(req: IncomingMessage, url: URL, t: Tenant, tier: Tier, d: J
   const get = req.method === 'GET';
   let m: Record<string, string> | null;
   if (get && path === '/jobs') {
-    const p = { q: str(url, 'q'), location: str(url, 'location'), remote_type: str(url, 'remote_type'), job_type: str(url, 'job_type'), opportunity_type: str(url, 'opportunity_type'), locale: str(url, 'locale') };
+    const p = {
+      q: str(url, 'q'),
+      location: str(url, 'location'),
+      remote_type: str(url, 'remote_type'),
+      job_type: str(url, 'job_type'),
+      opportunity_type: str(url, 'opportunity_type'),
+      locale: str(url, 'locale'),
+    };
     const found = search(d.corpus, tier, { ...p, limit: int(url, 'limit'), offset: int(url, 'offset') }, d.v);
     if (d.v.on('search-charges')) spendOne(t);
     return [200, found];
@@ -79,22 +92,27 @@ async function route(req: IncomingMessage, url: URL, t: Tenant, tier: Tier, d: J
   }
   if (req.method === 'POST' && (m = match('/jobs/:id/apply', path))) {
     const body = await readJson(req);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fail(400, 'body: must be a JSON object');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw fail(400, 'body: must be a JSON object');
     const balance = t.applyBalance;
     const r = apply(d.corpus, t, m.id, body, d.v);
     if (d.v.on('apply-charges-other-tenant') && t.applyBalance < balance) {
       t.applyBalance = balance;
       spendOne(d.tenants.all.find((x) => x !== t && x.applyBalance > 0)!);
     }
-    if (d.v.on('apply-no-reference')) return [202, { status: r.kind === 'submitted' ? 'queued' : 'redirect', job: r.job.id }];
-    if (r.kind === 'submitted') return [202, { status: 'queued', application: { ref: r.applicationId, job: r.job.id } }];
+    if (d.v.on('apply-no-reference'))
+      return [202, { status: r.kind === 'submitted' ? 'queued' : 'redirect', job: r.job.id }];
+    if (r.kind === 'submitted')
+      return [202, { status: 'queued', application: { ref: r.applicationId, job: r.job.id } }];
     return [202, { status: 'redirect', redirect: r.applyUrl }];
   }
   if (get && path === '/me') return [200, me(t, tier, d.v)];
-  if (get && path.startsWith('/market/') && tier === 'Free' && d.v.on('market-paid-only')) throw fail(403, 'market data needs a paid tier');
+  if (get && path.startsWith('/market/') && tier === 'Free' && d.v.on('market-paid-only'))
+    throw fail(403, 'market data needs a paid tier');
   if (get && path === '/market/salary') return [200, salaryGrid(d.corpus, d.v)];
   if (get && path === '/market/roles') return [200, roleList(d.corpus, checkLocale(str(url, 'locale'), d.v), d.v)];
-  if (get && (m = match('/market/roles/:role', path))) return [200, roleReport(d.corpus, m.role, checkLocale(str(url, 'locale'), d.v), d.v)];
+  if (get && (m = match('/market/roles/:role', path)))
+    return [200, roleReport(d.corpus, m.role, checkLocale(str(url, 'locale'), d.v), d.v)];
   if (get && path === '/market/skills') {
     const skills = skillDemand(d.corpus, int(url, 'limit'), d.v);
     if (d.v.on('skills-charges')) spendOne(t);
@@ -112,13 +130,18 @@ export async function handleJobs(req: IncomingMessage, res: ServerResponse, url:
     const { tenant, presented } = lookup(req, d.tenants);
     const openMarket = !presented && d.v.on('market-no-auth') && url.pathname.startsWith('/api/v1/market/');
     if (!presented && !openMarket) throw fail(401, 'Authorization: a bearer API key is required');
-    const t = tenant ?? ((d.v.on('unknown-key-accepted') && req.headers.authorization?.includes('_live_')) || openMarket ? d.ghost : undefined);
+    const t =
+      tenant ??
+      ((d.v.on('unknown-key-accepted') && req.headers.authorization?.includes('_live_')) || openMarket
+        ? d.ghost
+        : undefined);
     if (!t) throw fail(401, 'Authorization: the API key is not recognised');
     requireScope(t, 'jobs');
     const tier = tierOf(t);
     const w = d.limiter.take(`key:${t.id}`, perMinute(tier, d.v));
     headers = rateHeaders(w, d.v);
-    if (d.v.on('market-limit-free') && url.pathname.startsWith('/api/v1/market/')) headers['x-ratelimit-limit'] = String(TIER_LIMITS.Free.perMinute);
+    if (d.v.on('market-limit-free') && url.pathname.startsWith('/api/v1/market/'))
+      headers['x-ratelimit-limit'] = String(TIER_LIMITS.Free.perMinute);
     if (!w.allowed) throw fail(429, `rate limit of ${w.limit} calls a minute reached`, {}, retryAfter(w, d.v));
     const [status, body] = await route(req, url, t, tier, d);
     const open = d.shape && openRestPath(url.pathname.slice('/api/v1'.length));

@@ -4,7 +4,8 @@ import { fail } from './http.js';
 import type { CandidateBlob, JobSpec } from './screening-schema.js';
 import { Switches } from './violations.js';
 
-export type State = 'received' | 'scored' | 'pending_review' | 'approved' | 'rejected' | 'edited' | 'delivered' | 'failed';
+export type State =
+  'received' | 'scored' | 'pending_review' | 'approved' | 'rejected' | 'edited' | 'delivered' | 'failed';
 
 export interface ScreeningRequest {
   id: string;
@@ -38,7 +39,8 @@ export interface AuditQuery {
 }
 
 /** A cursor is a position; `tenant` (a planted violation, cursor-carries-tenant) also names the tenant whose rows it pages. */
-export const encodeCursor = (seq: number, tenant?: string) => Buffer.from(JSON.stringify({ v: 1, after: seq, ...(tenant ? { t: tenant } : {}) })).toString('base64url');
+export const encodeCursor = (seq: number, tenant?: string) =>
+  Buffer.from(JSON.stringify({ v: 1, after: seq, ...(tenant ? { t: tenant } : {}) })).toString('base64url');
 
 export function decodeCursor(cursor: string): number {
   return decodeCursorWithTenant(cursor).after;
@@ -46,7 +48,11 @@ export function decodeCursor(cursor: string): number {
 
 export function decodeCursorWithTenant(cursor: string): { after: number; tenant?: string } {
   try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { v?: unknown; after?: unknown; t?: unknown };
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      v?: unknown;
+      after?: unknown;
+      t?: unknown;
+    };
     if (parsed.v === 1 && Number.isSafeInteger(parsed.after) && (parsed.after as number) >= 0) {
       return { after: parsed.after as number, ...(typeof parsed.t === 'string' ? { tenant: parsed.t } : {}) };
     }
@@ -75,7 +81,14 @@ export class ScreeningStore {
   }
 
   create(tenantId: string, idempotencyKey: string, candidate: CandidateBlob, jobSpec: JobSpec): ScreeningRequest {
-    const r: ScreeningRequest = { id: `${this.v.on('request-id-bare') ? '' : 'scr_'}${randomUUID()}`, tenantId, idempotencyKey, state: 'received', candidate, jobSpec };
+    const r: ScreeningRequest = {
+      id: `${this.v.on('request-id-bare') ? '' : 'scr_'}${randomUUID()}`,
+      tenantId,
+      idempotencyKey,
+      state: 'received',
+      candidate,
+      jobSpec,
+    };
     this.requests.set(r.id, r);
     this.byIdempotency.set(`${tenantId}\u0000${idempotencyKey}`, r);
     this.append(r, null, 'received', 'system', { idempotencyKey });

@@ -25,7 +25,10 @@ export const CURATED_PLATFORMS = [
 export const ANON_TOOLS = ['search_jobs', 'get_job', 'get_curated_list'];
 
 function build(corpus: CorpusJob[], v: Switches, shape: ShapeStyle): McpServer {
-  const mcp = new McpServer({ name: 'alt-jobs-anonymous', version: '1.0.0' }, { instructions: 'Read-only job search without a key: search_jobs (query), get_job (job_id), get_curated_list.' });
+  const mcp = new McpServer(
+    { name: 'alt-jobs-anonymous', version: '1.0.0' },
+    { instructions: 'Read-only job search without a key: search_jobs (query), get_job (job_id), get_curated_list.' },
+  );
   shapeToolResults(mcp, shape);
   const textArg = v.on('anon-arg-q') ? 'q' : 'query';
   mcp.registerTool(
@@ -53,9 +56,15 @@ function build(corpus: CorpusJob[], v: Switches, shape: ShapeStyle): McpServer {
   mcp.registerTool('get_job', { description: 'Fetch one active job.', inputSchema: { job_id: z.string() } }, (a) =>
     guard(() => publicJob(findJob(corpus, a.job_id, v), 'anonymous', v)),
   );
-  mcp.registerTool('get_curated_list', { description: 'A vetted list of AI-data-work platforms.', inputSchema: {} }, () => guard(() => ({ platforms: v.on('curated-empty') ? [] : CURATED_PLATFORMS })));
+  mcp.registerTool(
+    'get_curated_list',
+    { description: 'A vetted list of AI-data-work platforms.', inputSchema: {} },
+    () => guard(() => ({ platforms: v.on('curated-empty') ? [] : CURATED_PLATFORMS })),
+  );
   if (v.on('anon-lists-apply')) {
-    mcp.registerTool('apply_to_job', { description: 'Apply to a job.', inputSchema: { job_id: z.string() } }, () => toolError('forbidden', 'applying needs a key'));
+    mcp.registerTool('apply_to_job', { description: 'Apply to a job.', inputSchema: { job_id: z.string() } }, () =>
+      toolError('forbidden', 'applying needs a key'),
+    );
   }
   return mcp;
 }
@@ -78,7 +87,8 @@ export function anonHandler(corpus: CorpusJob[], v: Switches, selfUrl: () => str
     try {
       if (path !== '/mcp') throw fail(404, `no route ${req.method} ${path}`);
       if (req.method === 'GET' && !v.on('anon-get-405')) return sendJson(res, 200, anonDiscovery(selfUrl(), v));
-      if (v.on('anon-needs-key') && !req.headers.authorization) throw fail(401, 'Authorization: a bearer API key is required');
+      if (v.on('anon-needs-key') && !req.headers.authorization)
+        throw fail(401, 'Authorization: a bearer API key is required');
       if (req.method !== 'POST') return methodNotAllowed(res);
       const body = await readRpc(req);
       const calls = toolCalls(body);
@@ -89,7 +99,12 @@ export function anonHandler(corpus: CorpusJob[], v: Switches, selfUrl: () => str
       const perDay = v.on('anon-limit-600') ? ANON_CALLS_VIOLATED : ANON_CALLS_PER_DAY;
       if (calls > 0 && c.n + calls > perDay) {
         const midnight = new Date(`${day}T00:00:00Z`).getTime() + 86_400_000;
-        throw fail(429, `the anonymous server allows ${ANON_CALLS_PER_DAY} tool calls a day per IP`, {}, { 'retry-after': new Date(midnight).toUTCString() });
+        throw fail(
+          429,
+          `the anonymous server allows ${ANON_CALLS_PER_DAY} tool calls a day per IP`,
+          {},
+          { 'retry-after': new Date(midnight).toUTCString() },
+        );
       }
       c.n += calls;
       await serveMcp(build(corpus, v, shape), req, res, body);

@@ -17,10 +17,16 @@ export async function readRpc(req: IncomingMessage): Promise<unknown> {
 /** Number of tools/call messages in a JSON-RPC body (single or batch). */
 export function toolCalls(body: unknown): number {
   const msgs = Array.isArray(body) ? body : [body];
-  return msgs.filter((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call').length;
+  return msgs.filter((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call')
+    .length;
 }
 
-export async function serveMcp(server: McpServer, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+export async function serveMcp(
+  server: McpServer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+): Promise<void> {
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {
     void transport.close();
@@ -32,5 +38,11 @@ export async function serveMcp(server: McpServer, req: IncomingMessage, res: Ser
 
 export function methodNotAllowed(res: ServerResponse): void {
   res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this stateless server takes POST only' }, id: null }));
+  res.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Method not allowed: this stateless server takes POST only' },
+      id: null,
+    }),
+  );
 }

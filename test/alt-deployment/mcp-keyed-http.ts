@@ -29,10 +29,17 @@ export async function handleKeyedMcp(req: IncomingMessage, res: ServerResponse, 
     if (param) throw fail(401, `query parameter "${param}": an API key must never be sent in a query string`);
     const { tenant, presented } = lookup(req, d.tenants);
     // a planted gap: without a key, a tools/call is served as the free tenant (the body is read before the key check)
-    const early = !presented && d.v.on('mcp-tools-call-no-key') && req.method === 'POST' ? await readRpc(req) : undefined;
+    const early =
+      !presented && d.v.on('mcp-tools-call-no-key') && req.method === 'POST' ? await readRpc(req) : undefined;
     const keyless = !presented && (d.v.on('mcp-no-key') || (early !== undefined && toolCalls(early) > 0));
     const t = tenant ?? (keyless ? d.tenants.slot('free') : undefined);
-    if (!t) throw fail(401, presented ? 'Authorization: the API key is not recognised' : 'Authorization: a bearer API key is required', {}, { 'www-authenticate': 'Bearer' });
+    if (!t)
+      throw fail(
+        401,
+        presented ? 'Authorization: the API key is not recognised' : 'Authorization: a bearer API key is required',
+        {},
+        { 'www-authenticate': 'Bearer' },
+      );
     requireScope(t, 'mcp');
     const tier = tierOf(t);
     if (req.method !== 'POST') return methodNotAllowed(res);
@@ -44,7 +51,12 @@ export async function handleKeyedMcp(req: IncomingMessage, res: ServerResponse, 
     headers = rateHeaders(w, d.v);
     if (!w.allowed) throw fail(429, `rate limit of ${w.limit} calls a minute reached`, {}, retryAfter(w, d.v));
     for (const [k, val] of Object.entries(headers)) res.setHeader(k, val);
-    await serveMcp(buildKeyedServer({ tenant: t, tier, corpus: d.corpus, employer: d.employer, v: d.v, shape: d.shape }), req, res, body);
+    await serveMcp(
+      buildKeyedServer({ tenant: t, tier, corpus: d.corpus, employer: d.employer, v: d.v, shape: d.shape }),
+      req,
+      res,
+      body,
+    );
   } catch (e) {
     if (!res.headersSent) sendError(res, e instanceof HttpError ? e : fail(500, 'internal error'), headers);
   }

@@ -12,7 +12,9 @@ export function toolError(code: string, message: string, extra: Record<string, u
 }
 
 /** Runs a tool body; a refusal thrown as an HttpError becomes a tool error with the same code. */
-export async function guard(fn: () => Record<string, unknown> | Promise<Record<string, unknown> | CallToolResult>): Promise<CallToolResult> {
+export async function guard(
+  fn: () => Record<string, unknown> | Promise<Record<string, unknown> | CallToolResult>,
+): Promise<CallToolResult> {
   try {
     const r = await fn();
     return 'content' in r && Array.isArray(r.content) ? (r as CallToolResult) : ok(r);

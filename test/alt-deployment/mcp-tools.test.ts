@@ -18,7 +18,12 @@ describe('keyed MCP tools', () => {
     const me = async () => (await call(d.baseUrl, d.profile.keys.starter, '/api/v1/me')).body;
     const before = await me();
     const job = (await tool(m.client, 'search_jobs', { limit: 1 })).data.jobs[0];
-    const applied = await tool(m.client, 'apply_to_job', { id: job.id, candidate_name: 'Dewi', candidate_email: 'd@example.net', message: 'm'.repeat(120) });
+    const applied = await tool(m.client, 'apply_to_job', {
+      id: job.id,
+      candidate_name: 'Dewi',
+      candidate_email: 'd@example.net',
+      message: 'm'.repeat(120),
+    });
     expect(applied.isError).toBe(false);
     expect(applied.data.applicationId ?? applied.data.applyUrl).toBeTruthy();
     const after = await me();
@@ -32,7 +37,10 @@ describe('keyed MCP tools', () => {
   it('draft_application keeps supported claims, removes the rest and fails `ungrounded` when none is left', async () => {
     const m = await connectMcp(`${d.baseUrl}/api/mcp`, d.profile.keys.pro);
     const id = (await tool(m.client, 'search_jobs', { limit: 1 })).data.jobs[0].id;
-    const good = await tool(m.client, 'draft_application', { id, highlights: ['4 years of Figma', '20 years of Rust'] });
+    const good = await tool(m.client, 'draft_application', {
+      id,
+      highlights: ['4 years of Figma', '20 years of Rust'],
+    });
     expect(good.isError).toBe(false);
     expect(good.data.removedClaims).toEqual(['20 years of Rust']);
     expect(good.data.apply_url).toMatch(/^https:/);
@@ -46,16 +54,31 @@ describe('keyed MCP tools', () => {
     const m = await connectMcp(`${d.baseUrl}/api/mcp`, d.profile.keys.pro);
     const ts = await tool(m.client, 'talent_search', { query: 'data engineer', skills: ['Python'] });
     expect(ts.data.cards.length).toBeLessThanOrEqual(10);
-    expect(ts.data.cards.every((c: any) => ['exact', 'close', 'broader'].includes(c.tier) && c.fit >= 0 && c.fit <= 100)).toBe(true);
+    expect(
+      ts.data.cards.every((c: any) => ['exact', 'close', 'broader'].includes(c.tier) && c.fit >= 0 && c.fit <= 100),
+    ).toBe(true);
     expect(JSON.stringify(ts.data)).not.toMatch(PERSONAL);
     expect((await tool(m.client, 'match_candidates', {})).data.error.code).toBe('invalid_request');
     const post = await tool(m.client, 'post_job', { title: 'Data Engineer', company: 'Acme', host_apply_form: true });
-    expect(post.data).toMatchObject({ tier: 'standard', price: { currency: 'IDR' }, checkoutUrl: expect.stringMatching(/^https:/) });
+    expect(post.data).toMatchObject({
+      tier: 'standard',
+      price: { currency: 'IDR' },
+      checkoutUrl: expect.stringMatching(/^https:/),
+    });
     expect((await tool(m.client, 'post_job', { title: 'x', company: 'y' })).data.error.message).toMatch(/apply_url/);
-    const hire = await tool(m.client, 'hire', { brief: 'Senior data engineer, Python and SQL', company: 'Acme', contact_email: 'hr@acme.example' });
+    const hire = await tool(m.client, 'hire', {
+      brief: 'Senior data engineer, Python and SQL',
+      company: 'Acme',
+      contact_email: 'hr@acme.example',
+    });
     expect(hire.data.outcome).toBe('shortlist');
     expect(hire.data.shortlist.length).toBeGreaterThanOrEqual(3);
-    const none = await tool(m.client, 'hire', { brief: 'Underwater basket weaving', company: 'Acme', contact_email: 'hr@acme.example', publish_if_no_match: true });
+    const none = await tool(m.client, 'hire', {
+      brief: 'Underwater basket weaving',
+      company: 'Acme',
+      contact_email: 'hr@acme.example',
+      publish_if_no_match: true,
+    });
     expect(none.data).toMatchObject({ outcome: 'no_strong_match', listing: { status: 'live' } });
     await m.close();
   });
@@ -85,12 +108,23 @@ describe('anonymous MCP server', () => {
     const post = (id: number) =>
       fetch(d.anonMcpUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get_curated_list', arguments: {} } }),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'get_curated_list', arguments: {} },
+        }),
       });
     const statuses: number[] = [];
     for (let i = 0; i < 500; i += 50) {
-      const batch = await Promise.all(Array.from({ length: 50 }, (_, j) => post(i + j).then(async (r) => (await r.text(), r.status))));
+      const batch = await Promise.all(
+        Array.from({ length: 50 }, (_, j) => post(i + j).then(async (r) => (await r.text(), r.status))),
+      );
       statuses.push(...batch);
     }
     expect(statuses.filter((s) => s === 200)).toHaveLength(500);

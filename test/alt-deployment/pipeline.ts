@@ -18,7 +18,9 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 /** Scores on a 0..5 scale with a 0..100 confidence: must-haves found in the candidate, plus experience. */
 export function scoreOf(r: ScreeningRequest, v: Switches): Record<string, unknown> {
   const c = r.candidate;
-  const text = (c.kind === 'structured' ? [c.fullName, c.summary ?? '', ...(c.skills ?? [])] : [c.resumeRef, c.filename ?? ''])
+  const text = (
+    c.kind === 'structured' ? [c.fullName, c.summary ?? '', ...(c.skills ?? [])] : [c.resumeRef, c.filename ?? '']
+  )
     .join(' ')
     .toLowerCase();
   const must = r.jobSpec.mustHaves;
@@ -31,8 +33,16 @@ export function scoreOf(r: ScreeningRequest, v: Switches): Record<string, unknow
     schemaVersion: v.on('schema-version-2') ? 2 : 1,
     score,
     dimensions: [
-      { name: 'must_haves', score: Math.round(mustScore * 10) / 10, evidence: `${hits.length} of ${must.length} must-haves found` },
-      { name: 'experience', score: expScore, evidence: c.kind === 'structured' ? `${years} years stated` : 'from the referenced resume' },
+      {
+        name: 'must_haves',
+        score: Math.round(mustScore * 10) / 10,
+        evidence: `${hits.length} of ${must.length} must-haves found`,
+      },
+      {
+        name: 'experience',
+        score: expScore,
+        evidence: c.kind === 'structured' ? `${years} years stated` : 'from the referenced resume',
+      },
     ],
     rationale: `Scored ${score} of 5 for "${r.jobSpec.title}" on must-have coverage and experience.`,
     confidence: c.kind === 'structured' ? 72 : 48,
@@ -62,10 +72,16 @@ export class Pipeline {
     this.timers.after(this.delays.scoringMs, () => this.score(r));
   }
 
-  private post(r: ScreeningRequest, event: 'screening.scored' | 'screening.review_decided', result: unknown): Promise<boolean> | undefined {
+  private post(
+    r: ScreeningRequest,
+    event: 'screening.scored' | 'screening.review_decided',
+    result: unknown,
+  ): Promise<boolean> | undefined {
     const t = this.tenantOf(r.tenantId);
     if (!t.webhookUrl) return undefined;
-    const tenantId = this.v.on('hook-foreign-tenant') ? (this.tenantIds.find((id) => id !== r.tenantId) ?? r.tenantId) : r.tenantId;
+    const tenantId = this.v.on('hook-foreign-tenant')
+      ? (this.tenantIds.find((id) => id !== r.tenantId) ?? r.tenantId)
+      : r.tenantId;
     const body: Record<string, unknown> = { requestId: r.id, tenantId, event, result };
     if (this.v.on('hook-no-tenant')) delete body.tenantId;
     return this.deliverer.send({ url: t.webhookUrl, secret: t.webhookSecret, event, body });
@@ -73,10 +89,23 @@ export class Pipeline {
 
   private score(r: ScreeningRequest): void {
     const result = scoreOf(r, this.v);
-    this.store.move(r, 'scored', this.v.on('actor-model') ? 'model:scorer' : 'system', { score: result.score }, this.v.on('ledger-skip-scored'));
+    this.store.move(
+      r,
+      'scored',
+      this.v.on('actor-model') ? 'model:scorer' : 'system',
+      { score: result.score },
+      this.v.on('ledger-skip-scored'),
+    );
     if (!this.v.on('no-scored-hook')) void this.post(r, 'screening.scored', result);
     if (this.v.on('review-skipped')) {
-      const decision = { schemaVersion: 1, decision: 'approved', reviewerId: 'auto', reviewerRole: 'model', latencyMs: 0, note: 'auto-approved' };
+      const decision = {
+        schemaVersion: 1,
+        decision: 'approved',
+        reviewerId: 'auto',
+        reviewerRole: 'model',
+        latencyMs: 0,
+        note: 'auto-approved',
+      };
       return this.deliver(r, decision);
     }
     this.store.move(r, 'pending_review', 'system');
@@ -113,7 +142,8 @@ export class Pipeline {
       return;
     }
     this.store.move(r, decision, `reviewer:${reviewer.id}`, { decision, reviewerRole: reviewer.role });
-    if (this.sentEarly.has(r.id)) return this.store.move(r, 'delivered', 'system', { event: 'screening.review_decided' });
+    if (this.sentEarly.has(r.id))
+      return this.store.move(r, 'delivered', 'system', { event: 'screening.review_decided' });
     if (this.v.on('no-decided-hook')) return;
     this.deliver(r, result);
   }

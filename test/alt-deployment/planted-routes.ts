@@ -14,6 +14,11 @@ export function routedPath(url: URL, v: Switches): string {
     if (p === '/api/mcp') return hidden(p);
     if (p === '/api/mcp/v1') url.pathname = '/api/mcp';
   }
-  if ((v.on('no-well-known') && p === '/.well-known/mcp.json') || (v.on('no-llms-txt') && p === '/llms.txt') || (v.on('no-openapi') && p === '/api/openapi.json')) return hidden(p);
+  if (
+    (v.on('no-well-known') && p === '/.well-known/mcp.json') ||
+    (v.on('no-llms-txt') && p === '/llms.txt') ||
+    (v.on('no-openapi') && p === '/api/openapi.json')
+  )
+    return hidden(p);
   return url.pathname;
 }

@@ -8,10 +8,13 @@ type Probe = (d: AltDeployment) => Promise<boolean>;
 
 const SCR = '/api/screening/v1';
 const keys = (d: AltDeployment) => d.profile.keys;
-const submit = (d: AltDeployment, key = keys(d).pro, body: unknown = submitBody()) => call(d.baseUrl, key, `${SCR}/screen`, body);
+const submit = (d: AltDeployment, key = keys(d).pro, body: unknown = submitBody()) =>
+  call(d.baseUrl, key, `${SCR}/screen`, body);
 const usage = async (d: AltDeployment, key = keys(d).pro) => (await call(d.baseUrl, key, `${SCR}/usage`)).body;
-const audit = async (d: AltDeployment, key = keys(d).pro, query = 'limit=500') => (await call(d.baseUrl, key, `${SCR}/audit?${query}`)).body;
-const candidate = (over: Record<string, unknown>) => submitBody({ candidate: { kind: 'structured', fullName: 'Dewi Lestari', ...over } });
+const audit = async (d: AltDeployment, key = keys(d).pro, query = 'limit=500') =>
+  (await call(d.baseUrl, key, `${SCR}/audit?${query}`)).body;
+const candidate = (over: Record<string, unknown>) =>
+  submitBody({ candidate: { kind: 'structured', fullName: 'Dewi Lestari', ...over } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Submits new keys with the free key until it answers 402; returns how many were accepted (at most 152). */
@@ -34,7 +37,8 @@ export function screeningProbes(receiver: () => Receiver): Record<string, Probe>
 
   return {
     'scr-no-key-403': async (d) => (await call(d.baseUrl, undefined, `${SCR}/usage`)).status === 403,
-    'scr-unknown-key-403': async (d) => (await call(d.baseUrl, 'altk_live_000000000000000000000000', `${SCR}/usage`)).status === 403,
+    'scr-unknown-key-403': async (d) =>
+      (await call(d.baseUrl, 'altk_live_000000000000000000000000', `${SCR}/usage`)).status === 403,
     'scr-forbidden-code': async (d) => (await usage(d, keys(d).noScreeningScope)).error.code === 'access_denied',
     'scr-error-no-message': async (d) => (await usage(d, '')).error.message === undefined,
     'scr-error-code-bad-request': async (d) => (await submit(d, keys(d).pro, {})).body.error.code === 'bad_request',
@@ -43,7 +47,8 @@ export function screeningProbes(receiver: () => Receiver): Record<string, Probe>
     'submit-new-200': async (d) => (await submit(d)).status === 200,
     'request-id-bare': async (d) => !(await submit(d)).body.requestId.startsWith('scr_'),
     'jobspec-defaulted': async (d) => (await submit(d, keys(d).pro, submitBody({ jobSpec: undefined }))).status === 201,
-    'kind-inferred': async (d) => (await submit(d, keys(d).pro, submitBody({ candidate: { fullName: 'Dewi Lestari' } }))).status === 201,
+    'kind-inferred': async (d) =>
+      (await submit(d, keys(d).pro, submitBody({ candidate: { fullName: 'Dewi Lestari' } }))).status === 201,
     'candidate-open': async (d) => (await submit(d, keys(d).pro, candidate({ nickname: 'Dee' }))).status === 201,
     'skills-any-type': async (d) => (await submit(d, keys(d).pro, candidate({ skills: [1, 2] }))).status === 201,
     'idem-global': async (d) => {
@@ -89,14 +94,17 @@ export function screeningProbes(receiver: () => Receiver): Record<string, Probe>
       return (await usage(d)).creditsRemaining === before;
     },
     'audit-no-next-cursor': async (d) => !('nextCursor' in (await audit(d))),
-    'since-unvalidated': async (d) => (await call(d.baseUrl, keys(d).pro, `${SCR}/audit?since=yesterday`)).status === 200,
+    'since-unvalidated': async (d) =>
+      (await call(d.baseUrl, keys(d).pro, `${SCR}/audit?since=yesterday`)).status === 200,
     'cursor-carries-tenant': async (d) => {
       const mine = [(await submit(d, keys(d).free)).body.requestId, (await submit(d, keys(d).free)).body.requestId];
       const cursor = (await audit(d, keys(d).free, 'limit=1')).nextCursor;
       return (await audit(d, keys(d).pro, `cursor=${cursor}`)).events.some((r: any) => mine.includes(r.requestId));
     },
-    'ledger-from-stale': async (d) => (await lifecycle(d)).rows.some((r: any) => r.toState === 'pending_review' && r.fromState === 'received'),
-    'ledger-rewrites-intake': async (d) => (await lifecycle(d)).rows.some((r: any) => r.toState === 'received' && r.payload?.outcome !== undefined),
+    'ledger-from-stale': async (d) =>
+      (await lifecycle(d)).rows.some((r: any) => r.toState === 'pending_review' && r.fromState === 'received'),
+    'ledger-rewrites-intake': async (d) =>
+      (await lifecycle(d)).rows.some((r: any) => r.toState === 'received' && r.payload?.outcome !== undefined),
     'ledger-drops-scoring': async (d) => !(await lifecycle(d)).rows.some((r: any) => r.toState === 'scored'),
     'ledger-epoch-created': async (d) => {
       await submit(d);
@@ -104,7 +112,8 @@ export function screeningProbes(receiver: () => Receiver): Record<string, Probe>
     },
     'state-in-review': async (d) => (await lifecycle(d)).rows.some((r: any) => r.toState === 'in_review'),
     'decided-hook-early': async (d) => decided((await lifecycle(d)).hooks).body.result.latencyMs < 20,
-    'review-to-delivered': async (d) => (await lifecycle(d)).rows.some((r: any) => r.toState === 'delivered' && r.actor.startsWith('reviewer:')),
+    'review-to-delivered': async (d) =>
+      (await lifecycle(d)).rows.some((r: any) => r.toState === 'delivered' && r.actor.startsWith('reviewer:')),
     'no-scored-hook': async (d) => !(await lifecycle(d)).hooks.some((h) => h.body.event === 'screening.scored'),
     'no-decided-hook': async (d) => {
       const { id } = await lifecycle(d, 'screening.scored');
@@ -112,16 +121,20 @@ export function screeningProbes(receiver: () => Receiver): Record<string, Probe>
       return !receiver().hooks.some((h) => h.body.requestId === id && h.body.event === 'screening.review_decided');
     },
     'decision-latency-text': async (d) => typeof decided((await lifecycle(d)).hooks).body.result.latencyMs === 'string',
-    'signature-no-prefix': async (d) => !String((await lifecycle(d)).hooks[0].headers['x-screening-signature']).startsWith('sha256='),
+    'signature-no-prefix': async (d) =>
+      !String((await lifecycle(d)).hooks[0].headers['x-screening-signature']).startsWith('sha256='),
     'hook-first-tenant-secret': async (d) => {
       const { hooks } = await lifecycle(d);
-      const good = (raw: string) => 'sha256=' + createHmac('sha256', d.profile.webhookSecrets.pro!).update(raw).digest('hex');
+      const good = (raw: string) =>
+        'sha256=' + createHmac('sha256', d.profile.webhookSecrets.pro!).update(raw).digest('hex');
       return hooks.some((h) => String(h.headers['x-screening-signature']).toLowerCase() !== good(h.raw));
     },
-    'description-version-2': async (d) => (await call(d.baseUrl, undefined, '/api/openapi.json')).body.info.version !== '1.0.0',
+    'description-version-2': async (d) =>
+      (await call(d.baseUrl, undefined, '/api/openapi.json')).body.info.version !== '1.0.0',
     'resume-ref-no-dimensions': async (d) => {
       const rx = receiver();
-      const id = (await submit(d, keys(d).pro, submitBody({ candidate: { kind: 'resume_ref', resumeRef: 'cv-1' } }))).body.requestId;
+      const id = (await submit(d, keys(d).pro, submitBody({ candidate: { kind: 'resume_ref', resumeRef: 'cv-1' } })))
+        .body.requestId;
       await rx.until((hs) => hs.some((h) => h.body.requestId === id && h.body.event === 'screening.scored'));
       return rx.hooks.find((h) => h.body.requestId === id)!.body.result.dimensions.length === 0;
     },

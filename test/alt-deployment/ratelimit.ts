@@ -30,6 +30,11 @@ export class RateLimiter {
     }
     const allowed = w.used < limit;
     if (allowed && counted) w.used++;
-    return { limit, remaining: Math.max(0, limit - w.used), reset: (start + 60_000) / 1000, allowed: counted ? allowed : true };
+    return {
+      limit,
+      remaining: Math.max(0, limit - w.used),
+      reset: (start + 60_000) / 1000,
+      allowed: counted ? allowed : true,
+    };
   }
 }

@@ -11,7 +11,9 @@ export interface SchemaFaults {
 
 function candidateBlob(f: SchemaFaults = {}) {
   const close = <T extends z.ZodRawShape>(o: z.ZodObject<T>) => (f.openCandidate ? o.passthrough() : o.strict());
-  const ResumeRef = close(z.object({ kind: z.literal('resume_ref'), resumeRef: z.string(), filename: z.string().optional() }));
+  const ResumeRef = close(
+    z.object({ kind: z.literal('resume_ref'), resumeRef: z.string(), filename: z.string().optional() }),
+  );
   const Structured = close(
     z.object({
       kind: z.literal('structured'),
@@ -48,7 +50,15 @@ const SubmitClosed = submitRequest(JobSpecClosed);
 
 export type CandidateBlob =
   | { kind: 'resume_ref'; resumeRef: string; filename?: string }
-  | { kind: 'structured'; fullName: string; email?: string; phone?: string; summary?: string; skills?: string[]; experienceYears?: number };
+  | {
+      kind: 'structured';
+      fullName: string;
+      email?: string;
+      phone?: string;
+      summary?: string;
+      skills?: string[];
+      experienceYears?: number;
+    };
 export type JobSpec = z.infer<typeof JobSpecClosed>;
 export interface SubmitRequest {
   idempotencyKey: string;
@@ -58,7 +68,8 @@ export interface SubmitRequest {
 
 function describe(issue: z.ZodIssue): string {
   const at = issue.path.length ? issue.path.join('.') : 'body';
-  if (issue.code === 'unrecognized_keys') return `${at}: unknown propert${issue.keys.length > 1 ? 'ies' : 'y'} ${issue.keys.join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    return `${at}: unknown propert${issue.keys.length > 1 ? 'ies' : 'y'} ${issue.keys.join(', ')}`;
   if (issue.code === 'invalid_union_discriminator') return `${at}.kind: must be "resume_ref" or "structured"`;
   return `${at}: ${issue.message}`;
 }
@@ -67,7 +78,9 @@ function describe(issue: z.ZodIssue): string {
 export function parseSubmit(body: unknown, faults: SchemaFaults = {}): SubmitRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fail(400, 'body: must be a JSON object');
   const faulty = faults.openJobSpec || faults.openCandidate || faults.anyTypes;
-  const schema = faulty ? submitRequest(faults.openJobSpec ? JobSpecOpen : JobSpecClosed, candidateBlob(faults)) : SubmitClosed;
+  const schema = faulty
+    ? submitRequest(faults.openJobSpec ? JobSpecOpen : JobSpecClosed, candidateBlob(faults))
+    : SubmitClosed;
   const result = schema.safeParse(body);
   if (!result.success) throw fail(400, describe(result.error.issues[0]));
   return result.data as SubmitRequest;

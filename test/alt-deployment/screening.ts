@@ -2,7 +2,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { keyInQuery, requireTenant } from './auth.js';
 import { bearer, fail, readJson, sendError, sendJson, HttpError } from './http.js';
-import { decodeCursorWithTenant, encodeCursor, exportRow, type AuditRow, type ScreeningStore, type State } from './ledger.js';
+import {
+  decodeCursorWithTenant,
+  encodeCursor,
+  exportRow,
+  type AuditRow,
+  type ScreeningStore,
+  type State,
+} from './ledger.js';
 import type { Pipeline } from './pipeline.js';
 import type { RateLimiter } from './ratelimit.js';
 import { parseSubmit } from './screening-schema.js';
@@ -51,7 +58,11 @@ function usage(t: Tenant, v: Switches): unknown {
     usagePercent: v.on('usage-percent-scale') ? Math.round(fraction * 10000) / 100 : fraction,
     nearLimit: v.on('near-limit-never') ? false : fraction >= 0.8,
     ...(w.resetAt === null && v.on('reset-at-omitted') ? {} : { resetAt: w.resetAt }),
-    ...(t.plan === 'free' ? { freeScreenCap: w.cap } : v.on('free-cap-on-paid') ? { freeScreenCap: SCREENING_CAPS.free } : {}),
+    ...(t.plan === 'free'
+      ? { freeScreenCap: w.cap }
+      : v.on('free-cap-on-paid')
+        ? { freeScreenCap: SCREENING_CAPS.free }
+        : {}),
   };
   usageCache.set(t, { at: Date.now(), body });
   return body;
@@ -61,7 +72,11 @@ function usage(t: Tenant, v: Switches): unknown {
 const shown = (s: State | null, v: Switches) => (s === 'pending_review' && v.on('state-in-review') ? 'in_review' : s);
 
 function shownRow(row: AuditRow, v: Switches) {
-  const out: Record<string, unknown> = { ...exportRow(row), fromState: shown(row.fromState, v), toState: shown(row.toState, v) };
+  const out: Record<string, unknown> = {
+    ...exportRow(row),
+    fromState: shown(row.fromState, v),
+    toState: shown(row.toState, v),
+  };
   if (v.on('ledger-epoch-created')) out.createdAt = Date.parse(row.createdAt);
   return out;
 }
@@ -83,7 +98,8 @@ function loosened(raw: unknown, v: Switches): unknown {
   const b = { ...(raw as Record<string, unknown>) };
   if (v.on('jobspec-defaulted') && b.jobSpec === undefined) b.jobSpec = { title: '', mustHaves: [] };
   const c = b.candidate as Record<string, unknown> | undefined;
-  if (v.on('kind-inferred') && c && typeof c === 'object' && !Array.isArray(c) && c.kind === undefined) b.candidate = { ...c, kind: 'fullName' in c ? 'structured' : 'resume_ref' };
+  if (v.on('kind-inferred') && c && typeof c === 'object' && !Array.isArray(c) && c.kind === undefined)
+    b.candidate = { ...c, kind: 'fullName' in c ? 'structured' : 'resume_ref' };
   return b;
 }
 
@@ -107,12 +123,15 @@ async function submit(req: IncomingMessage, t: Tenant, d: ScreeningDeps): Promis
     throw e;
   }
   if (d.v.on('replay-402-when-spent')) refuseWhenEmpty(t, d);
-  const existing = d.v.on('idem-global') ? d.store.findByKeyAnyTenant(body.idempotencyKey) : d.store.findByKey(t.id, body.idempotencyKey);
+  const existing = d.v.on('idem-global')
+    ? d.store.findByKeyAnyTenant(body.idempotencyKey)
+    : d.store.findByKey(t.id, body.idempotencyKey);
   if (existing && !d.v.on('replay-duplicates')) {
     if (d.v.on('replay-charges')) t.screeningUsed++;
     return [d.v.on('replay-201') ? 201 : 200, { requestId: existing.id, state: shown(existing.state, d.v) }];
   }
-  if (d.v.on('idem-cross-tenant-refused') && d.store.findByKeyAnyTenant(body.idempotencyKey)) throw fail(400, 'idempotencyKey: already used');
+  if (d.v.on('idem-cross-tenant-refused') && d.store.findByKeyAnyTenant(body.idempotencyKey))
+    throw fail(400, 'idempotencyKey: already used');
   refuseWhenEmpty(t, d);
   // idem-race: a store round trip between the lookup and the insert, with no lock
   if (d.v.on('idem-race')) await sleep(5);
@@ -161,15 +180,18 @@ function audit(url: URL, t: Tenant, d: ScreeningDeps) {
     repeatLast: d.v.on('audit-cursor-repeat'),
   });
   let nextCursor = page.nextCursor;
-  if (nextCursor !== null && d.v.on('cursor-carries-tenant')) nextCursor = encodeCursor(decodeCursorWithTenant(nextCursor).after, owner);
+  if (nextCursor !== null && d.v.on('cursor-carries-tenant'))
+    nextCursor = encodeCursor(decodeCursorWithTenant(nextCursor).after, owner);
   const events = page.events.map((row) => shownRow(row, d.v));
   return nextCursor === null && d.v.on('audit-no-next-cursor') ? { events } : { events, nextCursor };
 }
 
 /** The error as this deployment sends it, with the planted envelope violations. */
 function screeningError(e: HttpError, v: Switches): HttpError {
-  if (e.status === 403 && v.on('scr-forbidden-code')) return new HttpError(403, 'access_denied', e.message, e.extra, e.headers);
-  if (e.status === 400 && v.on('scr-error-code-bad-request')) return new HttpError(400, 'bad_request', e.message, e.extra, e.headers);
+  if (e.status === 403 && v.on('scr-forbidden-code'))
+    return new HttpError(403, 'access_denied', e.message, e.extra, e.headers);
+  if (e.status === 400 && v.on('scr-error-code-bad-request'))
+    return new HttpError(400, 'bad_request', e.message, e.extra, e.headers);
   return e;
 }
 
@@ -185,7 +207,12 @@ function routeOf(method: string | undefined, pathname: string, v: Switches): str
 }
 
 /** Handles a request under the screening prefix; answers 404 for anything else there. */
-export async function handleScreening(req: IncomingMessage, res: ServerResponse, url: URL, d: ScreeningDeps): Promise<void> {
+export async function handleScreening(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  d: ScreeningDeps,
+): Promise<void> {
   try {
     const route = routeOf(req.method, url.pathname, d.v);
     if (!route) throw fail(404, `no route ${req.method} ${url.pathname}`);
@@ -193,10 +220,17 @@ export async function handleScreening(req: IncomingMessage, res: ServerResponse,
     if (param) throw fail(401, `query parameter "${param}": an API key must never be sent in a query string`);
     const key = bearer(req);
     if (key === undefined && d.v.on('scr-no-key-403')) throw fail(403, 'a key is required');
-    if (key !== undefined && !d.tenants.byApiKey(key) && d.v.on('scr-unknown-key-403')) throw fail(403, 'this key may not use the screening API');
+    if (key !== undefined && !d.tenants.byApiKey(key) && d.v.on('scr-unknown-key-403'))
+      throw fail(403, 'this key may not use the screening API');
     const t = requireTenant(req, d.tenants, 'screening');
     const w = d.limiter.take(`scr:${t.id}`, SCREENING_RATE_PER_MINUTE);
-    if (!w.allowed) throw fail(429, 'screening rate limit reached', {}, { 'retry-after': String(Math.max(1, Math.ceil(w.reset - Date.now() / 1000))) });
+    if (!w.allowed)
+      throw fail(
+        429,
+        'screening rate limit reached',
+        {},
+        { 'retry-after': String(Math.max(1, Math.ceil(w.reset - Date.now() / 1000))) },
+      );
     if (route === 'POST /screen') {
       const [status, body] = await submit(req, t, d);
       return sendJson(res, status, body);
@@ -208,7 +242,8 @@ export async function handleScreening(req: IncomingMessage, res: ServerResponse,
     return sendJson(res, 200, audit(url, t, d));
   } catch (e) {
     const err = screeningError(e instanceof HttpError ? e : fail(500, 'internal error'), d.v);
-    if (d.v.on('scr-error-no-message')) return sendJson(res, err.status, { error: { code: err.code, ...err.extra } }, err.headers);
+    if (d.v.on('scr-error-no-message'))
+      return sendJson(res, err.status, { error: { code: err.code, ...err.extra } }, err.headers);
     sendError(res, err);
   }
 }

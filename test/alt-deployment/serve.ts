@@ -28,7 +28,9 @@ const d = await startAltDeployment({
   shapeStyle: num(values['shape-seed']),
 });
 await writeProfileYaml(d.profile, values.profile);
-console.log(`alternate deployment at ${d.baseUrl} (anonymous MCP ${d.anonMcpUrl}); profile written to ${values.profile}; open shapes: ${describeStyle(d.shapeStyle)}`);
+console.log(
+  `alternate deployment at ${d.baseUrl} (anonymous MCP ${d.anonMcpUrl}); profile written to ${values.profile}; open shapes: ${describeStyle(d.shapeStyle)}`,
+);
 const stop = () => void d.stop().then(() => process.exit(0));
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

@@ -24,13 +24,36 @@ export interface ShapeStyle {
 export const PLAIN_STYLE: ShapeStyle = { casing: 'camel', wrap: 'bare', nestedLists: false, extraFields: false };
 
 /** Names the documents give (kept as they are in every style). */
-export const DOCUMENTED_KEYS = new Set(['apply_url', 'applyUrl', 'applicationId', 'sponsored', 'tier', 'jobs', 'page', 'hasMore', 'error', 'code', 'message']);
+export const DOCUMENTED_KEYS = new Set([
+  'apply_url',
+  'applyUrl',
+  'applicationId',
+  'sponsored',
+  'tier',
+  'jobs',
+  'page',
+  'hasMore',
+  'error',
+  'code',
+  'message',
+]);
 
 /** REST paths under /api/v1 whose bodies are open. */
-export const openRestPath = (path: string): boolean => path === '/me' || path.startsWith('/market/') || /^\/jobs\/[^/]+\/apply$/.test(path);
+export const openRestPath = (path: string): boolean =>
+  path === '/me' || path.startsWith('/market/') || /^\/jobs\/[^/]+\/apply$/.test(path);
 
 /** Tools whose results are open (search_jobs and get_job return documented Job fields). */
-export const OPEN_TOOLS = new Set(['get_skill_demand', 'draft_application', 'apply_to_job', 'get_me', 'match_candidates', 'talent_search', 'post_job', 'hire', 'get_curated_list']);
+export const OPEN_TOOLS = new Set([
+  'get_skill_demand',
+  'draft_application',
+  'apply_to_job',
+  'get_me',
+  'match_candidates',
+  'talent_search',
+  'post_job',
+  'hire',
+  'get_curated_list',
+]);
 
 /** A small deterministic generator (mulberry32). */
 function rng(seed: number): () => number {
@@ -48,10 +71,16 @@ function rng(seed: number): () => number {
 export function styleFromSeed(seed: number): ShapeStyle {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
-  return { casing: pick(['camel', 'snake', 'kebab'] as const), wrap: pick(['bare', 'data', 'result'] as const), nestedLists: r() < 0.75, extraFields: r() < 0.75 };
+  return {
+    casing: pick(['camel', 'snake', 'kebab'] as const),
+    wrap: pick(['bare', 'data', 'result'] as const),
+    nestedLists: r() < 0.75,
+    extraFields: r() < 0.75,
+  };
 }
 
-export const describeStyle = (s: ShapeStyle) => `${s.casing}, ${s.wrap}${s.nestedLists ? ', nested lists' : ''}${s.extraFields ? ', extra fields' : ''}`;
+export const describeStyle = (s: ShapeStyle) =>
+  `${s.casing}, ${s.wrap}${s.nestedLists ? ', nested lists' : ''}${s.extraFields ? ', extra fields' : ''}`;
 
 /** Words of a key in any convention: `applyCreditsLeft`, `apply_credits_left`, `apply-credits-left`. */
 const words = (key: string): string[] =>
@@ -67,7 +96,13 @@ export function recase(key: string, casing: Casing): string {
   if (w.length === 0) return key;
   if (casing === 'snake') return w.join('_');
   if (casing === 'kebab') return w.join('-');
-  return w[0] + w.slice(1).map((x) => x[0].toUpperCase() + x.slice(1)).join('');
+  return (
+    w[0] +
+    w
+      .slice(1)
+      .map((x) => x[0].toUpperCase() + x.slice(1))
+      .join('')
+  );
 }
 
 /** A short stable tag of a value, letters only (the same value gets the same padding on every surface and call). */
@@ -92,7 +127,10 @@ function restyle(value: unknown, s: ShapeStyle, listLength: number | null): unkn
   }
   // a list inside each item, longer than the list the item sits in
   if (s.nestedLists && listLength !== null) {
-    out[recase('relatedTags', s.casing)] = Array.from({ length: listLength + 2 }, (_, i) => ({ label: `tag ${t} ${String.fromCharCode(97 + (i % 26))}`, kind: 'related' }));
+    out[recase('relatedTags', s.casing)] = Array.from({ length: listLength + 2 }, (_, i) => ({
+      label: `tag ${t} ${String.fromCharCode(97 + (i % 26))}`,
+      kind: 'related',
+    }));
   }
   return out;
 }
@@ -102,7 +140,12 @@ export function shapeOpen<T>(style: ShapeStyle, body: T): T | Record<string, unk
   if (style === PLAIN_STYLE) return body;
   const inner = restyle(body, style, null);
   if (style.wrap === 'bare') return inner as Record<string, unknown>;
-  return { [style.wrap]: inner, ...(style.extraFields ? { [recase('servedBy', style.casing)]: 'alt-jobs', [recase('isWrapped', style.casing)]: true } : {}) };
+  return {
+    [style.wrap]: inner,
+    ...(style.extraFields
+      ? { [recase('servedBy', style.casing)]: 'alt-jobs', [recase('isWrapped', style.casing)]: true }
+      : {}),
+  };
 }
 
 /** A tool result in the style: structured content and its JSON text alike; errors keep the documented envelope. */
@@ -115,7 +158,19 @@ export function shapeToolResult(style: ShapeStyle, result: CallToolResult): Call
 /** Makes every open tool registered on `mcp` from now on answer in the style (the one place MCP results are styled). */
 export function shapeToolResults(mcp: McpServer, style: ShapeStyle): void {
   if (style === PLAIN_STYLE) return;
-  const register = mcp.registerTool.bind(mcp) as (name: string, config: unknown, cb: (...a: unknown[]) => Promise<CallToolResult> | CallToolResult) => unknown;
-  (mcp as { registerTool: unknown }).registerTool = (name: string, config: unknown, cb: (...a: unknown[]) => Promise<CallToolResult> | CallToolResult) =>
-    register(name, config, OPEN_TOOLS.has(name) ? async (...a: unknown[]) => shapeToolResult(style, await cb(...a)) : cb);
+  const register = mcp.registerTool.bind(mcp) as (
+    name: string,
+    config: unknown,
+    cb: (...a: unknown[]) => Promise<CallToolResult> | CallToolResult,
+  ) => unknown;
+  (mcp as { registerTool: unknown }).registerTool = (
+    name: string,
+    config: unknown,
+    cb: (...a: unknown[]) => Promise<CallToolResult> | CallToolResult,
+  ) =>
+    register(
+      name,
+      config,
+      OPEN_TOOLS.has(name) ? async (...a: unknown[]) => shapeToolResult(style, await cb(...a)) : cb,
+    );
 }

@@ -49,7 +49,10 @@ export interface TalentQuery {
 
 /** 0..100 fit with its parts: role match (40), skill overlap (40), experience (20). */
 export function fit(t: Talent, q: TalentQuery) {
-  const words = (q.query ?? '').toLowerCase().split(/[^a-z0-9.+#-]+/).filter((w) => w.length > 1);
+  const words = (q.query ?? '')
+    .toLowerCase()
+    .split(/[^a-z0-9.+#-]+/)
+    .filter((w) => w.length > 1);
   const wanted = [...(q.skills ?? []), ...words].map((s) => s.toLowerCase());
   const roles = (q.roles ?? []).map((r) => r.toLowerCase());
   const roleHit =

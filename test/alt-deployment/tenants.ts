@@ -35,7 +35,8 @@ export interface Tenant {
   talentSearchDay: { day: string; count: number };
 }
 
-export type Slot = 'free' | 'starter' | 'pro' | 'scale' | 'noScreeningScope' | 'noJobsScope' | 'noMcpScope' | 'screeningSpent';
+export type Slot =
+  'free' | 'starter' | 'pro' | 'scale' | 'noScreeningScope' | 'noJobsScope' | 'noMcpScope' | 'screeningSpent';
 
 const SEEDS: { slot: Slot; plan: Plan; without?: Scope; spent?: boolean; webhook?: boolean }[] = [
   { slot: 'free', plan: 'free', webhook: true },
@@ -49,9 +50,32 @@ const SEEDS: { slot: Slot; plan: Plan; without?: Scope; spent?: boolean; webhook
 ];
 
 const RESUMES: SavedResume[] = [
-  { headline: 'Backend engineer', skills: [{ name: 'TypeScript', years: 5 }, { name: 'PostgreSQL', years: 4 }, { name: 'Node.js', years: 5 }], email: 'seeker1@example.net' },
-  { headline: 'Data engineer', skills: [{ name: 'Python', years: 6 }, { name: 'SQL', years: 6 }, { name: 'Airflow', years: 3 }], email: 'seeker2@example.net' },
-  { headline: 'Product designer', skills: [{ name: 'Figma', years: 4 }, { name: 'User research', years: 3 }], email: 'seeker3@example.net' },
+  {
+    headline: 'Backend engineer',
+    skills: [
+      { name: 'TypeScript', years: 5 },
+      { name: 'PostgreSQL', years: 4 },
+      { name: 'Node.js', years: 5 },
+    ],
+    email: 'seeker1@example.net',
+  },
+  {
+    headline: 'Data engineer',
+    skills: [
+      { name: 'Python', years: 6 },
+      { name: 'SQL', years: 6 },
+      { name: 'Airflow', years: 3 },
+    ],
+    email: 'seeker2@example.net',
+  },
+  {
+    headline: 'Product designer',
+    skills: [
+      { name: 'Figma', years: 4 },
+      { name: 'User research', years: 3 },
+    ],
+    email: 'seeker3@example.net',
+  },
 ];
 
 const hex = (n: number) => randomBytes(n).toString('hex');

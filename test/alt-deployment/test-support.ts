@@ -37,7 +37,11 @@ export async function startReceiver(refuse = 0): Promise<Receiver> {
     url,
     hooks,
     until: (pred, timeoutMs = 10_000) => waitFor(() => pred(hooks), timeoutMs),
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -58,7 +62,11 @@ export interface Reply {
 export async function call(base: string, key: string | undefined, path: string, body?: unknown): Promise<Reply> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
-  const res = await fetch(base + path, { method: body === undefined ? 'GET' : 'POST', headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {

@@ -9,8 +9,16 @@ export interface JobsViolation {
 
 export const JOBS_MCP_VIOLATIONS: readonly JobsViolation[] = [
   // jobs REST: authentication, search and single jobs
-  { name: 'market-no-auth', requirement: 'JOB-AUTH-1', what: 'the market endpoints answer a call without a bearer key' },
-  { name: 'keys-test-prefix', requirement: 'JOB-AUTH-3', what: 'issued keys carry the prefix `altk_test_`, not one ending in `_live_`' },
+  {
+    name: 'market-no-auth',
+    requirement: 'JOB-AUTH-1',
+    what: 'the market endpoints answer a call without a bearer key',
+  },
+  {
+    name: 'keys-test-prefix',
+    requirement: 'JOB-AUTH-3',
+    what: 'issued keys carry the prefix `altk_test_`, not one ending in `_live_`',
+  },
   { name: 'page-one-based', requirement: 'JOB-SEARCH-1', what: 'the search `page` counts from 1' },
   { name: 'posted-at-date-only', requirement: 'JOB-SEARCH-2', what: '`postedAt` is a plain date without a time' },
   { name: 'opportunity-type-unchecked', requirement: 'JOB-SEARCH-4', what: 'any `opportunity_type` value is accepted' },
@@ -20,10 +28,22 @@ export const JOBS_MCP_VIOLATIONS: readonly JobsViolation[] = [
   { name: 'search-tier-free', requirement: 'JOB-TIER-1', what: 'the search response names tier `Free` for every key' },
   // jobs REST: apply and /me
   { name: 'apply-email-optional', requirement: 'JOB-APPLY-3', what: '`candidate_email` may be left out of an apply' },
-  { name: 'apply-no-reference', requirement: 'JOB-APPLY-5', what: 'the apply result names neither the application nor an apply URL' },
-  { name: 'apply-refused-charges', requirement: 'JOB-APPLY-4', what: 'an apply refused for its message length still spends a credit' },
-  { name: 'apply-charges-other-tenant', requirement: 'JOB-APPLY-2', what: 'an apply spends a credit of another tenant\'s wallet' },
-  { name: 'me-tier-free', requirement: 'JOB-ME-1', what: 'GET /me names every key\'s plan `Free`' },
+  {
+    name: 'apply-no-reference',
+    requirement: 'JOB-APPLY-5',
+    what: 'the apply result names neither the application nor an apply URL',
+  },
+  {
+    name: 'apply-refused-charges',
+    requirement: 'JOB-APPLY-4',
+    what: 'an apply refused for its message length still spends a credit',
+  },
+  {
+    name: 'apply-charges-other-tenant',
+    requirement: 'JOB-APPLY-2',
+    what: "an apply spends a credit of another tenant's wallet",
+  },
+  { name: 'me-tier-free', requirement: 'JOB-ME-1', what: "GET /me names every key's plan `Free`" },
   { name: 'me-page-cap-10', requirement: 'JOB-ME-2', what: 'GET /me reports a page cap of 10 on the free tier' },
   { name: 'starter-credits-50', requirement: 'JOB-TIER-3', what: 'the starter tier gets 50 apply credits a month' },
   // jobs REST: market data
@@ -39,34 +59,86 @@ export const JOBS_MCP_VIOLATIONS: readonly JobsViolation[] = [
   { name: 'no-openapi', requirement: 'JOB-VER-2', what: '/api/openapi.json is not served' },
   // keyed MCP server
   { name: 'mcp-wrong-path', requirement: 'MCP-KEYED-1', what: 'the keyed server answers at /api/mcp/v1, not /api/mcp' },
-  { name: 'mcp-own-wallet', requirement: 'MCP-KEYED-5', what: 'apply_to_job spends a wallet of its own, not the one REST reads' },
-  { name: 'mcp-stale-titles', requirement: 'MCP-KEYED-5', what: 'keyed get_job serves titles from a stale copy of the feed' },
+  {
+    name: 'mcp-own-wallet',
+    requirement: 'MCP-KEYED-5',
+    what: 'apply_to_job spends a wallet of its own, not the one REST reads',
+  },
+  {
+    name: 'mcp-stale-titles',
+    requirement: 'MCP-KEYED-5',
+    what: 'keyed get_job serves titles from a stale copy of the feed',
+  },
   { name: 'keyed-arg-query', requirement: 'MCP-TOOL-1', what: 'keyed search_jobs takes `query` instead of `q`' },
   { name: 'mcp-search-no-apply-url', requirement: 'MCP-TOOL-2', what: 'keyed search_jobs results carry no apply URL' },
   { name: 'draft-spends-credit', requirement: 'MCP-TOOL-4', what: 'draft_application spends an apply credit' },
-  { name: 'draft-keeps-claims', requirement: 'MCP-TOOL-5', what: 'draft_application keeps claims the saved resume cannot support' },
+  {
+    name: 'draft-keeps-claims',
+    requirement: 'MCP-TOOL-5',
+    what: 'draft_application keeps claims the saved resume cannot support',
+  },
   { name: 'mcp-apply-on-free', requirement: 'MCP-TOOL-6', what: 'apply_to_job works for a free-tier key' },
   { name: 'get-me-no-tier', requirement: 'MCP-TOOL-7', what: 'get_me leaves out the tier' },
-  { name: 'match-leaks-email', requirement: 'MCP-TOOL-8', what: 'match_candidates returns each candidate\'s e-mail address' },
+  {
+    name: 'match-leaks-email',
+    requirement: 'MCP-TOOL-8',
+    what: "match_candidates returns each candidate's e-mail address",
+  },
   { name: 'talent-12-cards', requirement: 'MCP-TOOL-9', what: 'talent_search returns up to 12 cards' },
   { name: 'talent-limit-60', requirement: 'MCP-TOOL-10', what: 'talent_search allows 60 calls a day per key' },
-  { name: 'post-job-no-apply-url', requirement: 'MCP-TOOL-11', what: 'post_job takes an order with neither apply_url nor host_apply_form' },
-  { name: 'hire-unscored', requirement: 'MCP-TOOL-12', what: 'hire\'s shortlist carries no scores' },
-  { name: 'hire-publish-ignored', requirement: 'MCP-TOOL-13', what: 'hire ignores publish_if_no_match and posts nothing' },
+  {
+    name: 'post-job-no-apply-url',
+    requirement: 'MCP-TOOL-11',
+    what: 'post_job takes an order with neither apply_url nor host_apply_form',
+  },
+  { name: 'hire-unscored', requirement: 'MCP-TOOL-12', what: "hire's shortlist carries no scores" },
+  {
+    name: 'hire-publish-ignored',
+    requirement: 'MCP-TOOL-13',
+    what: 'hire ignores publish_if_no_match and posts nothing',
+  },
   // anonymous MCP server and discovery
   // the same rules on a second surface, and every call rather than the first
-  { name: 'mcp-sponsored-on-paid', requirement: 'JOB-SEARCH-7', what: 'keyed search_jobs shows paid keys the promoted listings as `sponsored: true`' },
-  { name: 'starter-reads-pro', requirement: 'JOB-TIER-1', what: 'a starter key\'s search response names tier `Pro`' },
-  { name: 'mcp-tools-call-no-key', requirement: 'MCP-KEYED-2', what: 'the keyed server serves tools/call without a key (only initialize and listings need one)' },
+  {
+    name: 'mcp-sponsored-on-paid',
+    requirement: 'JOB-SEARCH-7',
+    what: 'keyed search_jobs shows paid keys the promoted listings as `sponsored: true`',
+  },
+  { name: 'starter-reads-pro', requirement: 'JOB-TIER-1', what: "a starter key's search response names tier `Pro`" },
+  {
+    name: 'mcp-tools-call-no-key',
+    requirement: 'MCP-KEYED-2',
+    what: 'the keyed server serves tools/call without a key (only initialize and listings need one)',
+  },
   { name: 'mcp-search-charges', requirement: 'MCP-TOOL-2', what: 'keyed search_jobs spends an apply credit' },
-  { name: 'get-me-pro-limits', requirement: 'MCP-TOOL-7', what: 'get_me reports the Pro tier\'s limits to every key' },
-  { name: 'mcp-filter-ignored', requirement: 'MCP-TOOL-1', what: 'keyed search_jobs takes `remote_type` but does not apply it' },
-  { name: 'mcp-job-type-spaced', requirement: 'MCP-TOOL-2', what: 'keyed search_jobs writes jobType with a space (`full time`)' },
+  { name: 'get-me-pro-limits', requirement: 'MCP-TOOL-7', what: "get_me reports the Pro tier's limits to every key" },
+  {
+    name: 'mcp-filter-ignored',
+    requirement: 'MCP-TOOL-1',
+    what: 'keyed search_jobs takes `remote_type` but does not apply it',
+  },
+  {
+    name: 'mcp-job-type-spaced',
+    requirement: 'MCP-TOOL-2',
+    what: 'keyed search_jobs writes jobType with a space (`full time`)',
+  },
   { name: 'mcp-search-inactive', requirement: 'MCP-TOOL-2', what: 'keyed search_jobs lists inactive jobs too' },
-  { name: 'mcp-stale-pay', requirement: 'MCP-KEYED-5', what: 'keyed get_job reports payMax from a stale copy of the feed' },
-  { name: 'market-limit-free', requirement: 'JOB-RATE-2', what: 'market responses report the free tier\'s X-RateLimit-Limit (60) to every key' },
+  {
+    name: 'mcp-stale-pay',
+    requirement: 'MCP-KEYED-5',
+    what: 'keyed get_job reports payMax from a stale copy of the feed',
+  },
+  {
+    name: 'market-limit-free',
+    requirement: 'JOB-RATE-2',
+    what: "market responses report the free tier's X-RateLimit-Limit (60) to every key",
+  },
   { name: 'anon-needs-key', requirement: 'MCP-ANON-1', what: 'the anonymous server refuses calls without a key' },
-  { name: 'anon-search-counts-skills', requirement: 'MCP-ANON-4', what: 'each anonymous search_jobs call adds to the skills\' mention counts' },
+  {
+    name: 'anon-search-counts-skills',
+    requirement: 'MCP-ANON-4',
+    what: "each anonymous search_jobs call adds to the skills' mention counts",
+  },
   { name: 'anon-limit-600', requirement: 'MCP-ANON-5', what: 'the anonymous server allows 600 calls a day per IP' },
   { name: 'curated-empty', requirement: 'MCP-ANON-6', what: 'get_curated_list returns no platform' },
   { name: 'no-well-known', requirement: 'MCP-DISC-1', what: '/.well-known/mcp.json is not served' },

@@ -51,7 +51,11 @@ export class Deliverer {
     try {
       const res = await fetch(d.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-screening-signature': signature, 'x-screening-event': d.event },
+        headers: {
+          'content-type': 'application/json',
+          'x-screening-signature': signature,
+          'x-screening-event': d.event,
+        },
         body: bytes,
         redirect: 'manual',
         signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),

@@ -27,7 +27,10 @@ describe('streaming body limit', () => {
     for (const [url, token] of targets) {
       const res = await chunkedUpload(url, { authorization: `Bearer ${token}` }, UPLOAD);
       expect(res.status, url).toBe(413);
-      expect(JSON.parse(res.text).error).toEqual({ code: 'invalid_request', message: `request body is larger than the limit of ${LIMIT} bytes` });
+      expect(JSON.parse(res.text).error).toEqual({
+        code: 'invalid_request',
+        message: `request body is larger than the limit of ${LIMIT} bytes`,
+      });
       expect(res.bytesSent, url).toBeLessThan(IN_FLIGHT);
     }
     expect(core.screening.list({ tenantId: t.tenantId })).toHaveLength(0);
@@ -40,7 +43,11 @@ describe('streaming body limit', () => {
   }, 120_000);
 
   it('refuses a console form past its limit as it arrives', async () => {
-    const res = await chunkedUpload(`${sb.get().baseUrl}/console/login`, { 'content-type': 'application/x-www-form-urlencoded' }, UPLOAD);
+    const res = await chunkedUpload(
+      `${sb.get().baseUrl}/console/login`,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      UPLOAD,
+    );
     expect(res.status).toBe(413);
     expect(res.bytesSent).toBeLessThan(IN_FLIGHT);
   }, 120_000);
@@ -49,12 +56,17 @@ describe('streaming body limit', () => {
     const { baseUrl } = sb.get();
     const t = await createTenant(baseUrl, { planTier: 'pro' });
     for (const encoding of ['gzip', 'deflate', 'br']) {
-      const res = await post(`${baseUrl}${SCREENING}/screen`, '\x1f\x8b\x08\x00', { authorization: `Bearer ${t.apiKey}`, 'content-encoding': encoding });
+      const res = await post(`${baseUrl}${SCREENING}/screen`, '\x1f\x8b\x08\x00', {
+        authorization: `Bearer ${t.apiKey}`,
+        'content-encoding': encoding,
+      });
       expect(res.status).toBe(415);
       expect(res.json.error.code).toBe('invalid_request');
       expect(res.json.error.message).toContain(`Content-Encoding '${encoding}' is not supported`);
     }
-    const usage = await fetch(`${baseUrl}${SCREENING}/usage`, { headers: { authorization: `Bearer ${t.apiKey}` } }).then((r) => r.json());
+    const usage = await fetch(`${baseUrl}${SCREENING}/usage`, {
+      headers: { authorization: `Bearer ${t.apiKey}` },
+    }).then((r) => r.json());
     expect(usage.creditsRemaining).toBe(usage.creditsCap);
   });
 });

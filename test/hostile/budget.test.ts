@@ -36,7 +36,9 @@ describe('validation budget', () => {
   it('a submit of 40,000 numbers as mustHaves is refused naming the bound, nothing charged', async () => {
     const t = await createTenant(sb.get().baseUrl, { planTier: 'pro' });
     const body = submitWith('many-musthaves', { mustHaves: Array.from({ length: 40_000 }, (_, i) => i) });
-    const { stall, result } = await stallDuring(ping(), () => post(`${sb.get().baseUrl}${SCREENING}/screen`, body, { authorization: `Bearer ${t.apiKey}` }));
+    const { stall, result } = await stallDuring(ping(), () =>
+      post(`${sb.get().baseUrl}${SCREENING}/screen`, body, { authorization: `Bearer ${t.apiKey}` }),
+    );
     expectShortRefusal(result, /jobSpec\.mustHaves has 40000 items; the limit is 200/);
     expect(sb.get().core.screening.list({ tenantId: t.tenantId })).toHaveLength(0);
     expect(stall.ratio, JSON.stringify(stall)).toBeLessThan(MAX_STALL_RATIO);
@@ -46,21 +48,34 @@ describe('validation budget', () => {
     const { baseUrl, core } = sb.get();
     const t = await createTenant(baseUrl, { planTier: 'pro' });
     const auth = { authorization: `Bearer ${t.apiKey}` };
-    const submit = await stallDuring(ping(), () => post(`${baseUrl}${SCREENING}/screen`, submitWith('unknowns', manyNames(20_000)), auth));
+    const submit = await stallDuring(ping(), () =>
+      post(`${baseUrl}${SCREENING}/screen`, submitWith('unknowns', manyNames(20_000)), auth),
+    );
     expectShortRefusal(submit.result, /jobSpec has 20002 properties; the limit is 200/);
     expect(submit.stall.ratio, JSON.stringify(submit.stall)).toBeLessThan(MAX_STALL_RATIO);
     const job = core.jobs.search('pro', { limit: 1 }).jobs[0];
-    const apply = { candidate_name: 'Dewi', candidate_email: 'dewi@example.com', message: 'x'.repeat(100), ...manyNames(20_000) };
-    const applied = await stallDuring(ping(), () => post(`${baseUrl}/api/v1/jobs/${job.id}/apply`, JSON.stringify(apply), auth));
+    const apply = {
+      candidate_name: 'Dewi',
+      candidate_email: 'dewi@example.com',
+      message: 'x'.repeat(100),
+      ...manyNames(20_000),
+    };
+    const applied = await stallDuring(ping(), () =>
+      post(`${baseUrl}/api/v1/jobs/${job.id}/apply`, JSON.stringify(apply), auth),
+    );
     expectShortRefusal(applied.result, /body has 20003 properties; the limit is 200/);
     expect(applied.stall.ratio, JSON.stringify(applied.stall)).toBeLessThan(MAX_STALL_RATIO);
   }, 120_000);
 
   it('a refusal within the budget lists at most five problems and counts the rest', async () => {
     const t = await createTenant(sb.get().baseUrl, { planTier: 'pro' });
-    const res = await post(`${sb.get().baseUrl}${SCREENING}/screen`, submitWith('typed', { mustHaves: Array.from({ length: 150 }, (_, i) => i) }), {
-      authorization: `Bearer ${t.apiKey}`,
-    });
+    const res = await post(
+      `${sb.get().baseUrl}${SCREENING}/screen`,
+      submitWith('typed', { mustHaves: Array.from({ length: 150 }, (_, i) => i) }),
+      {
+        authorization: `Bearer ${t.apiKey}`,
+      },
+    );
     expect(res.status).toBe(400);
     expect(res.json.error.message.split('; ')).toHaveLength(5);
     expect(res.json.error.message).toMatch(/\(and 145 more problems\)$/);

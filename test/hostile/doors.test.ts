@@ -19,8 +19,17 @@ describe('checkout', () => {
     const owner = await createTenant(baseUrl, { planTier: 'pro' });
     const mcp = await connectMcp(`${baseUrl}/api/mcp`, owner.apiKey);
     try {
-      const description = 'Build and run the payment APIs of an Indonesian coffee marketplace in Go and PostgreSQL, fully remote.';
-      const order = (await call(mcp.client, 'post_job', { title: 'Backend Engineer', company: 'Kopi Kode', description, apply_url: 'https://kopikode.example/jobs/1', contact_email: 'hr@kopikode.example' })).data;
+      const description =
+        'Build and run the payment APIs of an Indonesian coffee marketplace in Go and PostgreSQL, fully remote.';
+      const order = (
+        await call(mcp.client, 'post_job', {
+          title: 'Backend Engineer',
+          company: 'Kopi Kode',
+          description,
+          apply_url: 'https://kopikode.example/jobs/1',
+          contact_email: 'hr@kopikode.example',
+        })
+      ).data;
       const link = new URL(order.checkoutUrl);
       const token = link.searchParams.get('token')!;
       expect(token).toMatch(/^[0-9a-z]{32}$/);
@@ -42,7 +51,13 @@ describe('checkout', () => {
 
 describe('ids across a restart', () => {
   async function oneRun() {
-    const s = await startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN, corpusSize: 50 });
+    const s = await startSandbox({
+      host: '127.0.0.1',
+      port: 0,
+      anonMcpPort: 0,
+      adminToken: ADMIN_TOKEN,
+      corpusSize: 50,
+    });
     try {
       return await idsOf(s);
     } finally {
@@ -57,7 +72,13 @@ describe('ids across a restart', () => {
     await waitFor(() => s.core.screening.get(sub.json.requestId)?.state === 'pending_review', 'pipeline');
     const events = (await client(s.baseUrl, t.apiKey)('GET', `${SCREENING}/audit`)).json.events.map((e: any) => e.id);
     const demo = s.core.demo!.tenants.map((d) => [d.tenantId, d.apiKey]);
-    return { tenant: t.tenantId, key: key.keyId ?? key.id, request: sub.json.requestId as string, events: events as string[], demo };
+    return {
+      tenant: t.tenantId,
+      key: key.keyId ?? key.id,
+      request: sub.json.requestId as string,
+      events: events as string[],
+      demo,
+    };
   }
 
   it('hands out new tenant, key, request and event ids after a restart with the same seed; demo tenants stay', async () => {
@@ -75,7 +96,13 @@ describe('ids across a restart', () => {
 
 describe('4xx, not 500', () => {
   it('answers prototype names under /docs/assets and /console/assets with 404', async () => {
-    for (const p of ['/docs/assets/constructor', '/docs/assets/__proto__', '/docs/assets/toString', '/console/assets/__proto__', '/console/assets/constructor']) {
+    for (const p of [
+      '/docs/assets/constructor',
+      '/docs/assets/__proto__',
+      '/docs/assets/toString',
+      '/console/assets/__proto__',
+      '/console/assets/constructor',
+    ]) {
       expect((await fetch(sb.get().baseUrl + p)).status, p).toBe(404);
     }
   });
@@ -104,7 +131,10 @@ describe('request heads', () => {
   it('answers a head past the limit with 431 and the envelope', async () => {
     const res = await largeHead(`${sb.get().baseUrl}/api/v1/jobs`, 300_000);
     expect(res).toMatchObject({ status: 431 });
-    expect(JSON.parse((res as { text: string }).text).error).toEqual({ code: 'invalid_request', message: 'the request head is larger than 262144 bytes' });
+    expect(JSON.parse((res as { text: string }).text).error).toEqual({
+      code: 'invalid_request',
+      message: 'the request head is larger than 262144 bytes',
+    });
   });
 
   it('answers a request Node cannot parse with 400 and the envelope', async () => {
@@ -124,10 +154,21 @@ describe('request heads', () => {
 
 describe('smaller doors', () => {
   it('throttles console sign-in after 10 failures a minute with 429 and Retry-After', async () => {
-    const s = await startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN, corpusSize: 50 });
+    const s = await startSandbox({
+      host: '127.0.0.1',
+      port: 0,
+      anonMcpPort: 0,
+      adminToken: ADMIN_TOKEN,
+      corpusSize: 50,
+    });
     try {
       const attempt = (token: string) =>
-        fetch(`${s.baseUrl}/console/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${token}`, redirect: 'manual' });
+        fetch(`${s.baseUrl}/console/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `token=${token}`,
+          redirect: 'manual',
+        });
       for (let i = 0; i < 10; i++) expect((await attempt(`wrong-${i}`)).status).toBe(401);
       const refused = await attempt('wrong-again');
       expect(refused.status).toBe(429);
@@ -143,8 +184,15 @@ describe('smaller doors', () => {
     const { baseUrl, core } = sb.get();
     const t = await createTenant(baseUrl, { planTier: 'pro' });
     const job = core.jobs.search('pro', { limit: 1 }).jobs[0];
-    const body = { candidate_name: 'Dewi', candidate_email: 'dewi@example.com', message: 'I would like to apply. '.repeat(5), resume_url: 'javascript:alert(document.cookie)' };
-    const res = await post(`${baseUrl}/api/v1/jobs/${job.id}/apply`, JSON.stringify(body), { authorization: `Bearer ${t.apiKey}` });
+    const body = {
+      candidate_name: 'Dewi',
+      candidate_email: 'dewi@example.com',
+      message: 'I would like to apply. '.repeat(5),
+      resume_url: 'javascript:alert(document.cookie)',
+    };
+    const res = await post(`${baseUrl}/api/v1/jobs/${job.id}/apply`, JSON.stringify(body), {
+      authorization: `Bearer ${t.apiKey}`,
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.message).toMatch(/resume_url/);
     const mcp = await connectMcp(`${baseUrl}/api/mcp`, t.apiKey);
@@ -163,7 +211,13 @@ describe('smaller doors', () => {
     const { baseUrl } = sb.get();
     const t = await createTenant(baseUrl, { planTier: 'pro' });
     const api = client(baseUrl, t.apiKey);
-    const res = await api('POST', `${SCREENING}/screen`, submitBody({ jobSpec: { title: 'Engineer', mustHaves: ['Go'], salaryBandMinIdr: 40_000_000, salaryBandMaxIdr: 25_000_000 } }));
+    const res = await api(
+      'POST',
+      `${SCREENING}/screen`,
+      submitBody({
+        jobSpec: { title: 'Engineer', mustHaves: ['Go'], salaryBandMinIdr: 40_000_000, salaryBandMaxIdr: 25_000_000 },
+      }),
+    );
     expect(res.status).toBe(400);
     expect(res.json.error.message).toMatch(/salaryBandMinIdr.*salaryBandMaxIdr/);
     const usage = (await api('GET', `${SCREENING}/usage`)).json;

@@ -23,12 +23,24 @@ export interface AltRun {
 }
 
 /** Starts the deployment with `violations` (and its other options, e.g. `shapeStyle` for its open shapes or `reviewer`), runs the harness on its keys-only profile, stops it. */
-export async function runAgainstAlt(violations: string[], options: RawOptions = {}, altOptions: Omit<AltOptions, 'violations' | 'webhookUrl'> = {}): Promise<AltRun> {
+export async function runAgainstAlt(
+  violations: string[],
+  options: RawOptions = {},
+  altOptions: Omit<AltOptions, 'violations' | 'webhookUrl'> = {},
+): Promise<AltRun> {
   const port = await freePort();
   const alt = await startAltDeployment({ ...altOptions, violations, webhookUrl: `http://127.0.0.1:${port}/alt-hooks` });
   const reportDir = mkdtempSync(path.join(tmpdir(), 'conformance-alt-'));
   try {
-    const result = await runConformance({ ...alt.profile, webhookListen: `127.0.0.1:${port}`, seed: 20261123, runs: 3, reportDir, progress: false, ...options });
+    const result = await runConformance({
+      ...alt.profile,
+      webhookListen: `127.0.0.1:${port}`,
+      seed: 20261123,
+      runs: 3,
+      reportDir,
+      progress: false,
+      ...options,
+    });
     return { result, reportDir };
   } finally {
     await alt.stop();

@@ -6,7 +6,12 @@ import { ADMIN_TOKEN } from './sandbox.js';
 /** A cookie-keeping form client for the console. */
 export function browser(baseUrl: string) {
   let cookie = '';
-  const request = async (method: string, path: string, form?: Record<string, string | string[]>, headers: Record<string, string> = {}) => {
+  const request = async (
+    method: string,
+    path: string,
+    form?: Record<string, string | string[]>,
+    headers: Record<string, string> = {},
+  ) => {
     const body = new URLSearchParams();
     for (const [k, v] of Object.entries(form ?? {})) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
     const res = await fetch(baseUrl + path, {
@@ -47,4 +52,3 @@ export function browser(baseUrl: string) {
     },
   };
 }
-

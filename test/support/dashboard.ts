@@ -19,7 +19,12 @@ export class DashboardClient {
     readonly from = '127.0.0.1',
   ) {}
 
-  send(method: string, path: string, form?: Record<string, string>, extra: Record<string, string> = {}): Promise<Answer> {
+  send(
+    method: string,
+    path: string,
+    form?: Record<string, string>,
+    extra: Record<string, string> = {},
+  ): Promise<Answer> {
     const url = new URL(path, this.base);
     const body = form ? new URLSearchParams(form).toString() : undefined;
     return new Promise((resolve, reject) => {
@@ -30,7 +35,9 @@ export class DashboardClient {
           localAddress: this.from,
           headers: {
             ...(this.cookie ? { cookie: this.cookie } : {}),
-            ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } : {}),
+            ...(body !== undefined
+              ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) }
+              : {}),
             ...extra,
           },
         },
@@ -43,7 +50,12 @@ export class DashboardClient {
               const pair = c.split(';')[0];
               this.cookie = /Max-Age=0/i.test(c) ? '' : pair;
             }
-            resolve({ status: res.statusCode ?? 0, location: (res.headers.location) ?? null, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+            resolve({
+              status: res.statusCode ?? 0,
+              location: res.headers.location ?? null,
+              headers: res.headers,
+              text: Buffer.concat(chunks).toString('utf8'),
+            });
           });
         },
       );
@@ -101,6 +113,10 @@ export async function startOfMinute(baseUrl: string, adminToken: string): Promis
   const clock = (await (await fetch(`${baseUrl}/sandbox/v1/clock`, { headers: auth })).json()) as { now: string };
   const into = Date.parse(clock.now) % 60_000;
   const seconds = (60_000 - into + 200) / 1000;
-  const res = await fetch(`${baseUrl}/sandbox/v1/clock/advance`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ seconds }) });
+  const res = await fetch(`${baseUrl}/sandbox/v1/clock/advance`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ seconds }),
+  });
   if (!res.ok) throw new Error(`clock advance failed: ${res.status} ${await res.text()}`);
 }

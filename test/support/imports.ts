@@ -120,5 +120,7 @@ function folderCycles(graph: Map<string, Set<string>>): string[][] {
 
 /** Imports of src/ by the harness other than the contract loader's entry point. */
 export function harnessViolations(edges: Edge[]): string[] {
-  return edges.filter((e) => e.to.startsWith('src/') && e.to !== 'src/contract/index.ts').map((e) => `${e.from} imports ${e.to}`);
+  return edges
+    .filter((e) => e.to.startsWith('src/') && e.to !== 'src/contract/index.ts')
+    .map((e) => `${e.from} imports ${e.to}`);
 }

@@ -35,11 +35,33 @@ function gone(proc: ChildProcess): Promise<void> {
 
 /** Starts one instance and resolves once it prints where it listens (it serves from then on). */
 export function startInstance(name: string, s: InstanceSettings): Promise<Instance> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--store', s.store, '--host', '127.0.0.1', '--port', '0', '--anon-port', '0', ...(s.args ?? [])], {
-    cwd: process.cwd(),
-    env: { ...process.env, SANDBOX_ADMIN_TOKEN: s.adminToken, SANDBOX_PUBLIC_URL: s.publicUrl, SANDBOX_DATABASE_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/cli.ts',
+      '--store',
+      s.store,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--anon-port',
+      '0',
+      ...(s.args ?? []),
+    ],
+    {
+      cwd: process.cwd(),
+      env: {
+        ...process.env,
+        SANDBOX_ADMIN_TOKEN: s.adminToken,
+        SANDBOX_PUBLIC_URL: s.publicUrl,
+        SANDBOX_DATABASE_URL: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   proc.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   proc.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));

@@ -44,7 +44,9 @@ export async function nextMinute(sb: RunningSandbox): Promise<void> {
 /** Moves the sandbox clock to the start of a fresh per-minute window, so a test has a whole minute. */
 export async function startOfWindow(sb: RunningSandbox): Promise<void> {
   const now = Date.parse((await admin(sb)('GET', '/sandbox/v1/clock')).json.now);
-  const res = await admin(sb)('POST', '/sandbox/v1/clock/advance', { seconds: (60_000 - (now % 60_000)) / 1000 + 0.01 });
+  const res = await admin(sb)('POST', '/sandbox/v1/clock/advance', {
+    seconds: (60_000 - (now % 60_000)) / 1000 + 0.01,
+  });
   expect(res.status).toBe(200);
 }
 

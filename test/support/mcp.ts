@@ -65,7 +65,9 @@ const MCP_DIR = fileURLToPath(new URL('../../contracts/mcp/', import.meta.url));
  * properties from an OpenAPI component (`x-propertiesFrom`) gets them merged in, as a client sees it in
  * tools/list.
  */
-export function contractFiles(server: 'keyed' | 'anon'): Record<string, { name: string; description: string; inputSchema: unknown }> {
+export function contractFiles(
+  server: 'keyed' | 'anon',
+): Record<string, { name: string; description: string; inputSchema: unknown }> {
   return Object.fromEntries(
     readdirSync(`${MCP_DIR}${server}`)
       .filter((f) => f.endsWith('.json'))
@@ -76,12 +78,15 @@ export function contractFiles(server: 'keyed' | 'anon'): Record<string, { name: 
   );
 }
 
-
 function withPropertiesFrom(input: Record<string, any>): Record<string, any> {
   const ref = input['x-propertiesFrom'];
   if (ref === undefined) return input;
   const [file, pointer] = String(ref).split('#/components/schemas/');
   const from = parse(readFileSync(`${MCP_DIR}../${file}`, 'utf8')).components.schemas[pointer] as Record<string, any>;
   const { 'x-propertiesFrom': _ref, ...own } = input;
-  return { ...own, properties: { ...own.properties, ...from.properties }, required: [...(own.required ?? []), ...(from.required ?? [])] };
+  return {
+    ...own,
+    properties: { ...own.properties, ...from.properties },
+    required: [...(own.required ?? []), ...(from.required ?? [])],
+  };
 }

@@ -13,7 +13,13 @@ export async function axeViolations(p: Page): Promise<string[]> {
   const result = await p.evaluate(async () => (window as any).axe.run(document, { resultTypes: ['violations'] }));
   return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')}`,
+    );
 }
 
 /** Pixels the page sticks out past the window's right edge (0 when nothing does), scrolling boxes aside. */

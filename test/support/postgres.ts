@@ -23,16 +23,17 @@ const ROOT = '/usr/lib/postgresql';
 /** The newest installed server's bin directory, or null. */
 export function postgresBin(): string | null {
   if (!existsSync(ROOT)) return null;
-  const versions = readdirSync(ROOT).filter((v) => existsSync(path.join(ROOT, v, 'bin', 'pg_ctl'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(ROOT)
+    .filter((v) => existsSync(path.join(ROOT, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? path.join(ROOT, versions[0], 'bin') : null;
 }
 
 /** Why the PostgreSQL tests cannot run here, or null when they can. */
 export function postgresUnavailable(): string | null {
   if (process.env.SANDBOX_TEST_DATABASE_URL || postgresBin()) return null;
-  return 'PostgreSQL tests skipped: no server binaries under /usr/lib/postgresql/<version>/bin and no SANDBOX_TEST_DATABASE_URL. Install Debian\'s `postgresql` package (.ci/run does) or set SANDBOX_TEST_DATABASE_URL=postgres://user:password@host:port/db of a database the tests may fill.';
+  return "PostgreSQL tests skipped: no server binaries under /usr/lib/postgresql/<version>/bin and no SANDBOX_TEST_DATABASE_URL. Install Debian's `postgresql` package (.ci/run does) or set SANDBOX_TEST_DATABASE_URL=postgres://user:password@host:port/db of a database the tests may fill.";
 }
-
 
 let counter = 0;
 
@@ -53,7 +54,8 @@ async function createDatabase(serverUrl: string): Promise<string> {
 
 export async function startTestDatabase(): Promise<TestDatabase> {
   const external = process.env.SANDBOX_TEST_DATABASE_URL;
-  if (external) return { url: await createDatabase(external), another: () => createDatabase(external), stop: async () => {} };
+  if (external)
+    return { url: await createDatabase(external), another: () => createDatabase(external), stop: async () => {} };
   const bin = postgresBin();
   if (!bin) throw new Error(postgresUnavailable() ?? 'no PostgreSQL');
   const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-pg-'));
@@ -61,9 +63,14 @@ export async function startTestDatabase(): Promise<TestDatabase> {
   const asRoot = userInfo().uid === 0;
   // initdb and postgres refuse to run as root: hand the directory to the postgres user
   const run = (cmd: string, args: string[]) =>
-    asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], { stdio: 'pipe' }) : execFileSync(path.join(bin, cmd), args, { stdio: 'pipe' });
+    asRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], { stdio: 'pipe' })
+      : execFileSync(path.join(bin, cmd), args, { stdio: 'pipe' });
   if (asRoot) {
-    const { uid, gid } = { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) };
+    const { uid, gid } = {
+      uid: Number(execFileSync('id', ['-u', 'postgres']).toString()),
+      gid: Number(execFileSync('id', ['-g', 'postgres']).toString()),
+    };
     chownSync(dir, uid, gid);
     chmodSync(dir, 0o700);
   }

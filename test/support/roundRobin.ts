@@ -121,7 +121,15 @@ export class RoundRobin {
         if (keep) up.on('data', (chunk: Buffer) => keep.push(chunk));
         up.pipe(res);
         up.on('end', () => {
-          const x: Exchange = { backend: b.name, life, method, path, status: up.statusCode ?? 0, requestHeaders: req.headers, ...(keep ? { body: Buffer.concat(keep) } : {}) };
+          const x: Exchange = {
+            backend: b.name,
+            life,
+            method,
+            path,
+            status: up.statusCode ?? 0,
+            requestHeaders: req.headers,
+            ...(keep ? { body: Buffer.concat(keep) } : {}),
+          };
           this.exchanges.push(x);
           this.opts.onExchange?.(x, this.exchanges.length);
           finish();

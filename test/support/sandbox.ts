@@ -9,7 +9,14 @@ export const ADMIN_TOKEN = 'sat_test_admin_token';
 export function useSandbox(overrides: ConfigInput = {}): { get: () => RunningSandbox } {
   let sb: RunningSandbox | undefined;
   beforeAll(async () => {
-    sb = await startSandbox({ host: '127.0.0.1', port: 0, anonMcpPort: 0, adminToken: ADMIN_TOKEN, selfCheck: true, ...overrides });
+    sb = await startSandbox({
+      host: '127.0.0.1',
+      port: 0,
+      anonMcpPort: 0,
+      adminToken: ADMIN_TOKEN,
+      selfCheck: true,
+      ...overrides,
+    });
   });
   afterAll(async () => {
     await sb?.close();

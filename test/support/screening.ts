@@ -20,17 +20,32 @@ export function submitBody(overrides: { idempotencyKey?: string; candidate?: unk
       skills: ['TypeScript', 'PostgreSQL', 'AWS'],
       experienceYears: 6,
     },
-    jobSpec: overrides.jobSpec ?? { title: 'Senior Backend Engineer', mustHaves: ['TypeScript', 'Postgres'], niceToHaves: ['Kubernetes'] },
+    jobSpec: overrides.jobSpec ?? {
+      title: 'Senior Backend Engineer',
+      mustHaves: ['TypeScript', 'Postgres'],
+      niceToHaves: ['Kubernetes'],
+    },
   };
 }
 
 /** Asserts a response conforms to the operation's documented responses in the contract. */
-export function expectConforms(core: Core, operationId: string, res: { status: number; json: unknown; headers: Headers }): void {
-  expect(core.contracts.operation(operationId).checkResponse(res.status, res.json, res.headers), `${operationId} ${res.status}`).toEqual([]);
+export function expectConforms(
+  core: Core,
+  operationId: string,
+  res: { status: number; json: unknown; headers: Headers },
+): void {
+  expect(
+    core.contracts.operation(operationId).checkResponse(res.status, res.json, res.headers),
+    `${operationId} ${res.status}`,
+  ).toEqual([]);
 }
 
 /** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(probe: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 5000): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 5000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -59,7 +74,10 @@ export async function clockAdvance(baseUrl: string, seconds: number): Promise<vo
 }
 
 export async function deliveriesOf(baseUrl: string, requestId: string): Promise<any[]> {
-  const res = await adminOf(baseUrl)('GET', `/sandbox/v1/webhooks/deliveries?requestId=${encodeURIComponent(requestId)}`);
+  const res = await adminOf(baseUrl)(
+    'GET',
+    `/sandbox/v1/webhooks/deliveries?requestId=${encodeURIComponent(requestId)}`,
+  );
   if (res.status !== 200) throw new Error(`listing deliveries failed: ${res.status} ${res.text}`);
   return res.json.deliveries;
 }

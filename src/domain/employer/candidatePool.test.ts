@@ -23,7 +23,8 @@ describe('candidate pool', () => {
     const fit = { fit: 80, breakdown: { skills: 80, role: 100, seniority: null, location: null } };
     for (const c of generatePool(3)) {
       const out = JSON.stringify([shortlistEntry(c, fit), talentCard(c, fit, 'exact'), hireEntry(c, fit)]);
-      for (const secret of [c.private.name, c.private.email, c.private.phone, String(c.private.salaryExpectationIdr)]) expect(out).not.toContain(secret);
+      for (const secret of [c.private.name, c.private.email, c.private.phone, String(c.private.salaryExpectationIdr)])
+        expect(out).not.toContain(secret);
     }
   });
 });

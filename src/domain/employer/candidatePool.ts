@@ -43,7 +43,14 @@ export interface Candidate {
 
 const people = JSON.parse(
   readFileSync(fileURLToPath(new URL('../../../fixtures/candidates/people.json', import.meta.url)), 'utf8'),
-) as { firstNames: string[]; lastNames: string[]; emailDomains: string[]; employers: string[]; achievements: string[]; personalNotes: string[] };
+) as {
+  firstNames: string[];
+  lastNames: string[];
+  emailDomains: string[];
+  employers: string[];
+  achievements: string[];
+  personalNotes: string[];
+};
 
 function weighted<T extends { weight: number }>(rng: Rng, items: readonly T[]): T {
   const total = items.reduce((s, i) => s + i.weight, 0);
@@ -55,8 +62,22 @@ function weighted<T extends { weight: number }>(rng: Rng, items: readonly T[]): 
   return items[items.length - 1];
 }
 
-const SALARY_BASE: Record<Seniority, number> = { junior: 6_500_000, mid: 12_000_000, senior: 21_000_000, lead: 32_000_000 };
-const FAMILY_FACTOR: Record<string, number> = { engineering: 1.2, data: 1.1, design: 1, product: 1.15, support: 0.55, marketing: 0.75, operations: 0.5, finance: 0.8 };
+const SALARY_BASE: Record<Seniority, number> = {
+  junior: 6_500_000,
+  mid: 12_000_000,
+  senior: 21_000_000,
+  lead: 32_000_000,
+};
+const FAMILY_FACTOR: Record<string, number> = {
+  engineering: 1.2,
+  data: 1.1,
+  design: 1,
+  product: 1.15,
+  support: 0.55,
+  marketing: 0.75,
+  operations: 0.5,
+  finance: 0.8,
+};
 
 const LEVEL_LABEL: Record<Seniority, string> = { junior: 'Junior', mid: '', senior: 'Senior', lead: 'Lead' };
 
@@ -69,10 +90,23 @@ function pickSkills(rng: Rng, role: RoleDef, years: number): SkillYears[] {
     if (rng.chance(chosen.length < 2 ? 0.9 : 0.55)) chosen.push(s);
   }
   for (const s of role.skills) if (chosen.length < count && !chosen.includes(s)) chosen.push(s);
-  return chosen.map((skill, i) => ({ skill, years: Math.max(1, Math.min(years, i < 2 ? years - rng.int(0, 1) : rng.int(1, years))) }));
+  return chosen.map((skill, i) => ({
+    skill,
+    years: Math.max(1, Math.min(years, i < 2 ? years - rng.int(0, 1) : rng.int(1, years))),
+  }));
 }
 
-function cvOf(rng: Rng, name: string, email: string, phone: string, role: RoleDef, years: number, skills: SkillYears[], salary: number, city: string): string {
+function cvOf(
+  rng: Rng,
+  name: string,
+  email: string,
+  phone: string,
+  role: RoleDef,
+  years: number,
+  skills: SkillYears[],
+  salary: number,
+  city: string,
+): string {
   const [e1, e2] = [rng.pick(people.employers), rng.pick(people.employers)];
   const endYear = 2025 - rng.int(0, 1);
   const startYear = endYear - Math.max(1, Math.floor(years / 2));
@@ -120,7 +154,13 @@ export function generatePool(seed: number, size = POOL_SIZE): Candidate[] {
       workAuthorization: weighted(rng, placesFixture.workAuthorization).value,
       needsSponsorship: rng.chance(0.1),
       noticePeriodWeeks: rng.pick(placesFixture.noticePeriodWeeks),
-      private: { name, email, phone, cvText: cvOf(rng, name, email, phone, role, years, skills, salary, place.city), salaryExpectationIdr: salary },
+      private: {
+        name,
+        email,
+        phone,
+        cvText: cvOf(rng, name, email, phone, role, years, skills, salary, place.city),
+        salaryExpectationIdr: salary,
+      },
     });
   }
   return pool;

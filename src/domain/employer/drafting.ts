@@ -37,7 +37,10 @@ export interface Draft {
   removedClaims: RemovedClaim[];
 }
 
-const FRAMING: Record<Tone, { greet: (c: string) => string; intro: (t: string) => string; close: string; sign: string }> = {
+const FRAMING: Record<
+  Tone,
+  { greet: (c: string) => string; intro: (t: string) => string; close: string; sign: string }
+> = {
   professional: {
     greet: (c) => `Dear hiring team at ${c},`,
     intro: (t) => `I am writing to apply for the ${t} position.`,
@@ -63,12 +66,15 @@ const sentence = (s: string) => {
   return `${t[0].toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}`;
 };
 const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? `${s[0].toLowerCase()}${s.slice(1)}` : s);
-const listOf = (items: string[]) => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
+const listOf = (items: string[]) =>
+  items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 
 /** Skills of the resume, the job's own first (by years), as [{name, years}]. */
 function skillsForJob(r: SeekerResume, job: DraftJob) {
   const wanted = new Set([...job.skills, ...skillsIn(`${job.title}\n${job.description}`)].map((s) => s.toLowerCase()));
-  const sorted = [...r.skills].sort((a, b) => Number(wanted.has(b.name.toLowerCase())) - Number(wanted.has(a.name.toLowerCase())) || b.years - a.years);
+  const sorted = [...r.skills].sort(
+    (a, b) => Number(wanted.has(b.name.toLowerCase())) - Number(wanted.has(a.name.toLowerCase())) || b.years - a.years,
+  );
   return { sorted, matched: sorted.filter((s) => wanted.has(s.name.toLowerCase())), wanted };
 }
 
@@ -91,19 +97,36 @@ export function draftApplication(r: SeekerResume, job: DraftJob, input: DraftInp
   };
 
   const [recent, previous] = r.experience;
-  const byRelevance = (e: SeekerResume['experience'][number]) => [...e.highlights].sort((a, b) => relevance(b, wanted) - relevance(a, wanted));
+  const byRelevance = (e: SeekerResume['experience'][number]) =>
+    [...e.highlights].sort((a, b) => relevance(b, wanted) - relevance(a, wanted));
   const generated: string[] = [sentence(`I am a ${r.headline} with ${r.yearsExperience} years of experience`)];
   const top = (matched.length ? matched : sorted).slice(0, 3);
   generated.push(
     matched.length
-      ? sentence(`I have worked with ${listOf(top.map((s) => `${s.name} for ${s.years} ${s.years === 1 ? 'year' : 'years'}`))}`)
-      : sentence(`My strongest skills are ${listOf(top.map((s) => `${s.name} (${s.years} ${s.years === 1 ? 'year' : 'years'})`))}`),
+      ? sentence(
+          `I have worked with ${listOf(top.map((s) => `${s.name} for ${s.years} ${s.years === 1 ? 'year' : 'years'}`))}`,
+        )
+      : sentence(
+          `My strongest skills are ${listOf(top.map((s) => `${s.name} (${s.years} ${s.years === 1 ? 'year' : 'years'})`))}`,
+        ),
   );
-  if (recent) generated.push(sentence(`Most recently, as ${recent.title} at ${recent.employer}, I ${lowerFirst(byRelevance(recent)[0] ?? 'worked on the core product')}`));
-  if (previous && tone !== 'concise') generated.push(sentence(`Before that, as ${previous.title} at ${previous.employer}, I ${lowerFirst(byRelevance(previous)[0] ?? 'worked on the core product')}`));
+  if (recent)
+    generated.push(
+      sentence(
+        `Most recently, as ${recent.title} at ${recent.employer}, I ${lowerFirst(byRelevance(recent)[0] ?? 'worked on the core product')}`,
+      ),
+    );
+  if (previous && tone !== 'concise')
+    generated.push(
+      sentence(
+        `Before that, as ${previous.title} at ${previous.employer}, I ${lowerFirst(byRelevance(previous)[0] ?? 'worked on the core product')}`,
+      ),
+    );
   if (tone !== 'concise' && r.languages.length) generated.push(sentence(`I work in ${listOf(r.languages)}`));
   const body = generated.map((g) => keep(g, 'generated')).filter((x): x is string => x !== null);
-  const highlights = (input.highlights ?? []).map((h) => keep(sentence(h), 'highlight')).filter((x): x is string => x !== null);
+  const highlights = (input.highlights ?? [])
+    .map((h) => keep(sentence(h), 'highlight'))
+    .filter((x): x is string => x !== null);
 
   const f = FRAMING[tone];
   const coverLetter = [
@@ -120,7 +143,10 @@ export function draftApplication(r: SeekerResume, job: DraftJob, input: DraftInp
   ].join('\n');
 
   // the tailored resume repeats resume lines verbatim; they are checked like any other claim
-  const lines = [r.summary, ...r.experience.flatMap(byRelevance)].map((l) => ({ l, ok: keep(sentence(l), 'generated') !== null }));
+  const lines = [r.summary, ...r.experience.flatMap(byRelevance)].map((l) => ({
+    l,
+    ok: keep(sentence(l), 'generated') !== null,
+  }));
   const okLine = (l: string) => lines.find((x) => x.l === l)?.ok ?? false;
   const resumeText = [
     r.name.toUpperCase(),
@@ -133,7 +159,13 @@ export function draftApplication(r: SeekerResume, job: DraftJob, input: DraftInp
     sorted.map((s) => `${s.name} (${s.years} ${s.years === 1 ? 'year' : 'years'})`).join(', '),
     '',
     'EXPERIENCE',
-    ...r.experience.flatMap((e) => [`${e.title}, ${e.employer} (${e.start} to ${e.end ?? 'present'})`, ...byRelevance(e).filter(okLine).map((h) => `- ${h}`), '']),
+    ...r.experience.flatMap((e) => [
+      `${e.title}, ${e.employer} (${e.start} to ${e.end ?? 'present'})`,
+      ...byRelevance(e)
+        .filter(okLine)
+        .map((h) => `- ${h}`),
+      '',
+    ]),
     'EDUCATION',
     ...r.education.map((e) => `${e.degree}, ${e.school}, ${e.year}`),
     '',
@@ -141,7 +173,9 @@ export function draftApplication(r: SeekerResume, job: DraftJob, input: DraftInp
     r.languages.join(', '),
   ].join('\n');
 
-  const removedClaims = verdicts.filter((v) => !v.supported).map((v) => ({ claim: v.claim, source: v.source, reasons: v.reasons }));
+  const removedClaims = verdicts
+    .filter((v) => !v.supported)
+    .map((v) => ({ claim: v.claim, source: v.source, reasons: v.reasons }));
   const draft: Draft = {
     coverLetter,
     resumeText,
@@ -151,7 +185,10 @@ export function draftApplication(r: SeekerResume, job: DraftJob, input: DraftInp
   const askedFor = input.highlights?.length ?? 0;
   const askedRemoved = removedClaims.filter((c) => c.source === 'highlight').length;
   if ((input.strict && removedClaims.length > 0) || (askedFor > 0 && askedRemoved === askedFor)) {
-    const why = removedClaims.slice(0, 3).map((c) => `"${c.claim}" (${c.reasons.join('; ')})`).join(', ');
+    const why = removedClaims
+      .slice(0, 3)
+      .map((c) => `"${c.claim}" (${c.reasons.join('; ')})`)
+      .join(', ');
     throw new DomainError(
       'ungrounded',
       input.strict

@@ -14,10 +14,26 @@ const resume: SeekerResume = {
   yearsExperience: 6,
   summary: 'Backend engineer building payment APIs in Go.',
   experience: [
-    { title: 'Senior Backend Engineer', employer: 'Tanjung Commerce', start: '2022-02', end: null, highlights: ['Moved 12 services to Kubernetes', 'Cut latency by 45 percent'] },
-    { title: 'Backend Engineer', employer: 'Rintis Payments', start: '2019-01', end: '2022-01', highlights: ['Built the refund service'] },
+    {
+      title: 'Senior Backend Engineer',
+      employer: 'Tanjung Commerce',
+      start: '2022-02',
+      end: null,
+      highlights: ['Moved 12 services to Kubernetes', 'Cut latency by 45 percent'],
+    },
+    {
+      title: 'Backend Engineer',
+      employer: 'Rintis Payments',
+      start: '2019-01',
+      end: '2022-01',
+      highlights: ['Built the refund service'],
+    },
   ],
-  skills: [{ name: 'Go', years: 5 }, { name: 'PostgreSQL', years: 6 }, { name: 'Kubernetes', years: 2 }],
+  skills: [
+    { name: 'Go', years: 5 },
+    { name: 'PostgreSQL', years: 6 },
+    { name: 'Kubernetes', years: 2 },
+  ],
   education: [{ degree: 'S.Kom. in Computer Science', school: 'Universitas Indonesia', year: 2018 }],
   languages: ['Bahasa Indonesia', 'English'],
 };
@@ -92,12 +108,25 @@ function unsupportedFor(r: SeekerResume): fc.Arbitrary<Fabricated> {
   const school = r.education[0].school;
   const unheld = SKILLS.filter((s) => !termPattern(s).test(text));
   const award = fc
-    .tuple(fc.constantFrom('Nobel Prize in Physics', 'Turing Award', 'Webby Award', 'Pulitzer Prize'), fc.constantFrom(...years), fc.option(fc.constantFrom(...highlights)))
-    .map(([prize, year, h]) => ({ text: `Won the ${prize} in ${year}${h ? ` for ${lowerFirst(h)}` : ''}`, marker: prize.split(' ')[0] }));
+    .tuple(
+      fc.constantFrom('Nobel Prize in Physics', 'Turing Award', 'Webby Award', 'Pulitzer Prize'),
+      fc.constantFrom(...years),
+      fc.option(fc.constantFrom(...highlights)),
+    )
+    .map(([prize, year, h]) => ({
+      text: `Won the ${prize} in ${year}${h ? ` for ${lowerFirst(h)}` : ''}`,
+      marker: prize.split(' ')[0],
+    }));
   const employer = fc
     .tuple(fc.constantFrom('Google', 'Microsoft', 'Gojek', 'Tokopedia', 'Netflix'), fc.constantFrom(...r.experience))
     .chain(([emp, e]) =>
-      fc.constantFrom(`Worked at ${emp} as ${e.title}`, `${e.highlights[0]} at ${emp}`, `${e.title} for ${emp} since ${e.start.slice(0, 4)}`).map((t) => ({ text: t, marker: emp })),
+      fc
+        .constantFrom(
+          `Worked at ${emp} as ${e.title}`,
+          `${e.highlights[0]} at ${emp}`,
+          `${e.title} for ${emp} since ${e.start.slice(0, 4)}`,
+        )
+        .map((t) => ({ text: t, marker: emp })),
     );
   const degree = fc.constantFrom(
     { text: `Hold a PhD in ${field}`, marker: 'PhD' },
@@ -111,30 +140,44 @@ function unsupportedFor(r: SeekerResume): fc.Arbitrary<Fabricated> {
         const elsewhere = [...numbers].filter((m) => m !== n && m.length < 5 && !numberAt(m).test(h));
         return fc.oneof(
           fc.constant({ text: h.replace(numberAt(n), fresh(n)), marker: fresh(n) }),
-          ...(elsewhere.length ? [fc.constantFrom(...elsewhere).map((m) => ({ text: h.replace(numberAt(n), m), marker: null }))] : []),
+          ...(elsewhere.length
+            ? [fc.constantFrom(...elsewhere).map((m) => ({ text: h.replace(numberAt(n), m), marker: null }))]
+            : []),
         );
       }),
     ),
-    fc.tuple(fc.constantFrom(...r.skills), fc.integer({ min: 1, max: 20 })).map(([s, k]) => ({ text: `${s.years + k} years of ${s.name}`, marker: null })),
-    fc.integer({ min: 1, max: 20 }).map((k) => ({ text: `${r.yearsExperience + k} years of experience`, marker: null })),
+    fc
+      .tuple(fc.constantFrom(...r.skills), fc.integer({ min: 1, max: 20 }))
+      .map(([s, k]) => ({ text: `${s.years + k} years of ${s.name}`, marker: null })),
+    fc
+      .integer({ min: 1, max: 20 })
+      .map((k) => ({ text: `${r.yearsExperience + k} years of experience`, marker: null })),
   );
   const skill = fc
     .tuple(fc.constantFrom(...unheld), fc.constantFrom(...highlights), fc.integer({ min: 1, max: 9 }))
-    .chain(([s, h, k]) => fc.constantFrom(`${k} years of ${s}`, `${h} using ${s}`, `Expert in ${s}`).map((t) => ({ text: t, marker: s, skill: s })));
+    .chain(([s, h, k]) =>
+      fc
+        .constantFrom(`${k} years of ${s}`, `${h} using ${s}`, `Expert in ${s}`)
+        .map((t) => ({ text: t, marker: s, skill: s })),
+    );
   return fc.oneof(award, employer, degree, number, skill);
 }
 
 function supportedFor(r: SeekerResume): fc.Arbitrary<string> {
   return fc.oneof(
     fc.constantFrom(...r.experience.flatMap((e) => e.highlights)),
-    fc.constantFrom(...r.skills).chain((s) => fc.integer({ min: 1, max: s.years }).map((k) => `${k} ${k === 1 ? 'year' : 'years'} of ${s.name}`)),
+    fc
+      .constantFrom(...r.skills)
+      .chain((s) => fc.integer({ min: 1, max: s.years }).map((k) => `${k} ${k === 1 ? 'year' : 'years'} of ${s.name}`)),
     fc.constantFrom(...r.experience).map((e) => `Worked at ${e.employer} as ${e.title}`),
     fc.integer({ min: 2, max: r.yearsExperience }).map((k) => `${k} years of experience`),
   );
 }
 
 const resumeWords = (r: SeekerResume) =>
-  [...new Set([r.summary, ...r.experience.flatMap((e) => e.highlights)].join(' ').match(/[a-z]{5,}/g))].filter((w) => w !== 'experience').map((w) => `${w[0].toUpperCase()}${w.slice(1)}`);
+  [...new Set([r.summary, ...r.experience.flatMap((e) => e.highlights)].join(' ').match(/[a-z]{5,}/g))]
+    .filter((w) => w !== 'experience')
+    .map((w) => `${w[0].toUpperCase()}${w.slice(1)}`);
 
 // a job that wants some of the resume's skills (the letter lists them) or none (it lists the strongest)
 const jobFor = (r: SeekerResume, extraSkills: string[], sharesSkills = true): DraftJob => ({
@@ -166,12 +209,22 @@ describe.each(allResumes().map((r) => [r.id, r] as const))('drafting from %s', (
           const out = `${d.coverLetter}\n${d.resumeText}`;
           for (const b of bad) {
             expect(out, b.text).not.toContain(asSentence(b.text).slice(0, -1));
-            expect(d.removedClaims.some((c) => c.claim === asSentence(b.text) && c.source === 'highlight' && c.reasons.length > 0), b.text).toBe(true);
-            if (b.marker && !termPattern(b.marker).test(before)) expect(termPattern(b.marker).test(out), `${b.marker} in the draft`).toBe(false);
+            expect(
+              d.removedClaims.some(
+                (c) => c.claim === asSentence(b.text) && c.source === 'highlight' && c.reasons.length > 0,
+              ),
+              b.text,
+            ).toBe(true);
+            if (b.marker && !termPattern(b.marker).test(before))
+              expect(termPattern(b.marker).test(out), `${b.marker} in the draft`).toBe(false);
           }
           for (const g of good) expect(d.coverLetter).toContain(`- ${asSentence(g)}`);
           expect(d.removedClaims.filter((c) => c.source === 'generated')).toEqual([]);
-          expect(d.claims).toEqual({ checked: d.claims.kept + d.removedClaims.length, kept: d.claims.kept, removed: d.removedClaims.length });
+          expect(d.claims).toEqual({
+            checked: d.claims.kept + d.removedClaims.length,
+            kept: d.claims.kept,
+            removed: d.removedClaims.length,
+          });
           // what the resume backs passes even in strict mode
           expect(draftApplication(r, job, { tone, strict: true, highlights: good }).claims.removed).toBe(0);
         },
@@ -183,7 +236,9 @@ describe.each(allResumes().map((r) => [r.id, r] as const))('drafting from %s', (
   it('fails ungrounded when the only highlight is an invented award dated with a year from the resume', () => {
     for (const year of new Set(fixtureText(r).match(/\b(?:19|20)\d\d\b/g))) {
       const claim = `Won the Nobel Prize in Physics in ${year} for quantum basket weaving`;
-      expect(() => draftApplication(r, jobFor(r, []), { highlights: [claim] }), claim).toThrow(expect.objectContaining({ code: 'ungrounded' }));
+      expect(() => draftApplication(r, jobFor(r, []), { highlights: [claim] }), claim).toThrow(
+        expect.objectContaining({ code: 'ungrounded' }),
+      );
     }
   });
 });

@@ -38,34 +38,86 @@ const STOP = new Set(
   ),
 );
 // words the writer frames claims with; they state nothing about the seeker by themselves
-const FRAMING = new Set(['strongest', 'skills', 'skill', 'recently', 'currently', 'previously', 'degree', 'hold', 'experience', 'years', 'year']);
-const TITLE_WORDS = ['lead', 'head', 'principal', 'staff', 'director', 'manager', 'chief', 'cto', 'ceo', 'vp', 'architect', 'senior', 'founder', 'co-founder', 'president'];
+const FRAMING = new Set([
+  'strongest',
+  'skills',
+  'skill',
+  'recently',
+  'currently',
+  'previously',
+  'degree',
+  'hold',
+  'experience',
+  'years',
+  'year',
+]);
+const TITLE_WORDS = [
+  'lead',
+  'head',
+  'principal',
+  'staff',
+  'director',
+  'manager',
+  'chief',
+  'cto',
+  'ceo',
+  'vp',
+  'architect',
+  'senior',
+  'founder',
+  'co-founder',
+  'president',
+];
 const DEGREE = /\b(ph\.?d|doctorate|master'?s?|mba|m\.?sc|bachelor'?s?|b\.?sc|b\.?a|undergraduate|s\.\s?kom|s2|s3)\b/gi;
 const EMPLOYER = /\b(at|for|with|joined|di)\s+((?:PT\s+|CV\s+)?[A-Z][\w&'.-]*(?:\s+(?:&\s+)?[A-Z][\w&'.-]*){0,4})/g;
-const NOT_EMPLOYERS = new Set(['i', 'my', 'the', 'a', 'an', 'english', 'bahasa', 'indonesia', 'indonesian', 'javanese', 'asia', 'remote']);
+const NOT_EMPLOYERS = new Set([
+  'i',
+  'my',
+  'the',
+  'a',
+  'an',
+  'english',
+  'bahasa',
+  'indonesia',
+  'indonesian',
+  'javanese',
+  'asia',
+  'remote',
+]);
 /** How far from a number the word it counts may stand ("12 services", "team of 4"). */
 const REACH = 4;
 
 const norm = (n: string) => n.replace(/[,.](?=\d{3}\b)/g, '').replace(/\.$/, '');
 // a month (2019-03) counts as its year, so the month is never read as a number of its own
-const tokensOf = (s: string) => (s.match(/\d{4}-\d{2}(?!\d)|\d[\d,.]*\d|\d|[A-Za-z][A-Za-z'-]*/g) ?? []).map((t) => (/^\d{4}-\d{2}$/.test(t) ? t.slice(0, 4) : t));
+const tokensOf = (s: string) =>
+  (s.match(/\d{4}-\d{2}(?!\d)|\d[\d,.]*\d|\d|[A-Za-z][A-Za-z'-]*/g) ?? []).map((t) =>
+    /^\d{4}-\d{2}$/.test(t) ? t.slice(0, 4) : t,
+  );
 const isNumber = (t: string) => /^\d/.test(t);
 /** Content words: three letters or more, or an acronym (AI, QA), minus function words. */
-const isContent = (t: string) => (/^[A-Za-z][A-Za-z'-]{2,}$/.test(t) || /^[A-Z]{2}$/.test(t)) && !STOP.has(t.toLowerCase());
-const contentWords = (s: string) => tokensOf(s).filter((t) => !isNumber(t) && isContent(t)).map((t) => t.toLowerCase());
+const isContent = (t: string) =>
+  (/^[A-Za-z][A-Za-z'-]{2,}$/.test(t) || /^[A-Z]{2}$/.test(t)) && !STOP.has(t.toLowerCase());
+const contentWords = (s: string) =>
+  tokensOf(s)
+    .filter((t) => !isNumber(t) && isContent(t))
+    .map((t) => t.toLowerCase());
 
 /** A word and its forms without one inflection ending, so "designed" meets "designs". */
 function stems(word: string): string[] {
   const w = word.toLowerCase().replace(/'s?$/, '');
   const out = [w];
-  for (const end of ['ing', 'ed', 'es', 's', 'e', 'd']) if (w.endsWith(end) && w.length - end.length >= 3) out.push(w.slice(0, -end.length));
+  for (const end of ['ing', 'ed', 'es', 's', 'e', 'd'])
+    if (w.endsWith(end) && w.length - end.length >= 3) out.push(w.slice(0, -end.length));
   return out;
 }
 const backed = (word: string, known: Set<string>) => stems(word).some((s) => known.has(s));
 
 export function resumeText(r: SeekerResume): string {
   return [
-    r.name, r.headline, r.location, r.summary,
+    r.name,
+    r.headline,
+    r.location,
+    r.summary,
     ...r.experience.flatMap((e) => [`${e.title}, ${e.employer}, ${e.start} to ${e.end ?? 'now'}`, ...e.highlights]),
     ...r.skills.map((s) => `${s.name} ${s.years} years`),
     ...r.education.map((e) => `${e.degree} ${e.school} ${e.year}`),
@@ -96,11 +148,16 @@ export function evidenceOf(r: SeekerResume): Evidence {
   for (const s of r.skills) skills.set(s.name.toLowerCase(), s.years);
   for (const l of r.languages) if (!skills.has(l.toLowerCase())) skills.set(l.toLowerCase(), r.yearsExperience);
   // Indonesian first degrees (S.Kom., S.T., S.E., …) are bachelor's degrees
-  const education = r.education.map((e) => `${e.degree} ${e.school}${/^S\.\s?\w+\./.test(e.degree) ? " bachelor's" : ''}`).join(' ').toLowerCase();
+  const education = r.education
+    .map((e) => `${e.degree} ${e.school}${/^S\.\s?\w+\./.test(e.degree) ? " bachelor's" : ''}`)
+    .join(' ')
+    .toLowerCase();
   return {
     skills,
     skillNames: [...r.skills.map((s) => s.name), ...r.languages],
-    organisations: [...r.experience.map((e) => e.employer), ...r.education.map((e) => e.school)].map((o) => o.toLowerCase()),
+    organisations: [...r.experience.map((e) => e.employer), ...r.education.map((e) => e.school)].map((o) =>
+      o.toLowerCase(),
+    ),
     titles: [r.headline, ...r.experience.map((e) => e.title)].join(' ').toLowerCase(),
     education,
     yearsExperience: r.yearsExperience,
@@ -113,7 +170,8 @@ export function evidenceOf(r: SeekerResume): Evidence {
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const blank = (s: string, re: RegExp) => s.replace(re, (m) => ' '.repeat(m.length));
-const skillPatterns = (skill: string) => [skill, ...Object.keys(SKILL_ALIASES).filter((a) => SKILL_ALIASES[a] === skill)].map(termPattern);
+const skillPatterns = (skill: string) =>
+  [skill, ...Object.keys(SKILL_ALIASES).filter((a) => SKILL_ALIASES[a] === skill)].map(termPattern);
 
 /**
  * The word a number in a claim counts: the first content word within reach after it, else before it,
@@ -122,7 +180,10 @@ const skillPatterns = (skill: string) => [skill, ...Object.keys(SKILL_ALIASES).f
 function neighbourOf(tokens: string[], i: number): { word: string; side: 'before' | 'after' } | null {
   const after = tokens.slice(i + 1, i + 1 + REACH).find((t) => !isNumber(t) && isContent(t));
   if (after) return { word: after, side: 'after' };
-  const before = tokens.slice(Math.max(0, i - REACH), i).reverse().find((t) => !isNumber(t) && isContent(t));
+  const before = tokens
+    .slice(Math.max(0, i - REACH), i)
+    .reverse()
+    .find((t) => !isNumber(t) && isContent(t));
   if (before) return { word: before, side: 'before' };
   if (i > 0) return { word: tokens[i - 1], side: 'before' };
   return i + 1 < tokens.length ? { word: tokens[i + 1], side: 'after' } : null;
@@ -145,9 +206,15 @@ export function checkClaim(claim: string, ev: Evidence, extraSkills: readonly st
       continue;
     }
     const s = esc(skill);
-    const forward = new RegExp(`${s}\\s*(?:\\(|for|over|:|-|—)?\\s*(?:about\\s+|nearly\\s+|almost\\s+)?(\\d+)\\s*\\+?\\s*years?`, 'i').exec(claim);
+    const forward = new RegExp(
+      `${s}\\s*(?:\\(|for|over|:|-|—)?\\s*(?:about\\s+|nearly\\s+|almost\\s+)?(\\d+)\\s*\\+?\\s*years?`,
+      'i',
+    ).exec(claim);
     // "6 years of experience building…" says nothing about a skill called Building: after "experience" a preposition must lead to it
-    const backward = new RegExp(`(\\d+)\\s*\\+?\\s*years?\\s+(?:of\\s+)?(?:experience\\s+(?:with|in|using)\\s+|(?:with|in|using|of)\\s+)?${s}`, 'i').exec(claim);
+    const backward = new RegExp(
+      `(\\d+)\\s*\\+?\\s*years?\\s+(?:of\\s+)?(?:experience\\s+(?:with|in|using)\\s+|(?:with|in|using|of)\\s+)?${s}`,
+      'i',
+    ).exec(claim);
     const m = forward ?? backward;
     if (m) {
       consumed.add(m[1]);
@@ -155,10 +222,14 @@ export function checkClaim(claim: string, ev: Evidence, extraSkills: readonly st
       else if (Number(m[1]) > years) reasons.push(`the resume shows ${years} years of ${skill}, not ${m[1]}`);
     }
   }
-  const total = /(?<!\d)(\d+)\s*(?:\+\s*)?years?\s+(?:of\s+)?(?:professional\s+|work\s+|working\s+)?experience(?!\s+(?:with|in|using))/i.exec(claim);
+  const total =
+    /(?<!\d)(\d+)\s*(?:\+\s*)?years?\s+(?:of\s+)?(?:professional\s+|work\s+|working\s+)?experience(?!\s+(?:with|in|using))/i.exec(
+      claim,
+    );
   if (total) {
     consumed.add(total[1]);
-    if (Number(total[1]) > ev.yearsExperience) reasons.push(`the resume shows ${ev.yearsExperience} years of experience, not ${total[1]}`);
+    if (Number(total[1]) > ev.yearsExperience)
+      reasons.push(`the resume shows ${ev.yearsExperience} years of experience, not ${total[1]}`);
   }
   const tokens = tokensOf(claim);
   tokens.forEach((tok, i) => {
@@ -168,13 +239,16 @@ export function checkClaim(claim: string, ev: Evidence, extraSkills: readonly st
     if (!seen) return void reasons.push(`the number ${n} does not appear in the resume`);
     // a number the resume uses for something else is not backed: "40 engineers" against "40 million requests"
     const near = neighbourOf(tokens, i);
-    if (near && !backed(near.word, seen[near.side])) reasons.push(`the resume does not give ${near.side === 'after' ? `${n} ${near.word}` : `${near.word} … ${n}`}`);
+    if (near && !backed(near.word, seen[near.side]))
+      reasons.push(`the resume does not give ${near.side === 'after' ? `${n} ${near.word}` : `${near.word} … ${n}`}`);
   });
   for (const m of claim.matchAll(EMPLOYER)) {
     const name = m[2].replace(/[.,]$/, '');
     const lower = name.toLowerCase();
     if (NOT_EMPLOYERS.has(lower) || mentioned.some((s) => lower.startsWith(s.toLowerCase()))) continue;
-    const known = ev.organisations.some((e) => e === lower || e.includes(lower) || lower.includes(e)) || ev.lower.includes(`${m[1].toLowerCase()} ${lower}`);
+    const known =
+      ev.organisations.some((e) => e === lower || e.includes(lower) || lower.includes(e)) ||
+      ev.lower.includes(`${m[1].toLowerCase()} ${lower}`);
     // a backed name stays for the word pass, which then sees anything added to it ("at Tanjung Commerce Google")
     if (!known) {
       reasons.push(`the resume does not mention ${name}`);

@@ -26,18 +26,32 @@ function titleOf(args: HireArgs, c: Criteria): string {
     const level = c.seniority && c.seniority !== 'mid' ? `${c.seniority[0].toUpperCase()}${c.seniority.slice(1)} ` : '';
     return `${level}${c.roles[0].name}`;
   }
-  const words = args.brief.trim().split(/\s+/).slice(0, 8).join(' ').replace(/[,.;:]+$/, '');
+  const words = args.brief
+    .trim()
+    .split(/\s+/)
+    .slice(0, 8)
+    .join(' ')
+    .replace(/[,.;:]+$/, '');
   const title = `${words[0].toUpperCase()}${words.slice(1)}`;
   return title.length > 80 ? `${title.slice(0, 77)}...` : title;
 }
 
-export function hire(pool: readonly Candidate[], postings: Postings, outbox: Outbox, principal: Principal, args: HireArgs) {
+export function hire(
+  pool: readonly Candidate[],
+  postings: Postings,
+  outbox: Outbox,
+  principal: Principal,
+  args: HireArgs,
+) {
   if (args.brief.trim().length < 10) throw invalid('brief must have at least 10 characters besides spaces', 'brief');
   if (args.company.trim() === '') throw invalid('company must not be blank', 'company');
   const criteria = parseCriteria({ query: args.brief });
   const threshold = limits.policy.hireStrongMatchScore;
   const need = limits.spec.hireMinStrongMatches;
-  const strong = criteria.roles.length || criteria.skills.length ? rank(pool.filter(isEligible), criteria).filter((r) => r.fit.fit >= threshold) : [];
+  const strong =
+    criteria.roles.length || criteria.skills.length
+      ? rank(pool.filter(isEligible), criteria).filter((r) => r.fit.fit >= threshold)
+      : [];
   const title = titleOf(args, criteria);
   const pay = payOf({ ...args, pay_currency: args.pay_currency ?? 'IDR', pay_period: args.pay_period ?? 'month' });
   const base = { strongMatches: strong.length, threshold, criteria: criteriaView(criteria) };
@@ -68,7 +82,9 @@ export function hire(pool: readonly Candidate[], postings: Postings, outbox: Out
 
   if (strong.length >= need) {
     const shortlist = strong.slice(0, SHORTLIST_MAX).map((r) => hireEntry(r.candidate, r.fit));
-    const lines = shortlist.map((s, i) => `${i + 1}. ${s.id} (score ${s.score}): ${s.headline}; ${s.region}; skills: ${s.skills.join(', ')}`);
+    const lines = shortlist.map(
+      (s, i) => `${i + 1}. ${s.id} (score ${s.score}): ${s.headline}; ${s.region}; skills: ${s.skills.join(', ')}`,
+    );
     const msg = outbox.send({
       to: args.contact_email,
       kind: 'hire_shortlist',
@@ -111,7 +127,12 @@ export function hire(pool: readonly Candidate[], postings: Postings, outbox: Out
   }[created.status];
   outbox.send({
     to: args.contact_email,
-    kind: created.status === 'live' ? 'listing_published' : created.status === 'manual_review' ? 'listing_review' : 'listing_rejected',
+    kind:
+      created.status === 'live'
+        ? 'listing_published'
+        : created.status === 'manual_review'
+          ? 'listing_review'
+          : 'listing_rejected',
     subject: `Your free listing "${title}": ${created.status.replace('_', ' ')}`,
     body: `Hello ${args.company} team,\n\n${statusLine}\n`,
     data: { tenantId: principal.tenant.id, listing: view },

@@ -51,7 +51,10 @@ export function createEmployer(ctx: CoreContext, jobs: JobsService) {
       const d = ctx.rateLimits.takeTalentSearch(principal);
       const perDay = d.limit;
       const result = talentSearch(pool, args, limits.spec.talentSearchMaxCards);
-      return { ...result, usage: { callsToday: perDay - d.remaining, limitPerDay: perDay, resetAt: new Date(d.resetAt).toISOString() } };
+      return {
+        ...result,
+        usage: { callsToday: perDay - d.remaining, limitPerDay: perDay, resetAt: new Date(d.resetAt).toISOString() },
+      };
     },
 
     postJob(principal: Principal, args: PostJobArgs) {
@@ -72,7 +75,14 @@ export function createEmployer(ctx: CoreContext, jobs: JobsService) {
       if (!record || !record.active) throw notFound(`job '${jobId}' does not exist or is no longer active`);
       const now = principal.tenant.clock.now();
       quota.assertAvailable(principal.tenant, now, upgradeUrlOf(ctx.config));
-      const job = { id: record.id, title: record.title, company: record.company, applyUrl: record.applyUrl, skills: record.skills, description: record.description };
+      const job = {
+        id: record.id,
+        title: record.title,
+        company: record.company,
+        applyUrl: record.applyUrl,
+        skills: record.skills,
+        description: record.description,
+      };
       const draft = draftApplication(resumeOf(principal.tenant), job, input);
       const used = quota.consume(principal.tenant, now);
       return {

@@ -17,10 +17,16 @@ export type EmployerSearchArgs = KeyedTalentSearchInput;
 /** The at-least-one rule shared by match_candidates and talent_search. */
 export function criteriaFrom(args: EmployerSearchArgs): Criteria {
   const hasQuery = typeof args.query === 'string' && args.query.trim() !== '';
-  if (!hasQuery && !(args.skills?.length) && !(args.roles?.length)) {
+  if (!hasQuery && !args.skills?.length && !args.roles?.length) {
     throw invalid('at least one of the arguments query, skills or roles is required', 'query');
   }
-  const input: CriteriaInput = { query: args.query, skills: args.skills, roles: args.roles, minYears: args.min_years, location: args.location };
+  const input: CriteriaInput = {
+    query: args.query,
+    skills: args.skills,
+    roles: args.roles,
+    minYears: args.min_years,
+    location: args.location,
+  };
   return parseCriteria(input);
 }
 
@@ -36,8 +42,13 @@ export function unmatchable(c: Criteria): boolean {
 
 export function unrecognizedNote(c: Criteria): string | undefined {
   const ignored = c.ignored.length ? `Not understood and ignored: ${c.ignored.map((w) => `"${w}"`).join(', ')}.` : '';
-  if (isEmptyCriteria(c)) return `No known role, skill, seniority or place was recognised, so nothing could be matched. ${ignored} ${HINT}`.replace(/\s+/g, ' ');
-  if (unmatchable(c)) return `No known role or skill was recognised, so nothing was matched on the rest alone. ${ignored} ${HINT}`;
+  if (isEmptyCriteria(c))
+    return `No known role, skill, seniority or place was recognised, so nothing could be matched. ${ignored} ${HINT}`.replace(
+      /\s+/g,
+      ' ',
+    );
+  if (unmatchable(c))
+    return `No known role or skill was recognised, so nothing was matched on the rest alone. ${ignored} ${HINT}`;
   if (c.ignored.length) return `${ignored} Matches are on the understood criteria only, so none is exact.`;
   return undefined;
 }

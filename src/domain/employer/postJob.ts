@@ -23,10 +23,15 @@ export function payOf(args: Pick<PostJobArgs, 'pay_min' | 'pay_max' | 'pay_curre
 export function postJob(postings: Postings, principal: Principal, args: PostJobArgs) {
   const hosted = args.host_apply_form === true;
   if (!hosted && !args.apply_url) throw invalid('apply_url is required unless host_apply_form is true', 'apply_url');
-  if (hosted && !args.contact_email) throw invalid('contact_email is required when host_apply_form is true (applicants are forwarded there)', 'contact_email');
+  if (hosted && !args.contact_email)
+    throw invalid(
+      'contact_email is required when host_apply_form is true (applicants are forwarded there)',
+      'contact_email',
+    );
   if (args.title.trim() === '') throw invalid('title must not be blank', 'title');
   if (args.company.trim() === '') throw invalid('company must not be blank', 'company');
-  if (args.description.trim().length < 50) throw invalid('description must have at least 50 characters besides spaces', 'description');
+  if (args.description.trim().length < 50)
+    throw invalid('description must have at least 50 characters besides spaces', 'description');
   const listing: Listing = {
     title: args.title.trim(),
     company: args.company.trim(),

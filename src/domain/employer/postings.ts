@@ -68,7 +68,8 @@ export class Postings {
   createOrder(tenantId: string, tier: OrderTier, listing: Listing, scamCheck: ScamCheckResult): Order {
     const now = this.ctx.clock.of(tenantId).now();
     const orderId = this.ctx.ids.next('ord');
-    const status: PostingStatus = tier === 'pilot' ? 'manual_review' : scamCheck.verdict === 'live' ? 'pending_payment' : scamCheck.verdict;
+    const status: PostingStatus =
+      tier === 'pilot' ? 'manual_review' : scamCheck.verdict === 'live' ? 'pending_payment' : scamCheck.verdict;
     const payable = status === 'pending_payment';
     const checkoutToken = secureToken(32);
     const order: Order = {
@@ -105,9 +106,11 @@ export class Postings {
   /** The sandbox checkout's "pay" button: a pending, unexpired order goes live. */
   pay(orderId: string, token: string | undefined): Order {
     const o = this.checkout(orderId, token);
-    if (o.status !== 'pending_payment') throw invalid(`order ${orderId} is ${o.status}, not pending_payment`, 'orderId');
+    if (o.status !== 'pending_payment')
+      throw invalid(`order ${orderId} is ${o.status}, not pending_payment`, 'orderId');
     const now = this.ctx.clock.of(o.tenantId).now();
-    if (o.expiresAt !== null && now > o.expiresAt) throw invalid(`the checkout link of order ${orderId} expired`, 'orderId');
+    if (o.expiresAt !== null && now > o.expiresAt)
+      throw invalid(`the checkout link of order ${orderId} expired`, 'orderId');
     o.status = 'live';
     o.paidAt = now;
     return o;
@@ -154,7 +157,13 @@ export function orderView(o: Order) {
     currency: o.currency,
     checkoutUrl: o.checkoutUrl,
     expiresAt: iso(o.expiresAt),
-    listing: { title: o.listing.title, company: o.listing.company, applyUrl: o.listing.applyUrl, hostedApplyForm: o.listing.hostedApplyForm, contactEmail: o.listing.contactEmail },
+    listing: {
+      title: o.listing.title,
+      company: o.listing.company,
+      applyUrl: o.listing.applyUrl,
+      hostedApplyForm: o.listing.hostedApplyForm,
+      contactEmail: o.listing.contactEmail,
+    },
     scamCheck: { passed: o.scamCheck.passed, score: o.scamCheck.score, rules: o.scamCheck.rules },
     createdAt: iso(o.createdAt)!,
   };

@@ -12,7 +12,13 @@ const topSkills = (c: Candidate, n: number) =>
 export function shortlistEntry(c: Candidate, fit: Fit) {
   return {
     id: c.id,
-    profile: { role: c.role.name, seniority: c.seniority, yearsExperience: c.years, region: c.region, headline: c.headline },
+    profile: {
+      role: c.role.name,
+      seniority: c.seniority,
+      yearsExperience: c.years,
+      region: c.region,
+      headline: c.headline,
+    },
     relevance: fit.fit,
     facts: {
       workAuthorization: [...c.workAuthorization],
@@ -41,5 +47,11 @@ export function talentCard(c: Candidate, fit: Fit, tier: CardTier) {
 
 /** hire shortlist entry (also what the shortlist email lists). */
 export function hireEntry(c: Candidate, fit: Fit) {
-  return { id: c.id, headline: c.headline, region: c.region, skills: topSkills(c, 5).map((s) => s.skill), score: fit.fit };
+  return {
+    id: c.id,
+    headline: c.headline,
+    region: c.region,
+    skills: topSkills(c, 5).map((s) => s.skill),
+    score: fit.fit,
+  };
 }

@@ -5,7 +5,8 @@ import { REJECT_AT, REVIEW_AT, SCAM_RULES, payPerMonthIdr, scamCheck, type Posti
 const clean: Posting = {
   title: 'Customer Support Specialist (Bahasa Indonesia and English)',
   company: 'Lumbung Travel',
-  description: 'Answer customer chats and e-mails about bookings in Bahasa Indonesia and English, write help-centre articles and escalate refunds. Fully remote, Monday to Friday in WIB hours.',
+  description:
+    'Answer customer chats and e-mails about bookings in Bahasa Indonesia and English, write help-centre articles and escalate refunds. Fully remote, Monday to Friday in WIB hours.',
   contactEmail: 'jobs@lumbung.example',
   applyUrl: 'https://lumbung.example/careers/support',
   pay: { min: 6_000_000, max: 8_000_000, currency: 'IDR', period: 'month' },
@@ -26,7 +27,10 @@ describe('scamCheck', () => {
   });
 
   it.each([
-    ['upfront_fee', { description: `${clean.description} A registration fee of Rp 150.000 is required before training.` }],
+    [
+      'upfront_fee',
+      { description: `${clean.description} A registration fee of Rp 150.000 is required before training.` },
+    ],
     ['upfront_fee', { description: `${clean.description} Biaya pendaftaran Rp 100.000.` }],
     ['personal_messaging', { description: `${clean.description} Chat us on WhatsApp.` }],
     ['personal_messaging', { description: `${clean.description} Call 0812 3456 7890.` }],
@@ -36,7 +40,10 @@ describe('scamCheck', () => {
     ['missing_company', { company: 'Confidential' }],
     ['missing_company', { company: '  ' }],
     ['free_mail_contact', { contactEmail: 'hr.lumbung@gmail.com' }],
-    ['personal_data_request', { description: `${clean.description} Please send your KTP and bank account with the application.` }],
+    [
+      'personal_data_request',
+      { description: `${clean.description} Please send your KTP and bank account with the application.` },
+    ],
     ['too_good_to_be_true', { description: `${clean.description} Guaranteed income every week.` }],
     ['urgency_pressure', { description: `${clean.description} Limited slots, apply today only!` }],
     ['link_shortener', { applyUrl: 'https://bit.ly/3xYz' }],
@@ -49,17 +56,26 @@ describe('scamCheck', () => {
     const one = scamCheck({ ...clean, contactEmail: 'x@gmail.com' });
     expect(one.score).toBeLessThan(REVIEW_AT);
     expect(one.verdict).toBe('live');
-    const review = scamCheck({ ...clean, contactEmail: 'x@gmail.com', description: `${clean.description} Message us on Telegram.` });
+    const review = scamCheck({
+      ...clean,
+      contactEmail: 'x@gmail.com',
+      description: `${clean.description} Message us on Telegram.`,
+    });
     expect(review.score).toBeGreaterThanOrEqual(REVIEW_AT);
     expect(review.score).toBeLessThan(REJECT_AT);
     expect(review.verdict).toBe('manual_review');
-    const reject = scamCheck({ ...clean, description: `${clean.description} Pay a deposit, then join our crypto trading signals group.` });
+    const reject = scamCheck({
+      ...clean,
+      description: `${clean.description} Pay a deposit, then join our crypto trading signals group.`,
+    });
     expect(reject.verdict).toBe('rejected');
     expect(reject.rules.find((r) => r.id === 'upfront_fee')?.evidence).toMatch(/deposit/i);
   });
 
   it('normalizes pay to IDR per month', () => {
-    expect(payPerMonthIdr({ max: 10, currency: 'USD', period: 'hour' })).toBe(Math.round(10 * IDR_PER_USD * MONTHLY_FACTOR.hour));
+    expect(payPerMonthIdr({ max: 10, currency: 'USD', period: 'hour' })).toBe(
+      Math.round(10 * IDR_PER_USD * MONTHLY_FACTOR.hour),
+    );
     expect(payPerMonthIdr({ min: 120_000_000, currency: 'IDR', period: 'year' })).toBe(10_000_000);
     expect(payPerMonthIdr({})).toBeNull();
   });

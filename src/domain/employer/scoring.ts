@@ -54,7 +54,8 @@ export function scoreCandidate(c: Candidate, criteria: Criteria): Fit {
   const breakdown: FitBreakdown = {
     skills: criteria.skills.length ? Math.round(skillsScore(c, criteria.skills, criteria.skillMode ?? 'all')) : null,
     role: criteria.roles.length ? roleScore(c, criteria) : null,
-    seniority: criteria.minYears !== null || criteria.seniority !== null ? Math.round(seniorityScore(c, criteria)) : null,
+    seniority:
+      criteria.minYears !== null || criteria.seniority !== null ? Math.round(seniorityScore(c, criteria)) : null,
     location: criteria.location ? locationScore(c, criteria) : null,
   };
   let total = 0;

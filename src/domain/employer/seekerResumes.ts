@@ -21,9 +21,15 @@ export interface SeekerResume {
 }
 
 const DIR = fileURLToPath(new URL('../../../fixtures/resumes-seekers/', import.meta.url));
-const index = JSON.parse(readFileSync(`${DIR}index.json`, 'utf8')) as { byDemoTenant: Record<string, string>; pool: string[] };
+const index = JSON.parse(readFileSync(`${DIR}index.json`, 'utf8')) as {
+  byDemoTenant: Record<string, string>;
+  pool: string[];
+};
 const resumes = new Map<string, SeekerResume>(
-  [...new Set([...index.pool, ...Object.values(index.byDemoTenant)])].map((id) => [id, JSON.parse(readFileSync(`${DIR}${id}.json`, 'utf8'))]),
+  [...new Set([...index.pool, ...Object.values(index.byDemoTenant)])].map((id) => [
+    id,
+    JSON.parse(readFileSync(`${DIR}${id}.json`, 'utf8')),
+  ]),
 );
 
 function fnv1a(s: string): number {

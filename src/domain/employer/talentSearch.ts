@@ -30,7 +30,8 @@ export function talentSearch(pool: readonly Candidate[], args: EmployerSearchArg
   const criteria = criteriaFrom(args);
   const view = criteriaView(criteria);
   const ignored = [...criteria.ignored];
-  if (unmatchable(criteria)) return { criteria: view, ignored, matchCount: 0, cards: [], widened: false, note: unrecognizedNote(criteria)! };
+  if (unmatchable(criteria))
+    return { criteria: view, ignored, matchCount: 0, cards: [], widened: false, note: unrecognizedNote(criteria)! };
   // a match on part of what was asked is never exact (D-95)
   const exactAt = ignored.length ? Infinity : EXACT_FIT;
   const eligible = pool.filter(isEligible);
@@ -45,15 +46,21 @@ export function talentSearch(pool: readonly Candidate[], args: EmployerSearchArg
     const broader = rank(eligible, wide)
       .filter((r) => r.fit.fit >= CLOSE_FIT && !seen.has(r.candidate.id))
       // cards always show the fit against what was asked, so a broader card reads lower
-      .map((r) => ({ r: { candidate: r.candidate, fit: scoreCandidate(r.candidate, criteria) }, tier: 'broader' as const }));
+      .map((r) => ({
+        r: { candidate: r.candidate, fit: scoreCandidate(r.candidate, criteria) },
+        tier: 'broader' as const,
+      }));
     if (dropped.length > 0 || broader.length > 0) {
       widened = true;
       const what = dropped.length ? dropped.join(', ') : 'relaxed the minimum fit';
       note = `Only ${tiered.length} candidate(s) matched exactly or closely, so the search was widened (${what}); ${broader.length} broader match(es) added.${note ? ` ${note}` : ''}`;
-      tiered.push(...broader.sort((a, b) => b.r.fit.fit - a.r.fit.fit || (a.r.candidate.id < b.r.candidate.id ? -1 : 1)));
+      tiered.push(
+        ...broader.sort((a, b) => b.r.fit.fit - a.r.fit.fit || (a.r.candidate.id < b.r.candidate.id ? -1 : 1)),
+      );
     }
   }
-  if (tiered.length === 0) note = `No consented, open-to-work candidate matches these criteria${widened ? ', even after widening' : ''}.${note ? ` ${note}` : ''}`;
+  if (tiered.length === 0)
+    note = `No consented, open-to-work candidate matches these criteria${widened ? ', even after widening' : ''}.${note ? ` ${note}` : ''}`;
   return {
     criteria: view,
     ignored,

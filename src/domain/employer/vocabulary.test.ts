@@ -4,16 +4,31 @@ import { criteriaView, isEmptyCriteria, parseCriteria, skillsIn } from './vocabu
 describe('parseCriteria', () => {
   it('reads roles, skills, seniority, years and place from plain words', () => {
     const c = parseCriteria({ query: 'Senior backend engineer, 5+ years, golang and postgres, based in Bandung' });
-    expect(criteriaView(c)).toEqual({ roles: ['backend-engineer'], skills: ['PostgreSQL', 'Go'], minYears: 5, seniority: 'senior', location: 'Bandung' });
+    expect(criteriaView(c)).toEqual({
+      roles: ['backend-engineer'],
+      skills: ['PostgreSQL', 'Go'],
+      minYears: 5,
+      seniority: 'senior',
+      location: 'Bandung',
+    });
   });
 
   it('reads Indonesian words', () => {
     const c = parseCriteria({ query: 'desainer UI/UX berpengalaman di Yogyakarta, Figma' });
-    expect(criteriaView(c)).toMatchObject({ roles: ['product-designer'], skills: ['Figma'], seniority: 'senior', location: 'Yogyakarta' });
+    expect(criteriaView(c)).toMatchObject({
+      roles: ['product-designer'],
+      skills: ['Figma'],
+      seniority: 'senior',
+      location: 'Yogyakarta',
+    });
   });
 
   it('merges explicit filters, dropping and counting unknown ones', () => {
-    const c = parseCriteria({ skills: ['k8s', 'Cobol'], roles: ['devops-engineer', 'astronaut'], location: 'Atlantis' });
+    const c = parseCriteria({
+      skills: ['k8s', 'Cobol'],
+      roles: ['devops-engineer', 'astronaut'],
+      location: 'Atlantis',
+    });
     expect(criteriaView(c)).toMatchObject({ roles: ['devops-engineer'], skills: ['Kubernetes'], location: null });
     expect(c.unrecognized).toBe(3);
   });

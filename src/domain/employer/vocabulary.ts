@@ -40,7 +40,10 @@ export interface Criteria {
 }
 
 const dir = (f: string) => fileURLToPath(new URL(`../../../fixtures/candidates/${f}`, import.meta.url));
-const rolesFixture = JSON.parse(readFileSync(dir('roles.json'), 'utf8')) as { roles: RoleDef[]; aliases: Record<string, string> };
+const rolesFixture = JSON.parse(readFileSync(dir('roles.json'), 'utf8')) as {
+  roles: RoleDef[];
+  aliases: Record<string, string>;
+};
 export const placesFixture = JSON.parse(readFileSync(dir('places.json'), 'utf8')) as {
   cities: Place[];
   workAuthorization: { value: string[]; weight: number }[];
@@ -89,7 +92,9 @@ export function skillsIn(text: string, extra: readonly string[] = []): string[] 
   const found = new Set<string>();
   let rest = text;
   const terms = extra.length
-    ? [...skillTerms, ...extra.map((s) => ({ term: s, skill: s, re: termPattern(s) }))].sort((a, b) => b.term.length - a.term.length)
+    ? [...skillTerms, ...extra.map((s) => ({ term: s, skill: s, re: termPattern(s) }))].sort(
+        (a, b) => b.term.length - a.term.length,
+      )
     : skillTerms;
   for (const t of terms) {
     t.re.lastIndex = 0;
@@ -120,9 +125,9 @@ export function normalizeRole(raw: string): RoleDef | null {
   );
 }
 
-export const roleTerms = ROLES.flatMap((r) => [r.name, ...r.keywords].map((term) => ({ term, role: r, re: termPattern(term) }))).sort(
-  (a, b) => b.term.length - a.term.length,
-);
+export const roleTerms = ROLES.flatMap((r) =>
+  [r.name, ...r.keywords].map((term) => ({ term, role: r, re: termPattern(term) })),
+).sort((a, b) => b.term.length - a.term.length);
 
 export function rolesIn(text: string): RoleDef[] {
   const found: RoleDef[] = [];
@@ -166,8 +171,7 @@ export function parseCriteria(input: CriteriaInput): Criteria {
     if (!role) {
       unrecognized++;
       ignored.push(r.trim());
-    }
-    else if (!roles.includes(role)) roles.push(role);
+    } else if (!roles.includes(role)) roles.push(role);
   }
   const skills = skillsIn(text);
   for (const s of input.skills ?? []) {
@@ -175,8 +179,7 @@ export function parseCriteria(input: CriteriaInput): Criteria {
     if (!skill) {
       unrecognized++;
       ignored.push(s.trim());
-    }
-    else if (!skills.includes(skill)) skills.push(skill);
+    } else if (!skills.includes(skill)) skills.push(skill);
   }
   let seniority: Seniority | null = null;
   for (const [re, level] of SENIORITY_WORDS) if (re.test(text)) seniority = level;
@@ -192,11 +195,21 @@ export function parseCriteria(input: CriteriaInput): Criteria {
       ignored.push(input.location.trim());
     }
   }
-  return { roles, skills, minYears, seniority, location, unrecognized, ignored: [...new Set(ignored.filter(Boolean))].slice(0, MAX_IGNORED) };
+  return {
+    roles,
+    skills,
+    minYears,
+    seniority,
+    location,
+    unrecognized,
+    ignored: [...new Set(ignored.filter(Boolean))].slice(0, MAX_IGNORED),
+  };
 }
 
 export function isEmptyCriteria(c: Criteria): boolean {
-  return c.roles.length === 0 && c.skills.length === 0 && c.minYears === null && c.seniority === null && c.location === null;
+  return (
+    c.roles.length === 0 && c.skills.length === 0 && c.minYears === null && c.seniority === null && c.location === null
+  );
 }
 
 /** The criteria as shown in tool results: only normalized vocabulary. */

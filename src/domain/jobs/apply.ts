@@ -26,13 +26,20 @@ export class ApplyDesk {
     const tier = jobsTierOf(tenant.planTier);
     const upsell = { upgradeUrl: upgradeUrlOf(this.ctx.config) };
     if (!jobsLimitsOf(tenant.planTier).applyEnabled) {
-      throw paymentRequired(`applying needs a paid tier (starter or pro); the ${tier} tier can search and read jobs but not apply`, upsell);
+      throw paymentRequired(
+        `applying needs a paid tier (starter or pro); the ${tier} tier can search and read jobs but not apply`,
+        upsell,
+      );
     }
     const now = tenant.clock.now();
     const wallet = tenant.applyWallet;
     if (!wallet.tryCharge(limits.spec.creditsPerApply, now)) {
-      const refill = wallet.resetAt === null ? 'they do not refill' : `they refill on ${new Date(wallet.resetAt).toISOString()}`;
-      throw paymentRequired(`no apply credits left (each apply spends ${limits.spec.creditsPerApply}); ${refill}`, upsell);
+      const refill =
+        wallet.resetAt === null ? 'they do not refill' : `they refill on ${new Date(wallet.resetAt).toISOString()}`;
+      throw paymentRequired(
+        `no apply credits left (each apply spends ${limits.spec.creditsPerApply}); ${refill}`,
+        upsell,
+      );
     }
     if (!job.employerContact) {
       return { status: 'external', applyUrl: job.applyUrl, jobId: job.id, creditsRemaining: wallet.remaining };
@@ -53,6 +60,11 @@ export class ApplyDesk {
       createdAt: new Date(now).toISOString(),
     };
     this.queue.push(application);
-    return { status: 'submitted', applicationId: application.applicationId, jobId: job.id, creditsRemaining: wallet.remaining };
+    return {
+      status: 'submitted',
+      applicationId: application.applicationId,
+      jobId: job.id,
+      creditsRemaining: wallet.remaining,
+    };
   }
 }

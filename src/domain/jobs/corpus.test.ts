@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CORPUS_EPOCH_MS, generateCorpus, INACTIVE_SHARE, isoSeconds, LISTING_HOST, POSTED_WINDOW_DAYS } from './corpus.js';
+import {
+  CORPUS_EPOCH_MS,
+  generateCorpus,
+  INACTIVE_SHARE,
+  isoSeconds,
+  LISTING_HOST,
+  POSTED_WINDOW_DAYS,
+} from './corpus.js';
 import { Describer, withArticle } from './description.js';
 import { midpointIdrMonthly } from './pay.js';
 import { tokenize } from './text.js';
@@ -36,10 +43,14 @@ describe('corpus generator', () => {
   });
 
   it('formats dates exactly as Date#toISOString does', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 253_402_300_799 }), (secs) => {
-      expect(isoSeconds(secs * 1000)).toBe(new Date(secs * 1000).toISOString());
-    }), { numRuns: 2000 });
-    for (const s of [0, 951_782_400, 4_107_542_400, 1_709_164_800]) expect(isoSeconds(s * 1000)).toBe(new Date(s * 1000).toISOString());
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 253_402_300_799 }), (secs) => {
+        expect(isoSeconds(secs * 1000)).toBe(new Date(secs * 1000).toISOString());
+      }),
+      { numRuns: 2000 },
+    );
+    for (const s of [0, 951_782_400, 4_107_542_400, 1_709_164_800])
+      expect(isoSeconds(s * 1000)).toBe(new Date(s * 1000).toISOString());
   });
 
   it('covers every enumerated value, both currencies, every pay period and listings without pay', () => {

@@ -36,12 +36,38 @@ function weighted<T>(rng: Rng, table: Weighted<T>): T {
   return table[table.length - 1][0];
 }
 
-const OPPORTUNITY: Weighted<OpportunityType> = [['regular', 85], ['internship', 6], ['fellowship', 2], ['apprenticeship', 3], ['volunteer', 4]];
-const SENIORITY: Weighted<Seniority> = [['junior', 25], ['mid', 35], ['senior', 30], ['lead', 10]];
-const REMOTE: Weighted<RemoteType> = [['worldwide', 30], ['regional', 45], ['timezone-based', 25]];
-const JOB_TYPE: Weighted<JobType> = [['full-time', 60], ['contract', 20], ['part-time', 10], ['freelance', 10]];
+const OPPORTUNITY: Weighted<OpportunityType> = [
+  ['regular', 85],
+  ['internship', 6],
+  ['fellowship', 2],
+  ['apprenticeship', 3],
+  ['volunteer', 4],
+];
+const SENIORITY: Weighted<Seniority> = [
+  ['junior', 25],
+  ['mid', 35],
+  ['senior', 30],
+  ['lead', 10],
+];
+const REMOTE: Weighted<RemoteType> = [
+  ['worldwide', 30],
+  ['regional', 45],
+  ['timezone-based', 25],
+];
+const JOB_TYPE: Weighted<JobType> = [
+  ['full-time', 60],
+  ['contract', 20],
+  ['part-time', 10],
+  ['freelance', 10],
+];
 const SENIORITY_PAY: Record<Seniority, number> = { junior: 0.6, mid: 1, senior: 1.6, lead: 2.2 };
-const OPPORTUNITY_PAY: Record<OpportunityType, number> = { regular: 1, internship: 0.35, fellowship: 0.7, apprenticeship: 0.5, volunteer: 0 };
+const OPPORTUNITY_PAY: Record<OpportunityType, number> = {
+  regular: 1,
+  internship: 0.35,
+  fellowship: 0.7,
+  apprenticeship: 0.5,
+  volunteer: 0,
+};
 const SENIORITY_PREFIX: Record<Seniority, string> = { junior: 'Junior ', mid: '', senior: 'Senior ', lead: 'Lead ' };
 /** Foreign employers paying in USD pay more than the local median for the same role. */
 const USD_PREMIUM = 1.6;
@@ -71,15 +97,24 @@ export function isoSeconds(ms: number): string {
 }
 
 const roundTo = (v: number, step: number) => Math.max(step, Math.round(v / step) * step);
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 function titleOf(base: string, seniority: Seniority, opp: OpportunityType): string {
   switch (opp) {
-    case 'internship': return `${base} Intern`;
-    case 'apprenticeship': return `Apprentice ${base}`;
-    case 'fellowship': return `${base} Fellow`;
-    case 'volunteer': return `Volunteer ${base}`;
-    default: return `${SENIORITY_PREFIX[seniority]}${base}`;
+    case 'internship':
+      return `${base} Intern`;
+    case 'apprenticeship':
+      return `Apprentice ${base}`;
+    case 'fellowship':
+      return `${base} Fellow`;
+    case 'volunteer':
+      return `Volunteer ${base}`;
+    default:
+      return `${SENIORITY_PREFIX[seniority]}${base}`;
   }
 }
 
@@ -101,30 +136,60 @@ interface Pay {
   payPeriod: PayPeriod;
 }
 
-function payOf(rng: Rng, family: RoleFamily, company: Company, seniority: Seniority, opp: OpportunityType, jobType: JobType): Pay {
+function payOf(
+  rng: Rng,
+  family: RoleFamily,
+  company: Company,
+  seniority: Seniority,
+  opp: OpportunityType,
+  jobType: JobType,
+): Pay {
   // a few local employers pay in USD and a few foreign ones in IDR
   const currency: Currency = rng.chance(0.1) ? (company.currency === 'IDR' ? 'USD' : 'IDR') : company.currency;
   const hourly = jobType !== 'full-time';
   const period: PayPeriod =
-    currency === 'IDR' ? 'month' : hourly ? weighted(rng, [['hour', 60], ['day', 10], ['month', 30]]) : weighted(rng, [['year', 55], ['month', 45]]);
+    currency === 'IDR'
+      ? 'month'
+      : hourly
+        ? weighted(rng, [
+            ['hour', 60],
+            ['day', 10],
+            ['month', 30],
+          ])
+        : weighted(rng, [
+            ['year', 55],
+            ['month', 45],
+          ]);
   const factor = OPPORTUNITY_PAY[opp] * (jobType === 'part-time' ? 0.55 : 1);
-  if (factor === 0 || rng.chance(NO_PAY_SHARE)) return { payMin: null, payMax: null, payCurrency: currency, payPeriod: period };
+  if (factor === 0 || rng.chance(NO_PAY_SHARE))
+    return { payMin: null, payMax: null, payCurrency: currency, payPeriod: period };
   const monthlyIdr = family.payMidIdr * SENIORITY_PAY[seniority] * factor * (0.8 + rng.next() * 0.45);
   const lo = monthlyIdr * (0.82 + rng.next() * 0.08);
   const hi = monthlyIdr * (1.1 + rng.next() * 0.2);
   if (currency === 'IDR') {
     const min = roundTo(lo, 500_000);
-    return { payMin: min, payMax: Math.max(min + 500_000, roundTo(hi, 500_000)), payCurrency: 'IDR', payPeriod: 'month' };
+    return {
+      payMin: min,
+      payMax: Math.max(min + 500_000, roundTo(hi, 500_000)),
+      payCurrency: 'IDR',
+      payPeriod: 'month',
+    };
   }
   const usd = (v: number) => (v * USD_PREMIUM) / IDR_PER_USD;
   const step = { hour: 1, day: 5, month: 100, year: 1000 }[period];
   const per = MONTHLY_FACTOR[period];
   const min = roundTo(usd(lo) / per, step);
-  return { payMin: min, payMax: Math.max(min + step, roundTo(usd(hi) / per, step)), payCurrency: 'USD', payPeriod: period };
+  return {
+    payMin: min,
+    payMax: Math.max(min + step, roundTo(usd(hi) / per, step)),
+    payCurrency: 'USD',
+    payPeriod: period,
+  };
 }
 
 export function generateCorpus(vocab: Vocabulary, seed: number, size: number, promotedShare: number): Corpus {
-  if (!Number.isInteger(size) || size < 0) throw new RangeError(`corpus size must be a non-negative integer, got ${size}`);
+  if (!Number.isInteger(size) || size < 0)
+    throw new RangeError(`corpus size must be a non-negative integer, got ${size}`);
   const rng = new Rng(seed).fork('jobs-corpus');
   const families: Weighted<RoleFamily> = vocab.families.map((f) => [f, f.weight] as const);
   const total = size + Math.round(size * INACTIVE_SHARE);
@@ -155,7 +220,11 @@ export function generateCorpus(vocab: Vocabulary, seed: number, size: number, pr
     const hasContact = rng.chance(CONTACT_SHARE);
     const atsUrl = hasContact
       ? null
-      : rng.pick(vocab.atsPatterns).replace('{domain}', company.domain).replace('{slug}', slug(company.name)).replace('{n}', String(rng.int(1000, 99_999)));
+      : rng
+          .pick(vocab.atsPatterns)
+          .replace('{domain}', company.domain)
+          .replace('{slug}', slug(company.name))
+          .replace('{n}', String(rng.int(1000, 99_999)));
     all[i] = {
       id,
       title,

@@ -88,17 +88,28 @@ export class Describer {
 
   private value(job: StoredJob, family: RoleFamily, company: Company, name: string, fn: (piece: string) => void): void {
     switch (name) {
-      case 'company': return fn(company.name);
-      case 'industry': return fn(company.industry);
-      case 'aIndustry': return fn(this.article(company.industry));
-      case 'hq': return fn(company.hq);
-      case 'title': return fn(job.title);
-      case 'aTitle': return fn(this.article(job.title));
-      case 'family': return fn(family.name.en);
-      case 'location': return fn(job.location);
-      case 'jobType': return fn(job.jobType);
-      case 'skills': return this.list(job.skills, Math.min(4, job.skills.length), fn);
-      default: throw new Error(`unknown description placeholder {${name}}`);
+      case 'company':
+        return fn(company.name);
+      case 'industry':
+        return fn(company.industry);
+      case 'aIndustry':
+        return fn(this.article(company.industry));
+      case 'hq':
+        return fn(company.hq);
+      case 'title':
+        return fn(job.title);
+      case 'aTitle':
+        return fn(this.article(job.title));
+      case 'family':
+        return fn(family.name.en);
+      case 'location':
+        return fn(job.location);
+      case 'jobType':
+        return fn(job.jobType);
+      case 'skills':
+        return this.list(job.skills, Math.min(4, job.skills.length), fn);
+      default:
+        throw new Error(`unknown description placeholder {${name}}`);
     }
   }
 
@@ -125,7 +136,13 @@ export class Describer {
     this.fill(d.benefits[benefit], job, family, company, fn);
   }
 
-  private fill(template: string, job: StoredJob, family: RoleFamily, company: Company, fn: (piece: string) => void): void {
+  private fill(
+    template: string,
+    job: StoredJob,
+    family: RoleFamily,
+    company: Company,
+    fn: (piece: string) => void,
+  ): void {
     for (const part of this.compile(template)) {
       if ('lit' in part) fn(part.lit);
       else this.value(job, family, company, part.ph, fn);

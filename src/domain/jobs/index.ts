@@ -18,7 +18,17 @@ import { meOf } from './me.js';
 import { parseLocale, parseSearchParams, parseSkillsLimit, type RawParams } from './params.js';
 import { SearchIndex } from './search-index.js';
 import { JobSearch } from './search.js';
-import type { Application, ApplyBody, ApplyResult, Channel, JobRecord, JobView, Me, SearchResponse, StoredJob } from './types.js';
+import type {
+  Application,
+  ApplyBody,
+  ApplyResult,
+  Channel,
+  JobRecord,
+  JobView,
+  Me,
+  SearchResponse,
+  StoredJob,
+} from './types.js';
 import { jobViewBytes, toJobView } from './view.js';
 import { vocabulary } from './vocab.js';
 
@@ -34,7 +44,13 @@ export function createJobs(ctx: CoreContext) {
   const index = SearchIndex.build(corpus.active, (job, fn) => describer.visitTerms(job, fn));
   const t2 = performance.now();
   const market = new Market(vocab.families, corpus.active, new Date(CORPUS_EPOCH_MS).toISOString());
-  const finder = new JobSearch(corpus.active, index, ctx.faults, limits.policy.sponsoredEvery, upgradeUrlOf(ctx.config));
+  const finder = new JobSearch(
+    corpus.active,
+    index,
+    ctx.faults,
+    limits.policy.sponsoredEvery,
+    upgradeUrlOf(ctx.config),
+  );
   const desk = new ApplyDesk(ctx, corpus.byId, ctx.store.applications);
   const rate = ctx.rateLimits;
   const stats = Object.freeze({

@@ -6,7 +6,17 @@
 
 import { notFound } from '../../errors/errors.js';
 import { percentile } from './pay.js';
-import { REMOTE_TYPES, SENIORITIES, type Locale, type PayStats, type RoleList, type RoleReport, type SalaryBenchmarks, type SkillList, type StoredJob } from './types.js';
+import {
+  REMOTE_TYPES,
+  SENIORITIES,
+  type Locale,
+  type PayStats,
+  type RoleList,
+  type RoleReport,
+  type SalaryBenchmarks,
+  type SkillList,
+  type StoredJob,
+} from './types.js';
 import type { RoleFamily } from './vocab.js';
 
 const TOP_SKILLS_PER_ROLE = 10;
@@ -52,7 +62,10 @@ export class Market {
   constructor(families: readonly RoleFamily[], active: readonly StoredJob[], generatedAt: string) {
     this.totalJobs = active.length;
     this.families = new Map(
-      families.map((family) => [family.slug, { family, jobs: [] as StoredJob[], pay: null, topSkills: [], seniorityMix: [], remoteTypeMix: [] }]),
+      families.map((family) => [
+        family.slug,
+        { family, jobs: [] as StoredJob[], pay: null, topSkills: [], seniorityMix: [], remoteTypeMix: [] },
+      ]),
     );
     for (const job of active) this.families.get(job.roleFamily)?.jobs.push(job);
     const rows: SalaryBenchmarks['rows'] = [];
@@ -61,13 +74,25 @@ export class Market {
       const paid = facts.jobs.filter((j) => j.payIdrMonthly !== null);
       facts.pay = payStats(paid.map((j) => j.payIdrMonthly!));
       facts.topSkills = topCounts(countSkills(facts.jobs), TOP_SKILLS_PER_ROLE);
-      facts.seniorityMix = SENIORITIES.map((seniority) => ({ seniority, jobs: facts.jobs.filter((j) => j.seniority === seniority).length }));
-      facts.remoteTypeMix = REMOTE_TYPES.map((remoteType) => ({ remoteType, jobs: facts.jobs.filter((j) => j.remoteType === remoteType).length }));
+      facts.seniorityMix = SENIORITIES.map((seniority) => ({
+        seniority,
+        jobs: facts.jobs.filter((j) => j.seniority === seniority).length,
+      }));
+      facts.remoteTypeMix = REMOTE_TYPES.map((remoteType) => ({
+        remoteType,
+        jobs: facts.jobs.filter((j) => j.remoteType === remoteType).length,
+      }));
       for (const seniority of SENIORITIES) {
         const values = paid.filter((j) => j.seniority === seniority).map((j) => j.payIdrMonthly!);
         const stats = payStats(values);
         if (!stats) continue;
-        rows.push({ roleFamily: facts.family.slug, seniority, sampleSize: values.length, ...stats, iqr: stats.p75 - stats.p25 });
+        rows.push({
+          roleFamily: facts.family.slug,
+          seniority,
+          sampleSize: values.length,
+          ...stats,
+          iqr: stats.p75 - stats.p25,
+        });
         sampleSize += values.length;
       }
     }
@@ -82,7 +107,11 @@ export class Market {
   roles(locale: Locale): RoleList {
     return {
       locale,
-      roles: [...this.families.values()].map(({ family, jobs }) => ({ slug: family.slug, name: family.name[locale], jobCount: jobs.length })),
+      roles: [...this.families.values()].map(({ family, jobs }) => ({
+        slug: family.slug,
+        name: family.name[locale],
+        jobCount: jobs.length,
+      })),
     };
   }
 

@@ -9,13 +9,25 @@ import { JOB_TYPES, LOCALES, OPPORTUNITY_TYPES, REMOTE_TYPES, type Locale, type 
 
 export type RawParams = Record<string, unknown>;
 
-const SEARCH_PARAMS = ['q', 'location', 'remote_type', 'job_type', 'opportunity_type', 'limit', 'offset', 'locale'] as const;
+const SEARCH_PARAMS = [
+  'q',
+  'location',
+  'remote_type',
+  'job_type',
+  'opportunity_type',
+  'limit',
+  'offset',
+  'locale',
+] as const;
 
 /** Refuses parameters outside `allowed`, naming the first unknown one. */
 export function onlyParams(raw: RawParams, allowed: readonly string[], what = 'query parameter'): void {
   for (const k of Object.keys(raw)) {
     if (raw[k] !== undefined && !allowed.includes(k)) {
-      throw invalid(`unknown ${what} '${k}'${allowed.length ? `; allowed: ${allowed.join(', ')}` : ': this endpoint takes none'}`, k);
+      throw invalid(
+        `unknown ${what} '${k}'${allowed.length ? `; allowed: ${allowed.join(', ')}` : ': this endpoint takes none'}`,
+        k,
+      );
     }
   }
 }

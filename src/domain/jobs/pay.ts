@@ -16,7 +16,12 @@ export function toIdrMonthly(amount: number, currency: Currency, period: PayPeri
 }
 
 /** Midpoint of a pay range as IDR per month, or null when the listing shows no pay. */
-export function midpointIdrMonthly(min: number | null, max: number | null, currency: Currency, period: PayPeriod): number | null {
+export function midpointIdrMonthly(
+  min: number | null,
+  max: number | null,
+  currency: Currency,
+  period: PayPeriod,
+): number | null {
   if (min === null && max === null) return null;
   const lo = min ?? max!;
   const hi = max ?? min!;

@@ -29,7 +29,11 @@ function bruteForce(f: IndexFilter): number[] {
   return out;
 }
 
-const words = [...new Set(corpus.active.slice(0, 200).flatMap((j) => tokenize(`${j.title} ${j.skills.join(' ')} ${describer.render(j)}`)))];
+const words = [
+  ...new Set(
+    corpus.active.slice(0, 200).flatMap((j) => tokenize(`${j.title} ${j.skills.join(' ')} ${describer.render(j)}`)),
+  ),
+];
 const filterArb: fc.Arbitrary<IndexFilter> = fc.record(
   {
     terms: fc.array(fc.oneof(fc.constantFrom(...words), fc.constant('qqq')), { maxLength: 3 }),
@@ -61,19 +65,24 @@ describe('free-tier interleaving', () => {
 
   it('pages through one fixed sequence: any offset and limit agree with one long read', () => {
     fc.assert(
-      fc.property(fc.constantFrom('', 'engineer', 'senior remote', 'designer'), fc.integer({ min: 1, max: 50 }), fc.nat({ max: 200 }), (q, limit, offset) => {
-        fc.pre(Math.floor(offset / limit) < 5);
-        const whole = [
-          ...search.search('free', { q, limit: 50, offset: 0 }).jobs,
-          ...search.search('free', { q, limit: 50, offset: 50 }).jobs,
-          ...search.search('free', { q, limit: 50, offset: 100 }).jobs,
-          ...search.search('free', { q, limit: 50, offset: 150 }).jobs,
-          ...search.search('free', { q, limit: 50, offset: 200 }).jobs,
-        ];
-        expect(new Set(whole.map((j) => j.id)).size).toBe(whole.length);
-        const page = search.search('free', { q, limit, offset });
-        expect(page.jobs).toEqual(whole.slice(offset, offset + limit));
-      }),
+      fc.property(
+        fc.constantFrom('', 'engineer', 'senior remote', 'designer'),
+        fc.integer({ min: 1, max: 50 }),
+        fc.nat({ max: 200 }),
+        (q, limit, offset) => {
+          fc.pre(Math.floor(offset / limit) < 5);
+          const whole = [
+            ...search.search('free', { q, limit: 50, offset: 0 }).jobs,
+            ...search.search('free', { q, limit: 50, offset: 50 }).jobs,
+            ...search.search('free', { q, limit: 50, offset: 100 }).jobs,
+            ...search.search('free', { q, limit: 50, offset: 150 }).jobs,
+            ...search.search('free', { q, limit: 50, offset: 200 }).jobs,
+          ];
+          expect(new Set(whole.map((j) => j.id)).size).toBe(whole.length);
+          const page = search.search('free', { q, limit, offset });
+          expect(page.jobs).toEqual(whole.slice(offset, offset + limit));
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -4,7 +4,15 @@
 // Requirements: JOB-SEARCH-5, JOB-SEARCH-6, POL-SEARCH-2; decisions D-44.
 
 import { fold, tokenize } from './text.js';
-import { JOB_TYPES, OPPORTUNITY_TYPES, REMOTE_TYPES, type JobType, type OpportunityType, type RemoteType, type StoredJob } from './types.js';
+import {
+  JOB_TYPES,
+  OPPORTUNITY_TYPES,
+  REMOTE_TYPES,
+  type JobType,
+  type OpportunityType,
+  type RemoteType,
+  type StoredJob,
+} from './types.js';
 
 export interface IndexFilter {
   /** Normalized terms (see text.ts); every one must match (AND). */
@@ -58,7 +66,12 @@ export class SearchIndex {
     readonly size: number,
     private readonly postings: Map<string, Int32Array>,
     private readonly codes: { remote: Uint8Array; jobType: Uint8Array; opportunity: Uint8Array; location: Uint16Array },
-    private readonly lists: { remote: Int32Array[]; jobType: Int32Array[]; opportunity: Int32Array[]; location: Int32Array[] },
+    private readonly lists: {
+      remote: Int32Array[];
+      jobType: Int32Array[];
+      opportunity: Int32Array[];
+      location: Int32Array[];
+    },
     private readonly foldedLocations: string[],
     private readonly everything: Int32Array,
   ) {}
@@ -67,7 +80,10 @@ export class SearchIndex {
    * Builds the index. `visitPieces` hands over the searchable text of a job in pieces; pieces repeat
    * across jobs (titles, skills, sentence templates), so each distinct piece is tokenized once.
    */
-  static build(jobs: readonly StoredJob[], visitPieces: (job: StoredJob, fn: (piece: string) => void) => void): SearchIndex {
+  static build(
+    jobs: readonly StoredJob[],
+    visitPieces: (job: StoredJob, fn: (piece: string) => void) => void,
+  ): SearchIndex {
     const n = jobs.length;
     const termIds = new Map<string, number>();
     const pieceTerms = new Map<string, Int32Array>();
@@ -272,4 +288,9 @@ export class MatchCursor {
   }
 }
 
-const NO_CODES = { remote: new Uint8Array(0), jobType: new Uint8Array(0), opportunity: new Uint8Array(0), location: new Uint16Array(0) };
+const NO_CODES = {
+  remote: new Uint8Array(0),
+  jobType: new Uint8Array(0),
+  opportunity: new Uint8Array(0),
+  location: new Uint16Array(0),
+};

@@ -108,7 +108,8 @@ export class JobSearch {
     }
     const cursor = this.index.cursor(this.filterOf(params));
     const needed = offset + limit;
-    const { slots, seen } = tier === 'free' ? this.freeSlots(cursor, offset, limit) : this.paidSlots(cursor, offset, limit);
+    const { slots, seen } =
+      tier === 'free' ? this.freeSlots(cursor, offset, limit) : this.paidSlots(cursor, offset, limit);
     // more follow when the matches outnumber the slots up to this page's end; one more match settles it
     return { slots, page, hasMore: seen > needed || (seen === needed && cursor.next() >= 0) };
   }

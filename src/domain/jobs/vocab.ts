@@ -53,7 +53,11 @@ export function vocabulary(): Vocabulary {
   cached = Object.freeze({
     families: read('role-families.json').families,
     companies: read('companies.json').companies,
-    locations: { worldwide: locations.worldwide, regional: locations.regional, 'timezone-based': locations['timezone-based'] },
+    locations: {
+      worldwide: locations.worldwide,
+      regional: locations.regional,
+      'timezone-based': locations['timezone-based'],
+    },
     descriptions: read('descriptions.json'),
     atsPatterns: read('ats.json').patterns,
   });

@@ -31,7 +31,11 @@ export class RateLimitExceeded extends DomainError {
 const resetIso = (d: RateDecision) => new Date(d.resetAt).toISOString();
 
 /** The windows come from the store (D-110): per minute per key or IP, per UTC day per IP or key. */
-export function createRateLimits(clock: Clock, noRateLimits: boolean, { perMinute, perDay }: { perMinute: FixedWindowLimiter; perDay: FixedWindowLimiter }) {
+export function createRateLimits(
+  clock: Clock,
+  noRateLimits: boolean,
+  { perMinute, perDay }: { perMinute: FixedWindowLimiter; perDay: FixedWindowLimiter },
+) {
   const lifted = (d: RateDecision): RateDecision => (noRateLimits ? { ...d, allowed: true } : d);
   const keyLimit = (principal: Principal) => jobsLimitsOf(principal.tenant.planTier).rateLimitPerMinute;
   const anonLimit = limits.spec.anonMcpCallsPerDayPerIp;
@@ -45,20 +49,25 @@ export function createRateLimits(clock: Clock, noRateLimits: boolean, { perMinut
       return decision;
     },
     /** The key's minute without counting a call (for answers that are not counted, such as 405). */
-    peekRate: (principal: Principal): RateDecision => perMinute.peek(principal.key.id, keyLimit(principal), principal.tenant.clock.now()),
+    peekRate: (principal: Principal): RateDecision =>
+      perMinute.peek(principal.key.id, keyLimit(principal), principal.tenant.clock.now()),
     /**
      * Counts a call that carried no usable key (answered 401/403) against a per-client-IP window of the
      * free tier's size. It never refuses: the authentication error is the answer; this only feeds the
      * headers every response carries.
      */
-    countAnonymous: (ip: string): RateDecision => lifted(perMinute.hit(`ip:${ip}`, limits.spec.jobs.free.rateLimitPerMinute, clock.now())),
+    countAnonymous: (ip: string): RateDecision =>
+      lifted(perMinute.hit(`ip:${ip}`, limits.spec.jobs.free.rateLimitPerMinute, clock.now())),
     tierOf: (principal: Principal) => jobsTierOf(principal.tenant.planTier),
 
     /** Counts one anonymous MCP tools/call of this client IP; throws rate_limited past the day's limit. */
     takeAnonCall(ip: string): RateDecision {
       const d = perDay.hit(anonBucket(ip), anonLimit, clock.now());
       if (!d.allowed && !noRateLimits) {
-        throw rateLimited(`the anonymous server allows ${anonLimit} tool calls per day per client IP; the limit resets at ${resetIso(d)} (00:00 UTC)`, d.resetSeconds);
+        throw rateLimited(
+          `the anonymous server allows ${anonLimit} tool calls per day per client IP; the limit resets at ${resetIso(d)} (00:00 UTC)`,
+          d.resetSeconds,
+        );
       }
       return d;
     },
@@ -69,7 +78,10 @@ export function createRateLimits(clock: Clock, noRateLimits: boolean, { perMinut
       const perKey = limits.spec.talentSearchPerDay;
       const d = perDay.hit(`talent:${principal.key.id}`, perKey, principal.tenant.clock.now());
       if (!d.allowed && !noRateLimits) {
-        throw rateLimited(`talent_search is limited to ${perKey} calls a day per key; the limit resets at ${resetIso(d)}`, d.resetSeconds);
+        throw rateLimited(
+          `talent_search is limited to ${perKey} calls a day per key; the limit resets at ${resetIso(d)}`,
+          d.resetSeconds,
+        );
       }
       return d;
     },

@@ -14,7 +14,15 @@ function setup() {
   const grow = (tenantId: string, n: number, from: number) => {
     for (let i = 0; i < n; i++) {
       const at = T0 + Math.floor((from + i) / 3) * 1000;
-      ledger.append(tenantId, `scr_${tenantId}_${Math.floor((from + i) / 4)}`, i % 4 === 0 ? null : 'received', 'parsed', i % 9 ? 'system' : 'reviewer:rev_1', i % 2 ? { n: i, note: `row ${i}` } : null, at);
+      ledger.append(
+        tenantId,
+        `scr_${tenantId}_${Math.floor((from + i) / 4)}`,
+        i % 4 === 0 ? null : 'received',
+        'parsed',
+        i % 9 ? 'system' : 'reviewer:rev_1',
+        i % 2 ? { n: i, note: `row ${i}` } : null,
+        at,
+      );
     }
   };
   const both = (tenantId: string, q: AuditQuery) => {
@@ -34,7 +42,11 @@ describe('audit pages as JSON text', () => {
       bugs.clear();
       if (bug) bugs.add(bug);
       for (const limit of [undefined, 1, 2, 7, 100, 500]) {
-        for (const since of [undefined, new Date(T0 + 100_000).toISOString(), new Date(T0 + 10_000_000).toISOString()]) {
+        for (const since of [
+          undefined,
+          new Date(T0 + 100_000).toISOString(),
+          new Date(T0 + 10_000_000).toISOString(),
+        ]) {
           let cursor: string | null = null;
           let pages = 0;
           do {

@@ -27,14 +27,16 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}
 
 function parseSince(since: string): number {
   const ms = RFC3339.test(since) ? Date.parse(since) : NaN;
-  if (!Number.isFinite(ms)) throw invalid(`since must be an RFC 3339 date-time such as 2026-01-31T00:00:00Z (got '${since}')`, 'since');
+  if (!Number.isFinite(ms))
+    throw invalid(`since must be an RFC 3339 date-time such as 2026-01-31T00:00:00Z (got '${since}')`, 'since');
   return ms;
 }
 
 function parseLimit(limit: number | undefined): number {
   const { min, max, default: def } = limits.spec.auditLimit;
   if (limit === undefined) return def ?? max;
-  if (!Number.isInteger(limit) || limit < min || limit > max) throw invalid(`limit must be an integer from ${min} to ${max}`, 'limit');
+  if (!Number.isInteger(limit) || limit < min || limit > max)
+    throw invalid(`limit must be an integer from ${min} to ${max}`, 'limit');
   return limit;
 }
 
@@ -97,7 +99,13 @@ function json(run: Run | null, out: string[]): void {
 
 const runKey = (run: Run | null) => (run?.rows ? `${run.rows.tenantId}:${run.start}:${run.end}` : '');
 
-export function auditPage(ctx: CoreContext, ledger: Ledger, cursors: CursorCodec, tenantId: string, q: AuditQuery): AuditPage {
+export function auditPage(
+  ctx: CoreContext,
+  ledger: Ledger,
+  cursors: CursorCodec,
+  tenantId: string,
+  q: AuditQuery,
+): AuditPage {
   const p = plan(ctx, ledger, cursors, tenantId, q);
   const out: AuditEvent[] = [];
   events(p.own, out);
@@ -106,7 +114,13 @@ export function auditPage(ctx: CoreContext, ledger: Ledger, cursors: CursorCodec
 }
 
 /** The page as UTF-8 JSON, byte for byte what JSON.stringify(auditPage(...)) gives; the bytes are shared (never written to). */
-export function auditPageBody(ctx: CoreContext, ledger: Ledger, cursors: CursorCodec, tenantId: string, q: AuditQuery): Buffer<ArrayBuffer> {
+export function auditPageBody(
+  ctx: CoreContext,
+  ledger: Ledger,
+  cursors: CursorCodec,
+  tenantId: string,
+  q: AuditQuery,
+): Buffer<ArrayBuffer> {
   const p = plan(ctx, ledger, cursors, tenantId, q);
   return ledger.pageBytes(`${tenantId}|${runKey(p.own)}|${runKey(p.leaked)}|${p.nextSeq}`, () => {
     const out: string[] = [];

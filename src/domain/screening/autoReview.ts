@@ -38,41 +38,62 @@ const AUTO_REVIEWER_ROLE = 'automatic reviewer';
 const KEYS = ['afterSeconds', 'rule', 'minScore', 'else', 'editedScore'];
 
 const score = (v: unknown, name: string): number => {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 100) throw invalid(`autoReview.${name} must be a number from 0 to 100`, `autoReview.${name}`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 100)
+    throw invalid(`autoReview.${name} must be a number from 0 to 100`, `autoReview.${name}`);
   return v;
 };
 
 /** Reads the setting from a request body: null turns it off; anything malformed is a 400 naming the field. */
 export function parseAutoReview(v: unknown): AutoReview | null {
   if (v === null) return null;
-  if (typeof v !== 'object' || Array.isArray(v)) throw invalid('autoReview must be an object such as { "afterSeconds": 60, "rule": "approve" }, or null to turn it off', 'autoReview');
+  if (typeof v !== 'object' || Array.isArray(v))
+    throw invalid(
+      'autoReview must be an object such as { "afterSeconds": 60, "rule": "approve" }, or null to turn it off',
+      'autoReview',
+    );
   const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!KEYS.includes(k)) throw invalid(`unknown property 'autoReview.${k}'; allowed: ${KEYS.join(', ')}`, `autoReview.${k}`);
+  for (const k of Object.keys(o))
+    if (!KEYS.includes(k))
+      throw invalid(`unknown property 'autoReview.${k}'; allowed: ${KEYS.join(', ')}`, `autoReview.${k}`);
   const maxSeconds = limits.policy.reviewWindowHours * 3600;
   const after = o.afterSeconds;
   if (typeof after !== 'number' || !Number.isInteger(after) || after < 0 || after >= maxSeconds) {
-    throw invalid(`autoReview.afterSeconds must be a whole number of seconds from 0 to ${maxSeconds - 1} (inside the review window)`, 'autoReview.afterSeconds');
+    throw invalid(
+      `autoReview.afterSeconds must be a whole number of seconds from 0 to ${maxSeconds - 1} (inside the review window)`,
+      'autoReview.afterSeconds',
+    );
   }
-  if (!(AUTO_REVIEW_RULES as readonly unknown[]).includes(o.rule)) throw invalid(`autoReview.rule must be one of ${AUTO_REVIEW_RULES.join(', ')}`, 'autoReview.rule');
+  if (!(AUTO_REVIEW_RULES as readonly unknown[]).includes(o.rule))
+    throw invalid(`autoReview.rule must be one of ${AUTO_REVIEW_RULES.join(', ')}`, 'autoReview.rule');
   const rule = o.rule as AutoReviewRule;
   const out: AutoReview = { afterSeconds: after, rule };
   if (rule === 'approve_if_score_at_least') {
     out.minScore = score(o.minScore, 'minScore');
-    if (o.else !== undefined && o.else !== 'rejected' && o.else !== 'edited') throw invalid("autoReview.else must be 'rejected' or 'edited'", 'autoReview.else');
-    out.else = (o.else) ?? 'rejected';
+    if (o.else !== undefined && o.else !== 'rejected' && o.else !== 'edited')
+      throw invalid("autoReview.else must be 'rejected' or 'edited'", 'autoReview.else');
+    out.else = o.else ?? 'rejected';
   } else if (o.minScore !== undefined || o.else !== undefined) {
-    throw invalid("autoReview.minScore and autoReview.else go with rule 'approve_if_score_at_least'", o.minScore !== undefined ? 'autoReview.minScore' : 'autoReview.else');
+    throw invalid(
+      "autoReview.minScore and autoReview.else go with rule 'approve_if_score_at_least'",
+      o.minScore !== undefined ? 'autoReview.minScore' : 'autoReview.else',
+    );
   }
   const needsEdit = rule === 'edit' || out.else === 'edited';
   if (needsEdit) out.editedScore = score(o.editedScore, 'editedScore');
-  else if (o.editedScore !== undefined) throw invalid("autoReview.editedScore goes with rule 'edit' or else 'edited'", 'autoReview.editedScore');
+  else if (o.editedScore !== undefined)
+    throw invalid("autoReview.editedScore goes with rule 'edit' or else 'edited'", 'autoReview.editedScore');
   return out;
 }
 
 /** The decision the setting makes on a request (its score as scored). */
 export function autoDecision(setting: AutoReview, req: ScreeningRequest): DecisionInput {
   const base = { reviewerId: AUTO_REVIEWER_ID, reviewerRole: AUTO_REVIEWER_ROLE };
-  const edited = (): DecisionInput => ({ ...base, decision: 'edited', editedScore: setting.editedScore, note: `automatic review: score set to ${setting.editedScore}` });
+  const edited = (): DecisionInput => ({
+    ...base,
+    decision: 'edited',
+    editedScore: setting.editedScore,
+    note: `automatic review: score set to ${setting.editedScore}`,
+  });
   switch (setting.rule) {
     case 'approve':
       return { ...base, decision: 'approved', note: 'automatic review: approve' };
@@ -82,7 +103,8 @@ export function autoDecision(setting: AutoReview, req: ScreeningRequest): Decisi
       return edited();
     case 'approve_if_score_at_least': {
       const s = req.score?.score ?? 0;
-      if (s >= (setting.minScore ?? 0)) return { ...base, decision: 'approved', note: `automatic review: score ${s} is at least ${setting.minScore}` };
+      if (s >= (setting.minScore ?? 0))
+        return { ...base, decision: 'approved', note: `automatic review: score ${s} is at least ${setting.minScore}` };
       if (setting.else === 'edited') return edited();
       return { ...base, decision: 'rejected', note: `automatic review: score ${s} is below ${setting.minScore}` };
     }
@@ -115,7 +137,8 @@ export class AutoReviewer {
 
   enabled(tenant: Tenant): void {
     if (!tenant.autoReview) return;
-    for (const req of this.requests.ordered(tenant.id)) if (req.state === 'pending_review') this.schedule(req, tenant.autoReview);
+    for (const req of this.requests.ordered(tenant.id))
+      if (req.state === 'pending_review') this.schedule(req, tenant.autoReview);
   }
 
   private schedule(req: ScreeningRequest, setting: AutoReview): void {

@@ -19,19 +19,23 @@ export class CursorCodec {
   constructor(private readonly secret: Buffer = randomBytes(32)) {}
 
   encode(tenantId: string, seq: number): string {
-    const body = Buffer.from(JSON.stringify({ v: VERSION, t: tenantId, s: seq } satisfies CursorBody)).toString('base64url');
+    const body = Buffer.from(JSON.stringify({ v: VERSION, t: tenantId, s: seq } satisfies CursorBody)).toString(
+      'base64url',
+    );
     return `${body}.${this.tag(body).toString('base64url')}`;
   }
 
   /** The sequence number the cursor points after; 400 naming `cursor` for anything else. */
   decode(tenantId: string, cursor: string): number {
-    const bad = (why: string) => invalid(`cursor is not valid: ${why}; pass a nextCursor from a previous page unchanged`, 'cursor');
+    const bad = (why: string) =>
+      invalid(`cursor is not valid: ${why}; pass a nextCursor from a previous page unchanged`, 'cursor');
     const dot = cursor.indexOf('.');
     if (dot <= 0 || cursor.length > 512) throw bad('malformed');
     const body = cursor.slice(0, dot);
     const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
     const expected = this.tag(body);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad('it was not issued by this sandbox');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw bad('it was not issued by this sandbox');
     let parsed: CursorBody;
     try {
       parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorBody;

@@ -38,7 +38,8 @@ export function requiredYears(job: JobSpec): YearsFinding | null {
   let best: YearsFinding | null = null;
   for (const [re, years] of SENIORITY) {
     const m = re.exec(job.title);
-    if (m && (!best || years > best.years)) best = { years, evidence: `job title says '${m[0]}' (read as ${years}+ years)` };
+    if (m && (!best || years > best.years))
+      best = { years, evidence: `job title says '${m[0]}' (read as ${years}+ years)` };
   }
   return best;
 }

@@ -25,7 +25,9 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
   const resumes = loadResumes();
   const pipeline = new Pipeline(ctx, ledger, requests, webhooks, resumes);
   // the automatic reviewer decides through the same function as a person (D-134)
-  const autoReviewer = new AutoReviewer(ctx, requests, (requestId, input) => decide(ctx, requests, pipeline, requestId, input));
+  const autoReviewer = new AutoReviewer(ctx, requests, (requestId, input) =>
+    decide(ctx, requests, pipeline, requestId, input),
+  );
   pipeline.onQueued = (req) => autoReviewer.queued(req);
 
   return {

@@ -18,7 +18,8 @@ describe('Ledger', () => {
 
   it('finds positions by sequence and by time with binary searches', () => {
     const l = new Ledger();
-    for (let i = 0; i < 100; i++) l.append(i % 2 ? 'odd' : 'even', `scr_${i}`, null, 'received', 'system', null, i * 10);
+    for (let i = 0; i < 100; i++)
+      l.append(i % 2 ? 'odd' : 'even', `scr_${i}`, null, 'received', 'system', null, i * 10);
     const even = l.rowsOf('even');
     const i = l.indexAfterSeq('even', even[10].seq);
     expect(even[i]).toBe(even[11]);
@@ -55,8 +56,18 @@ describe('CursorCodec', () => {
     const good = codec.encode('ten_a', 42);
     const [body, tag] = good.split('.');
     const forged = Buffer.from(JSON.stringify({ v: 1, t: 'ten_a', s: 1 })).toString('base64url');
-    for (const bad of ['garbage', '', '.', `${forged}.${tag}`, `${body}.${tag.slice(1)}`, new CursorCodec().encode('ten_a', 42)]) {
-      expect(field(() => codec.decode('ten_a', bad)), bad).toBe('invalid_request:cursor');
+    for (const bad of [
+      'garbage',
+      '',
+      '.',
+      `${forged}.${tag}`,
+      `${body}.${tag.slice(1)}`,
+      new CursorCodec().encode('ten_a', 42),
+    ]) {
+      expect(
+        field(() => codec.decode('ten_a', bad)),
+        bad,
+      ).toBe('invalid_request:cursor');
     }
     expect(field(() => codec.decode('ten_b', good))).toBe('invalid_request:cursor');
   });
@@ -68,20 +79,41 @@ describe('Ledger column store', () => {
   it("writes each row's JSON exactly as JSON.stringify of its AuditEvent, across chunk boundaries", () => {
     const l = new Ledger();
     const times = [1_763_712_000_000, 1_763_712_000_999, 1_763_712_059_999, 1_763_712_060_000, 1_763_798_400_007];
-    const payloads: (LedgerPayload | null)[] = [null, { a: 1 }, { reason: 'quote " and \\ and \u2028 and 😀', n: -0, ok: true, none: null }, { expiresAt: '2026-11-25T10:00:00.000Z' }];
+    const payloads: (LedgerPayload | null)[] = [
+      null,
+      { a: 1 },
+      { reason: 'quote " and \\ and \u2028 and 😀', n: -0, ok: true, none: null },
+      { expiresAt: '2026-11-25T10:00:00.000Z' },
+    ];
     for (let i = 0; i < 9000; i++) {
       const actor = i % 7 === 0 ? (`reviewer:rev "${i % 3}" ü` as const) : 'system';
-      l.append('t', `scr_${i % 50}`, i % 5 === 0 ? null : states[i % states.length], states[(i + 1) % states.length], actor, payloads[i % payloads.length], times[Math.floor(i / 1800)] + (i % 3));
+      l.append(
+        't',
+        `scr_${i % 50}`,
+        i % 5 === 0 ? null : states[i % states.length],
+        states[(i + 1) % states.length],
+        actor,
+        payloads[i % payloads.length],
+        times[Math.floor(i / 1800)] + (i % 3),
+      );
     }
     const store = l.storeOf('t')!;
     const rows = l.rowsOf('t');
     expect(rows.length).toBe(9000);
     for (let i = 0; i < rows.length; i += 1) expect(store.json(i)).toBe(JSON.stringify(toAuditEvent(rows[i])));
-    expect(store.jsonOfRun(4090, 4100)).toBe(rows.slice(4090, 4100).map((r) => JSON.stringify(toAuditEvent(r))).join(','));
+    expect(store.jsonOfRun(4090, 4100)).toBe(
+      rows
+        .slice(4090, 4100)
+        .map((r) => JSON.stringify(toAuditEvent(r)))
+        .join(','),
+    );
   });
 
   it('formats times exactly as Date#toISOString does', () => {
-    const edges = [0, -0, 1, 59_999, 60_000, 951_782_400_000, 1_763_712_059_999, 253_402_300_799_999, 253_402_300_800_000, -1, -86_400_001, 1.5, 8.64e15, -8.64e15];
+    const edges = [
+      0, -0, 1, 59_999, 60_000, 951_782_400_000, 1_763_712_059_999, 253_402_300_799_999, 253_402_300_800_000, -1,
+      -86_400_001, 1.5, 8.64e15, -8.64e15,
+    ];
     let x = 12345;
     const random = Array.from({ length: 20_000 }, () => (x = (x * 48271) % 2147483647) * 117_999);
     for (const ms of [...edges, ...random]) expect(isoOf(ms), String(ms)).toBe(new Date(ms).toISOString());
@@ -91,7 +123,8 @@ describe('Ledger column store', () => {
     const l = new Ledger();
     const store = l.rowsFor('t');
     const chains = Array.from({ length: 3 }, () => ({ firstRow: -1, lastRow: -1 }));
-    for (let i = 0; i < 5000; i++) l.appendTo(store, chains[i % 3], `scr_${i % 3}`, null, states[i % states.length], 'system', { i }, 1000 + i);
+    for (let i = 0; i < 5000; i++)
+      l.appendTo(store, chains[i % 3], `scr_${i % 3}`, null, states[i % states.length], 'system', { i }, 1000 + i);
     for (const [k, chain] of chains.entries()) {
       const mine = rowsOfChain(store, chain);
       expect(mine.every((r) => r.requestId === `scr_${k}`)).toBe(true);

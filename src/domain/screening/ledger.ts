@@ -59,7 +59,15 @@ export const toAuditEvent = (r: LedgerRow): AuditEvent => ({
 });
 
 export const rowAt = (rows: TenantRows, i: number): LedgerRow =>
-  new LedgerRow(rows.seqAt(i), rows.requestIdAt(i), rows.fromStateAt(i), rows.toStateAt(i), rows.actorAt(i) as Actor, rows.payloadAt(i), rows.atOf(i));
+  new LedgerRow(
+    rows.seqAt(i),
+    rows.requestIdAt(i),
+    rows.fromStateAt(i),
+    rows.toStateAt(i),
+    rows.actorAt(i) as Actor,
+    rows.payloadAt(i),
+    rows.atOf(i),
+  );
 
 /** First index in [0, n) for which `isRight(i)` holds, given it is false then true along the array. */
 export function lowerBound(n: number, isRight: (i: number) => boolean): number {
@@ -133,13 +141,31 @@ export class Ledger {
   }
 
   /** Appends a request's next row and extends its chain. */
-  appendTo(rows: TenantRows, chain: RowChain, requestId: string, fromState: ScreeningState | null, toState: ScreeningState, actor: Actor, payload: LedgerPayload | null, now: number): void {
+  appendTo(
+    rows: TenantRows,
+    chain: RowChain,
+    requestId: string,
+    fromState: ScreeningState | null,
+    toState: ScreeningState,
+    actor: Actor,
+    payload: LedgerPayload | null,
+    now: number,
+  ): void {
     const i = this.push(rows, requestId, fromState, toState, actor, payload, now, chain.lastRow);
     if (chain.firstRow < 0) chain.firstRow = i;
     chain.lastRow = i;
   }
 
-  private push(rows: TenantRows, requestId: string, from: ScreeningState | null, to: ScreeningState, actor: Actor, payload: LedgerPayload | null, now: number, previous: number): number {
+  private push(
+    rows: TenantRows,
+    requestId: string,
+    from: ScreeningState | null,
+    to: ScreeningState,
+    actor: Actor,
+    payload: LedgerPayload | null,
+    now: number,
+    previous: number,
+  ): number {
     // clamp, so a `since` binary search stays valid even if the host clock steps back
     const at = rows.length > 0 ? Math.max(now, rows.atOf(rows.length - 1)) : now;
     const i = rows.push(++this.seq, requestId, from, to, actor, this.store(payload), at, previous);
@@ -252,7 +278,8 @@ function arrayView(rows: TenantRows): readonly LedgerRow[] {
     },
     getOwnPropertyDescriptor(target, prop) {
       const i = indexOf(prop);
-      if (i >= 0) return i < rows.length ? { value: at(i), writable: false, enumerable: true, configurable: true } : undefined;
+      if (i >= 0)
+        return i < rows.length ? { value: at(i), writable: false, enumerable: true, configurable: true } : undefined;
       if (prop === 'length') return { value: rows.length, writable: true, enumerable: false, configurable: false };
       return Reflect.getOwnPropertyDescriptor(target, prop);
     },

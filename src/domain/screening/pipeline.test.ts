@@ -6,7 +6,10 @@ import { openMemoryStore } from '../../store/memory.js';
 describe('review-window timers', () => {
   let core: Core;
   beforeAll(async () => {
-    core = await createCore(resolveConfig({ adminToken: 'sat_pipeline_test', seedDemo: false, corpusSize: 50 }), openMemoryStore);
+    core = await createCore(
+      resolveConfig({ adminToken: 'sat_pipeline_test', seedDemo: false, corpusSize: 50 }),
+      openMemoryStore,
+    );
   });
   afterAll(() => core.clock.clear());
 
@@ -24,7 +27,11 @@ describe('review-window timers', () => {
     const ids = [1, 2, 3].map((n) => submit(tenant, n));
     submit(tenant, 4, 'Sandbox Expire');
     await settle();
-    expect(ids.map((id) => core.screening.get(id)?.state)).toEqual(['pending_review', 'pending_review', 'pending_review']);
+    expect(ids.map((id) => core.screening.get(id)?.state)).toEqual([
+      'pending_review',
+      'pending_review',
+      'pending_review',
+    ]);
     expect(core.clock.pendingTimers()).toBe(before + 3);
 
     core.screening.decide(ids[0], { decision: 'approved', reviewerId: 'rev_1' });
@@ -35,7 +42,13 @@ describe('review-window timers', () => {
     core.clock.advance(3600);
     expect(ids.map((id) => core.screening.get(id)?.state)).toEqual(['delivered', 'expired', 'expired']);
     expect(core.clock.pendingTimers()).toBe(before);
-    expect(core.screening.get(ids[1])!.rows.map((r) => r.toState)).toEqual(['received', 'parsed', 'scored', 'pending_review', 'expired']);
+    expect(core.screening.get(ids[1])!.rows.map((r) => r.toState)).toEqual([
+      'received',
+      'parsed',
+      'scored',
+      'pending_review',
+      'expired',
+    ]);
   });
 
   it('scores a request once and keeps the result: later reads do not run the scorer again', async () => {

@@ -31,7 +31,10 @@ const sameResult = (a: ScoreResultV1, b: ScoreResultV1) =>
   a.modelId === b.modelId &&
   a.promptVersion === b.promptVersion &&
   a.dimensions.length === b.dimensions.length &&
-  a.dimensions.every((d, i) => d.name === b.dimensions[i].name && d.score === b.dimensions[i].score && d.evidence === b.dimensions[i].evidence);
+  a.dimensions.every(
+    (d, i) =>
+      d.name === b.dimensions[i].name && d.score === b.dimensions[i].score && d.evidence === b.dimensions[i].evidence,
+  );
 
 export class Pipeline {
   private readonly jobSpecs = new JobSpecTable();
@@ -61,7 +64,14 @@ export class Pipeline {
    */
   admit(id: string, tenantId: string, submission: Submission, now: number): StoredRequest {
     const job = this.jobSpecs.intern(submission.jobSpec);
-    const req = new StoredRequest(flatten(id), submission.idempotencyKey, now, this.ledger.rowsFor(tenantId), encodeCandidate(submission.candidate), job);
+    const req = new StoredRequest(
+      flatten(id),
+      submission.idempotencyKey,
+      now,
+      this.ledger.rowsFor(tenantId),
+      encodeCandidate(submission.candidate),
+      job,
+    );
     this.requests.insert(req);
     const payload = { creditsCharged: limits.spec.creditsPerScreen, candidateKind: submission.candidate.kind };
     this.ledger.appendTo(req.store, req, req.id, null, 'received', 'system', payload, now);
@@ -70,12 +80,19 @@ export class Pipeline {
   }
 
   /** Moves the request and writes its ledger row (unless a planted bug swallows it). */
-  transition(req: StoredRequest, to: ScreeningState, actor: Actor, payload: LedgerPayload | null, writeRow = true): void {
+  transition(
+    req: StoredRequest,
+    to: ScreeningState,
+    actor: Actor,
+    payload: LedgerPayload | null,
+    writeRow = true,
+  ): void {
     const from = req.state;
     req.state = to;
     this.requests.moved(from, to);
     // a tenant's rows are stamped on its own clock (D-120)
-    if (writeRow) this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.of(req.tenantId).now());
+    if (writeRow)
+      this.ledger.appendTo(req.store, req, req.id, from, to, actor, payload, this.ctx.clock.of(req.tenantId).now());
   }
 
   // screenings come in runs of similar candidates: the last template is recognised without serialising it
@@ -115,9 +132,15 @@ export class Pipeline {
     const score = withSubject(template, subjectOf(parsed.profile.name));
     // a structured candidate's name is kept with the candidate already; a resume's is the fixture's own
     req.keepScore(this.templateText(template), submission.candidate.kind === 'structured' ? null : parsed.profile.name);
-    const summary = { score: score.score, confidence: score.confidence, modelId: score.modelId, promptVersion: score.promptVersion };
+    const summary = {
+      score: score.score,
+      confidence: score.confidence,
+      modelId: score.modelId,
+      promptVersion: score.promptVersion,
+    };
     this.transition(req, 'scored', 'system', summary, this.ctx.faults.planted.writesScoredRow());
-    if (this.webhooks.hasDestination(req.tenantId)) this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.scored', result: score });
+    if (this.webhooks.hasDestination(req.tenantId))
+      this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.scored', result: score });
 
     const clock = this.ctx.clock.of(req.tenantId);
     const now = clock.now();
@@ -154,13 +177,22 @@ export class Pipeline {
     this.cancelExpiry(req);
     req.decision = decision;
     req.edits = edits;
-    const payload: Record<string, string | number> = { decision: decision.decision, reviewerRole: decision.reviewerRole, latencyMs: decision.latencyMs };
+    const payload: Record<string, string | number> = {
+      decision: decision.decision,
+      reviewerRole: decision.reviewerRole,
+      latencyMs: decision.latencyMs,
+    };
     if (decision.note !== undefined) payload.note = decision.note;
     if (edits?.editedScore !== undefined) payload.editedScore = edits.editedScore;
     if (edits?.editedRationale !== undefined) payload.editedRationale = edits.editedRationale;
     this.transition(req, decision.decision, `reviewer:${decision.reviewerId}`, payload);
     if (this.webhooks.hasDestination(req.tenantId)) {
-      this.webhooks.enqueue({ tenantId: req.tenantId, requestId: req.id, event: 'screening.review_decided', result: decision });
+      this.webhooks.enqueue({
+        tenantId: req.tenantId,
+        requestId: req.id,
+        event: 'screening.review_decided',
+        result: decision,
+      });
     } else {
       this.transition(req, 'delivered', 'system', { webhook: 'none configured' });
     }
@@ -173,9 +205,17 @@ export class Pipeline {
     if (!req || !DECIDED.includes(req.state)) return;
     const last = d.attempts.at(-1);
     if (d.status === 'delivered') {
-      this.transition(req, 'delivered', 'system', { deliveryId: d.id, attempt: last?.attempt ?? 0, statusCode: last?.statusCode ?? null });
+      this.transition(req, 'delivered', 'system', {
+        deliveryId: d.id,
+        attempt: last?.attempt ?? 0,
+        statusCode: last?.statusCode ?? null,
+      });
     } else if (d.status === 'exhausted') {
-      this.transition(req, 'failed', 'system', { reason: 'the review_decided delivery exhausted its retries', deliveryId: d.id, attempts: d.attempts.length });
+      this.transition(req, 'failed', 'system', {
+        reason: 'the review_decided delivery exhausted its retries',
+        deliveryId: d.id,
+        attempts: d.attempts.length,
+      });
     }
   }
 }

@@ -7,15 +7,26 @@ import { scoreCandidate, scoreTemplate } from './scorer.js';
 import type { CandidateBlob, JobSpec, Submission } from './types.js';
 
 describe('stored candidates', () => {
-  it('come back equal, keys in the contract\'s order', () => {
+  it("come back equal, keys in the contract's order", () => {
     const bodies: CandidateBlob[] = [
       { kind: 'resume_ref', resumeRef: 'res_demo_backend' },
       { filename: 'cv.pdf', resumeRef: 'res_x', kind: 'resume_ref' },
       { kind: 'structured', fullName: 'Sari' },
-      { experienceYears: 0, skills: [], summary: '', phone: '+62', email: 'a@b.c', fullName: 'Q "x" \\ 😀', kind: 'structured' },
+      {
+        experienceYears: 0,
+        skills: [],
+        summary: '',
+        phone: '+62',
+        email: 'a@b.c',
+        fullName: 'Q "x" \\ 😀',
+        kind: 'structured',
+      },
       { kind: 'structured', fullName: 'Budi', skills: ['Go', 'k8s'], experienceYears: 2.5 },
     ];
-    const order = { resume_ref: ['kind', 'resumeRef', 'filename'], structured: ['kind', 'fullName', 'email', 'phone', 'summary', 'skills', 'experienceYears'] };
+    const order = {
+      resume_ref: ['kind', 'resumeRef', 'filename'],
+      structured: ['kind', 'fullName', 'email', 'phone', 'summary', 'skills', 'experienceYears'],
+    };
     for (const candidate of bodies) {
       const back = decodeCandidate(encodeCandidate(candidate));
       expect(back).toEqual(candidate);
@@ -28,12 +39,22 @@ describe('StoredRequest', () => {
   const resumes = loadResumes();
   const make = (candidate: CandidateBlob, jobSpec: JobSpec) => {
     const submission: Submission = { idempotencyKey: 'key-1', candidate, jobSpec };
-    const req = new StoredRequest('scr_1', submission.idempotencyKey, 1000, new Ledger().rowsFor('ten_1'), encodeCandidate(submission.candidate), new JobSpecTable().intern(submission.jobSpec));
+    const req = new StoredRequest(
+      'scr_1',
+      submission.idempotencyKey,
+      1000,
+      new Ledger().rowsFor('ten_1'),
+      encodeCandidate(submission.candidate),
+      new JobSpecTable().intern(submission.jobSpec),
+    );
     return { submission, req };
   };
 
   it('gives its submission back as fresh copies', () => {
-    const { submission, req } = make({ kind: 'structured', fullName: 'Sari', skills: ['Go'] }, { title: 'Dev', mustHaves: ['Go'], salaryBandMinIdr: 1 });
+    const { submission, req } = make(
+      { kind: 'structured', fullName: 'Sari', skills: ['Go'] },
+      { title: 'Dev', mustHaves: ['Go'], salaryBandMinIdr: 1 },
+    );
     expect(req.submission).toEqual(submission);
     req.submission.jobSpec.mustHaves.push('Rust');
     req.submission.candidate.kind = 'resume_ref';
@@ -43,15 +64,28 @@ describe('StoredRequest', () => {
 
   it('has no score until scored, then the kept result, a fresh copy on each read', () => {
     for (const candidate of <CandidateBlob[]>[
-      { kind: 'structured', fullName: 'Ani', summary: 'Senior TypeScript engineer, 6 years of Postgres.', skills: ['TypeScript', 'AWS'], experienceYears: 6 },
+      {
+        kind: 'structured',
+        fullName: 'Ani',
+        summary: 'Senior TypeScript engineer, 6 years of Postgres.',
+        skills: ['TypeScript', 'AWS'],
+        experienceYears: 6,
+      },
       { kind: 'resume_ref', resumeRef: 'res_demo_backend' },
     ]) {
-      const { submission, req } = make(candidate, { title: 'Senior Backend Engineer', mustHaves: ['TypeScript', 'Postgres'], niceToHaves: ['Kubernetes'] });
+      const { submission, req } = make(candidate, {
+        title: 'Senior Backend Engineer',
+        mustHaves: ['TypeScript', 'Postgres'],
+        niceToHaves: ['Kubernetes'],
+      });
       expect(req.score).toBeNull();
       const parsed = parseCandidate(submission.candidate, resumes);
       if (!parsed.ok) throw new Error(parsed.reason);
       const score = scoreCandidate(parsed.profile, submission.jobSpec);
-      req.keepScore(JSON.stringify(scoreTemplate(parsed.profile, submission.jobSpec)), candidate.kind === 'structured' ? null : parsed.profile.name);
+      req.keepScore(
+        JSON.stringify(scoreTemplate(parsed.profile, submission.jobSpec)),
+        candidate.kind === 'structured' ? null : parsed.profile.name,
+      );
       expect(req.score).toEqual(score);
       expect(req.score).not.toBe(req.score);
     }

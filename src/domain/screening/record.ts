@@ -11,7 +11,15 @@ import type { StoredJobSpec } from './jobSpecs.js';
 import { type LedgerRow, type RowChain, rowsOfChain } from './ledger.js';
 import { subjectOf, withSubject } from './scorer.js';
 import type { TenantRows } from './tenantRows.js';
-import type { CandidateBlob, ReviewDecisionV1, ReviewEdits, ScoreResultV1, ScreeningRequest, ScreeningState, Submission } from './types.js';
+import type {
+  CandidateBlob,
+  ReviewDecisionV1,
+  ReviewEdits,
+  ScoreResultV1,
+  ScreeningRequest,
+  ScreeningState,
+  Submission,
+} from './types.js';
 
 // A candidate is kept as a JSON array of its field values in a fixed order (the keys are the same for
 // every candidate, so they are not stored). Absent fields are null; a submission never holds a null.
@@ -23,7 +31,10 @@ const KINDS = ['resume_ref', 'structured'] as const;
 
 export function encodeCandidate(c: CandidateBlob): string {
   const fields: readonly string[] = FIELDS[c.kind];
-  const values: unknown[] = [KINDS.indexOf(c.kind), ...fields.map((f) => (c as unknown as Record<string, unknown>)[f] ?? null)];
+  const values: unknown[] = [
+    KINDS.indexOf(c.kind),
+    ...fields.map((f) => (c as unknown as Record<string, unknown>)[f] ?? null),
+  ];
   while (values.at(-1) === null) values.pop();
   return flatten(JSON.stringify(values));
 }

@@ -20,7 +20,9 @@ const DIR = fileURLToPath(new URL('../../../fixtures/resumes/', import.meta.url)
 
 export function loadResumes(dir: string = DIR): Map<string, ResumeFixture> {
   const out = new Map<string, ResumeFixture>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const r = JSON.parse(readFileSync(dir + file, 'utf8')) as ResumeFixture;
     if (typeof r.resumeRef !== 'string' || !Array.isArray(r.skills) || typeof r.summary !== 'string') {
       throw new Error(`resume fixture ${file} needs resumeRef, skills and summary`);
@@ -50,7 +52,8 @@ export function parseCandidate(c: CandidateBlob, resumes: ReadonlyMap<string, Re
       },
     };
   }
-  if (c.fullName.trim().toLowerCase() === FAIL_NAME) return { ok: false, reason: `candidate '${c.fullName}' could not be parsed (magic name)` };
+  if (c.fullName.trim().toLowerCase() === FAIL_NAME)
+    return { ok: false, reason: `candidate '${c.fullName}' could not be parsed (magic name)` };
   return {
     ok: true,
     profile: {

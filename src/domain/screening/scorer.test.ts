@@ -12,7 +12,11 @@ const profile = (p: Partial<CandidateProfile> = {}): CandidateProfile => ({
   ...p,
 });
 
-const job = (j: Partial<JobSpec> = {}): JobSpec => ({ title: 'Backend Engineer', mustHaves: ['Postgres', 'Kubernetes', 'Go'], ...j });
+const job = (j: Partial<JobSpec> = {}): JobSpec => ({
+  title: 'Backend Engineer',
+  mustHaves: ['Postgres', 'Kubernetes', 'Go'],
+  ...j,
+});
 
 const dim = (r: ReturnType<typeof scoreCandidate>, name: string) => r.dimensions.find((d) => d.name === name)!;
 
@@ -49,7 +53,10 @@ describe('scoreCandidate', () => {
   });
 
   it('reads the required years from "5+ years" or a seniority word, and compares', () => {
-    const explicit = scoreCandidate(profile({ experienceYears: 3 }), job({ description: 'You have 6+ years building APIs.' }));
+    const explicit = scoreCandidate(
+      profile({ experienceYears: 3 }),
+      job({ description: 'You have 6+ years building APIs.' }),
+    );
     expect(dim(explicit, 'experience').score).toBe(50);
     expect(dim(explicit, 'experience').evidence).toContain("'6+ years'");
     const senior = scoreCandidate(profile({ experienceYears: 7 }), job({ title: 'Senior Backend Engineer' }));
@@ -60,8 +67,14 @@ describe('scoreCandidate', () => {
   });
 
   it('reads the candidate years from the summary when experienceYears is missing', () => {
-    const r = scoreCandidate(profile({ experienceYears: null, summary: 'I have 4 years of Go.' }), job({ description: '4 years required' }));
-    expect(dim(r, 'experience')).toMatchObject({ score: 100, evidence: expect.stringContaining("summary states '4 years'") });
+    const r = scoreCandidate(
+      profile({ experienceYears: null, summary: 'I have 4 years of Go.' }),
+      job({ description: '4 years required' }),
+    );
+    expect(dim(r, 'experience')).toMatchObject({
+      score: 100,
+      evidence: expect.stringContaining("summary states '4 years'"),
+    });
   });
 
   it('lowers confidence when candidate data is sparse', () => {
@@ -81,7 +94,10 @@ describe('scoreCandidate', () => {
   it('ranks a better-matching candidate higher', () => {
     const spec = job({ mustHaves: ['PostgreSQL', 'TypeScript'], niceToHaves: ['AWS'] });
     const strong = scoreCandidate(profile(), spec);
-    const weak = scoreCandidate(profile({ skills: ['PHP'], summary: 'WordPress themes.', experienceYears: 1 }), job({ ...spec, title: 'Senior Engineer' }));
+    const weak = scoreCandidate(
+      profile({ skills: ['PHP'], summary: 'WordPress themes.', experienceYears: 1 }),
+      job({ ...spec, title: 'Senior Engineer' }),
+    );
     expect(strong.score).toBeGreaterThan(weak.score);
   });
 
@@ -102,7 +118,10 @@ describe('scoreCandidate', () => {
     const parsed = parseCandidate({ kind: 'resume_ref', resumeRef: 'res_demo_backend' }, resumes);
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
-    const r = scoreCandidate(parsed.profile, job({ mustHaves: ['Go', 'PostgreSQL', 'Kubernetes'], title: 'Senior Backend Engineer' }));
+    const r = scoreCandidate(
+      parsed.profile,
+      job({ mustHaves: ['Go', 'PostgreSQL', 'Kubernetes'], title: 'Senior Backend Engineer' }),
+    );
     expect(dim(r, 'must_haves').score).toBe(100);
     expect(dim(r, 'experience').evidence).toContain('res_demo_backend');
     expect(parseCandidate({ kind: 'resume_ref', resumeRef: 'res_missing' }, resumes).ok).toBe(false);

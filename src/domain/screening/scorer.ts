@@ -51,7 +51,11 @@ const compileRequirement = (requirement: string): CompiledRequirement => ({
 });
 
 export function compileJob(job: JobSpec): CompiledJob {
-  return { must: job.mustHaves.map(compileRequirement), nice: (job.niceToHaves ?? []).map(compileRequirement), need: requiredYears(job) };
+  return {
+    must: job.mustHaves.map(compileRequirement),
+    nice: (job.niceToHaves ?? []).map(compileRequirement),
+    need: requiredYears(job),
+  };
 }
 
 function compileCandidate(c: CandidateProfile): CompiledCandidate {
@@ -72,7 +76,9 @@ function match(r: CompiledRequirement, cc: CompiledCandidate): TermMatch {
     const at = summaryHit === null ? findRun(summaryTerms, need) : -1;
     if (at >= 0) summaryHit = c.summary.slice(summaryTokens[at].start, summaryTokens[at + need.length - 1].end);
   }
-  return summaryHit !== null ? { requirement: r.requirement, found: 'summary', quote: summaryHit } : { requirement: r.requirement, found: 'none', quote: null };
+  return summaryHit !== null
+    ? { requirement: r.requirement, found: 'summary', quote: summaryHit }
+    : { requirement: r.requirement, found: 'none', quote: null };
 }
 
 export function matchRequirement(requirement: string, c: CandidateProfile): TermMatch {
@@ -88,10 +94,18 @@ function describe(m: TermMatch): string {
 function listDimension(name: string, items: readonly CompiledRequirement[], cc: CompiledCandidate, label: string) {
   const matches = items.map((r) => match(r, cc));
   if (matches.length === 0) {
-    return { matches, weighted: false, dim: { name, score: 100, evidence: `the job spec lists no ${label}; not weighted` } };
+    return {
+      matches,
+      weighted: false,
+      dim: { name, score: 100, evidence: `the job spec lists no ${label}; not weighted` },
+    };
   }
   const credit = matches.reduce((s, m) => s + CREDIT[m.found], 0);
-  return { matches, weighted: true, dim: { name, score: Math.round((100 * credit) / matches.length), evidence: matches.map(describe).join('; ') } };
+  return {
+    matches,
+    weighted: true,
+    dim: { name, score: Math.round((100 * credit) / matches.length), evidence: matches.map(describe).join('; ') },
+  };
 }
 
 function experienceDimension(need: YearsFinding | null, c: CandidateProfile) {
@@ -104,7 +118,11 @@ function experienceDimension(need: YearsFinding | null, c: CandidateProfile) {
     score = have ? 100 : 60;
   } else {
     needText = need.evidence;
-    score = !have ? 30 : need.years === 0 || have.years >= need.years ? 100 : Math.round((100 * have.years) / need.years);
+    score = !have
+      ? 30
+      : need.years === 0 || have.years >= need.years
+        ? 100
+        : Math.round((100 * have.years) / need.years);
   }
   return { need, have, dim: { name: 'experience', score, evidence: `${haveText}; ${needText}` } };
 }
@@ -138,14 +156,25 @@ export const SUBJECT = '\u0000';
 export const subjectOf = (name: string): string => clip(name);
 
 /** A template with its subject filled in. The subject sentence comes first, so the first marker is it. */
-export const withSubject = (template: ScoreResultV1, subject: string): ScoreResultV1 => ({ ...template, rationale: template.rationale.replace(SUBJECT, () => subject) });
+export const withSubject = (template: ScoreResultV1, subject: string): ScoreResultV1 => ({
+  ...template,
+  rationale: template.rationale.replace(SUBJECT, () => subject),
+});
 
-export function scoreCandidate(c: CandidateProfile, job: JobSpec, compiled: CompiledJob = compileJob(job)): ScoreResultV1 {
+export function scoreCandidate(
+  c: CandidateProfile,
+  job: JobSpec,
+  compiled: CompiledJob = compileJob(job),
+): ScoreResultV1 {
   return withSubject(scoreTemplate(c, job, compiled), subjectOf(c.name));
 }
 
 /** The result with SUBJECT in place of the candidate's name. */
-export function scoreTemplate(c: CandidateProfile, job: JobSpec, compiled: CompiledJob = compileJob(job)): ScoreResultV1 {
+export function scoreTemplate(
+  c: CandidateProfile,
+  job: JobSpec,
+  compiled: CompiledJob = compileJob(job),
+): ScoreResultV1 {
   const cc = compileCandidate(c);
   const must = listDimension('must_haves', compiled.must, cc, 'must-haves');
   const nice = listDimension('nice_to_haves', compiled.nice, cc, 'nice-to-haves');
@@ -163,9 +192,12 @@ export function scoreTemplate(c: CandidateProfile, job: JobSpec, compiled: Compi
   else {
     const met = names(must.matches, true);
     const missing = names(must.matches, false);
-    sentences.push(`${SUBJECT} meets ${met.count} of ${must.matches.length} must-haves${met.count ? ` (${met.text})` : ''}${missing.count ? `; missing ${missing.text}` : ''}.`);
+    sentences.push(
+      `${SUBJECT} meets ${met.count} of ${must.matches.length} must-haves${met.count ? ` (${met.text})` : ''}${missing.count ? `; missing ${missing.text}` : ''}.`,
+    );
   }
-  if (nice.matches.length > 0) sentences.push(`Nice-to-haves met: ${names(nice.matches, true).count} of ${nice.matches.length}.`);
+  if (nice.matches.length > 0)
+    sentences.push(`Nice-to-haves met: ${names(nice.matches, true).count} of ${nice.matches.length}.`);
   if (exp.have && exp.need) sentences.push(`${exp.have.years} years of experience against ${exp.need.years} asked.`);
   else if (exp.have) sentences.push(`${exp.have.years} years of experience; no requirement stated.`);
   else sentences.push('Years of experience could not be established.');

@@ -21,11 +21,20 @@ export interface SubmitOutcome {
   replayed: boolean;
 }
 
-export function submit(ctx: CoreContext, requests: RequestStore, pipeline: Pipeline, tenant: Tenant, submission: Submission): SubmitOutcome {
+export function submit(
+  ctx: CoreContext,
+  requests: RequestStore,
+  pipeline: Pipeline,
+  tenant: Tenant,
+  submission: Submission,
+): SubmitOutcome {
   const { salaryBandMinIdr: min, salaryBandMaxIdr: max } = submission.jobSpec;
   // an inverted band would score against nothing (D-85); the one rule no schema keyword can state
   if (min !== undefined && max !== undefined && min > max) {
-    throw invalid(`jobSpec.salaryBandMinIdr (${min}) is greater than jobSpec.salaryBandMaxIdr (${max}); the band's minimum must not exceed its maximum`, 'jobSpec.salaryBandMinIdr');
+    throw invalid(
+      `jobSpec.salaryBandMinIdr (${min}) is greater than jobSpec.salaryBandMaxIdr (${max}); the band's minimum must not exceed its maximum`,
+      'jobSpec.salaryBandMinIdr',
+    );
   }
   ctx.faults.planted.readFirstMustHave(submission.jobSpec.mustHaves);
   const now = tenant.clock.now();

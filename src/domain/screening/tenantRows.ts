@@ -112,7 +112,16 @@ export class TenantRows {
   }
 
   /** Appends a row; `previous` is the index of the request's previous row (or -1), to chain them. */
-  push(seq: number, requestId: string, from: ScreeningState | null, to: ScreeningState, actor: string, payload: LedgerPayload | null, at: number, previous: number): number {
+  push(
+    seq: number,
+    requestId: string,
+    from: ScreeningState | null,
+    to: ScreeningState,
+    actor: string,
+    payload: LedgerPayload | null,
+    at: number,
+    previous: number,
+  ): number {
     const i = this.count;
     let c = this.chunks[i >>> BITS];
     if (!c) this.chunks.push((c = new Chunk(this.chunks.length === 0 ? FIRST_CAPACITY : CHUNK)));

@@ -53,7 +53,9 @@ const PHRASES: Array<[string[], string]> = [
 
 /** Words that carry no skill of their own in a requirement ("Strong experience with Go"). */
 const FILLER = new Set(
-  'a an and the of in on with for to at strong solid good great deep excellent proven hands experience experienced knowledge proficiency proficient familiarity familiar understanding ability skill skills year years yr yrs plus working work professional background expert expertise using use'.split(' '),
+  'a an and the of in on with for to at strong solid good great deep excellent proven hands experience experienced knowledge proficiency proficient familiarity familiar understanding ability skill skills year years yr yrs plus working work professional background expert expertise using use'.split(
+    ' ',
+  ),
 );
 
 function stem(w: string): string {
@@ -81,13 +83,17 @@ function raw(text: string): Token[] {
     return out;
   }
   // the same tokens for ASCII text (its only letters and numbers are A-Z, a-z and 0-9), without the regex
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     if (!isAsciiLetterOrDigit(text.charCodeAt(i))) {
       i++;
       continue;
     }
     let j = i + 1;
-    for (let c = text.charCodeAt(j); j < text.length && (isAsciiLetterOrDigit(c) || c === 43 || c === 35); c = text.charCodeAt(++j));
+    for (
+      let c = text.charCodeAt(j);
+      j < text.length && (isAsciiLetterOrDigit(c) || c === 43 || c === 35);
+      c = text.charCodeAt(++j)
+    );
     out.push({ t: text.slice(i, j).toLowerCase(), start: i, end: j });
     i = j;
   }
@@ -105,7 +111,7 @@ for (const p of PHRASES) {
 export function tokenize(text: string): Token[] {
   const toks = raw(text);
   const out: Token[] = [];
-  for (let i = 0; i < toks.length; ) {
+  for (let i = 0; i < toks.length;) {
     const phrase = PHRASES_BY_FIRST.get(toks[i].t)?.find(([words]) => words.every((w, k) => toks[i + k]?.t === w));
     if (phrase) {
       const n = phrase[0].length;

@@ -17,17 +17,41 @@ import type {
 } from '../../contract/types.js';
 import type { LedgerRow } from './ledger.js';
 
-export type { CandidateBlob, JobSpec, ResumeRefCandidate, ReviewDecisionV1, ScoreDimension, ScoreResultV1, ScreeningState, StructuredCandidate };
+export type {
+  CandidateBlob,
+  JobSpec,
+  ResumeRefCandidate,
+  ReviewDecisionV1,
+  ScoreDimension,
+  ScoreResultV1,
+  ScreeningState,
+  StructuredCandidate,
+};
 /** A submit body, as the contract has validated it. */
 export type Submission = SubmitRequest;
 export type Decision = ReviewDecisionV1['decision'];
 
 // Runtime lists of the contract's enums (for checks and messages); the typecheck fails if they drift.
-export const SCREENING_STATES = ['received', 'parsed', 'scored', 'pending_review', 'approved', 'rejected', 'edited', 'delivered', 'failed', 'expired'] as const;
+export const SCREENING_STATES = [
+  'received',
+  'parsed',
+  'scored',
+  'pending_review',
+  'approved',
+  'rejected',
+  'edited',
+  'delivered',
+  'failed',
+  'expired',
+] as const;
 export const DECISIONS = ['approved', 'rejected', 'edited'] as const;
-export const LISTS_MATCH_CONTRACT: [Same<(typeof SCREENING_STATES)[number], ScreeningState>, Same<(typeof DECISIONS)[number], Decision>] = [true, true];
+export const LISTS_MATCH_CONTRACT: [
+  Same<(typeof SCREENING_STATES)[number], ScreeningState>,
+  Same<(typeof DECISIONS)[number], Decision>,
+] = [true, true];
 
-export const isScreeningState = (v: unknown): v is ScreeningState => typeof v === 'string' && (SCREENING_STATES as readonly string[]).includes(v);
+export const isScreeningState = (v: unknown): v is ScreeningState =>
+  typeof v === 'string' && (SCREENING_STATES as readonly string[]).includes(v);
 
 /** What the scorer reads, whichever variant the candidate came in. */
 export interface CandidateProfile {

@@ -55,7 +55,13 @@ export function createWebhooks(ctx: CoreContext) {
   };
 
   function bodyOf(d: Delivery, now: number): string {
-    return JSON.stringify({ requestId: d.requestId, tenantId: d.tenantId, event: d.event, result: d.result, deliveredAt: ctx.clock.iso(now) });
+    return JSON.stringify({
+      requestId: d.requestId,
+      tenantId: d.tenantId,
+      event: d.event,
+      result: d.result,
+      deliveredAt: ctx.clock.iso(now),
+    });
   }
 
   function signatureOf(secret: string, body: string): string {
@@ -139,10 +145,25 @@ export function createWebhooks(ctx: CoreContext) {
     const relayed = viaListener(d.tenantId);
     d.url = relayed ? LISTENER_URL : (tenant?.webhookUrl ?? null);
     const requestHeaders = headersOf(d, previousSignature);
-    const base = { attempt: n, at, manual, url: d.url, requestHeaders, body: d.body, signature: d.signature, responseBody: '', responseTruncated: false, durationMs: 0 };
+    const base = {
+      attempt: n,
+      at,
+      manual,
+      url: d.url,
+      requestHeaders,
+      body: d.body,
+      signature: d.signature,
+      responseBody: '',
+      responseTruncated: false,
+      durationMs: 0,
+    };
     const injected = ctx.faults.takeWebhookFailure(d.tenantId);
     if (injected !== null) {
-      record(d, { ...base, statusCode: injected, error: `receiver answered ${injected} (injected by a sandbox chaos rule; nothing was sent)` });
+      record(d, {
+        ...base,
+        statusCode: injected,
+        error: `receiver answered ${injected} (injected by a sandbox chaos rule; nothing was sent)`,
+      });
       return;
     }
     if (!d.url) {
@@ -152,7 +173,19 @@ export function createWebhooks(ctx: CoreContext) {
     const gen = generation;
     d.inFlight = true;
     const sent = relayed
-      ? relay!.forward({ attemptId: `${d.id}.${n}`, deliveryId: d.id, attempt: n, tenantId: d.tenantId, requestId: d.requestId, event: d.event, headers: requestHeaders, body: d.body }, timeoutMs)
+      ? relay!.forward(
+          {
+            attemptId: `${d.id}.${n}`,
+            deliveryId: d.id,
+            attempt: n,
+            tenantId: d.tenantId,
+            requestId: d.requestId,
+            event: d.event,
+            headers: requestHeaders,
+            body: d.body,
+          },
+          timeoutMs,
+        )
       : send(d.url, requestHeaders, d.body, timeoutMs);
     void sent.then((out) => {
       if (gen !== generation) return;
@@ -208,8 +241,15 @@ export function createWebhooks(ctx: CoreContext) {
      */
     sendTest(tenantId: string, result: object): Delivery {
       const tenant = ctx.tenants.get(tenantId);
-      if (!tenant.webhookUrl && !viaListener(tenantId)) throw invalid(`tenant ${tenantId} has no webhookUrl and no listener is connected; set one (or connect a listener) before sending a test event`, 'tenantId');
-      return create({ tenantId, requestId: ctx.ids.next('scr').replace(/^scr_/, 'scr_test_'), event: 'screening.scored', result }, true);
+      if (!tenant.webhookUrl && !viaListener(tenantId))
+        throw invalid(
+          `tenant ${tenantId} has no webhookUrl and no listener is connected; set one (or connect a listener) before sending a test event`,
+          'tenantId',
+        );
+      return create(
+        { tenantId, requestId: ctx.ids.next('scr').replace(/^scr_/, 'scr_test_'), event: 'screening.scored', result },
+        true,
+      );
     },
 
     /** Whether the tenant's events have somewhere to go now: a webhookUrl, or a connected listener (D-119). */

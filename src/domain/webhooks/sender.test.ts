@@ -46,8 +46,14 @@ describe('postWebhook', () => {
 
   it('reports a 2xx as success and anything else, redirects included, as failure', async () => {
     expect(await postWebhook(`${url}/ok`, {}, '{}', 2000)).toMatchObject({ statusCode: 204, error: null });
-    expect(await postWebhook(`${url}/fail`, {}, '{}', 2000)).toMatchObject({ statusCode: 500, error: expect.stringContaining('500') });
-    expect(await postWebhook(`${url}/redirect`, {}, '{}', 2000)).toMatchObject({ statusCode: 302, error: expect.stringContaining('302') });
+    expect(await postWebhook(`${url}/fail`, {}, '{}', 2000)).toMatchObject({
+      statusCode: 500,
+      error: expect.stringContaining('500'),
+    });
+    expect(await postWebhook(`${url}/redirect`, {}, '{}', 2000)).toMatchObject({
+      statusCode: 302,
+      error: expect.stringContaining('302'),
+    });
   });
 
   it('reads only the first few KiB of a huge answer, then closes the connection', async () => {

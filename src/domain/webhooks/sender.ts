@@ -21,9 +21,19 @@ export interface SendOutcome {
 }
 
 /** Makes one attempt; a store that replays calls across instances puts its own in front (D-112). */
-export type SendWebhook = (url: string, headers: Record<string, string>, body: string, timeoutMs: number) => Promise<SendOutcome>;
+export type SendWebhook = (
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+) => Promise<SendOutcome>;
 
-export function postWebhook(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendOutcome> {
+export function postWebhook(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<SendOutcome> {
   const t0 = performance.now();
   const elapsed = () => Math.round(performance.now() - t0);
   return new Promise((resolve) => {
@@ -34,7 +44,8 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
       clearTimeout(timer);
       resolve({ ...out, durationMs: elapsed() });
     };
-    const fail = (error: string, statusCode: number | null = null) => finish({ statusCode, error, responseBody: '', responseTruncated: false });
+    const fail = (error: string, statusCode: number | null = null) =>
+      finish({ statusCode, error, responseBody: '', responseTruncated: false });
     let target: URL;
     try {
       target = new URL(url);
@@ -44,32 +55,41 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
     }
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const payload = Buffer.from(body);
-    const req = send(target, { method: 'POST', headers: { ...headers, 'Content-Length': String(payload.length) } }, (res: IncomingMessage) => {
-      const status = res.statusCode ?? 0;
-      const ok = status >= 200 && status < 300;
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let truncated = false;
-      const done = () =>
-        finish({ statusCode: status, error: ok ? null : `receiver answered ${status}`, responseBody: Buffer.concat(chunks).toString('utf8'), responseTruncated: truncated });
-      res.on('data', (chunk: Buffer) => {
-        const room = RESPONSE_CAP - kept;
-        if (chunk.length > room) {
-          truncated = true;
-          if (room > 0) chunks.push(chunk.subarray(0, room));
-          kept = RESPONSE_CAP;
-          done();
-          // enough read: close the connection rather than drain the rest
-          res.destroy();
-          return;
-        }
-        chunks.push(chunk);
-        kept += chunk.length;
-      });
-      res.on('end', done);
-      res.on('error', done);
-      res.on('close', done);
-    });
+    const req = send(
+      target,
+      { method: 'POST', headers: { ...headers, 'Content-Length': String(payload.length) } },
+      (res: IncomingMessage) => {
+        const status = res.statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        let truncated = false;
+        const done = () =>
+          finish({
+            statusCode: status,
+            error: ok ? null : `receiver answered ${status}`,
+            responseBody: Buffer.concat(chunks).toString('utf8'),
+            responseTruncated: truncated,
+          });
+        res.on('data', (chunk: Buffer) => {
+          const room = RESPONSE_CAP - kept;
+          if (chunk.length > room) {
+            truncated = true;
+            if (room > 0) chunks.push(chunk.subarray(0, room));
+            kept = RESPONSE_CAP;
+            done();
+            // enough read: close the connection rather than drain the rest
+            res.destroy();
+            return;
+          }
+          chunks.push(chunk);
+          kept += chunk.length;
+        });
+        res.on('end', done);
+        res.on('error', done);
+        res.on('close', done);
+      },
+    );
     const timer = setTimeout(() => {
       fail(`no answer within ${timeoutMs} ms`);
       req.destroy();

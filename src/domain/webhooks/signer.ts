@@ -25,7 +25,11 @@ export function verify(secret: string, rawBody: string | Uint8Array, header: str
 }
 
 /** True when any of the signature headers (current, previous) verifies under `secret`. */
-export function verifyAny(secret: string, rawBody: string | Uint8Array, headers: readonly (string | null | undefined)[]): boolean {
+export function verifyAny(
+  secret: string,
+  rawBody: string | Uint8Array,
+  headers: readonly (string | null | undefined)[],
+): boolean {
   let ok = false;
   // every header is checked, so the time taken does not tell which one matched
   for (const h of headers) ok = verify(secret, rawBody, h) || ok;

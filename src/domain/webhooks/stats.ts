@@ -21,7 +21,15 @@ export class EndpointStatsBook {
 
   record(tenantId: string, url: string, statusCode: number | null, at: string): void {
     const key = `${tenantId} ${url}`;
-    const s = this.byKey.get(key) ?? { tenantId, url, attempts: 0, succeeded: 0, successRate: null, lastStatusCode: null, lastAttemptAt: at };
+    const s = this.byKey.get(key) ?? {
+      tenantId,
+      url,
+      attempts: 0,
+      succeeded: 0,
+      successRate: null,
+      lastStatusCode: null,
+      lastAttemptAt: at,
+    };
     this.byKey.delete(key);
     s.attempts++;
     if (statusCode !== null && statusCode >= 200 && statusCode < 300) s.succeeded++;

@@ -6,10 +6,14 @@
   // the contract's example idempotency keys: a second Execute with one of them would be a silent replay
   var exampleKeys = config.exampleKeys;
   function freshKey() {
-    return 'docs-' + (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2));
+    return (
+      'docs-' + (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2))
+    );
   }
   var wanted = new URLSearchParams(location.search).get('api');
-  var primary = urls.filter(function (u) { return u.url === '/docs/' + wanted + '.json'; })[0];
+  var primary = urls.filter(function (u) {
+    return u.url === '/docs/' + wanted + '.json';
+  })[0];
   window.ui = SwaggerUIBundle({
     urls: urls,
     'urls.primaryName': primary ? primary.name : urls[0].name,
@@ -35,12 +39,14 @@
     },
     // Swagger UI warns on any jsonSchemaDialect but the OAS default; the served JSON keeps it as written.
     responseInterceptor: function (res) {
-      var isContract = urls.some(function (u) { return (res.url || '').endsWith(u.url); });
+      var isContract = urls.some(function (u) {
+        return (res.url || '').endsWith(u.url);
+      });
       if (isContract && res.body && res.body.jsonSchemaDialect) {
         delete res.body.jsonSchemaDialect;
         res.text = res.data = JSON.stringify(res.body);
       }
       return res;
-    }
+    },
   });
 })();

@@ -20,6 +20,17 @@ import { talentSearch } from './talentSearch.js';
 const byName = (tools: ToolHandler<object>[]) => Object.freeze(Object.fromEntries(tools.map((t) => [t.name, t])));
 
 export const HANDLERS: Record<McpServerName, Readonly<Record<string, ToolHandler>>> = {
-  keyed: byName([searchJobs, getJob, getSkillDemand, draftApplication, applyToJob, getMe, matchCandidates, talentSearch, postJob, hire]),
+  keyed: byName([
+    searchJobs,
+    getJob,
+    getSkillDemand,
+    draftApplication,
+    applyToJob,
+    getMe,
+    matchCandidates,
+    talentSearch,
+    postJob,
+    hire,
+  ]),
   anon: byName([anonSearchJobs, anonGetJob, getCuratedList]),
 };

@@ -7,9 +7,22 @@ import type { Wire } from './types.js';
 
 const TONE: Record<string, string> = {
   // decided but not yet delivered is still in progress: only `delivered` is green
-  delivered: 'good', approved: 'info', edited: 'info', queued: 'info', pending: 'info', retrying: 'warn',
-  pending_review: 'warn', received: 'info', parsed: 'info', scored: 'info',
-  rejected: 'bad', failed: 'bad', expired: 'bad', exhausted: 'bad', disabled: 'bad', active: 'good',
+  delivered: 'good',
+  approved: 'info',
+  edited: 'info',
+  queued: 'info',
+  pending: 'info',
+  retrying: 'warn',
+  pending_review: 'warn',
+  received: 'info',
+  parsed: 'info',
+  scored: 'info',
+  rejected: 'bad',
+  failed: 'bad',
+  expired: 'bad',
+  exhausted: 'bad',
+  disabled: 'bad',
+  active: 'good',
 };
 
 export function badge(label: string | number | boolean | null | undefined): Html {
@@ -48,10 +61,20 @@ export interface Edits {
  * ScoreResultV1: overall score, rationale, dimensions with their evidence, model details. A
  * reviewer's edits take the model's place, with the model's value kept beside them.
  */
-export function scoreCard(score: Wire, headingLevel: 'h2' | 'h3' | 'h4' = 'h3', edits: Edits | null = null, notScored = 'Not scored yet.'): Html {
+export function scoreCard(
+  score: Wire,
+  headingLevel: 'h2' | 'h3' | 'h4' = 'h3',
+  edits: Edits | null = null,
+  notScored = 'Not scored yet.',
+): Html {
   if (!score || typeof score !== 'object') return html`<p class="muted">${notScored}</p>`;
   const dims: ScoreDimension[] = Array.isArray(score.dimensions) ? score.dimensions : [];
-  const heading = (text: string) => (headingLevel === 'h2' ? html`<h2>${text}</h2>` : headingLevel === 'h3' ? html`<h3>${text}</h3>` : html`<h4>${text}</h4>`);
+  const heading = (text: string) =>
+    headingLevel === 'h2'
+      ? html`<h2>${text}</h2>`
+      : headingLevel === 'h3'
+        ? html`<h3>${text}</h3>`
+        : html`<h4>${text}</h4>`;
   const shown = typeof edits?.editedScore === 'number' ? edits.editedScore : score.score;
   const rationale = typeof edits?.editedRationale === 'string' ? edits.editedRationale : score.rationale;
   return html`<div class="score">

@@ -10,8 +10,7 @@ import { controlRoutes } from '../control/index.js';
 import type { Wire } from './types.js';
 
 export type ControlResult<T = Wire> =
-  | { ok: true; status: number; data: T }
-  | { ok: false; status: number; code: string; message: string; field?: string };
+  { ok: true; status: number; data: T } | { ok: false; status: number; code: string; message: string; field?: string };
 
 export interface ControlClient {
   get<T = Wire>(path: string, query?: Record<string, string | undefined>): Promise<ControlResult<T>>;

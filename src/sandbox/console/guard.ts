@@ -23,8 +23,11 @@ export const securityHeaders: MiddlewareHandler<ConsoleEnv> = async (c, next) =>
 };
 
 const forbiddenPage = (message: string) =>
-  documentShell('Refused', html`<main id="main" class="login"><h1>Request refused</h1><div class="flash error" role="alert">${message}</div>
-  <p><a href="/console">Back to the console</a></p></main>`).value;
+  documentShell(
+    'Refused',
+    html`<main id="main" class="login"><h1>Request refused</h1><div class="flash error" role="alert">${message}</div>
+  <p><a href="/console">Back to the console</a></p></main>`,
+  ).value;
 
 /** The host of an Origin header; one that is not a URL matches no host (a 403, not a 500). */
 function hostOf(origin: string): string | null {
@@ -60,7 +63,12 @@ export function requireSession(sessions: SessionStore): MiddlewareHandler<Consol
     if (c.req.method === 'POST') {
       const token = field(await readForm(c), '_csrf');
       if (!token || !sameSecret(token, session.csrf)) {
-        return c.html(forbiddenPage('The form is missing its security token or is from an older session. Reload the page and try again.'), 403);
+        return c.html(
+          forbiddenPage(
+            'The form is missing its security token or is from an older session. Reload the page and try again.',
+          ),
+          403,
+        );
       }
     }
     c.set('session', session);

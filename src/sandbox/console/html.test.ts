@@ -21,12 +21,20 @@ describe('link and return-path guards', () => {
   it('allows only same-origin paths and http(s) URLs as links', () => {
     expect(safeHref('/console/x')).toBe('/console/x');
     expect(safeHref('https://cv.example/a.pdf')).toBe('https://cv.example/a.pdf');
-    for (const bad of ['javascript:alert(1)', 'data:text/html,x', '//evil.example', 'vbscript:x', 42]) expect(safeHref(bad)).toBeNull();
+    for (const bad of ['javascript:alert(1)', 'data:text/html,x', '//evil.example', 'vbscript:x', 42])
+      expect(safeHref(bad)).toBeNull();
   });
 
   it('returns to console paths only, after resolving dot segments', () => {
     expect(safeNext('/console/reviews?state=approved')).toBe('/console/reviews?state=approved');
-    for (const bad of ['/console/../sandbox/v1/reset', '//evil.example/console', '/\\evil', 'https://evil.example/console', '/consoleX', undefined]) {
+    for (const bad of [
+      '/console/../sandbox/v1/reset',
+      '//evil.example/console',
+      '/\\evil',
+      'https://evil.example/console',
+      '/consoleX',
+      undefined,
+    ]) {
       expect(safeNext(bad)).toBe('/console/tenants');
     }
   });

@@ -8,13 +8,25 @@ export class Html {
   }
 }
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
 
 function render(v: unknown): string {
   if (v instanceof Html) return v.value;
   if (Array.isArray(v)) return v.map(render).join('');
   if (v === null || v === undefined || v === false) return '';
-  const text = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? v.toString() : (JSON.stringify(v) ?? '');
+  const text =
+    typeof v === 'string'
+      ? v
+      : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint'
+        ? v.toString()
+        : (JSON.stringify(v) ?? '');
   return text.replace(/[&<>"'`]/g, (ch) => ENTITIES[ch]);
 }
 

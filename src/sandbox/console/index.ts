@@ -28,12 +28,18 @@ const ASSETS: Record<string, { type: string; body: string }> = Object.fromEntrie
   [
     ['console.css', 'text/css; charset=utf-8'],
     ['console.js', 'text/javascript; charset=utf-8'],
-  ].map(([name, type]) => [name, { type, body: readFileSync(fileURLToPath(new URL(`./assets/${name}`, import.meta.url)), 'utf8') }]),
+  ].map(([name, type]) => [
+    name,
+    { type, body: readFileSync(fileURLToPath(new URL(`./assets/${name}`, import.meta.url)), 'utf8') },
+  ]),
 );
 
 function errorPage(status: number, message: string): string {
-  return documentShell('Error', html`<main id="main" class="login"><h1>Something went wrong</h1>
-  <div class="flash error" role="alert">${message}</div><p><a href="/console">Back to the console</a></p></main>`).value;
+  return documentShell(
+    'Error',
+    html`<main id="main" class="login"><h1>Something went wrong</h1>
+  <div class="flash error" role="alert">${message}</div><p><a href="/console">Back to the console</a></p></main>`,
+  ).value;
 }
 
 export function consoleRoutes(): Hono<AppEnv> {
@@ -41,7 +47,8 @@ export function consoleRoutes(): Hono<AppEnv> {
   const r = new Hono<ConsoleEnv>();
 
   r.onError((err, c) => {
-    if (err instanceof DomainError && err.status < 500) return c.html(errorPage(err.status, err.message), err.status as 400);
+    if (err instanceof DomainError && err.status < 500)
+      return c.html(errorPage(err.status, err.message), err.status as 400);
     console.error('console error', err);
     return c.html(errorPage(500, 'The console failed to render this page; the error was logged by the sandbox.'), 500);
   });
@@ -54,7 +61,10 @@ export function consoleRoutes(): Hono<AppEnv> {
     return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=300' });
   });
   r.use('*', sameOrigin);
-  r.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.html(errorPage(413, 'The form was larger than 64 KiB.'), 413) }));
+  r.use(
+    '*',
+    bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.html(errorPage(413, 'The form was larger than 64 KiB.'), 413) }),
+  );
   loginRoutes(r, sessions);
   r.use('*', requireSession(sessions));
   logoutRoute(r, sessions);
@@ -70,7 +80,12 @@ export function consoleRoutes(): Hono<AppEnv> {
   r.route('/faults', faultPages());
   r.route('/demo', demoPages());
   r.all('*', (c) =>
-    renderPage(c, { title: 'Not found', active: '', status: 404, body: html`<p>The console has no page at <code>${c.req.path}</code>.</p>` }),
+    renderPage(c, {
+      title: 'Not found',
+      active: '',
+      status: 404,
+      body: html`<p>The console has no page at <code>${c.req.path}</code>.</p>`,
+    }),
   );
 
   // The console's extra variables (session, control client) are set by its own middleware above.

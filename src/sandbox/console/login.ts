@@ -61,7 +61,12 @@ export function loginRoutes(r: Hono<ConsoleEnv>, sessions: SessionStore): void {
     const seen = failures.peek(client, maxFailures, realNow());
     if (!seen.allowed) {
       c.header('Retry-After', String(seen.resetSeconds));
-      return loginPage(c, '/console/tenants', `Too many failed sign-ins from this client; try again in ${seen.resetSeconds} s.`, 429);
+      return loginPage(
+        c,
+        '/console/tenants',
+        `Too many failed sign-ins from this client; try again in ${seen.resetSeconds} s.`,
+        429,
+      );
     }
     const form = await readForm(c);
     const next = safeNext(field(form, 'next'));

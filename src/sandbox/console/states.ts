@@ -46,7 +46,12 @@ export function deliveryHealth(deliveries: readonly { status: string }[]): Deliv
 }
 
 export function healthBadge(h: DeliveryHealth): Html {
-  const label = { none: 'no deliveries', ok: 'deliveries ok', pending: 'delivery pending', failing: 'delivery failing' }[h];
+  const label = {
+    none: 'no deliveries',
+    ok: 'deliveries ok',
+    pending: 'delivery pending',
+    failing: 'delivery failing',
+  }[h];
   const tone = { none: 'neutral', ok: 'good', pending: 'info', failing: 'bad' }[h];
   return html`<span class="badge ${tone}" data-health="${h}">${label}</span>`;
 }

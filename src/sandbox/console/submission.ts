@@ -41,7 +41,10 @@ function jobView(j: Wire): Html {
 }
 
 /** Candidate and job spec in two columns (one on a narrow screen). */
-export function submissionView(submission: { candidate?: unknown; jobSpec?: unknown } | undefined, level: 'h2' | 'h3' = 'h3'): Html {
+export function submissionView(
+  submission: { candidate?: unknown; jobSpec?: unknown } | undefined,
+  level: 'h2' | 'h3' = 'h3',
+): Html {
   const h = (t: string) => (level === 'h2' ? html`<h2>${t}</h2>` : html`<h3>${t}</h3>`);
   return html`<div class="side-by-side">
     <section class="sub-col" aria-label="Candidate">${h('Candidate')}${candidateView(submission?.candidate)}</section>

@@ -8,7 +8,8 @@ import { readJsonBody } from '../../web/body.js';
 export async function readObject(c: Context, optional = false): Promise<Record<string, unknown>> {
   if (optional && (c.req.header('content-length') === '0' || !c.req.header('content-type'))) return {};
   const body = await readJsonBody(c);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('request body must be a JSON object', 'body');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalid('request body must be a JSON object', 'body');
   return body as Record<string, unknown>;
 }
 
@@ -22,7 +23,8 @@ export function onlyKeys(body: Record<string, unknown>, allowed: readonly string
 export function optString(body: Record<string, unknown>, key: string, max = 2000): string | undefined {
   const v = body[key];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string' || v.length > max) throw invalid(`${key} must be a string of at most ${max} characters`, key);
+  if (typeof v !== 'string' || v.length > max)
+    throw invalid(`${key} must be a string of at most ${max} characters`, key);
   return v;
 }
 

@@ -39,7 +39,9 @@ export function audienceOfSecurity(security: SecurityRequirement[] | undefined):
   if (!tenant) return { tenant: false };
   const scopes = tenant.tenantKey;
   if (scopes.length > 1 || scopes.some((s) => !(SCOPES as readonly string[]).includes(s))) {
-    throw new Error(`control.openapi.yaml: tenantKey names at most one key scope of ${SCOPES.join(', ')}; got ${scopes.join(', ')}`);
+    throw new Error(
+      `control.openapi.yaml: tenantKey names at most one key scope of ${SCOPES.join(', ')}; got ${scopes.join(', ')}`,
+    );
   }
   return { tenant: true, scope: scopes[0] as Scope | undefined };
 }
@@ -48,7 +50,9 @@ let table: RouteAudience[] | undefined;
 
 /** Every documented control route with its audience, read once from the control API's description. */
 export function routeAudiences(): readonly RouteAudience[] {
-  table ??= Object.entries(parse(readFileSync(CONTROL_DOC, 'utf8')).paths as Record<string, Record<string, Operation>>).flatMap(([path, item]) =>
+  table ??= Object.entries(
+    parse(readFileSync(CONTROL_DOC, 'utf8')).paths as Record<string, Record<string, Operation>>,
+  ).flatMap(([path, item]) =>
     METHODS.filter((m) => item[m]).map((m) => ({
       method: m.toUpperCase(),
       path,
@@ -91,9 +95,13 @@ export const resolveCaller: MiddlewareHandler<AppEnv> = async (c, next) => {
     try {
       principal = authenticate(c);
     } catch {
-      throw unauthorized('the control API needs Authorization: Bearer <SANDBOX_ADMIN_TOKEN> (a tenant key reaches only its own tenant routes)');
+      throw unauthorized(
+        'the control API needs Authorization: Bearer <SANDBOX_ADMIN_TOKEN> (a tenant key reaches only its own tenant routes)',
+      );
     }
-    throw forbidden(`this control route is the operator's: it needs the admin token; tenant ${principal.tenant.id}'s key reaches only its own tenant's routes (D-133)`);
+    throw forbidden(
+      `this control route is the operator's: it needs the admin token; tenant ${principal.tenant.id}'s key reaches only its own tenant's routes (D-133)`,
+    );
   }
   callers.set(c.req.raw, { admin: false, tenantId: authenticate(c, audience.scope).tenant.id });
   return next();

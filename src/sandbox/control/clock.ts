@@ -24,7 +24,8 @@ async function readSeconds(c: Context<AppEnv>): Promise<number> {
 
 function readLimit(query: Record<string, string>): number {
   const limit = query.limit === undefined ? 20 : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalid('limit must be an integer from 1 to 200', 'limit');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+    throw invalid('limit must be an integer from 1 to 200', 'limit');
   return limit;
 }
 
@@ -65,7 +66,13 @@ export function sandboxClockRoutes() {
       return c.json({ now, pendingTimers, pendingByLabel, soonest, advances });
     }
     const pending = core.clock.pending(limit);
-    return c.json({ now: core.clock.iso(), pendingTimers: pending.total, pendingByLabel: pending.byLabel, soonest: pending.soonest, advances: core.clock.history() });
+    return c.json({
+      now: core.clock.iso(),
+      pendingTimers: pending.total,
+      pendingByLabel: pending.byLabel,
+      soonest: pending.soonest,
+      advances: core.clock.history(),
+    });
   });
 
   r.post('/advance', async (c) => {
@@ -94,7 +101,13 @@ export function tenantClockRoutes() {
     const s = await readSeconds(c);
     core.clock.advanceTenant(tenant.id, s);
     const view = tenantClockView(core, tenant.id);
-    return c.json({ tenantId: view.tenantId, now: view.now, offsetSeconds: view.offsetSeconds, pendingTimers: view.pendingTimers, fired: core.clock.history(tenant.id)[0] });
+    return c.json({
+      tenantId: view.tenantId,
+      now: view.now,
+      offsetSeconds: view.offsetSeconds,
+      pendingTimers: view.pendingTimers,
+      fired: core.clock.history(tenant.id)[0],
+    });
   });
 
   return r;

@@ -52,7 +52,9 @@ export class ListenerHub implements WebhookRelay {
 
   listeners(tenantId?: string): { listenerId: string; tenantId: string; connectedAt: string }[] {
     const out = [];
-    for (const [t, map] of this.byTenant) if (!tenantId || t === tenantId) for (const l of map.values()) out.push({ listenerId: l.id, tenantId: t, connectedAt: l.connectedAt });
+    for (const [t, map] of this.byTenant)
+      if (!tenantId || t === tenantId)
+        for (const l of map.values()) out.push({ listenerId: l.id, tenantId: t, connectedAt: l.connectedAt });
     return out;
   }
 
@@ -60,7 +62,15 @@ export class ListenerHub implements WebhookRelay {
     const t0 = performance.now();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        p.settle(p.firstFailure ?? { statusCode: null, error: `no listener answered within ${timeoutMs} ms`, durationMs: Math.round(performance.now() - t0), responseBody: '', responseTruncated: false });
+        p.settle(
+          p.firstFailure ?? {
+            statusCode: null,
+            error: `no listener answered within ${timeoutMs} ms`,
+            durationMs: Math.round(performance.now() - t0),
+            responseBody: '',
+            responseTruncated: false,
+          },
+        );
       }, timeoutMs);
       timer.unref();
       const p: Pending = {
@@ -131,7 +141,7 @@ function requireHub(core: Core): ListenerHub {
   if (!hub) {
     throw new DomainError(
       'invalid_request',
-      'webhook listeners are served by a sandbox on the in-memory store only; a shared sandbox (--store postgres) delivers to the tenant\'s webhookUrl (D-119)',
+      "webhook listeners are served by a sandbox on the in-memory store only; a shared sandbox (--store postgres) delivers to the tenant's webhookUrl (D-119)",
       { status: 501 },
     );
   }
@@ -141,7 +151,11 @@ function requireHub(core: Core): ListenerHub {
 function optStatus(body: Record<string, unknown>): number | null {
   const v = body.statusCode;
   if (v === null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 100 || v > 599) throw invalid('statusCode must be an HTTP status (100 to 599) or null when the local endpoint could not be reached', 'statusCode');
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 100 || v > 599)
+    throw invalid(
+      'statusCode must be an HTTP status (100 to 599) or null when the local endpoint could not be reached',
+      'statusCode',
+    );
   return v;
 }
 
@@ -152,17 +166,25 @@ export function listenRoutes() {
     const query = c.req.query();
     onlyKeys(query, ['tenantId']);
     const tenantId = tenantFor(c, query.tenantId || undefined);
-    if (!tenantId) throw invalid('tenantId is required with the admin token (a tenant key listens for its own tenant)', 'tenantId');
+    if (!tenantId)
+      throw invalid('tenantId is required with the admin token (a tenant key listens for its own tenant)', 'tenantId');
     const hub = requireHub(c.var.core);
     return streamSSE(c, async (stream) => {
       const listener: Listener = {
         id: `lsn_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
         tenantId,
         connectedAt: new Date().toISOString(),
-        send: (a) => void stream.writeSSE({ event: 'attempt', id: a.attemptId, data: JSON.stringify(attemptMessage(a)) }).catch(() => undefined),
+        send: (a) =>
+          void stream
+            .writeSSE({ event: 'attempt', id: a.attemptId, data: JSON.stringify(attemptMessage(a)) })
+            .catch(() => undefined),
       };
       const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
-      await stream.writeSSE({ event: 'ready', id: 'ready.0', data: JSON.stringify({ listenerId: listener.id, tenantId }) });
+      await stream.writeSSE({
+        event: 'ready',
+        id: 'ready.0',
+        data: JSON.stringify({ listenerId: listener.id, tenantId }),
+      });
       hub.add(listener);
       const beat = setInterval(() => void stream.write(': heartbeat\n\n').catch(() => undefined), HEARTBEAT_MS);
       try {
@@ -177,12 +199,21 @@ export function listenRoutes() {
   r.post('/:attemptId/answer', async (c) => {
     const attemptId = c.req.param('attemptId');
     const body = await readObject(c);
-    onlyKeys(body, ['tenantId', 'listenerId', 'statusCode', 'error', 'durationMs', 'responseBody', 'responseTruncated']);
+    onlyKeys(body, [
+      'tenantId',
+      'listenerId',
+      'statusCode',
+      'error',
+      'durationMs',
+      'responseBody',
+      'responseTruncated',
+    ]);
     const tenantId = tenantFor(c, optString(body, 'tenantId', 200));
     if (!tenantId) throw invalid('tenantId is required with the admin token', 'tenantId');
     const statusCode = optStatus(body);
     const durationMs = body.durationMs;
-    if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs < 0) throw invalid('durationMs must be a number of milliseconds, 0 or more', 'durationMs');
+    if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs < 0)
+      throw invalid('durationMs must be a number of milliseconds, 0 or more', 'durationMs');
     const responseBody = optString(body, 'responseBody', 64 * 1024) ?? '';
     const out: SendOutcome = {
       statusCode,
@@ -192,7 +223,9 @@ export function listenRoutes() {
       responseTruncated: (optBool(body, 'responseTruncated') ?? false) || responseBody.length > RESPONSE_CAP,
     };
     if (!requireHub(c.var.core).answer(tenantId, optString(body, 'listenerId', 100), attemptId, out)) {
-      throw notFound(`no attempt ${attemptId} of tenant ${tenantId} awaits an answer (answered already, timed out, or not this tenant's)`);
+      throw notFound(
+        `no attempt ${attemptId} of tenant ${tenantId} awaits an answer (answered already, timed out, or not this tenant's)`,
+      );
     }
     return c.json({ attemptId, recorded: true }, 202);
   });

@@ -25,7 +25,10 @@ export function logsRoutes() {
       (!tenantId || e.tenantId === tenantId) &&
       (!api || e.api === api) &&
       (!status || String(e.status)[0] === status[0]) &&
-      (!q || `${e.method} ${e.path} ${e.tool ?? ''} ${e.status}\n${e.requestBody}\n${e.responseBody}`.toLowerCase().includes(q));
+      (!q ||
+        `${e.method} ${e.path} ${e.tool ?? ''} ${e.status}\n${e.requestBody}\n${e.responseBody}`
+          .toLowerCase()
+          .includes(q));
     const { entries, base } = c.var.core.callLog.window();
     const page = pageOf(entries, readPageQuery(query, 'desc'), (e) => e.id, match, base);
     return c.json({ entries: page.items, nextCursor: page.nextCursor });

@@ -16,7 +16,8 @@ export function outboxRoutes() {
     // a tenant's key sees the messages its own calls sent (data.tenantId), the operator every one
     const own = ownTenant(c);
     type Msg = { to: string; data: Record<string, unknown> };
-    const match = to || own ? (m: Msg) => (!to || m.to.toLowerCase() === to) && (!own || m.data.tenantId === own) : undefined;
+    const match =
+      to || own ? (m: Msg) => (!to || m.to.toLowerCase() === to) && (!own || m.data.tenantId === own) : undefined;
     const page = pageOf(c.var.core.employer.outbox.ordered(), readPageQuery(query), (m) => m.id, match);
     return c.json({ messages: page.items.map((m) => structuredClone(m)), nextCursor: page.nextCursor });
   });

@@ -27,11 +27,15 @@ export const PAGE_PARAMS = ['limit', 'cursor', 'order'] as const;
 function decodeCursor(raw: string, order: Order): PageQuery['after'] {
   try {
     const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { p?: unknown; id?: unknown; o?: unknown };
-    if (Number.isSafeInteger(v.p) && (v.p as number) >= 0 && typeof v.id === 'string' && v.o === order) return { p: v.p as number, id: v.id };
+    if (Number.isSafeInteger(v.p) && (v.p as number) >= 0 && typeof v.id === 'string' && v.o === order)
+      return { p: v.p as number, id: v.id };
   } catch {
     // falls through to the 400 below
   }
-  throw invalid(`cursor is not a cursor of this listing in ${order} order; pass the nextCursor of the previous page unchanged`, 'cursor');
+  throw invalid(
+    `cursor is not a cursor of this listing in ${order} order; pass the nextCursor of the previous page unchanged`,
+    'cursor',
+  );
 }
 
 /** limit (1..500, default 50), order (asc | desc) and cursor from a query string. */
@@ -39,10 +43,12 @@ export function readPageQuery(query: Record<string, string | undefined>, default
   let limit = DEFAULT_PAGE;
   if (query.limit !== undefined && query.limit !== '') {
     limit = Number(query.limit);
-    if (!/^\d+$/.test(query.limit) || limit < 1 || limit > MAX_PAGE) throw invalid(`limit must be an integer from 1 to ${MAX_PAGE}`, 'limit');
+    if (!/^\d+$/.test(query.limit) || limit < 1 || limit > MAX_PAGE)
+      throw invalid(`limit must be an integer from 1 to ${MAX_PAGE}`, 'limit');
   }
   const order = (query.order || defaultOrder) as Order;
-  if (order !== 'asc' && order !== 'desc') throw invalid("order must be 'asc' (oldest first) or 'desc' (newest first)", 'order');
+  if (order !== 'asc' && order !== 'desc')
+    throw invalid("order must be 'asc' (oldest first) or 'desc' (newest first)", 'order');
   const after = query.cursor ? decodeCursor(query.cursor, order) : null;
   return { limit, order, after };
 }
@@ -51,14 +57,23 @@ export function readPageQuery(query: Record<string, string | undefined>, default
  * One page of `list` (in creation order) walking in `q.order` from the cursor, keeping items that
  * `match`. Work is the page plus the non-matching items skipped on the way, never the whole list.
  */
-export function pageOf<T>(list: readonly T[], q: PageQuery, idOf: (t: T) => string, match?: (t: T) => boolean, base = 0): Page<T> {
+export function pageOf<T>(
+  list: readonly T[],
+  q: PageQuery,
+  idOf: (t: T) => string,
+  match?: (t: T) => boolean,
+  base = 0,
+): Page<T> {
   const step = q.order === 'asc' ? 1 : -1;
   let i = q.order === 'asc' ? 0 : list.length - 1;
   if (q.after) {
     // `base`: a list that drops its oldest items (a ring) counts positions from its first item ever
     const at = q.after.p - base;
     if (list[at] === undefined || idOf(list[at]) !== q.after.id) {
-      throw invalid('cursor no longer matches this listing (the sandbox was reset, or the entry has rolled off); start again without a cursor', 'cursor');
+      throw invalid(
+        'cursor no longer matches this listing (the sandbox was reset, or the entry has rolled off); start again without a cursor',
+        'cursor',
+      );
     }
     i = at + step;
   }

@@ -3,7 +3,12 @@
 
 import { Hono } from 'hono';
 import { invalid, notFound } from '../../errors/errors.js';
-import { type DecisionInput, type ScreeningRequest, SCREENING_STATES, isScreeningState } from '../../domain/screening/index.js';
+import {
+  type DecisionInput,
+  type ScreeningRequest,
+  SCREENING_STATES,
+  isScreeningState,
+} from '../../domain/screening/index.js';
 import { toAuditEvent } from '../../domain/screening/ledger.js';
 import type { AppEnv } from '../../web/env.js';
 import { limits } from '../../domain/plans.js';
@@ -27,7 +32,8 @@ export function reviewSummary(r: ScreeningRequest) {
     state: r.state,
     createdAt: new Date(r.createdAt).toISOString(),
     queuedForReviewAt: iso(r.queuedForReviewAt),
-    reviewExpiresAt: r.state === 'pending_review' && r.queuedForReviewAt !== null ? iso(r.queuedForReviewAt + WINDOW_MS) : null,
+    reviewExpiresAt:
+      r.state === 'pending_review' && r.queuedForReviewAt !== null ? iso(r.queuedForReviewAt + WINDOW_MS) : null,
     jobTitle: r.submission.jobSpec.title,
     candidateLabel: candidateLabel(r),
     submission: { candidate: r.submission.candidate, jobSpec: r.submission.jobSpec },
@@ -48,7 +54,8 @@ export function reviewDetail(r: ScreeningRequest) {
     decision: r.decision,
     edits: r.edits,
     queuedForReviewAt: iso(r.queuedForReviewAt),
-    reviewExpiresAt: r.state === 'pending_review' && r.queuedForReviewAt !== null ? iso(r.queuedForReviewAt + WINDOW_MS) : null,
+    reviewExpiresAt:
+      r.state === 'pending_review' && r.queuedForReviewAt !== null ? iso(r.queuedForReviewAt + WINDOW_MS) : null,
     ledger: r.rows.map(toAuditEvent),
     createdAt: new Date(r.createdAt).toISOString(),
   };
@@ -62,7 +69,8 @@ export function reviewsRoutes() {
     const query = c.req.query();
     onlyKeys(query, ['state', 'tenantId', ...PAGE_PARAMS]);
     const { state } = query;
-    if (state !== undefined && !isScreeningState(state)) throw invalid(`state must be one of ${SCREENING_STATES.join(', ')}`, 'state');
+    if (state !== undefined && !isScreeningState(state))
+      throw invalid(`state must be one of ${SCREENING_STATES.join(', ')}`, 'state');
     const tenantId = tenantFor(c, query.tenantId || undefined, false);
     const list = c.var.core.screening.requests.ordered(tenantId);
     const page = pageOf(list, readPageQuery(query), (q) => q.id, state ? (q) => q.state === state : undefined);
@@ -74,7 +82,8 @@ export function reviewsRoutes() {
     onlyKeys(c.req.query(), []);
     const { requests } = c.var.core.screening;
     const own = ownTenant(c);
-    if (own === undefined) return c.json({ counts: Object.fromEntries(SCREENING_STATES.map((s) => [s, requests.countIn(s)])) });
+    if (own === undefined)
+      return c.json({ counts: Object.fromEntries(SCREENING_STATES.map((s) => [s, requests.countIn(s)])) });
     const counts: Record<string, number> = Object.fromEntries(SCREENING_STATES.map((s) => [s, 0]));
     for (const q of requests.ordered(own)) counts[q.state]++;
     return c.json({ counts });
@@ -91,7 +100,8 @@ export function reviewsRoutes() {
   r.post('/:requestId/decision', async (c) => {
     const body = await readObject(c);
     onlyKeys(body, ['decision', 'reviewerId', 'reviewerRole', 'note', 'editedScore', 'editedRationale']);
-    if (typeof body.decision !== 'string') throw invalid('decision is required: approved, rejected or edited', 'decision');
+    if (typeof body.decision !== 'string')
+      throw invalid('decision is required: approved, rejected or edited', 'decision');
     if (typeof body.reviewerId !== 'string') throw invalid('reviewerId is required (a string)', 'reviewerId');
     const found = c.var.core.screening.get(c.req.param('requestId'));
     ensureVisible(c, found?.tenantId, () => notFound(`no screening request ${c.req.param('requestId')}`));

@@ -17,7 +17,11 @@ export function systemRoutes() {
     const tenantId = tenantFor(c, query.tenantId);
     return c.json({
       rules: faults.listRules(tenantId),
-      bugs: Object.entries(BUGS).map(([name, description]) => ({ name, description, enabled: faults.bug(name as keyof typeof BUGS) })),
+      bugs: Object.entries(BUGS).map(([name, description]) => ({
+        name,
+        description,
+        enabled: faults.bug(name as keyof typeof BUGS),
+      })),
     });
   });
 
@@ -28,7 +32,10 @@ export function systemRoutes() {
     // the operator makes rules for everyone (D-133)
     const own = ownTenant(c);
     if (own !== undefined) {
-      if (body.tenantId !== undefined && body.tenantId !== own) throw notFound(`tenant ${typeof body.tenantId === 'string' ? body.tenantId : JSON.stringify(body.tenantId)} does not exist`);
+      if (body.tenantId !== undefined && body.tenantId !== own)
+        throw notFound(
+          `tenant ${typeof body.tenantId === 'string' ? body.tenantId : JSON.stringify(body.tenantId)} does not exist`,
+        );
       body.tenantId = own;
     }
     // a rule of one tenant matches only that tenant's calls and deliveries (D-121)
@@ -37,10 +44,16 @@ export function systemRoutes() {
         throw invalid(`tenantId ${JSON.stringify(body.tenantId)} is not a tenant of this sandbox`, 'tenantId');
       }
     }
-    if (body.path !== undefined && (typeof body.path !== 'string' || !(body.path === '*' || body.path.startsWith('/')))) {
+    if (
+      body.path !== undefined &&
+      (typeof body.path !== 'string' || !(body.path === '*' || body.path.startsWith('/')))
+    ) {
       throw invalid("path must be '*' or a path starting with /", 'path');
     }
-    if (body.method !== undefined && (typeof body.method !== 'string' || !/^(GET|POST|PATCH|PUT|DELETE)$/i.test(body.method))) {
+    if (
+      body.method !== undefined &&
+      (typeof body.method !== 'string' || !/^(GET|POST|PATCH|PUT|DELETE)$/i.test(body.method))
+    ) {
       throw invalid('method must be GET, POST, PATCH, PUT or DELETE', 'method');
     }
     const rule = c.var.core.faults.addRule(body as unknown as ChaosRuleInput);
@@ -56,7 +69,11 @@ export function systemRoutes() {
 
   r.delete('/faults/:id', (c) => {
     const absent = () => notFound(`no fault rule ${c.req.param('id')}`);
-    ensureVisible(c, c.var.core.faults.listRules().find((r) => r.id === c.req.param('id'))?.tenantId ?? undefined, absent);
+    ensureVisible(
+      c,
+      c.var.core.faults.listRules().find((r) => r.id === c.req.param('id'))?.tenantId ?? undefined,
+      absent,
+    );
     if (!c.var.core.faults.removeRule(c.req.param('id'))) throw absent();
     return c.body(null, 204);
   });

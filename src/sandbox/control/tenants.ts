@@ -50,8 +50,12 @@ export function tenantView(t: Tenant, now: number) {
     webhookUrl: t.webhookUrl,
     webhookSecret: t.webhookSecret,
     // the rotated-out secret while it still signs (X-Screening-Signature-Previous), D-101
-    previousWebhookSecret: t.previousSecretExpiresAt !== null && t.previousSecretExpiresAt > now ? t.previousWebhookSecret : null,
-    previousSecretExpiresAt: t.previousSecretExpiresAt !== null && t.previousSecretExpiresAt > now ? new Date(t.previousSecretExpiresAt).toISOString() : null,
+    previousWebhookSecret:
+      t.previousSecretExpiresAt !== null && t.previousSecretExpiresAt > now ? t.previousWebhookSecret : null,
+    previousSecretExpiresAt:
+      t.previousSecretExpiresAt !== null && t.previousSecretExpiresAt > now
+        ? new Date(t.previousSecretExpiresAt).toISOString()
+        : null,
     screeningCredits: {
       remaining: t.screeningWallet.remaining,
       cap: t.screeningWallet.cap,
@@ -79,7 +83,8 @@ export function tenantRoutes() {
     onlyKeys(body, ['planTier', 'name', 'scopes', 'webhookUrl', 'webhookSecret']);
     const { tenants } = c.var.core;
     const webhookSecret = optString(body, 'webhookSecret', 500);
-    if (webhookSecret !== undefined && webhookSecret.length < 8) throw invalid('webhookSecret must be at least 8 characters', 'webhookSecret');
+    if (webhookSecret !== undefined && webhookSecret.length < 8)
+      throw invalid('webhookSecret must be at least 8 characters', 'webhookSecret');
     const { tenant, apiKey, key } = tenants.create({
       planTier: parseTier(body.planTier),
       name: optString(body, 'name', 200),
@@ -101,7 +106,9 @@ export function tenantRoutes() {
   r.get('/:tenantId', (c) => {
     const { tenants } = c.var.core;
     const t = tenants.get(tenantFor(c, c.req.param('tenantId'))!);
-    const keys = tenants.keysOf(t.id).map((k) => ({ keyId: k.id, hint: k.hint, scopes: k.scopes, createdAt: new Date(k.createdAt).toISOString() }));
+    const keys = tenants
+      .keysOf(t.id)
+      .map((k) => ({ keyId: k.id, hint: k.hint, scopes: k.scopes, createdAt: new Date(k.createdAt).toISOString() }));
     return c.json({ ...tenantView(t, t.clock.now()), keys });
   });
 
@@ -109,17 +116,30 @@ export function tenantRoutes() {
     const { tenants } = c.var.core;
     const t = tenants.get(tenantFor(c, c.req.param('tenantId'))!);
     const body = await readObject(c);
-    onlyKeys(body, ['planTier', 'name', 'webhookUrl', 'webhookSecret', 'disabled', 'screeningCredits', 'applyCredits', 'autoReview']);
+    onlyKeys(body, [
+      'planTier',
+      'name',
+      'webhookUrl',
+      'webhookSecret',
+      'disabled',
+      'screeningCredits',
+      'applyCredits',
+      'autoReview',
+    ]);
     // the tier, the balances and the disabled flag are the operator's (and the billing page's), never a key's own (D-133)
     if (ownTenant(c) !== undefined) {
       const operatorOnly = OPERATOR_FIELDS.find((k) => body[k] !== undefined);
-      if (operatorOnly) throw forbidden(`${operatorOnly} is set by the operator; a tenant's key may change ${TENANT_FIELDS.join(', ')}`);
+      if (operatorOnly)
+        throw forbidden(
+          `${operatorOnly} is set by the operator; a tenant's key may change ${TENANT_FIELDS.join(', ')}`,
+        );
     }
     // validate everything before changing anything
     const tier = body.planTier === undefined ? undefined : parseTier(body.planTier);
     const webhookUrl = parseWebhookUrl(body.webhookUrl);
     const webhookSecret = optString(body, 'webhookSecret', 500);
-    if (webhookSecret !== undefined && webhookSecret.length < 8) throw invalid('webhookSecret must be at least 8 characters', 'webhookSecret');
+    if (webhookSecret !== undefined && webhookSecret.length < 8)
+      throw invalid('webhookSecret must be at least 8 characters', 'webhookSecret');
     const disabled = optBool(body, 'disabled');
     const name = optString(body, 'name', 200);
     const screeningCredits = optInt(body, 'screeningCredits', 0, 1_000_000);
@@ -144,7 +164,8 @@ export function tenantRoutes() {
     onlyKeys(body, ['overlapSeconds', 'webhookSecret']);
     const overlap = optInt(body, 'overlapSeconds', 0, 7 * 86400) ?? ROTATION_OVERLAP_SECONDS;
     const next = optString(body, 'webhookSecret', 500);
-    if (next !== undefined && next.length < 8) throw invalid('webhookSecret must be at least 8 characters', 'webhookSecret');
+    if (next !== undefined && next.length < 8)
+      throw invalid('webhookSecret must be at least 8 characters', 'webhookSecret');
     tenants.rotateWebhookSecret(t, overlap, next);
     return c.json(tenantView(t, t.clock.now()));
   });

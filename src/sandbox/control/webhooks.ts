@@ -16,7 +16,8 @@ const EVENTS = ['screening.scored', 'screening.review_decided'] as const;
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw invalid(`${name} must be one of ${allowed.join(', ')}`, name);
+  if (!(allowed as readonly string[]).includes(value))
+    throw invalid(`${name} must be one of ${allowed.join(', ')}`, name);
   return value as T;
 }
 
@@ -33,7 +34,10 @@ export function webhooksRoutes() {
     const tenantId = tenantFor(c, query.tenantId || undefined, false);
     const list = c.var.core.webhooks.ordered({ tenantId, requestId: query.requestId || undefined });
     const match = (d: Delivery) =>
-      (!tenantId || d.tenantId === tenantId) && (!status || d.status === status) && (!event || d.event === event) && (!test || String(d.test) === test);
+      (!tenantId || d.tenantId === tenantId) &&
+      (!status || d.status === status) &&
+      (!event || d.event === event) &&
+      (!test || String(d.test) === test);
     const page = pageOf(list, readPageQuery(query, 'desc'), (d) => d.id, match);
     return c.json({ deliveries: page.items.map(deliveryView), nextCursor: page.nextCursor });
   });
@@ -47,7 +51,9 @@ export function webhooksRoutes() {
   });
 
   r.post('/deliveries/:id/redeliver', (c) => {
-    ensureVisible(c, c.var.core.webhooks.get(c.req.param('id'))?.tenantId, () => notFound(`no webhook delivery ${c.req.param('id')}`));
+    ensureVisible(c, c.var.core.webhooks.get(c.req.param('id'))?.tenantId, () =>
+      notFound(`no webhook delivery ${c.req.param('id')}`),
+    );
     const d = c.var.core.webhooks.redeliver(c.req.param('id'));
     return c.json({ delivery: deliveryView(d) }, 202);
   });
@@ -55,7 +61,8 @@ export function webhooksRoutes() {
   r.post('/test', async (c) => {
     const body = await readObject(c);
     onlyKeys(body, ['tenantId']);
-    if (body.tenantId !== undefined && (typeof body.tenantId !== 'string' || !body.tenantId)) throw invalid('tenantId must be a tenant id (a string)', 'tenantId');
+    if (body.tenantId !== undefined && (typeof body.tenantId !== 'string' || !body.tenantId))
+      throw invalid('tenantId must be a tenant id (a string)', 'tenantId');
     // a tenant's key sends to its own tenant (tenantId optional); the admin token must name one
     const tenantId = tenantFor(c, body.tenantId, false);
     if (tenantId === undefined) throw invalid('tenantId is required (a string)', 'tenantId');
@@ -68,7 +75,9 @@ export function webhooksRoutes() {
     const query = c.req.query();
     onlyKeys(query, ['tenantId', 'limit']);
     const { limit } = readPageQuery({ limit: query.limit });
-    return c.json({ endpoints: c.var.core.webhooks.endpoints(tenantFor(c, query.tenantId || undefined, false)).slice(0, limit) });
+    return c.json({
+      endpoints: c.var.core.webhooks.endpoints(tenantFor(c, query.tenantId || undefined, false)).slice(0, limit),
+    });
   });
 
   return r;

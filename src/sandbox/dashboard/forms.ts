@@ -69,7 +69,9 @@ export function input(state: FormState, o: InputOptions): Html {
 
 /** The refusal not tied to a field, above the form. */
 export function formMessage(state: FormState): Html {
-  return state.message ? html`<div class="flash error" role="alert" data-field="form-error">${state.message}</div>` : html``;
+  return state.message
+    ? html`<div class="flash error" role="alert" data-field="form-error">${state.message}</div>`
+    : html``;
 }
 
 export function csrfField(c: Context<DashboardEnv>): Html {

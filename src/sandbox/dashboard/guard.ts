@@ -17,14 +17,16 @@ function hostOf(origin: string): string | null {
   }
 }
 
-const refusal = (message: string) => html`<h1>Request refused</h1><div class="flash error" role="alert">${message}</div><p><a href="${BASE}">Back to the dashboard</a></p>`;
+const refusal = (message: string) =>
+  html`<h1>Request refused</h1><div class="flash error" role="alert">${message}</div><p><a href="${BASE}">Back to the dashboard</a></p>`;
 
 /** Browsers send Origin on form posts; one from another site is refused before anything else. */
 export const sameOrigin: MiddlewareHandler<DashboardEnv> = async (c, next) => {
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
     const origin = c.req.header('origin');
     const host = c.req.header('host');
-    if (origin && origin !== 'null' && host && hostOf(origin) !== host) return plainPage(c, 'Refused', refusal('This form was posted from another site.'), 403);
+    if (origin && origin !== 'null' && host && hostOf(origin) !== host)
+      return plainPage(c, 'Refused', refusal('This form was posted from another site.'), 403);
   }
   await next();
 };
@@ -36,12 +38,22 @@ export const requireAccount: MiddlewareHandler<DashboardEnv> = async (c, next) =
       const url = new URL(c.req.url);
       return c.redirect(`${BASE}/login?next=${encodeURIComponent(safeNext(url.pathname + url.search))}`, 303);
     }
-    return plainPage(c, 'Signed out', html`<h1>Your session has ended</h1><div class="flash error" role="alert">Sign in again to continue; nothing was changed.</div><p><a href="${BASE}/login">Sign in</a></p>`, 401);
+    return plainPage(
+      c,
+      'Signed out',
+      html`<h1>Your session has ended</h1><div class="flash error" role="alert">Sign in again to continue; nothing was changed.</div><p><a href="${BASE}/login">Sign in</a></p>`,
+      401,
+    );
   }
   if (c.req.method === 'POST') {
     const token = (await readValues(c))._csrf ?? '';
     if (!token || !sameSecret(token, current.session.csrf)) {
-      return plainPage(c, 'Refused', refusal('The form is missing its security token or is from an older session. Reload the page and try again.'), 403);
+      return plainPage(
+        c,
+        'Refused',
+        refusal('The form is missing its security token or is from an older session. Reload the page and try again.'),
+        403,
+      );
     }
   }
   c.set('session', current.session);

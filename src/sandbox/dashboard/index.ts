@@ -28,14 +28,20 @@ const ASSETS: Record<string, { type: string; body: string }> = {
   'dashboard.css': asset(new URL('./assets/dashboard.css', import.meta.url), 'text/css; charset=utf-8'),
 };
 
-const problem = (message: string) => html`<h1>Something went wrong</h1><div class="flash error" role="alert">${message}</div><p><a href="${BASE}">Back to the dashboard</a></p>`;
+const problem = (message: string) =>
+  html`<h1>Something went wrong</h1><div class="flash error" role="alert">${message}</div><p><a href="${BASE}">Back to the dashboard</a></p>`;
 
 export function dashboardRoutes(): Hono<AppEnv> {
   const r = new Hono<DashboardEnv>();
   r.onError((err, c) => {
     if (err instanceof DomainError && err.status < 500) return plainPage(c, 'Error', problem(err.message), err.status);
     console.error('dashboard error', err);
-    return plainPage(c, 'Error', problem('The dashboard failed to render this page; the error was logged by the sandbox.'), 500);
+    return plainPage(
+      c,
+      'Error',
+      problem('The dashboard failed to render this page; the error was logged by the sandbox.'),
+      500,
+    );
   });
   r.use('*', securityHeaders);
   r.get('/assets/:file', (c) => {
@@ -45,7 +51,13 @@ export function dashboardRoutes(): Hono<AppEnv> {
     return c.body(a.body, 200, { 'content-type': a.type, 'cache-control': 'public, max-age=300' });
   });
   r.use('*', sameOrigin);
-  r.use('*', bodyLimit({ maxSize: 16 * 1024, onError: (c) => plainPage(c, 'Refused', problem('The form was larger than 16 KiB.'), 413) }));
+  r.use(
+    '*',
+    bodyLimit({
+      maxSize: 16 * 1024,
+      onError: (c) => plainPage(c, 'Refused', problem('The form was larger than 16 KiB.'), 413),
+    }),
+  );
   authPages(r);
   r.use('*', requireAccount);
   logoutRoute(r);
@@ -54,7 +66,14 @@ export function dashboardRoutes(): Hono<AppEnv> {
   r.route('/webhooks', webhookPages());
   r.route('/', activityPages());
   r.route('/', overviewPages());
-  r.all('*', (c) => renderPage(c, { title: 'Not found', active: '', status: 404, body: html`<p>The dashboard has no page at <code>${c.req.path}</code>.</p>` }));
+  r.all('*', (c) =>
+    renderPage(c, {
+      title: 'Not found',
+      active: '',
+      status: 404,
+      body: html`<p>The dashboard has no page at <code>${c.req.path}</code>.</p>`,
+    }),
+  );
   // the dashboard's extra variables (account, session) are set by its own guard above
   return r as unknown as Hono<AppEnv>;
 }

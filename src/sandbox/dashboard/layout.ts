@@ -22,7 +22,8 @@ export const NAV = [
 const DONE: Record<string, string> = {
   revoked: 'The key was revoked. Calls with it now answer 401.',
   'webhook-saved': 'The webhook URL was saved.',
-  'webhook-cleared': 'The webhook URL was removed; deliveries are recorded without being sent (or go to a connected listen command).',
+  'webhook-cleared':
+    'The webhook URL was removed; deliveries are recorded without being sent (or go to a connected listen command).',
   rotated: 'A new signing secret was made. The previous one keeps signing beside it for 24 hours.',
   paid: 'Payment accepted. Your plan and its credits changed at once.',
   downgraded: 'You are on the free plan now.',
@@ -48,9 +49,12 @@ ${body}
 /** A page outside the signed-in shell (sign-up, sign-in, refusals): one centred panel. */
 export function plainPage(c: Context, title: string, body: Html, status = 200): Response {
   return c.html(
-    documentShell(title, html`<a class="skip" href="#main">Skip to content</a>
+    documentShell(
+      title,
+      html`<a class="skip" href="#main">Skip to content</a>
 <header class="top"><a class="brand" href="${BASE}">Remote-jobs sandbox <span>dashboard</span></a></header>
-<main id="main" class="login" tabindex="-1">${body}</main>`).value,
+<main id="main" class="login" tabindex="-1">${body}</main>`,
+    ).value,
     status as 200,
   );
 }

@@ -35,5 +35,7 @@ export function safeNext(next: string | undefined): string {
   } catch {
     return fallback;
   }
-  return u.origin === base && /^\/app(\/|$)/.test(u.pathname) && !/^\/app\/(login|signup|logout)/.test(u.pathname) ? u.pathname + u.search : fallback;
+  return u.origin === base && /^\/app(\/|$)/.test(u.pathname) && !/^\/app\/(login|signup|logout)/.test(u.pathname)
+    ? u.pathname + u.search
+    : fallback;
 }

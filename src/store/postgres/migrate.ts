@@ -9,13 +9,19 @@ import { MIGRATIONS, type Migration } from './migrations.js';
 export const MIGRATION_LOCK = 0x5a4e_d0c5;
 
 /** Applies every migration not yet recorded; returns the versions it applied. Runs `then` under the same lock. */
-export async function migrate(pool: pg.Pool, then?: (client: pg.PoolClient) => Promise<void>, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+export async function migrate(
+  pool: pg.Pool,
+  then?: (client: pg.PoolClient) => Promise<void>,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
   const client = await pool.connect();
   const applied: number[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
-      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
       const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
       const done = new Set(rows.map((r) => r.version));
       for (const m of migrations) {

@@ -15,7 +15,9 @@
     function tick() {
       if (target.contains(document.activeElement)) return;
       fetch(location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
-        .then(function (res) { return res.ok ? res.text() : null; })
+        .then(function (res) {
+          return res.ok ? res.text() : null;
+        })
         .then(function (text) {
           if (!text) return;
           var doc = new DOMParser().parseFromString(text, 'text/html');
@@ -47,7 +49,9 @@
     btn.addEventListener('click', function () {
       navigator.clipboard.writeText(code.textContent || '').then(function () {
         btn.textContent = 'Copied';
-        setTimeout(function () { btn.textContent = 'Copy'; }, 1500);
+        setTimeout(function () {
+          btn.textContent = 'Copy';
+        }, 1500);
       });
     });
     code.after(btn);

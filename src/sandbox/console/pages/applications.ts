@@ -8,18 +8,23 @@ import { renderPage } from '../layout.js';
 import type { ConsoleEnv } from '../types.js';
 import type { Application } from '../../../domain/jobs/types.js';
 
-
 export function applicationPages() {
   const r = new Hono<ConsoleEnv>();
 
   r.get('/', async (c) => {
     const tenantId = c.req.query('tenantId') ?? '';
-    const res = await c.var.ctl.get<{ applications: Application[]; nextCursor: string | null }>('/applications', { tenantId, order: 'desc', cursor: c.req.query('cursor') });
+    const res = await c.var.ctl.get<{ applications: Application[]; nextCursor: string | null }>('/applications', {
+      tenantId,
+      order: 'desc',
+      cursor: c.req.query('cursor'),
+    });
     const apps = res.ok ? res.data.applications : [];
     const body = !res.ok
       ? controlError('applications', res)
       : apps.length === 0
-        ? empty(html`No applications in the curation queue — apply to a job that has an employer contact with <code>POST /api/v1/jobs/{id}/apply</code> or the MCP <code>apply_to_job</code> tool (paid tiers).`)
+        ? empty(
+            html`No applications in the curation queue — apply to a job that has an employer contact with <code>POST /api/v1/jobs/{id}/apply</code> or the MCP <code>apply_to_job</code> tool (paid tiers).`,
+          )
         : html`<div class="table-wrap" tabindex="0"><table class="list">
   <caption class="sr-only">Applications</caption>
   <thead><tr><th scope="col">Application</th><th scope="col">Job</th><th scope="col">Candidate</th><th scope="col">Channel</th><th scope="col">Status</th><th scope="col">Received</th></tr></thead>

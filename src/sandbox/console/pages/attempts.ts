@@ -10,15 +10,19 @@ import { html, type Html } from '../html.js';
 export type Attempt = Omit<WebhookAttempt, 'manual'> & { manual?: boolean };
 
 function sent(a: Attempt): Html {
-  const headers = Object.entries(a.requestHeaders ?? {}).map(([k, v]) => `${k}: ${v}`).join('\n');
+  const headers = Object.entries(a.requestHeaders ?? {})
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
   return html`<div class="attempt-detail">
     <h4>Request <span class="muted small">POST ${a.url ?? '(no URL)'}</span></h4>
     <pre tabindex="0" class="raw" data-field="request-headers">${headers || '(nothing was sent)'}</pre>
     <pre tabindex="0" class="raw" data-field="attempt-body">${a.body ?? ''}</pre>
     <h4>Response ${a.statusCode !== null ? html`<span class="muted small">HTTP ${a.statusCode}</span>` : ''}</h4>
-    ${a.responseBody
-      ? html`<pre tabindex="0" class="raw" data-field="response-body">${a.responseBody}</pre>${a.responseTruncated ? html`<p class="help">Only the first 4 KiB of the answer were read; the connection was then closed.</p>` : ''}`
-      : html`<p class="muted small">${a.statusCode === null ? a.error ?? 'No answer.' : 'Empty body.'}</p>`}
+    ${
+      a.responseBody
+        ? html`<pre tabindex="0" class="raw" data-field="response-body">${a.responseBody}</pre>${a.responseTruncated ? html`<p class="help">Only the first 4 KiB of the answer were read; the connection was then closed.</p>` : ''}`
+        : html`<p class="muted small">${a.statusCode === null ? (a.error ?? 'No answer.') : 'Empty body.'}</p>`
+    }
   </div>`;
 }
 

@@ -49,7 +49,9 @@ function describe(seconds: number): string {
 }
 
 const counts = (byLabel: Record<string, number>) =>
-  Object.entries(byLabel).map(([k, n]) => `${n} ${k}${n === 1 ? '' : k.endsWith('y') ? '' : 's'}`).join(', ');
+  Object.entries(byLabel)
+    .map(([k, n]) => `${n} ${k}${n === 1 ? '' : k.endsWith('y') ? '' : 's'}`)
+    .join(', ');
 
 function refLink(t: TimerView): Html {
   if (!t.ref) return html``;
@@ -59,7 +61,9 @@ function refLink(t: TimerView): Html {
 
 /** A timer or advance on a tenant's own clock (D-120) says whose. */
 const onTenant = (tenantId: string | null | undefined): Html =>
-  tenantId ? html` <span class="small">on the clock of tenant <a href="/console/tenants/${seg(tenantId)}"><code>${tenantId}</code></a></span>` : html``;
+  tenantId
+    ? html` <span class="small">on the clock of tenant <a href="/console/tenants/${seg(tenantId)}"><code>${tenantId}</code></a></span>`
+    : html``;
 
 function timerList(list: TimerView[]): Html {
   return html`<ol class="timers">${list.map((t) => html`<li>${time(t.at)} <strong>${t.label}</strong> ${refLink(t)}${onTenant(t.tenantId)}</li>`)}</ol>`;
@@ -74,10 +78,16 @@ function pendingView(t: Timers): Html {
 
 function historyView(list: Advance[]): Html {
   return html`<section class="panel" aria-labelledby="hist-h"><h2 id="hist-h">Recent advances</h2>
-  ${list.length === 0 ? empty('The clock has not been advanced yet.') : html`<ol class="advances">${list.map((a) => html`<li data-fired="${a.fired}">
+  ${
+    list.length === 0
+      ? empty('The clock has not been advanced yet.')
+      : html`<ol class="advances">${list.map(
+          (a) => html`<li data-fired="${a.fired}">
     ${time(a.from)} → ${time(a.to)}${onTenant(a.tenantId)}: ${a.fired === 0 ? 'nothing fired' : html`fired ${counts(a.byLabel)}`}
     ${a.first.length ? html`<details><summary>What fired</summary>${timerList(a.first)}${a.fired > a.first.length ? html`<p class="help">and ${a.fired - a.first.length} more</p>` : ''}</details>` : ''}
-  </li>`)}</ol>`}
+  </li>`,
+        )}</ol>`
+  }
 </section>`;
 }
 
@@ -86,12 +96,14 @@ export function clockPages() {
 
   r.get('/', async (c) => {
     const res = await c.var.ctl.get<Timers>('/clock/timers');
-    const body = html`${res.ok
-      ? html`<dl class="facts big">
+    const body = html`${
+      res.ok
+        ? html`<dl class="facts big">
   <div><dt>Sandbox time</dt><dd data-field="now">${time(res.data.now)}</dd></div>
   <div><dt>Pending timers</dt><dd>${res.data.pendingTimers} <span class="muted small">(webhook retries, review expiries)</span></dd></div>
 </dl>`
-      : controlError('the clock', res)}
+        : controlError('the clock', res)
+    }
 <section class="panel" aria-labelledby="adv-h">
   <h2 id="adv-h">Advance the clock</h2>
   <p>Time only moves forward. Everything scheduled up to the new time runs at once, in order.</p>
@@ -112,9 +124,18 @@ export function clockPages() {
 
   r.post('/advance', async (c) => {
     const seconds = numberOrRaw(field(await readForm(c), 'seconds'));
-    const res = await c.var.ctl.send<{ now: string; pendingTimers: number; fired: Advance }>('POST', '/clock/advance', { seconds });
+    const res = await c.var.ctl.send<{ now: string; pendingTimers: number; fired: Advance }>('POST', '/clock/advance', {
+      seconds,
+    });
     const fired = res.ok ? (res.data.fired.fired ? `fired ${counts(res.data.fired.byLabel)}` : 'nothing fired') : '';
-    return back(c, '/console/clock', res, res.ok ? `Advanced by ${describe(seconds as number)}: sandbox time is now ${res.data.now}; ${fired} (${res.data.pendingTimers} ${res.data.pendingTimers === 1 ? 'timer' : 'timers'} pending).` : '');
+    return back(
+      c,
+      '/console/clock',
+      res,
+      res.ok
+        ? `Advanced by ${describe(seconds as number)}: sandbox time is now ${res.data.now}; ${fired} (${res.data.pendingTimers} ${res.data.pendingTimers === 1 ? 'timer' : 'timers'} pending).`
+        : '',
+    );
   });
 
   return r;

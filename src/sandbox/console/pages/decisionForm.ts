@@ -36,7 +36,9 @@ export function decisionForm(c: Context<ConsoleEnv>, requestId: string, returnTo
   const attrs = (name: string, suffix: string) =>
     errField === name ? html` aria-invalid="true" aria-describedby="${f}-${suffix}-err" autofocus` : '';
   const message = (name: string, suffix: string) =>
-    errField === name ? html`<p class="field-error" id="${f}-${suffix}-err" role="alert">${state!.error.message}</p>` : '';
+    errField === name
+      ? html`<p class="field-error" id="${f}-${suffix}-err" role="alert">${state!.error.message}</p>`
+      : '';
   return html`<form method="post" action="/console/reviews/${id}/decision" class="decision" aria-label="Decision on ${requestId}">
   ${csrfField(c)}<input type="hidden" name="return" value="${returnTo}">
   <!-- Disabled first submit button: pressing Enter in a text field must not approve by accident. -->

@@ -65,9 +65,11 @@ function endpointsTable(list: Endpoint[]): Html {
   return html`<section class="panel" aria-labelledby="ep-h"><h2 id="ep-h">Endpoints</h2>
   <div class="table-wrap" tabindex="0"><table class="list endpoints">
     <thead><tr><th scope="col">Endpoint</th><th scope="col">Tenant</th><th scope="col" class="num">Success rate</th><th scope="col" class="num">Attempts</th><th scope="col">Last answer</th></tr></thead>
-    <tbody>${list.map((e) => html`<tr><td class="wrap">${e.url}</td><td><code>${e.tenantId}</code></td>
+    <tbody>${list.map(
+      (e) => html`<tr><td class="wrap">${e.url}</td><td><code>${e.tenantId}</code></td>
       <td class="num" data-field="success-rate">${e.successRate === null ? '—' : `${Math.round(e.successRate * 1000) / 10}%`}</td>
-      <td class="num">${e.succeeded} / ${e.attempts}</td><td>${e.lastStatusCode ?? 'no answer'} at ${time(e.lastAttemptAt)}</td></tr>`)}</tbody>
+      <td class="num">${e.succeeded} / ${e.attempts}</td><td>${e.lastStatusCode ?? 'no answer'} at ${time(e.lastAttemptAt)}</td></tr>`,
+    )}</tbody>
   </table></div></section>`;
 }
 
@@ -81,7 +83,12 @@ export function deliveryPages() {
     const q = (k: string) => c.req.query(k) ?? '';
     const [res, endpoints] = await Promise.all([
       c.var.ctl.get<{ deliveries: Delivery[]; nextCursor: string | null }>('/webhooks/deliveries', {
-        tenantId: q('tenantId'), requestId: q('requestId'), status: q('status'), event: q('event'), cursor: q('cursor'), limit: '20',
+        tenantId: q('tenantId'),
+        requestId: q('requestId'),
+        status: q('status'),
+        event: q('event'),
+        cursor: q('cursor'),
+        limit: '20',
       }),
       c.var.ctl.get<{ endpoints: Endpoint[] }>('/webhooks/endpoints', { tenantId: q('tenantId') }),
     ]);
@@ -90,8 +97,11 @@ export function deliveryPages() {
     let list: Html;
     if (!res.ok) list = controlError('webhook deliveries', res);
     else if (res.data.deliveries.length === 0) {
-      list = empty('No webhook deliveries match — give a tenant a webhook URL, then submit a candidate or send a test event; a delivery is sent when a request is scored and again after the review decision.');
-    } else list = html`${res.data.deliveries.map((d) => card(c, d, returnTo))}${pager(c.req.url, res.data.nextCursor, 'deliveries')}`;
+      list = empty(
+        'No webhook deliveries match — give a tenant a webhook URL, then submit a candidate or send a test event; a delivery is sent when a request is scored and again after the review decision.',
+      );
+    } else
+      list = html`${res.data.deliveries.map((d) => card(c, d, returnTo))}${pager(c.req.url, res.data.nextCursor, 'deliveries')}`;
     return renderPage(c, {
       title: 'Webhook deliveries',
       active: '/console/deliveries',

@@ -29,15 +29,19 @@ export function demoPages() {
     const table = !res.ok
       ? controlError('the demo tenants', res)
       : tenants.length === 0
-        ? empty('No demo tenants: this sandbox was started without them (SANDBOX_DEMO=0). Create tenants on the Tenants page.')
+        ? empty(
+            'No demo tenants: this sandbox was started without them (SANDBOX_DEMO=0). Create tenants on the Tenants page.',
+          )
         : html`<div class="table-wrap" tabindex="0"><table class="list">
   <caption class="sr-only">Demo tenants</caption>
   <thead><tr><th scope="col">Tenant</th><th scope="col">Tier</th><th scope="col">Scopes</th><th scope="col">API key</th><th scope="col">Webhook secret</th></tr></thead>
-  <tbody>${tenants.map((t) => html`<tr>
+  <tbody>${tenants.map(
+    (t) => html`<tr>
     <th scope="row"><a href="/console/tenants/${seg(t.tenantId)}">${t.name}</a><br><code class="small">${t.tenantId}</code>${t.note ? html`<br><span class="small muted">${t.note}</span>` : ''}</th>
     <td>${t.planTier}</td><td class="small">${t.scopes.join(', ')}</td>
     <td><code class="secret">${t.apiKey}</code></td><td><code class="secret small">${t.webhookSecret}</code></td>
-  </tr>`)}</tbody>
+  </tr>`,
+  )}</tbody>
 </table></div>
 ${sample ? html`<h2>Try it</h2><pre tabindex="0" class="raw">curl -H "Authorization: Bearer ${sample.apiKey}" ${base}/api/v1/me</pre>` : ''}`;
     return renderPage(c, {

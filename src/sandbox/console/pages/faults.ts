@@ -36,18 +36,23 @@ function effect(r: Rule): string {
 }
 
 function rulesTable(c: Context<ConsoleEnv>, rules: Rule[]): Html {
-  if (rules.length === 0) return empty('No faults active: every API call behaves normally. Add one below to see how your client copes with failures.');
+  if (rules.length === 0)
+    return empty(
+      'No faults active: every API call behaves normally. Add one below to see how your client copes with failures.',
+    );
   return html`<div class="table-wrap" tabindex="0"><table class="list">
   <caption class="sr-only">Active chaos rules</caption>
   <thead><tr><th scope="col">Rule</th><th scope="col">Matches</th><th scope="col">Effect</th><th scope="col">Applies to</th><th scope="col" class="num">Hits</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-  <tbody>${rules.map((r) => html`<tr>
+  <tbody>${rules.map(
+    (r) => html`<tr>
     <th scope="row"><code>${r.id}</code><br><span class="small muted">${time(r.createdAt)}</span></th>
     <td>${r.mode === 'webhook_failure' ? html`<span class="muted">webhook deliveries</span>` : html`<code>${r.method ?? 'any method'} ${r.path === '*' ? 'every API path' : `${r.path}…`}</code>`}</td>
     <td>${effect(r)}</td>
     <td>${r.remaining !== null ? `next ${r.remaining} ${r.remaining === 1 ? 'call' : 'calls'}` : 'every call until removed'}${r.ratio < 1 ? `, ${Math.round(r.ratio * 100)}% of them` : ''}${r.tenantId ? html`<br><span class="small" data-field="rule-tenant">of tenant <a href="/console/tenants/${seg(r.tenantId)}"><code>${r.tenantId}</code></a> only</span>` : ''}</td>
     <td class="num">${r.hits}</td>
     <td><form method="post" action="/console/faults/${seg(r.id)}/delete">${csrfField(c)}<button type="submit" class="small" aria-label="Remove ${r.id}">Remove</button></form></td>
-  </tr>`)}</tbody>
+  </tr>`,
+  )}</tbody>
 </table></div>
 <form method="post" action="/console/faults/clear" class="actions">${csrfField(c)}<button type="submit" class="danger">Clear all faults</button></form>`;
 }
@@ -89,9 +94,13 @@ function bugsTable(c: Context<ConsoleEnv>, bugs: Bug[]): Html {
   <h2 id="bugs-h">Planted bugs</h2>
   <p>Each breaks one rule of the specification on purpose, to prove a conformance run catches it. Keep them off otherwise.</p>
   <div class="table-wrap" tabindex="0"><table class="list"><thead><tr><th scope="col">Bug</th><th scope="col">Effect</th><th scope="col">State</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-  <tbody>${bugs.map((b) => html`<tr><th scope="row"><code>${b.name}</code></th><td>${b.description}</td><td>${b.enabled ? html`<span class="badge bad">on</span>` : html`<span class="badge neutral">off</span>`}</td>
+  <tbody>${bugs.map(
+    (
+      b,
+    ) => html`<tr><th scope="row"><code>${b.name}</code></th><td>${b.description}</td><td>${b.enabled ? html`<span class="badge bad">on</span>` : html`<span class="badge neutral">off</span>`}</td>
     <td><form method="post" action="/console/faults/bugs/${seg(b.name)}">${csrfField(c)}<input type="hidden" name="enabled" value="${b.enabled ? 'false' : 'true'}">
-      <button type="submit" class="small" aria-label="${b.enabled ? 'Switch off' : 'Switch on'} ${b.name}">${b.enabled ? 'Switch off' : 'Switch on'}</button></form></td></tr>`)}</tbody></table></div>
+      <button type="submit" class="small" aria-label="${b.enabled ? 'Switch off' : 'Switch on'} ${b.name}">${b.enabled ? 'Switch off' : 'Switch on'}</button></form></td></tr>`,
+  )}</tbody></table></div>
 </section>`;
 }
 
@@ -122,7 +131,9 @@ export function faultPages() {
       title: 'Faults',
       active: '/console/faults',
       lead: 'Make API calls fail on purpose. Active faults are announced on every console page; the control API and this console are never affected.',
-      body: res.ok ? html`<section aria-labelledby="active-h"><h2 id="active-h">Active faults</h2>${rulesTable(c, res.data.rules)}</section>${addForm(c)}${bugsTable(c, res.data.bugs)}` : controlError('faults', res),
+      body: res.ok
+        ? html`<section aria-labelledby="active-h"><h2 id="active-h">Active faults</h2>${rulesTable(c, res.data.rules)}</section>${addForm(c)}${bugsTable(c, res.data.bugs)}`
+        : controlError('faults', res),
     });
   });
 
@@ -131,7 +142,9 @@ export function faultPages() {
     return back(c, '/console/faults', res, res.ok ? `Added fault ${res.data.id}: ${effect(res.data)}.` : '');
   });
 
-  r.post('/clear', async (c) => back(c, '/console/faults', await c.var.ctl.send('DELETE', '/faults'), 'Cleared every fault.'));
+  r.post('/clear', async (c) =>
+    back(c, '/console/faults', await c.var.ctl.send('DELETE', '/faults'), 'Cleared every fault.'),
+  );
 
   r.post('/:id/delete', async (c) => {
     const id = c.req.param('id');

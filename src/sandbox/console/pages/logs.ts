@@ -45,14 +45,19 @@ export function logPages() {
   r.get('/', async (c) => {
     const q = (k: string) => c.req.query(k) ?? '';
     const res = await c.var.ctl.get<{ entries: Entry[]; nextCursor: string | null }>('/logs', {
-      tenantId: q('tenantId'), q: q('q'), api: q('api'), status: q('status'), cursor: q('cursor'),
+      tenantId: q('tenantId'),
+      q: q('q'),
+      api: q('api'),
+      status: q('status'),
+      cursor: q('cursor'),
     });
     const list = !res.ok
       ? controlError('the request log', res)
       : res.data.entries.length === 0
         ? empty('No calls match. Calls to the REST APIs and the keyed MCP server appear here as they are made.')
         : html`<ol class="log">${res.data.entries.map(row)}</ol>${pager(c.req.url, res.data.nextCursor, 'log entries')}`;
-    const opt = (name: string, v: string, label: string) => html`<option value="${v}"${q(name) === v ? html` selected` : ''}>${label}</option>`;
+    const opt = (name: string, v: string, label: string) =>
+      html`<option value="${v}"${q(name) === v ? html` selected` : ''}>${label}</option>`;
     return renderPage(c, {
       title: 'Request log',
       active: '/console/logs',

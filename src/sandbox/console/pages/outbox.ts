@@ -21,12 +21,17 @@ export function outboxPages() {
   const r = new Hono<ConsoleEnv>();
 
   r.get('/', async (c) => {
-    const res = await c.var.ctl.get<{ messages: Message[]; nextCursor: string | null }>('/outbox', { order: 'desc', cursor: c.req.query('cursor') });
+    const res = await c.var.ctl.get<{ messages: Message[]; nextCursor: string | null }>('/outbox', {
+      order: 'desc',
+      cursor: c.req.query('cursor'),
+    });
     const messages = res.ok ? res.data.messages : [];
     const body = !res.ok
       ? controlError('the outbox', res)
       : messages.length === 0
-        ? empty(html`The outbox is empty — call the keyed MCP server's <code>hire</code> tool with a brief and a <code>contact_email</code>; a strong shortlist is emailed there.`)
+        ? empty(
+            html`The outbox is empty — call the keyed MCP server's <code>hire</code> tool with a brief and a <code>contact_email</code>; a strong shortlist is emailed there.`,
+          )
         : html`${messages.map((m) => {
             const hid = `msg-${m.id.replace(/[^\w-]/g, '')}`;
             return html`<article class="panel" aria-labelledby="${hid}">
@@ -41,7 +46,12 @@ export function outboxPages() {
   ${m.data !== undefined ? html`<details><summary>Data</summary><pre tabindex="0">${prettyJson(m.data)}</pre></details>` : ''}
 </article>`;
           })}${pager(c.req.url, res.data.nextCursor, 'messages')}`;
-    return renderPage(c, { title: 'Hire outbox', active: '/console/outbox', lead: 'Emails the sandbox would have sent.', body });
+    return renderPage(c, {
+      title: 'Hire outbox',
+      active: '/console/outbox',
+      lead: 'Emails the sandbox would have sent.',
+      body,
+    });
   });
 
   return r;

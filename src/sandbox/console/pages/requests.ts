@@ -44,17 +44,27 @@ function ledger(rows: AuditEvent[]): Html {
 }
 
 function decisionView(d: Record<string, unknown> | null, edits: RequestDetail['edits'], ended: boolean): Html {
-  if (!d) return html`<p class="muted">${ended ? 'No decision: the request ended before a reviewer decided.' : 'No decision yet.'}</p>`;
+  if (!d)
+    return html`<p class="muted">${ended ? 'No decision: the request ended before a reviewer decided.' : 'No decision yet.'}</p>`;
   const all = { ...d, ...(edits ?? {}) };
   return html`<dl class="facts fields">${Object.entries(all).map(([k, v]) => html`<div><dt>${k}</dt><dd class="wrap">${typeof v === 'object' ? html`<pre tabindex="0">${prettyJson(v)}</pre>` : String(v)}</dd></div>`)}</dl>`;
 }
 
-function deliveriesSummary(requestId: string, res: ControlResult<{ deliveries: Wire[] }>, hasWebhook: boolean | null, endedUnscored: boolean): Html {
+function deliveriesSummary(
+  requestId: string,
+  res: ControlResult<{ deliveries: Wire[] }>,
+  hasWebhook: boolean | null,
+  endedUnscored: boolean,
+): Html {
   if (!res.ok) return controlError('webhook deliveries', res);
   const list = res.data?.deliveries ?? [];
   if (list.length === 0) {
     if (endedUnscored) return empty('No webhook deliveries: the request ended before it was scored, so none was due.');
-    return empty(hasWebhook === false ? 'No webhook deliveries: the tenant has no webhook URL.' : 'No webhook deliveries for this request yet.');
+    return empty(
+      hasWebhook === false
+        ? 'No webhook deliveries: the tenant has no webhook URL.'
+        : 'No webhook deliveries for this request yet.',
+    );
   }
   return html`<div class="table-wrap" tabindex="0"><table class="list">
     <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Next retry</th></tr></thead>
@@ -83,15 +93,23 @@ export function requestPages() {
 
   r.get('/', async (c) => {
     const state = c.req.query('state') ?? '';
-    const res = await c.var.ctl.get<{ reviews: ReviewSummary[]; nextCursor: string | null }>('/reviews', { order: 'desc', state, cursor: c.req.query('cursor') });
+    const res = await c.var.ctl.get<{ reviews: ReviewSummary[]; nextCursor: string | null }>('/reviews', {
+      order: 'desc',
+      state,
+      cursor: c.req.query('cursor'),
+    });
     const list = !res.ok
       ? controlError('requests', res)
       : res.data.reviews.length === 0
         ? empty(html`No screening requests yet — submit one with <code>POST /api/screening/v1/screen</code>.`)
         : html`<div class="table-wrap" tabindex="0"><table class="list"><caption class="sr-only">Requests, newest first</caption>
         <thead><tr><th scope="col">Request</th><th scope="col">Candidate / job</th><th scope="col">State</th><th scope="col">Tenant</th><th scope="col">Received</th></tr></thead>
-        <tbody>${res.data.reviews.map((q) => html`<tr><th scope="row"><a href="/console/requests/${seg(q.requestId)}"><code>${q.requestId}</code></a></th>
-          <td>${q.candidateLabel} <span class="muted">for</span> ${q.jobTitle}</td><td>${badge(q.state)}</td><td><code>${q.tenantId}</code></td><td>${time(q.createdAt)}</td></tr>`)}</tbody></table></div>
+        <tbody>${res.data.reviews.map(
+          (
+            q,
+          ) => html`<tr><th scope="row"><a href="/console/requests/${seg(q.requestId)}"><code>${q.requestId}</code></a></th>
+          <td>${q.candidateLabel} <span class="muted">for</span> ${q.jobTitle}</td><td>${badge(q.state)}</td><td><code>${q.tenantId}</code></td><td>${time(q.createdAt)}</td></tr>`,
+        )}</tbody></table></div>
         ${pager(c.req.url, res.data.nextCursor, 'requests')}`;
     return renderPage(c, {
       title: 'Request timeline',
@@ -113,7 +131,12 @@ export function requestPages() {
       c.var.ctl.get<{ deliveries: Wire[] }>('/webhooks/deliveries', { requestId, limit: '100' }),
     ]);
     if (!res.ok) {
-      return renderPage(c, { title: 'Request timeline', active: '/console/requests', status: 404, body: html`${lookup(requestId)}${controlError(`request ${requestId}`, res)}` });
+      return renderPage(c, {
+        title: 'Request timeline',
+        active: '/console/requests',
+        status: 404,
+        body: html`${lookup(requestId)}${controlError(`request ${requestId}`, res)}`,
+      });
     }
     const q = res.data;
     const tenant = await c.var.ctl.get<{ webhookUrl: string | null }>(`/tenants/${seg(q.tenantId)}`);

@@ -14,7 +14,18 @@ import type { ConsoleEnv } from '../types.js';
 import { decisionBody, decisionForm, type FormState } from './decisionForm.js';
 import type { Wire } from '../types.js';
 
-export const STATES = ['received', 'parsed', 'scored', 'pending_review', 'approved', 'rejected', 'edited', 'delivered', 'failed', 'expired'] as const;
+export const STATES = [
+  'received',
+  'parsed',
+  'scored',
+  'pending_review',
+  'approved',
+  'rejected',
+  'edited',
+  'delivered',
+  'failed',
+  'expired',
+] as const;
 export { decisionForm };
 
 export interface ReviewSummary {
@@ -37,11 +48,19 @@ function waiting(r: ReviewSummary, now: number | null): Html {
   const age = now - Date.parse(r.queuedForReviewAt);
   const left = r.reviewExpiresAt ? Date.parse(r.reviewExpiresAt) - now : null;
   return html`<span data-field="age">waiting ${span(age)}</span>${
-    left !== null ? html` · <span data-field="expires" class="${left < 6 * 3600_000 ? 'soon' : ''}">expires in ${span(left)}</span>` : ''
+    left !== null
+      ? html` · <span data-field="expires" class="${left < 6 * 3600_000 ? 'soon' : ''}">expires in ${span(left)}</span>`
+      : ''
   }`;
 }
 
-export function reviewCard(c: Context<ConsoleEnv>, r: ReviewSummary, returnTo: string, now: number | null, form?: FormState): Html {
+export function reviewCard(
+  c: Context<ConsoleEnv>,
+  r: ReviewSummary,
+  returnTo: string,
+  now: number | null,
+  form?: FormState,
+): Html {
   const hid = `rv-${r.requestId.replace(/[^\w-]/g, '')}`;
   return html`<article class="panel review" aria-labelledby="${hid}" data-request-id="${r.requestId}">
   <header class="review-head">
@@ -97,10 +116,14 @@ export function reviewPages() {
     let body: Html;
     if (!res.ok) body = controlError('the review queue', res);
     else if (res.data.reviews.length === 0) {
-      body = state === 'pending_review'
-        ? empty(html`No pending reviews — submit a candidate with <code>POST /api/screening/v1/screen</code> (see the <a href="/docs">API reference</a>); it appears here once scored.`)
-        : empty('No requests match these filters.');
-    } else body = html`${res.data.reviews.map((rv) => reviewCard(c, rv, returnTo, now(rv.tenantId)))}${pager(c.req.url, res.data.nextCursor, 'reviews')}`;
+      body =
+        state === 'pending_review'
+          ? empty(
+              html`No pending reviews — submit a candidate with <code>POST /api/screening/v1/screen</code> (see the <a href="/docs">API reference</a>); it appears here once scored.`,
+            )
+          : empty('No requests match these filters.');
+    } else
+      body = html`${res.data.reviews.map((rv) => reviewCard(c, rv, returnTo, now(rv.tenantId)))}${pager(c.req.url, res.data.nextCursor, 'reviews')}`;
     return renderPage(c, {
       title: 'Review queue',
       active: '/console/reviews',
@@ -113,7 +136,11 @@ export function reviewPages() {
     const requestId = c.req.param('requestId');
     const form = await readForm(c);
     const decision = field(form, 'decision');
-    const res = await c.var.ctl.send<{ state: string }>('POST', `/reviews/${seg(requestId)}/decision`, decisionBody(form));
+    const res = await c.var.ctl.send<{ state: string }>(
+      'POST',
+      `/reviews/${seg(requestId)}/decision`,
+      decisionBody(form),
+    );
     const returnTo = safeNext(field(form, 'return') || '/console/reviews');
     if (!res.ok) {
       // keep what the reviewer typed; show the refusal beside the field it is about

@@ -57,7 +57,8 @@ export function autoReviewBody(form: Record<string, string | string[]>): Record<
     out.minScore = numberOrRaw(field(form, 'minScore'));
     out.else = field(form, 'else');
   }
-  if (rule === 'edit' || (rule === 'approve_if_score_at_least' && out.else === 'edited')) out.editedScore = numberOrRaw(field(form, 'editedScore'));
+  if (rule === 'edit' || (rule === 'approve_if_score_at_least' && out.else === 'edited'))
+    out.editedScore = numberOrRaw(field(form, 'editedScore'));
   return { autoReview: out };
 }
 

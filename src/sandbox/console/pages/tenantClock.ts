@@ -17,7 +17,9 @@ export interface TenantClockView {
 
 export function tenantClockPanel(c: Context<ConsoleEnv>, clock: TenantClockView | null): Html {
   if (!clock) return html``;
-  const kinds = Object.entries(clock.pendingByLabel).map(([label, n]) => `${n} ${label}`).join(', ');
+  const kinds = Object.entries(clock.pendingByLabel)
+    .map(([label, n]) => `${n} ${label}`)
+    .join(', ');
   return html`<section class="panel" aria-labelledby="tclock-h">
   <h2 id="tclock-h">Tenant clock</h2>
   <p data-field="tenant-now">Tenant time ${time(clock.now)}, ${clock.offsetSeconds} s ahead of the sandbox clock.</p>
@@ -34,7 +36,18 @@ export function tenantClockActions(r: Hono<ConsoleEnv>): void {
   r.post('/:tenantId/clock', async (c) => {
     const tenantId = c.req.param('tenantId');
     const seconds = numberOrRaw(field(await readForm(c), 'seconds'));
-    const res = await c.var.ctl.send<{ now: string; fired: { fired: number } }>('POST', `/tenants/${seg(tenantId)}/clock/advance`, { seconds });
-    return back(c, `/console/tenants/${seg(tenantId)}`, res, res.ok ? `Advanced this tenant's clock by ${seconds} s: its time is now ${res.data.now}; ${res.data.fired.fired} timer(s) fired.` : '');
+    const res = await c.var.ctl.send<{ now: string; fired: { fired: number } }>(
+      'POST',
+      `/tenants/${seg(tenantId)}/clock/advance`,
+      { seconds },
+    );
+    return back(
+      c,
+      `/console/tenants/${seg(tenantId)}`,
+      res,
+      res.ok
+        ? `Advanced this tenant's clock by ${seconds} s: its time is now ${res.data.now}; ${res.data.fired.fired} timer(s) fired.`
+        : '',
+    );
   });
 }

@@ -39,14 +39,18 @@ export function webhookPanel(c: Context<ConsoleEnv>, t: WebhookSettings): Html {
     <button type="submit">Save webhook</button>
   </form>
   <h3>Listeners</h3>
-  ${t.listeners?.length
-    ? html`<p data-field="listeners">${t.listeners.length} listener${t.listeners.length === 1 ? '' : 's'} connected (<code>npm run listen</code>): deliveries go to ${t.listeners.length === 1 ? 'it' : 'them'} instead of the URL.</p>
+  ${
+    t.listeners?.length
+      ? html`<p data-field="listeners">${t.listeners.length} listener${t.listeners.length === 1 ? '' : 's'} connected (<code>npm run listen</code>): deliveries go to ${t.listeners.length === 1 ? 'it' : 'them'} instead of the URL.</p>
   <ul class="small">${t.listeners.map((l) => html`<li><code>${l.listenerId}</code> since ${time(l.connectedAt)}</li>`)}</ul>`
-    : html`<p class="help" data-field="listeners">No listener connected. <code>npm run listen -- --target &lt;sandbox url&gt; --key &lt;key&gt; --forward-to &lt;local url&gt;</code> forwards deliveries to your machine.</p>`}
+      : html`<p class="help" data-field="listeners">No listener connected. <code>npm run listen -- --target &lt;sandbox url&gt; --key &lt;key&gt; --forward-to &lt;local url&gt;</code> forwards deliveries to your machine.</p>`
+  }
   <h3>Rotate the secret</h3>
-  ${t.previousSecretExpiresAt
-    ? html`<p class="rotation" data-field="rotation">Rotation in progress: the previous secret also signs every delivery (header <code>X-Screening-Signature-Previous</code>) until ${time(t.previousSecretExpiresAt)}.</p>`
-    : ''}
+  ${
+    t.previousSecretExpiresAt
+      ? html`<p class="rotation" data-field="rotation">Rotation in progress: the previous secret also signs every delivery (header <code>X-Screening-Signature-Previous</code>) until ${time(t.previousSecretExpiresAt)}.</p>`
+      : ''
+  }
   <form method="post" action="/console/tenants/${id}/rotate" class="inline">
     ${csrfField(c)}
     <label for="r-hours">Keep the old secret valid for (hours)</label><input id="r-hours" name="overlapHours" class="short" inputmode="numeric" value="24">
@@ -67,7 +71,12 @@ export function webhookActions(r: Hono<ConsoleEnv>): void {
     const hours = numberOrRaw(field(await readForm(c), 'overlapHours') || '24');
     const overlapSeconds = typeof hours === 'number' ? Math.round(hours * 3600) : hours;
     const res = await c.var.ctl.send('POST', `/tenants/${seg(tenantId)}/webhook-secret/rotate`, { overlapSeconds });
-    return back(c, `/console/tenants/${seg(tenantId)}`, res, `Rotated the webhook secret; the previous one keeps signing for ${hours} h.`);
+    return back(
+      c,
+      `/console/tenants/${seg(tenantId)}`,
+      res,
+      `Rotated the webhook secret; the previous one keeps signing for ${hours} h.`,
+    );
   });
 
   r.post('/:tenantId/test-event', async (c) => {

@@ -54,7 +54,10 @@ function createForm(c: Context<ConsoleEnv>): Html {
 }
 
 function listTable(tenants: TenantView[]): Html {
-  if (tenants.length === 0) return empty('No tenants yet — create one below, or reset the sandbox on the Demo page to re-seed the demo tenants.');
+  if (tenants.length === 0)
+    return empty(
+      'No tenants yet — create one below, or reset the sandbox on the Demo page to re-seed the demo tenants.',
+    );
   return html`<div class="table-wrap" tabindex="0"><table class="list">
   <caption class="sr-only">Tenants</caption>
   <thead><tr><th scope="col">Tenant</th><th scope="col">Tier</th><th scope="col">Status</th><th scope="col" class="num">Screening credits</th><th scope="col" class="num">Apply credits</th><th scope="col">Webhook</th><th scope="col">Created</th></tr></thead>
@@ -78,11 +81,15 @@ function detail(c: Context<ConsoleEnv>, t: TenantView, clock: TenantClockView | 
   const key = revealed && revealed.tenantId === t.tenantId ? revealed.apiKey : null;
   if (key) c.var.session.revealedKey = null;
   return html`
-${key ? html`<section class="panel reveal" aria-labelledby="key-h">
+${
+  key
+    ? html`<section class="panel reveal" aria-labelledby="key-h">
   <h2 id="key-h">New API key</h2>
   <p>Copy it now: it is shown only once and stored only as a hash.</p>
   <p><code id="new-api-key" class="secret">${key}</code></p>
-</section>` : ''}
+</section>`
+    : ''
+}
 <dl class="facts">
   <div><dt>Tenant id</dt><dd><code>${t.tenantId}</code></dd></div>
   <div><dt>Plan tier</dt><dd>${t.planTier}</dd></div>
@@ -150,7 +157,10 @@ function patchBody(form: Record<string, string | string[]>): Record<string, unkn
     case 'tier':
       return { planTier: field(form, 'planTier') };
     case 'credits':
-      return { screeningCredits: numberOrRaw(field(form, 'screeningCredits')), applyCredits: numberOrRaw(field(form, 'applyCredits')) };
+      return {
+        screeningCredits: numberOrRaw(field(form, 'screeningCredits')),
+        applyCredits: numberOrRaw(field(form, 'applyCredits')),
+      };
     case 'webhook': {
       const secret = field(form, 'webhookSecret');
       return { webhookUrl: field(form, 'webhookUrl') || null, ...(secret ? { webhookSecret: secret } : {}) };
@@ -170,7 +180,9 @@ export function tenantPages() {
   const r = new Hono<ConsoleEnv>();
 
   r.get('/', async (c) => {
-    const res = await c.var.ctl.get<{ tenants: TenantView[]; nextCursor: string | null }>('/tenants', { cursor: c.req.query('cursor') });
+    const res = await c.var.ctl.get<{ tenants: TenantView[]; nextCursor: string | null }>('/tenants', {
+      cursor: c.req.query('cursor'),
+    });
     return renderPage(c, {
       title: 'Tenants & keys',
       active: '/console/tenants',
@@ -196,13 +208,19 @@ export function tenantPages() {
       c.var.ctl.get<TenantView>(`/tenants/${seg(c.req.param('tenantId'))}`),
       c.var.ctl.get<TenantClockView>(`/tenants/${seg(c.req.param('tenantId'))}/clock`),
     ]);
-    const listening = res.ok ? await c.var.ctl.get<{ listeners: ListenerView[] }>('/webhooks/listen/listeners', { tenantId: res.data.tenantId }) : null;
+    const listening = res.ok
+      ? await c.var.ctl.get<{ listeners: ListenerView[] }>('/webhooks/listen/listeners', {
+          tenantId: res.data.tenantId,
+        })
+      : null;
     if (res.ok && listening?.ok) res.data.listeners = listening.data.listeners;
     return renderPage(c, {
       title: res.ok ? res.data.name : 'Tenant',
       active: '/console/tenants',
       status: res.ok ? 200 : 404,
-      body: res.ok ? detail(c, res.data, clock.ok ? clock.data : null) : html`${controlError('the tenant', res)}<p><a href="/console/tenants">All tenants</a></p>`,
+      body: res.ok
+        ? detail(c, res.data, clock.ok ? clock.data : null)
+        : html`${controlError('the tenant', res)}<p><a href="/console/tenants">All tenants</a></p>`,
     });
   });
 
@@ -212,7 +230,9 @@ export function tenantPages() {
 
   r.post('/:tenantId/keys', async (c) => {
     const tenantId = c.req.param('tenantId');
-    const res = await c.var.ctl.send<{ apiKey: string }>('POST', `/tenants/${seg(tenantId)}/keys`, { scopes: fields(await readForm(c), 'scopes') });
+    const res = await c.var.ctl.send<{ apiKey: string }>('POST', `/tenants/${seg(tenantId)}/keys`, {
+      scopes: fields(await readForm(c), 'scopes'),
+    });
     if (res.ok) c.var.session.revealedKey = { tenantId, apiKey: res.data.apiKey };
     return back(c, `/console/tenants/${seg(tenantId)}`, res, 'Issued a new API key.');
   });

@@ -30,39 +30,72 @@ export function activityPages() {
 
   r.get('/requests', (c) => {
     const tenantId = c.var.account.tenantId;
-    const page = pageOf(c.var.core.screening.requests.ordered(tenantId), pageQuery(c), (q) => q.id, (q) => q.tenantId === tenantId);
+    const page = pageOf(
+      c.var.core.screening.requests.ordered(tenantId),
+      pageQuery(c),
+      (q) => q.id,
+      (q) => q.tenantId === tenantId,
+    );
     const rows = page.items.map(
       (q) => html`<tr data-request-id="${q.id}"><th scope="row"><code>${q.id}</code></th><td>${badge(q.state)}</td>
         <td>${q.submission.jobSpec.title}</td><td class="num">${q.score ? q.score.score : html`<span class="muted">—</span>`}</td><td>${time(iso(q.createdAt))}</td></tr>`,
     );
     const body = html`${table('Screening requests', ['Request', 'State', 'Job', '#Score', 'Submitted'], rows, 'No screening requests yet: submit one with your key.')}
       ${pager(c.req.url, page.nextCursor, 'requests')}`;
-    return renderPage(c, { title: 'Screening requests', active: `${BASE}/requests`, body, lead: 'Your tenant’s requests, newest first.' });
+    return renderPage(c, {
+      title: 'Screening requests',
+      active: `${BASE}/requests`,
+      body,
+      lead: 'Your tenant’s requests, newest first.',
+    });
   });
 
   r.get('/deliveries', (c) => {
     const tenantId = c.var.account.tenantId;
-    const page = pageOf(c.var.core.webhooks.ordered({ tenantId }), pageQuery(c), (d) => d.id, (d: Delivery) => d.tenantId === tenantId);
+    const page = pageOf(
+      c.var.core.webhooks.ordered({ tenantId }),
+      pageQuery(c),
+      (d) => d.id,
+      (d: Delivery) => d.tenantId === tenantId,
+    );
     const rows = page.items.map(
       (d) => html`<tr data-delivery-id="${d.id}"><th scope="row"><code>${d.event}</code></th><td>${badge(d.status)}</td>
         <td><code class="small">${d.requestId}</code></td><td class="num">${d.attempts.length}</td><td class="wrap small">${d.url ?? html`<span class="muted">no URL</span>`}</td><td>${time(iso(d.createdAt))}</td></tr>`,
     );
     const body = html`${table('Webhook deliveries', ['Event', 'Status', 'Request', '#Attempts', 'URL', 'Created'], rows, 'No deliveries yet.')}
       ${pager(c.req.url, page.nextCursor, 'deliveries')}`;
-    return renderPage(c, { title: 'Webhook deliveries', active: `${BASE}/deliveries`, body, lead: 'Every delivery of your tenant’s events, newest first.' });
+    return renderPage(c, {
+      title: 'Webhook deliveries',
+      active: `${BASE}/deliveries`,
+      body,
+      lead: 'Every delivery of your tenant’s events, newest first.',
+    });
   });
 
   r.get('/logs', (c) => {
     const tenantId = c.var.account.tenantId;
     const { entries, base } = c.var.core.callLog.window();
-    const page = pageOf(entries, pageQuery(c), (e) => e.id, (e: CallEntry) => e.tenantId === tenantId, base);
+    const page = pageOf(
+      entries,
+      pageQuery(c),
+      (e) => e.id,
+      (e: CallEntry) => e.tenantId === tenantId,
+      base,
+    );
     const rows = page.items.map(
-      (e) => html`<tr data-log-id="${e.id}"><td>${time(e.at)}</td><td>${e.api.toUpperCase()}</td><th scope="row" class="wrap"><code>${e.method} ${e.path}</code>${e.tool ? html` <span class="muted small">${e.tool}</span>` : ''}</th>
+      (
+        e,
+      ) => html`<tr data-log-id="${e.id}"><td>${time(e.at)}</td><td>${e.api.toUpperCase()}</td><th scope="row" class="wrap"><code>${e.method} ${e.path}</code>${e.tool ? html` <span class="muted small">${e.tool}</span>` : ''}</th>
         <td class="num">${e.status}</td></tr>`,
     );
     const body = html`${table('Request log', ['When', 'API', 'Call', '#Status'], rows, 'No calls with your keys among the latest the sandbox keeps.')}
       ${pager(c.req.url, page.nextCursor, 'calls')}`;
-    return renderPage(c, { title: 'Request log', active: `${BASE}/logs`, body, lead: 'The latest REST and MCP calls made with your keys, newest first.' });
+    return renderPage(c, {
+      title: 'Request log',
+      active: `${BASE}/logs`,
+      body,
+      lead: 'The latest REST and MCP calls made with your keys, newest first.',
+    });
   });
 
   return r;

@@ -50,7 +50,11 @@ export function authPages(r: Hono<DashboardEnv>): void {
   r.post('/signup', async (c) => {
     const values = await readValues(c);
     try {
-      const { session, account, apiKey } = c.var.core.store.accounts.signUp({ email: values.email ?? '', password: values.password ?? '', address: clientIp(c) });
+      const { session, account, apiKey } = c.var.core.store.accounts.signUp({
+        email: values.email ?? '',
+        password: values.password ?? '',
+        address: clientIp(c),
+      });
       c.header('set-cookie', sessionCookie(session.id, isSecure(c)));
       c.set('session', session);
       c.set('account', account);
@@ -71,7 +75,11 @@ export function authPages(r: Hono<DashboardEnv>): void {
     const values = await readValues(c);
     const next = safeNext(values.next);
     try {
-      const { session } = c.var.core.store.accounts.signIn({ email: values.email ?? '', password: values.password ?? '', address: clientIp(c) });
+      const { session } = c.var.core.store.accounts.signIn({
+        email: values.email ?? '',
+        password: values.password ?? '',
+        address: clientIp(c),
+      });
       c.header('set-cookie', sessionCookie(session.id, isSecure(c)));
       return c.redirect(next, 303);
     } catch (err) {

@@ -38,9 +38,10 @@ function billingView(c: Context<DashboardEnv>, state: FormState | null, status =
       <td class="num">${jobs.maxPages}</td>
     </tr>`;
   });
-  const choice = (tier: PlanTier) => html`<label class="plan-choice"><input type="radio" name="planTier" value="${tier}"${form.values.planTier === tier ? html` checked` : ''}${
-    tier === t.planTier ? html` disabled` : ''
-  }> ${tier} <span class="muted">${money(priceOf(tier, currency), currency)} a month</span></label>`;
+  const choice = (tier: PlanTier) =>
+    html`<label class="plan-choice"><input type="radio" name="planTier" value="${tier}"${form.values.planTier === tier ? html` checked` : ''}${
+      tier === t.planTier ? html` disabled` : ''
+    }> ${tier} <span class="muted">${money(priceOf(tier, currency), currency)} a month</span></label>`;
   const planError = form.errors.planTier;
   const body = html`<section class="panel" aria-labelledby="plan-h">
     <h2 id="plan-h">Your plan: <span data-field="plan-tier">${t.planTier}</span></h2>
@@ -74,7 +75,8 @@ function billingView(c: Context<DashboardEnv>, state: FormState | null, status =
       <div class="field">
         <label for="f-currency">Pay in</label>
         <select id="f-currency" name="currency"${form.errors.currency ? html` aria-invalid="true" aria-describedby="f-currency-error"` : ''}>${CURRENCIES.map(
-          (k) => html`<option value="${k}"${k === (form.values.currency ?? currency) ? html` selected` : ''}>${k}</option>`,
+          (k) =>
+            html`<option value="${k}"${k === (form.values.currency ?? currency) ? html` selected` : ''}>${k}</option>`,
         )}</select>
         ${form.errors.currency ? html`<p class="field-error" id="f-currency-error" data-error-for="currency">${form.errors.currency}</p>` : ''}
       </div>
@@ -94,7 +96,13 @@ function billingView(c: Context<DashboardEnv>, state: FormState | null, status =
         <tbody>${[...c.var.account.payments].reverse().map((p) => html`<tr><td>${time(new Date(p.at).toISOString())}</td><th scope="row">${p.planTier}</th><td class="num">${money(p.amount, p.currency)}</td><td>${p.cardLast4 ? `•••• ${p.cardLast4}` : '—'}</td></tr>`)}</tbody></table></div>`
       : html`<p class="empty">No payments yet.</p>`
   }`;
-  return renderPage(c, { title: 'Plan & billing', active: `${BASE}/billing`, body, status, lead: 'One plan covers both APIs; a change refills your credits at the new plan’s caps at once.' });
+  return renderPage(c, {
+    title: 'Plan & billing',
+    active: `${BASE}/billing`,
+    body,
+    status,
+    lead: 'One plan covers both APIs; a change refills your credits at the new plan’s caps at once.',
+  });
 }
 
 export function billingPages() {
@@ -110,7 +118,10 @@ export function billingPages() {
         expiry: values.expiry ?? '',
         cvc: values.cvc ?? '',
       });
-      return c.redirect(`${BASE}/billing?done=${payment.amount > 0 ? 'paid' : 'downgraded'}&currency=${payment.currency}`, 303);
+      return c.redirect(
+        `${BASE}/billing?done=${payment.amount > 0 ? 'paid' : 'downgraded'}&currency=${payment.currency}`,
+        303,
+      );
     } catch (err) {
       const { state, status } = refused(err, values, ['planTier', 'currency', 'cardNumber', 'expiry']);
       return billingView(c, state, status);

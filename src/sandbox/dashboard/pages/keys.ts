@@ -16,7 +16,12 @@ interface Reveal {
   welcome?: boolean;
 }
 
-export function keysView(c: Context<DashboardEnv>, reveal: Reveal | null, status = 200, error: string | null = null): Response {
+export function keysView(
+  c: Context<DashboardEnv>,
+  reveal: Reveal | null,
+  status = 200,
+  error: string | null = null,
+): Response {
   const { tenants } = c.var.core;
   const keys = tenants.keysOf(c.var.account.tenantId);
   const revealed = reveal
@@ -51,7 +56,13 @@ export function keysView(c: Context<DashboardEnv>, reveal: Reveal | null, status
           <tbody>${rows}</tbody></table></div>`
       : html`<p class="empty">No keys yet: create one above.</p>`
   }`;
-  return renderPage(c, { title: 'API keys', active: `${BASE}/keys`, body, status, lead: 'Keys are listed by their first characters; the whole key is shown only when it is made.' });
+  return renderPage(c, {
+    title: 'API keys',
+    active: `${BASE}/keys`,
+    body,
+    status,
+    lead: 'Keys are listed by their first characters; the whole key is shown only when it is made.',
+  });
 }
 
 export function keyPages() {
@@ -66,7 +77,8 @@ export function keyPages() {
       c.var.core.tenants.revokeKey(c.var.account.tenantId, c.req.param('keyId'));
     } catch (err) {
       // another account's key, or one revoked already: absent, and nothing changes
-      if (err instanceof DomainError && err.status === 404) return keysView(c, null, 404, 'There is no such key among yours.');
+      if (err instanceof DomainError && err.status === 404)
+        return keysView(c, null, 404, 'There is no such key among yours.');
       throw err;
     }
     return c.redirect(`${BASE}/keys?done=revoked`, 303);

@@ -22,7 +22,10 @@ function parseWebhookUrl(raw: string): string | null {
   } catch {
     // named below
   }
-  throw invalid('Enter an absolute http:// or https:// URL, or leave it empty to stop sending deliveries.', 'webhookUrl');
+  throw invalid(
+    'Enter an absolute http:// or https:// URL, or leave it empty to stop sending deliveries.',
+    'webhookUrl',
+  );
 }
 
 function webhooksView(c: Context<DashboardEnv>, state: FormState | null, status = 200): Response {
