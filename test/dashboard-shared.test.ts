@@ -5,10 +5,10 @@
 // it from the log.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../src/main.js';
+import type { RunningSandbox } from '../src/main.js';
 import { limits } from '../src/domain/plans.js';
 import { DashboardClient, revealedKey, startOfMinute } from './support/dashboard.js';
-import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 
 const why = postgresUnavailable();
@@ -16,21 +16,7 @@ if (why) console.warn(why);
 
 const PUBLIC_URL = 'http://sandbox.test';
 const PASSWORD = 'correct horse battery';
-const failures: Error[] = [];
-
-function start(url: string): Promise<RunningSandbox> {
-  return startSandbox({
-    host: '127.0.0.1',
-    port: 0,
-    anonMcpPort: 0,
-    adminToken: ADMIN_TOKEN,
-    publicUrl: PUBLIC_URL,
-    store: url,
-    seedDemo: false,
-    corpusSize: 50,
-    onStoreFailure: (e) => failures.push(e),
-  });
-}
+const { failures, start } = sharedInstances(PUBLIC_URL, { seedDemo: false, corpusSize: 50 });
 
 const usageAt = (sb: RunningSandbox, apiKey: string) => client(sb.listenUrl, apiKey)('GET', '/api/screening/v1/usage');
 

@@ -4,29 +4,15 @@
 // instances agree at once, and another tenant's key is refused alike on both.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../src/main.js';
-import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import type { RunningSandbox } from '../src/main.js';
+import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
 
 const why = postgresUnavailable();
 if (why) console.warn(why);
 
-const failures: Error[] = [];
-
-function start(url: string): Promise<RunningSandbox> {
-  return startSandbox({
-    host: '127.0.0.1',
-    port: 0,
-    anonMcpPort: 0,
-    adminToken: ADMIN_TOKEN,
-    publicUrl: 'http://sandbox.test',
-    store: url,
-    seedDemo: false,
-    corpusSize: 50,
-    onStoreFailure: (e) => failures.push(e),
-  });
-}
+const { failures, start } = sharedInstances('http://sandbox.test', { seedDemo: false, corpusSize: 50 });
 
 describe.skipIf(why !== null)("a tenant's own key and its automatic reviewer on a shared sandbox", () => {
   let db: TestDatabase;

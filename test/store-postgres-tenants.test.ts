@@ -3,29 +3,15 @@
 // replays them.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../src/main.js';
-import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import type { RunningSandbox } from '../src/main.js';
+import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
 
 const why = postgresUnavailable();
 if (why) console.warn(why);
 
-const failures: Error[] = [];
-
-function start(url: string): Promise<RunningSandbox> {
-  return startSandbox({
-    host: '127.0.0.1',
-    port: 0,
-    anonMcpPort: 0,
-    adminToken: ADMIN_TOKEN,
-    publicUrl: 'http://sandbox.test',
-    store: url,
-    seedDemo: false,
-    corpusSize: 50,
-    onStoreFailure: (e) => failures.push(e),
-  });
-}
+const { failures, start } = sharedInstances('http://sandbox.test', { seedDemo: false, corpusSize: 50 });
 
 const adminAt = (sb: RunningSandbox) => client(sb.listenUrl, ADMIN_TOKEN);
 

@@ -7,10 +7,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../src/main.js';
+import type { RunningSandbox } from '../src/main.js';
 import { browser } from './support/console.js';
 import { applyBody } from './support/jobs.js';
-import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, startReceiver, submitBody, waitFor } from './support/screening.js';
 
@@ -18,20 +18,7 @@ const why = postgresUnavailable();
 if (why) console.warn(why);
 
 const PUBLIC_URL = 'http://sandbox.test';
-const failures: Error[] = [];
-
-function start(url: string, extra: Record<string, unknown> = {}): Promise<RunningSandbox> {
-  return startSandbox({
-    host: '127.0.0.1',
-    port: 0,
-    anonMcpPort: 0,
-    adminToken: ADMIN_TOKEN,
-    publicUrl: PUBLIC_URL,
-    store: url,
-    onStoreFailure: (e) => failures.push(e),
-    ...extra,
-  });
-}
+const { failures, start } = sharedInstances(PUBLIC_URL);
 
 const adminAt = (sb: RunningSandbox) => client(sb.listenUrl, ADMIN_TOKEN);
 

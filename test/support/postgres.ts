@@ -9,6 +9,9 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort } from './ports.js';
+import type { ConfigInput } from '../../src/config.js';
+import { startSandbox, type RunningSandbox } from '../../src/main.js';
+import { ADMIN_TOKEN } from './sandbox.js';
 
 export interface TestDatabase {
   /** A connection URL of a fresh, empty database. */
@@ -91,4 +94,22 @@ export async function startTestDatabase(): Promise<TestDatabase> {
       }
     },
   };
+}
+
+/** Starts instances of one shared sandbox on a database, collecting what its store reports failing (a test expects none). */
+export function sharedInstances(publicUrl: string, settings: ConfigInput = {}) {
+  const failures: Error[] = [];
+  const start = (url: string, extra: ConfigInput = {}): Promise<RunningSandbox> =>
+    startSandbox({
+      host: '127.0.0.1',
+      port: 0,
+      anonMcpPort: 0,
+      adminToken: ADMIN_TOKEN,
+      publicUrl,
+      store: url,
+      onStoreFailure: (e) => failures.push(e),
+      ...settings,
+      ...extra,
+    });
+  return { failures, start };
 }
