@@ -3,12 +3,15 @@ import type { CoreContext } from '../context.js';
 import { type AuditQuery, auditPage, auditPageBody } from './audit.js';
 import { CursorCodec } from './cursor.js';
 import { Ledger } from './ledger.js';
+import { PlantedBugs } from '../bugs.js';
 
 const T0 = Date.parse('2026-11-20T10:00:00.000Z');
 
 function setup() {
   const bugs = new Set<string>();
-  const ctx = { faults: { bug: (name: string) => bugs.has(name) } } as unknown as CoreContext;
+  const ctx = {
+    faults: { bug: (name: string) => bugs.has(name), planted: new PlantedBugs((name) => bugs.has(name)) },
+  } as unknown as CoreContext;
   const ledger = new Ledger();
   const cursors = new CursorCodec();
   const grow = (tenantId: string, n: number, from: number) => {
