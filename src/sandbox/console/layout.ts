@@ -30,17 +30,35 @@ export interface PageOptions {
   lead?: string | Html;
 }
 
-export function documentShell(title: string, body: Html): Html {
+/** What a product's pages load besides the document itself (the console's by default). */
+export interface ShellAssets {
+  product: string;
+  stylesheets: string[];
+  scripts: string[];
+}
+
+const CONSOLE_ASSETS: ShellAssets = {
+  product: 'Sandbox console',
+  stylesheets: ['/console/assets/console.css'],
+  scripts: ['/console/assets/console.js'],
+};
+
+/** The HTML document around a page's body, shared by the console and the account dashboard. */
+export function documentShell(title: string, body: Html, assets: ShellAssets = CONSOLE_ASSETS): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Sandbox console</title>
+<title>${title} · ${assets.product}</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/console/assets/console.css">
-<script src="/console/assets/console.js" defer></script>
-</head>
+${assets.stylesheets.map(
+  (href) => html`<link rel="stylesheet" href="${href}">
+`,
+)}${assets.scripts.map(
+    (src) => html`<script src="${src}" defer></script>
+`,
+  )}</head>
 <body>
 ${body}
 </body>

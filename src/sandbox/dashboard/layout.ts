@@ -4,6 +4,7 @@
 
 import type { Context } from 'hono';
 import { html, type Html } from '../console/html.js';
+import { documentShell as consoleShell } from '../console/layout.js';
 import { csrfField } from './forms.js';
 import { BASE } from './session.js';
 import type { DashboardEnv } from './types.js';
@@ -29,22 +30,14 @@ const DONE: Record<string, string> = {
   downgraded: 'You are on the free plan now.',
 };
 
-export function documentShell(title: string, body: Html): Html {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Sandbox dashboard</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="${BASE}/assets/console.css">
-<link rel="stylesheet" href="${BASE}/assets/dashboard.css">
-</head>
-<body>
-${body}
-</body>
-</html>`;
-}
+const DASHBOARD_ASSETS = {
+  product: 'Sandbox dashboard',
+  stylesheets: [`${BASE}/assets/console.css`, `${BASE}/assets/dashboard.css`],
+  scripts: [],
+};
+
+/** The console's document shell, with the dashboard's name and stylesheets. */
+export const documentShell = (title: string, body: Html): Html => consoleShell(title, body, DASHBOARD_ASSETS);
 
 /** A page outside the signed-in shell (sign-up, sign-in, refusals): one centred panel. */
 export function plainPage(c: Context, title: string, body: Html, status = 200): Response {
