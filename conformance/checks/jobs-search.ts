@@ -125,7 +125,16 @@ const invalidSearch: Check = {
       ['a repeated limit', 'limit=5&limit=6'],
     ] as const) {
       const ex = await api.search(t.apiKey, query, { policyProbe: true });
-      if (ex.response?.status !== 400)
+      // whether these are refused is policy; what a refusal of a valid key's search may be is not: the key is
+      // good (never 401, 402 or 403), the route exists (never 404), so it is a 400 or an answer
+      const status = ex.response?.status;
+      if (status !== undefined && status >= 401 && status < 500 && status !== 429)
+        throw violation(
+          'JOB-SEARCH-4',
+          `GET /jobs with ${what} by a valid pro key answered ${status}: a search parameter is answered or refused with 400 \`invalid_request\`, never an authentication or other refusal`,
+          ex,
+        );
+      if (status !== 400)
         ctx.failures.add(
           'POL-ERR-2',
           `GET /jobs with ${what} answered ${ex.response?.status ?? ex.error}, not 400`,
