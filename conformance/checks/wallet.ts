@@ -17,21 +17,29 @@ export interface WalletReading {
   noise: Set<string>;
 }
 
+/**
+ * GET /me, read to learn the wallet: an answer other than 200 breaks JOB-ME-1, but a transport failure
+ * (refused, reset, timed out: no answer at all) is no verdict on the target's rules, so it stops the
+ * check as a harness error, as a failed control-plane call does.
+ */
+async function me(ctx: CheckContext, key: string): Promise<Exchange> {
+  const ex = await jobsApi(ctx).me(key);
+  if (!ex.response) throw new Error(`GET /me could not be read: ${ex.error ?? 'no response'} (transport failure)`);
+  expectStatus(ex, 200, 'JOB-ME-1', 'GET /me');
+  return ex;
+}
+
 /** Reads /me twice in a row: the second reading, and the numbers that move by themselves. */
 export async function readWallet(ctx: CheckContext, key: string): Promise<WalletReading> {
-  const api = jobsApi(ctx);
-  const first = await api.me(key);
-  expectStatus(first, 200, 'JOB-ME-1', 'GET /me');
-  const second = await api.me(key);
-  expectStatus(second, 200, 'JOB-ME-1', 'GET /me');
+  const first = await me(ctx, key);
+  const second = await me(ctx, key);
   const noise = new Set(numericChanges(jsonOf(first), jsonOf(second)).map((c) => c.path));
   return { body: jsonOf(second), exchange: second, noise };
 }
 
 /** What moved in /me since `before`, other than its self-moving numbers. */
 export async function walletChanges(ctx: CheckContext, key: string, before: WalletReading) {
-  const after = await jobsApi(ctx).me(key);
-  expectStatus(after, 200, 'JOB-ME-1', 'GET /me');
+  const after = await me(ctx, key);
   const changes = numericChanges(before.body, jsonOf(after)).filter((c) => !before.noise.has(c.path));
   return { changes, exchange: after };
 }
