@@ -126,6 +126,18 @@ const tools: Check = {
         );
       if (!props('get_job').includes('id'))
         throw violation('MCP-TOOL-1', `get_job takes no 'id' (arguments: ${props('get_job').join(', ')})`, exchange);
+      // `locale` is not among the arguments the documents name for the tool, but one that takes it takes it
+      // as in REST, where it is `id` or `en`: both must be accepted
+      if (search.includes('locale'))
+        for (const locale of ['id', 'en']) {
+          const r = await s.callTool('search_jobs', { q: 'engineer', limit: 1, locale });
+          if (failed(r))
+            throw violation(
+              'MCP-TOOL-1',
+              `search_jobs {locale: '${locale}'} failed (${String(JSON.stringify(toolPayload(r.result) ?? r.rpcError)).slice(0, 200)}); locale is 'id' or 'en' as in REST`,
+              r.exchange,
+            );
+        }
     } finally {
       await s.close();
     }
@@ -265,6 +277,18 @@ const seeker: Check = {
             rest,
             r.exchange,
           );
+      });
+      await ctx.failures.step(async () => {
+        // the same data as the skills endpoint, whose limit is 1 to 100: both bounds are accepted over MCP too
+        for (const limit of [1, 100]) {
+          const r = await s.callTool('get_skill_demand', { limit });
+          if (failed(r))
+            throw violation(
+              'MCP-TOOL-3',
+              `get_skill_demand {limit: ${limit}} failed (${String(JSON.stringify(toolPayload(r.result) ?? r.rpcError)).slice(0, 200)}); the skills endpoint takes limit 1 to 100`,
+              r.exchange,
+            );
+        }
       });
       await ctx.failures.step(async () => {
         const r = await s.callTool('get_me', {});
