@@ -8,19 +8,18 @@
 // reports/screenshots/.
 
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, overflow } from './support/pageChecks.js';
 import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../reports/screenshots/', import.meta.url));
 const SECRET = 'whsec_console_e2e_secret';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const sb = useSandbox();
 
@@ -126,43 +125,6 @@ const AYU = {
   skills: ['TypeScript', 'PostgreSQL', 'Node.js', 'Kubernetes'],
   experienceYears: 6,
 };
-
-/** Axe's serious and critical violations of the page as it is now. */
-async function axeViolations(p: Page): Promise<string[]> {
-  if (!(await p.evaluate(() => 'axe' in window))) await p.addScriptTag({ content: AXE });
-  const result = await p.evaluate(async () => (window as any).axe.run(document, { resultTypes: ['violations'] }));
-  return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[])
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.nodes
-          .map((n) => n.target.join(' '))
-          .slice(0, 3)
-          .join(', ')}`,
-    );
-}
-
-/**
- * How far the page is wider than the window: the document's own scroll width, or any element that
- * sticks out past the right edge without sitting in a scrolling box of its own.
- */
-const overflow = (p: Page) =>
-  p.evaluate(() => {
-    const scrolls = (el: Element | null): boolean => {
-      for (let e = el; e && e !== document.body; e = e.parentElement) {
-        const o = getComputedStyle(e).overflowX;
-        if (o === 'auto' || o === 'scroll' || o === 'hidden') return true;
-      }
-      return false;
-    };
-    let worst = document.documentElement.scrollWidth - window.innerWidth;
-    for (const el of Array.from(document.body.querySelectorAll('*'))) {
-      const r = el.getBoundingClientRect();
-      if (r.width === 0 || getComputedStyle(el).position === 'absolute' || scrolls(el.parentElement)) continue;
-      worst = Math.max(worst, Math.round(r.right - window.innerWidth));
-    }
-    return worst;
-  });
 
 describe('console in a browser', () => {
   it('a reviewer judges a candidate beside the job, keeps input on a refused decision, and edits the score', async () => {
