@@ -8,16 +8,15 @@
 // reports/screenshots/.
 
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, overflow } from './support/pageChecks.js';
+import { axeViolations, launchChromium, overflow } from './support/pageChecks.js';
 import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../reports/screenshots/', import.meta.url));
 const SECRET = 'whsec_console_e2e_secret';
 
@@ -40,7 +39,6 @@ const pageErrors: string[] = [];
 const state = { apiKey: '', tenantId: '', edited: '', failed: '', flakyTenant: '' };
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   mkdirSync(SHOTS, { recursive: true });
   receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -54,18 +52,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   hookBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   // bypassCSP: axe is injected as an inline script, which the console's CSP (rightly) refuses
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
   page = await context.newPage();

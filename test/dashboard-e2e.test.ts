@@ -5,15 +5,14 @@
 // requests and not another tenant's. Every dashboard page is checked at
 // 1280 and 390 px for horizontal overflow and with axe. Screenshots go to reports/screenshots/dashboard-*.
 
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../src/domain/plans.js';
-import { axeViolations, overflow } from './support/pageChecks.js';
+import { axeViolations, launchChromium, overflow } from './support/pageChecks.js';
 import { ADMIN_TOKEN, client, useSandbox } from './support/sandbox.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../reports/screenshots/', import.meta.url));
 const sb = useSandbox({ seedDemo: false, corpusSize: 50 });
 
@@ -23,20 +22,8 @@ let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   // bypassCSP: axe is injected as an inline script, which the dashboard's CSP (rightly) refuses
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
   page = await context.newPage();

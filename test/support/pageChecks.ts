@@ -1,9 +1,9 @@
 // Checks a browser test runs on every page it shows: axe's serious and critical violations, and how far
 // the page is wider than its window (the console's end-to-end test measures the same two things).
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -40,3 +40,22 @@ export const overflow = (p: Page) =>
     }
     return worst;
   });
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/** Debian's Chromium, headless, as every browser test launches it (no browser download). */
+export function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
