@@ -30,7 +30,7 @@ export const BUG_SITES: Record<BugName, string> = {
   charge_twice_on_replay: 'domain/screening/submit.ts submit (REST and MCP submits)',
   replay_returns_201: 'http/screening.ts submitAnswer (routed app and fast path)',
   drop_ratelimit_remaining: 'web/rateHeaders.ts writeRateHeaders, REST answers only (JOB-RATE-1)',
-  wrong_webhook_secret: 'domain/webhooks/index.ts signatureOf (every delivery)',
+  wrong_webhook_secret: 'domain/webhooks/attempt.ts signatureOf (every delivery)',
   leak_audit_rows: 'domain/screening/audit.ts page (REST and the console)',
   crash_on_empty_musthaves: 'domain/screening/submit.ts submit (REST and MCP submits)',
   skip_ledger_row: 'domain/screening/pipeline.ts the scoring transition (REST and MCP submits)',
