@@ -1,7 +1,6 @@
 // Shapes shared by the mutation runner, its worker and the report, and the small helpers they share.
 
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -50,11 +49,5 @@ export function mustIds(file = path.join(ROOT, 'contracts/requirements.yaml')): 
   return out;
 }
 
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.once('error', reject);
-  });
+// a free loopback port for the deployment's webhook receiver: the one helper the tests use too
+export { freePort } from '../test/support/ports.js';

@@ -4,11 +4,11 @@
 // the other, failed sign-ins on both count in one window, and an instance started later rebuilds all of
 // it from the log.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../src/main.js';
 import { limits } from '../src/domain/plans.js';
 import { DashboardClient, revealedKey, startOfMinute } from './support/dashboard.js';
-import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { postgresUnavailable, sharedInstances, twoSharedInstances, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 
 const why = postgresUnavailable();
@@ -16,7 +16,7 @@ if (why) console.warn(why);
 
 const PUBLIC_URL = 'http://sandbox.test';
 const PASSWORD = 'correct horse battery';
-const { failures, start } = sharedInstances(PUBLIC_URL, { seedDemo: false, corpusSize: 50 });
+const shared = sharedInstances(PUBLIC_URL, { seedDemo: false, corpusSize: 50 });
 
 const usageAt = (sb: RunningSandbox, apiKey: string) => client(sb.listenUrl, apiKey)('GET', '/api/screening/v1/usage');
 
@@ -24,16 +24,7 @@ describe.skipIf(why !== null)('the dashboard on two instances of one shared sand
   let db: TestDatabase;
   let a: RunningSandbox;
   let b: RunningSandbox;
-
-  beforeAll(async () => {
-    db = await startTestDatabase();
-    [a, b] = await Promise.all([start(db.url), start(db.url)]);
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    await db?.stop();
-    expect(failures).toEqual([]);
-  });
+  twoSharedInstances(shared, (p) => ({ db, a, b } = p));
 
   /** One browser whose requests go to either instance, as behind a load balancer without sticky sessions. */
   const on = (c: DashboardClient, sb: RunningSandbox) => {
@@ -78,7 +69,7 @@ describe.skipIf(why !== null)('the dashboard on two instances of one shared sand
     expect((await usageAt(a, first)).json).toMatchObject({ planTier: 'pro' });
 
     // an instance started later rebuilds accounts, sessions and revocations from the log
-    const late = await start(db.url);
+    const late = await shared.start(db.url);
     try {
       expect((await on(c, late).get('/app/keys')).text).toContain('shared@example.com');
       expect((await usageAt(late, second)).status).toBe(401);

@@ -3,31 +3,21 @@
 // request submitted on the other, once the tenant's clock is advanced (with its key) on either; both
 // instances agree at once, and another tenant's key is refused alike on both.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../src/main.js';
-import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { postgresUnavailable, sharedInstances, twoSharedInstances } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
 
 const why = postgresUnavailable();
 if (why) console.warn(why);
 
-const { failures, start } = sharedInstances('http://sandbox.test', { seedDemo: false, corpusSize: 50 });
+const shared = sharedInstances('http://sandbox.test', { seedDemo: false, corpusSize: 50 });
 
 describe.skipIf(why !== null)("a tenant's own key and its automatic reviewer on a shared sandbox", () => {
-  let db: TestDatabase;
   let a: RunningSandbox;
   let b: RunningSandbox;
-
-  beforeAll(async () => {
-    db = await startTestDatabase();
-    [a, b] = await Promise.all([start(db.url), start(db.url)]);
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    await db?.stop();
-    expect(failures).toEqual([]);
-  });
+  twoSharedInstances(shared, (p) => ({ a, b } = p));
 
   it('decides on every instance alike, after the delay on the tenant clock moved by its own key', async () => {
     const made = await client(a.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'pro' });

@@ -2,16 +2,16 @@
 // PostgreSQL agree at once on each tenant's clock, its timers and its scoped rules, and a restart
 // replays them.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../src/main.js';
-import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { postgresUnavailable, sharedInstances, twoSharedInstances, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
 
 const why = postgresUnavailable();
 if (why) console.warn(why);
 
-const { failures, start } = sharedInstances('http://sandbox.test', { seedDemo: false, corpusSize: 50 });
+const shared = sharedInstances('http://sandbox.test', { seedDemo: false, corpusSize: 50 });
 
 const adminAt = (sb: RunningSandbox) => client(sb.listenUrl, ADMIN_TOKEN);
 
@@ -25,16 +25,11 @@ describe.skipIf(why !== null)('tenant clocks and tenant fault rules on a shared 
   let db: TestDatabase;
   let a: RunningSandbox;
   let b: RunningSandbox;
-
-  beforeAll(async () => {
-    db = await startTestDatabase();
-    [a, b] = await Promise.all([start(db.url), start(db.url)]);
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    await db?.stop();
-    expect(failures).toEqual([]);
-  });
+  twoSharedInstances(
+    shared,
+    (p) => ({ db, a, b } = p),
+    () => [a, b],
+  );
 
   it("one tenant's clock advanced on instance A is the same on instance B at once, and expires only that tenant's review everywhere", async () => {
     const one = await tenant(a);
@@ -104,7 +99,7 @@ describe.skipIf(why !== null)('tenant clocks and tenant fault rules on a shared 
       (await adminAt(b)('POST', `/sandbox/v1/tenants/${one.tenantId}/clock/advance`, { seconds: 5000 })).status,
     ).toBe(200);
     await a.close();
-    a = await start(db.url);
+    a = await shared.start(db.url);
     const clock = (await adminAt(a)('GET', `/sandbox/v1/tenants/${one.tenantId}/clock`)).json;
     expect(clock.offsetSeconds).toBe(5000);
   });

@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../src/main.js';
 import { browser } from './support/console.js';
 import { applyBody } from './support/jobs.js';
-import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import {
+  postgresUnavailable,
+  sharedInstances,
+  startTestDatabase,
+  twoSharedInstances,
+  type TestDatabase,
+} from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, startReceiver, submitBody, waitFor } from './support/screening.js';
 
@@ -18,7 +24,7 @@ const why = postgresUnavailable();
 if (why) console.warn(why);
 
 const PUBLIC_URL = 'http://sandbox.test';
-const { failures, start } = sharedInstances(PUBLIC_URL);
+const shared = sharedInstances(PUBLIC_URL);
 
 const adminAt = (sb: RunningSandbox) => client(sb.listenUrl, ADMIN_TOKEN);
 
@@ -48,20 +54,11 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
   let db: TestDatabase;
   let a: RunningSandbox;
   let b: RunningSandbox;
-
-  beforeAll(async () => {
-    db = await startTestDatabase();
-    [a, b] = await Promise.all([start(db.url), start(db.url)]);
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    await db?.stop();
-    expect(failures).toEqual([]);
-  });
+  twoSharedInstances(shared, (p) => ({ db, a, b } = p));
 
   it('starts several instances at the same moment on an empty database: one schema, the same demo keys everywhere', async () => {
     const url = await db.another();
-    const three = await Promise.all([start(url), start(url), start(url)]);
+    const three = await Promise.all([shared.start(url), shared.start(url), shared.start(url)]);
     try {
       const keys = three.map((s) => s.core.demo!.tenants.map((t) => `${t.apiKey}/${t.webhookSecret}`).join());
       expect(new Set(keys).size).toBe(1);
@@ -198,7 +195,7 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
   it('each webhook attempt is made by exactly one instance, and a retry survives both instances stopping', async () => {
     const receiver = await startReceiver();
     const url = await db.another();
-    let [c, d] = await Promise.all([start(url), start(url)]);
+    let [c, d] = await Promise.all([shared.start(url), shared.start(url)]);
     try {
       const t = await tenant(c, { planTier: 'pro', webhookUrl: receiver.url });
       receiver.queue(500);
@@ -208,7 +205,7 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
       await new Promise((r) => setTimeout(r, 300));
       expect(receiver.received).toHaveLength(1);
       await Promise.all([c.close(), d.close()]);
-      [c, d] = await Promise.all([start(url), start(url)]);
+      [c, d] = await Promise.all([shared.start(url), shared.start(url)]);
       // the retry is due 5 s later on the sandbox clock: both instances know it after the restart
       expect((await adminAt(d)('POST', '/sandbox/v1/clock/advance', { seconds: 6 })).status).toBe(200);
       await waitFor(() => receiver.received.length >= 2 && true, 'the retry after the restart');
@@ -272,7 +269,7 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
     expect(next.status, next.text).toBe(201);
     for (const sb of [a, b])
       expect((await client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)).json.creditsRemaining).toBe(499);
-    expect(failures).toEqual([]);
+    expect(shared.failures).toEqual([]);
   });
 
   it('a console action on one instance is a change every instance sees (its control call is recorded)', async () => {
@@ -289,8 +286,8 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
   });
 
   it('refuses an instance whose settings differ from the sandbox on that database, naming them', async () => {
-    await expect(start(db.url, { seed: 7 })).rejects.toThrow(/seed/);
-    await expect(start(db.url, { adminToken: 'sat_other' })).rejects.toThrow(/adminTokenSha256/);
+    await expect(shared.start(db.url, { seed: 7 })).rejects.toThrow(/seed/);
+    await expect(shared.start(db.url, { adminToken: 'sat_other' })).rejects.toThrow(/adminTokenSha256/);
   });
 });
 
@@ -384,7 +381,7 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const hook = `http://127.0.0.1:${(receiver.address() as import('node:net').AddressInfo).port}/hooks`;
     const doomed = await spawnInstance(url);
-    const survivor = await start(url);
+    const survivor = await shared.start(url);
     try {
       const t = await client(doomed.base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', {
         planTier: 'pro',

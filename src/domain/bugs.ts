@@ -2,8 +2,8 @@
 // Each breaks one rule of the specification on purpose, so that a test can prove the conformance harness
 // catches it (README "Planted bugs"); all are off by default and switched by name (config `bugs`, the
 // control API's /sandbox/v1/bugs). Every path reaches a bug through the one step or domain function named
-// below, which asks this file: REST's routed app and its fast path share the web kernel's steps, and REST
-// and MCP share the domain, so no path carries a copy of a bug of its own.
+// below, which calls the bug's hook here (BUG_SITES): REST's routed app and its fast path share the web
+// kernel's steps, and REST and MCP share the domain, so no path carries a copy of a bug of its own.
 // Requirements: none of the documents (a sandbox convenience); decisions D-38, D-131.
 
 export const BUGS = {
@@ -25,25 +25,54 @@ export type BugName = keyof typeof BUGS;
 
 export const isBugName = (v: string): v is BugName => Object.hasOwn(BUGS, v);
 
-/** Where each bug applies: the one function every path goes through, and the requirement it breaks. */
-export const BUG_SITES: Record<BugName, string> = {
-  charge_twice_on_replay: 'domain/screening/submit.ts submit (REST and MCP submits)',
-  replay_returns_201: 'http/screening.ts submitAnswer (routed app and fast path)',
-  drop_ratelimit_remaining: 'web/rateHeaders.ts writeRateHeaders, REST answers only (JOB-RATE-1)',
-  wrong_webhook_secret: 'domain/webhooks/index.ts signatureOf (every delivery)',
-  leak_audit_rows: 'domain/screening/audit.ts page (REST and the console)',
-  crash_on_empty_musthaves: 'domain/screening/submit.ts submit (REST and MCP submits)',
-  skip_ledger_row: 'domain/screening/pipeline.ts the scoring transition (REST and MCP submits)',
-  sponsored_on_paid: 'domain/jobs/search.ts searchBody and paidSlots (REST and MCP searches)',
-  no_retry_after: 'web/rateHeaders.ts rateHeadersOnError, /api/v1 429 answers (JOB-RATE-3)',
-  since_on_every_page: 'domain/screening/audit.ts page, cursor pages',
-  anon_exposes_apply: 'mcp/listing.ts anonListed (tools/list and the server card)',
-  usage_other_tenant: 'domain/screening/usage.ts usageOf (REST and MCP)',
+/** The hooks of PlantedBugs: what a call site asks instead of a bug's name. */
+export type PlantedHook = Exclude<keyof PlantedBugs, 'catalogue'>;
+
+/**
+ * Where each bug applies: the hook of PlantedBugs that holds it, and the one file (and function) every path
+ * goes through that calls that hook, with the requirement it breaks.
+ */
+export const BUG_SITES: Record<BugName, { hook: PlantedHook; site: string }> = {
+  charge_twice_on_replay: { hook: 'chargeOnReplay', site: 'domain/screening/submit.ts submit (REST and MCP submits)' },
+  replay_returns_201: { hook: 'submitStatus', site: 'http/screening.ts submitAnswer (routed app and fast path)' },
+  drop_ratelimit_remaining: {
+    hook: 'writesRemaining',
+    site: 'web/rateHeaders.ts writeRateHeaders, REST answers only (JOB-RATE-1)',
+  },
+  wrong_webhook_secret: { hook: 'signingSecret', site: 'domain/webhooks/attempt.ts signatureOf (every delivery)' },
+  leak_audit_rows: { hook: 'leaksAuditRows', site: 'domain/screening/audit.ts page (REST and the console)' },
+  crash_on_empty_musthaves: {
+    hook: 'readFirstMustHave',
+    site: 'domain/screening/submit.ts submit (REST and MCP submits)',
+  },
+  skip_ledger_row: {
+    hook: 'writesScoredRow',
+    site: 'domain/screening/pipeline.ts the scoring transition (REST and MCP submits)',
+  },
+  sponsored_on_paid: {
+    hook: 'sponsoredOnPaid',
+    site: 'domain/jobs/search.ts searchBody and paidSlots (REST and MCP searches)',
+  },
+  no_retry_after: {
+    hook: 'keepsRetryAfter',
+    site: 'web/rateHeaders.ts rateHeadersOnError, /api/v1 429 answers (JOB-RATE-3)',
+  },
+  since_on_every_page: { hook: 'cursorPageStart', site: 'domain/screening/audit.ts page, cursor pages' },
+  anon_exposes_apply: { hook: 'anonTools', site: 'mcp/listing.ts anonListed (tools/list and the server card)' },
+  usage_other_tenant: { hook: 'usageSource', site: 'domain/screening/usage.ts usageOf (REST and MCP)' },
 };
 
-/** What each bug does, asked by the one place it applies (BUG_SITES). */
+/**
+ * What each bug does, asked by the one place it applies (BUG_SITES): each hook is the only reader of its
+ * bug's switch, and nothing outside this file names a bug (src/domain/bugs.test.ts).
+ */
 export class PlantedBugs {
   constructor(private readonly on: (name: BugName) => boolean) {}
+
+  /** Every bug with its description and whether it is on (the control API's GET /faults). */
+  catalogue(): { name: BugName; description: string; enabled: boolean }[] {
+    return (Object.keys(BUGS) as BugName[]).map((name) => ({ name, description: BUGS[name], enabled: this.on(name) }));
+  }
 
   /** replay_returns_201: a replay answered as if it were new. */
   submitStatus(replayed: boolean): 200 | 201 {

@@ -3,19 +3,37 @@
 // Requirements: none of its own (the services it builds name theirs); decisions D-50 (reset).
 
 import { loadContracts } from '../contract/index.js';
-import type { CoreContext } from './context.js';
-import { createEmployer } from './employer/index.js';
-import { createJobs } from './jobs/index.js';
+import type { CoreContext, Resettable } from './context.js';
+import { createEmployer, type EmployerService } from './employer/index.js';
+import { createJobs, type JobsService } from './jobs/index.js';
 import { createRateLimits } from './ratelimit/rules.js';
 import { IdFactory, Rng } from './rng.js';
-import { createScreening } from './screening/index.js';
+import { createScreening, type ScreeningService } from './screening/index.js';
 import { seedDemo, type DemoSeed } from './seed.js';
 import type { Settings } from './settings.js';
 import type { OpenStore } from './store.js';
 import { CallLog } from './callLog.js';
-import { createWebhooks } from './webhooks/index.js';
+import { createWebhooks, type WebhookService } from './webhooks/index.js';
 
-export async function createCore(config: Readonly<Settings>, openStore: OpenStore) {
+/** Every domain service, built on one context; what the adapters and the composition root are handed. */
+export interface Core extends CoreContext, Resettable {
+  /** The webhook outbox: signed deliveries of screening events with their retries (webhooks/service.ts). */
+  readonly webhooks: WebhookService;
+  /** Screening submissions, usage, the audit ledger and review decisions (screening/service.ts). */
+  readonly screening: ScreeningService;
+  /** The jobs corpus, search, apply, /me, market data and the per-key rate window (jobs/service.ts). */
+  readonly jobs: JobsService;
+  /** The employer tools and draft_application (employer/service.ts). */
+  readonly employer: EmployerService;
+  /** The recent API and MCP calls, bounded (the console's request log). */
+  readonly callLog: CallLog;
+  /** The demo tenants seeded at start and at every reset, or null when the demo is off. */
+  demo: DemoSeed | null;
+  /** Empties every store, resets the clock offset's timers and re-seeds the demo data. */
+  reset(): void;
+}
+
+export async function createCore(config: Readonly<Settings>, openStore: OpenStore): Promise<Core> {
   const rng = new Rng(config.seed);
   const ids = new IdFactory(rng.fork('ids'));
   const store = await openStore({ config, rng, ids });
@@ -36,16 +54,14 @@ export async function createCore(config: Readonly<Settings>, openStore: OpenStor
   const jobs = createJobs(ctx);
   const employer = createEmployer(ctx, jobs);
 
-  const core = {
+  const core: Core = {
     ...ctx,
     webhooks,
     screening,
     jobs,
     employer,
-    /** The recent API and MCP calls, bounded (the console's request log). */
     callLog: new CallLog(),
-    demo: null as DemoSeed | null,
-    /** Empties every store, resets the clock offset's timers and re-seeds the demo data. */
+    demo: null,
     reset() {
       clock.clear();
       ctx.tenants.clear();
@@ -63,5 +79,3 @@ export async function createCore(config: Readonly<Settings>, openStore: OpenStor
   core.demo = config.seedDemo ? seedDemo(core) : null;
   return core;
 }
-
-export type Core = Awaited<ReturnType<typeof createCore>>;

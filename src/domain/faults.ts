@@ -70,10 +70,6 @@ export class Faults {
     for (const b of initialBugs) this.enableBug(b);
   }
 
-  bug(name: BugName): boolean {
-    return this.bugs.has(name);
-  }
-
   /** Whether any chaos rule is active: with none, take() fires nothing and changes nothing. */
   get armed(): boolean {
     return this.rules.length > 0;

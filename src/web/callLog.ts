@@ -6,32 +6,23 @@
 // Requirements: none of the documents (a sandbox convenience); decisions D-104.
 
 import type { MiddlewareHandler } from 'hono';
-import { LOG_TEXT_CAP } from '../domain/callLog.js';
+import { LOG_TEXT_CAP, type CallRecord } from '../domain/callLog.js';
 import type { Core } from '../domain/core.js';
 import type { AppEnv } from './env.js';
 
 // bodies larger than this are not copied at all: the log keeps LOG_TEXT_CAP characters anyway
 export const COPY_LIMIT = 64 * 1024;
 
-/** One finished call, as either REST path knows it. */
-export interface FinishedCall {
-  atMs: number;
+/** One finished call, as either REST path knows it: the log's record, with its timings instead of a duration. */
+export interface FinishedCall extends Omit<CallRecord, 'durationMs'> {
   /** performance.now() at arrival and when the answer was ready. */
   t0: number;
   t1: number;
-  tenantId: string | null;
-  api: 'rest' | 'mcp';
-  method: string;
-  /** The path, with the query as sent. */
-  path: string;
-  tool: string | null;
-  status: number;
   /** Whether the call has a body at all, and its declared length (NaN when none was declared). */
   hasBody: boolean;
   declared: number;
   /** The request body's text when it was kept (declared within COPY_LIMIT and read), else ''. */
   request: string;
-  response: string | Uint8Array;
 }
 
 /** The record step: writes one call into the request log. */

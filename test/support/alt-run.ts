@@ -2,20 +2,14 @@
 // the deployment posts every tenant's webhooks to a free port on which the harness's receiver listens.
 
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runConformance, type RawOptions, type RunResult } from '../../conformance/index.js';
 import { startAltDeployment, type AltOptions } from '../alt-deployment/index.js';
+import { freePort } from './ports.js';
 
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.once('error', reject);
-  });
+// the bench's harness worker takes its free port from here too
+export { freePort };
 
 export interface AltRun {
   result: RunResult;

@@ -8,6 +8,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } fr
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { freePort } from './ports.js';
 import type { ConfigInput } from '../../src/config.js';
 import { startSandbox, type RunningSandbox } from '../../src/main.js';
@@ -112,4 +113,38 @@ export function sharedInstances(publicUrl: string, settings: ConfigInput = {}) {
       ...extra,
     });
   return { failures, start };
+}
+
+export type SharedInstances = ReturnType<typeof sharedInstances>;
+
+/** A throwaway database and two instances of one shared sandbox on it. */
+export interface SharedPair {
+  db: TestDatabase;
+  a: RunningSandbox;
+  b: RunningSandbox;
+}
+
+/**
+ * Inside a describe: before its tests, a throwaway database and two instances on it, started together and
+ * handed to `got`; after them, the instances `current()` names (by default those two; a test that restarts
+ * one names the one now running) closed, the database stopped, and no store failure reported.
+ */
+export function twoSharedInstances(
+  shared: SharedInstances,
+  got: (pair: SharedPair) => void,
+  current?: () => (RunningSandbox | undefined)[],
+): void {
+  let db: TestDatabase | undefined;
+  let started: RunningSandbox[] = [];
+  beforeAll(async () => {
+    db = await startTestDatabase();
+    started = await Promise.all([shared.start(db.url), shared.start(db.url)]);
+    got({ db, a: started[0], b: started[1] });
+  }, 120_000);
+  afterAll(async () => {
+    const running = (current?.() ?? started).filter((s): s is RunningSandbox => s !== undefined);
+    await Promise.all(running.map((s) => s.close()));
+    await db?.stop();
+    expect(shared.failures).toEqual([]);
+  });
 }

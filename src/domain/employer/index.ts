@@ -17,12 +17,13 @@ import { criteriaFrom, matchCandidates, type EmployerSearchArgs } from './matchC
 import { postJob, type PostJobArgs } from './postJob.js';
 import { orderView } from './postings.js';
 import { resumeOf } from './seekerResumes.js';
+import type { EmployerService } from './service.js';
 import { talentSearch } from './talentSearch.js';
 
 /** Reply-to addresses route employer replies to the seeker; the sandbox only mints them. */
 export const REPLY_DOMAIN = 'replies.remote-jobs.example';
 
-export function createEmployer(ctx: CoreContext, jobs: JobsService) {
+export function createEmployer(ctx: CoreContext, jobs: JobsService): EmployerService {
   const pool = generatePool(ctx.config.seed);
   const rng = ctx.rng.fork('employer');
   const { mail: outbox, postings, draftQuota: quota } = ctx.store;
@@ -112,4 +113,4 @@ export function createEmployer(ctx: CoreContext, jobs: JobsService) {
   };
 }
 
-export type EmployerService = ReturnType<typeof createEmployer>;
+export type { EmployerService } from './service.js';

@@ -8,34 +8,24 @@
 
 import type { CoreContext } from '../context.js';
 import { notFound } from '../../errors/errors.js';
-import { limits, upgradeUrlOf, type JobsTier } from '../plans.js';
-import type { Principal } from '../tenants.js';
+import { limits, upgradeUrlOf } from '../plans.js';
 import { ApplyDesk } from './apply.js';
 import { CORPUS_EPOCH_MS, generateCorpus } from './corpus.js';
 import { Describer } from './description.js';
 import { Market } from './market.js';
 import { meOf } from './me.js';
-import { parseLocale, parseSearchParams, parseSkillsLimit, type RawParams } from './params.js';
+import { parseLocale, parseSearchParams, parseSkillsLimit } from './params.js';
 import { SearchIndex } from './search-index.js';
 import { JobSearch } from './search.js';
-import type {
-  Application,
-  ApplyBody,
-  ApplyResult,
-  Channel,
-  JobRecord,
-  JobView,
-  Me,
-  SearchResponse,
-  StoredJob,
-} from './types.js';
+import type { StoredJob } from './types.js';
+import type { JobsService } from './service.js';
 import { jobViewBytes, toJobView } from './view.js';
 import { vocabulary } from './vocab.js';
 
 export { RateLimitExceeded, type RateDecision } from '../ratelimit/rules.js';
 export type * from './types.js';
 
-export function createJobs(ctx: CoreContext) {
+export function createJobs(ctx: CoreContext): JobsService {
   const t0 = performance.now();
   const vocab = vocabulary();
   const corpus = generateCorpus(vocab, ctx.config.seed, ctx.config.corpusSize, 1 / limits.policy.sponsoredEvery);
@@ -68,67 +58,36 @@ export function createJobs(ctx: CoreContext) {
     return job;
   };
 
+  // each member is described where JobsService declares it (service.ts)
   return {
     stats,
-    /** Searches active jobs for a jobs tier; params as in GET /api/v1/jobs (strings or typed values). */
-    search(tier: JobsTier, params: RawParams = {}): SearchResponse {
-      return finder.search(tier, params);
-    },
-    /** The same answer as search(), serialized: the UTF-8 bytes of JSON.stringify(search(tier, params)). */
-    searchBody(tier: JobsTier, params: RawParams = {}): Buffer<ArrayBuffer> {
-      return finder.searchBody(tier, params);
-    },
-    /** How many active jobs match the search filters (limit and offset are ignored). */
-    count(params: RawParams = {}): number {
-      return finder.match(parseSearchParams({ ...params, limit: undefined, offset: undefined })).length;
-    },
-    /** One active job as the public Job (never sponsored); not_found when unknown or inactive. */
-    get(id: string): JobView {
-      return toJobView(activeJob(id), false);
-    },
-    /** The same answer as get(), serialized: the UTF-8 bytes of JSON.stringify(get(id)). */
-    getBody(id: string): Buffer<ArrayBuffer> {
-      return jobViewBytes(activeJob(id), false);
-    },
-    /** The internal record of any job, active or not (description, skills, contact…), or undefined. */
-    record(id: string): JobRecord | undefined {
+    search: (tier, params = {}) => finder.search(tier, params),
+    searchBody: (tier, params = {}) => finder.searchBody(tier, params),
+    count: (params = {}) => finder.match(parseSearchParams({ ...params, limit: undefined, offset: undefined })).length,
+    get: (id) => toJobView(activeJob(id), false),
+    getBody: (id) => jobViewBytes(activeJob(id), false),
+    record(id) {
       const job = corpus.byId.get(id);
       if (!job) return undefined;
       const { descParts: _parts, ...rest } = job;
       return { ...rest, skills: [...job.skills], description: describer.render(job) };
     },
-    /** `body` must have passed the contract's ApplyRequest validation. */
-    apply(principal: Principal, jobId: string, body: ApplyBody, channel: Channel): ApplyResult {
-      return desk.apply(principal, jobId, body, channel);
-    },
-    me(principal: Principal): Me {
-      return meOf(principal, principal.tenant.clock.now());
-    },
+    apply: (principal, jobId, body, channel) => desk.apply(principal, jobId, body, channel),
+    me: (principal) => meOf(principal, principal.tenant.clock.now()),
     takeRate: rate.takeRate,
     countAnonymous: rate.countAnonymous,
     tierOf: rate.tierOf,
     market: {
       salary: () => market.salary(),
-      roles: (locale?: unknown) => market.roles(parseLocale({ locale })),
-      role: (slug: string, locale?: unknown) => market.role(slug, parseLocale({ locale })),
-      skills: (limit?: unknown) => market.skills(parseSkillsLimit({ limit })),
+      roles: (locale) => market.roles(parseLocale({ locale })),
+      role: (slug, locale) => market.role(slug, parseLocale({ locale })),
+      skills: (limit) => market.skills(parseSkillsLimit({ limit })),
     },
-    /** The curation queue of submitted applications, optionally for one tenant. */
-    applications(tenantId?: string): Application[] {
-      return ctx.store.applications.list(tenantId);
-    },
-    /** Every application, oldest first, read only (the control API pages through it). */
-    orderedApplications(): readonly Application[] {
-      return ctx.store.applications.ordered();
-    },
-    application(applicationId: string): Application | undefined {
-      return ctx.store.applications.get(applicationId);
-    },
-    /** Empties the applications; the corpus is static and is kept. */
-    reset(): void {
-      ctx.store.applications.reset();
-    },
+    applications: (tenantId) => ctx.store.applications.list(tenantId),
+    orderedApplications: () => ctx.store.applications.ordered(),
+    application: (applicationId) => ctx.store.applications.get(applicationId),
+    reset: () => ctx.store.applications.reset(),
   };
 }
 
-export type JobsService = Awaited<ReturnType<typeof createJobs>>;
+export type { CorpusStats, JobsService, MarketData } from './service.js';

@@ -18,8 +18,9 @@ import type { AutoReview } from './autoReview.js';
 import { submit } from './submit.js';
 import type { Submission } from './types.js';
 import { usageOf } from './usage.js';
+import type { ScreeningService } from './service.js';
 
-export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
+export function createScreening(ctx: CoreContext, webhooks: WebhookService): ScreeningService {
   const { ledger, requests } = ctx.store;
   const cursors = new CursorCodec(ctx.store.cursorSecret);
   const resumes = loadResumes();
@@ -58,7 +59,7 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
   };
 }
 
-export type ScreeningService = ReturnType<typeof createScreening>;
+export type { ScreeningService } from './service.js';
 export type { AuditQuery, AuditPage } from './audit.js';
 export type { AuditEvent } from './ledger.js';
 export type { DecisionInput } from './review.js';

@@ -5,5 +5,5 @@ import { principalOf, type ToolHandler } from '../tool.js';
 
 export const draftApplication: ToolHandler<KeyedDraftApplicationInput> = {
   name: 'draft_application',
-  run: ({ id, ...input }, call) => call.core.employer.draftApplication(principalOf(call), id, input),
+  run: ({ id, ...input }, call) => ({ ...call.core.employer.draftApplication(principalOf(call), id, input) }),
 };

@@ -6,5 +6,5 @@ import { principalOf, type ToolHandler } from '../tool.js';
 export const hire: ToolHandler<KeyedHireInput> = {
   name: 'hire',
   scope: 'employer',
-  run: (args, call) => call.core.employer.hire(principalOf(call), args),
+  run: (args, call) => ({ ...call.core.employer.hire(principalOf(call), args) }),
 };

@@ -6,5 +6,5 @@ import type { ToolHandler } from '../tool.js';
 export const matchCandidates: ToolHandler<KeyedMatchCandidatesInput> = {
   name: 'match_candidates',
   scope: 'employer',
-  run: (args, call) => call.core.employer.matchCandidates(args),
+  run: (args, call) => ({ ...call.core.employer.matchCandidates(args) }),
 };

@@ -6,5 +6,5 @@ import { principalOf, type ToolHandler } from '../tool.js';
 export const postJob: ToolHandler<KeyedPostJobInput> = {
   name: 'post_job',
   scope: 'employer',
-  run: (args, call) => call.core.employer.postJob(principalOf(call), args),
+  run: (args, call) => ({ ...call.core.employer.postJob(principalOf(call), args) }),
 };

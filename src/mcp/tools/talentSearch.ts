@@ -6,5 +6,5 @@ import { principalOf, type ToolHandler } from '../tool.js';
 export const talentSearch: ToolHandler<KeyedTalentSearchInput> = {
   name: 'talent_search',
   scope: 'employer',
-  run: (args, call) => call.core.employer.talentSearch(principalOf(call), args),
+  run: (args, call) => ({ ...call.core.employer.talentSearch(principalOf(call), args) }),
 };

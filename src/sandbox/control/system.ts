@@ -3,7 +3,7 @@
 import { Hono } from 'hono';
 import { invalid, notFound } from '../../errors/errors.js';
 import type { AppEnv } from '../../web/env.js';
-import { BUGS, type ChaosRuleInput } from '../../domain/faults.js';
+import type { ChaosRuleInput } from '../../domain/faults.js';
 import { onlyKeys, readObject } from './admin.js';
 import { ensureVisible, ownTenant, tenantFor } from './caller.js';
 
@@ -17,11 +17,7 @@ export function systemRoutes() {
     const tenantId = tenantFor(c, query.tenantId);
     return c.json({
       rules: faults.listRules(tenantId),
-      bugs: Object.entries(BUGS).map(([name, description]) => ({
-        name,
-        description,
-        enabled: faults.bug(name as keyof typeof BUGS),
-      })),
+      bugs: faults.planted.catalogue(),
     });
   });
 

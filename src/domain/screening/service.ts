@@ -1,0 +1,42 @@
+// What the screening domain offers its adapters: submissions with idempotency, usage, the audit ledger's
+// pages, review decisions and the automatic reviewer, and the stores the control API reads. Built by
+// createScreening (index.ts).
+// Requirements: SCR-SUBMIT-1, SCR-USAGE-1, SCR-AUDIT-1, SCR-REVIEW-1, SCR-REVIEW-2 (through the modules it
+// names); decisions D-134.
+
+import type { Resettable } from '../context.js';
+import type { Tenant } from '../tenants.js';
+import type { AuditPage, AuditQuery } from './audit.js';
+import type { AutoReview } from './autoReview.js';
+import type { Ledger } from './ledger.js';
+import type { StoredRequest } from './record.js';
+import type { RequestFilter, RequestStore } from './requests.js';
+import type { ResumeFixture } from './resumes.js';
+import type { DecisionInput } from './review.js';
+import type { SubmitOutcome } from './submit.js';
+import type { ScreeningRequest, Submission } from './types.js';
+import type { ScreeningUsage } from './usage.js';
+
+export interface ScreeningService extends Resettable {
+  /** The stores, for the control API, benchmarks and tests that seed at scale. */
+  readonly ledger: Ledger;
+  readonly requests: RequestStore;
+  /** The resume fixtures a `resume_ref` candidate names, by reference (a test may take one away). */
+  readonly resumes: Map<string, ResumeFixture>;
+  /** `submission` must have passed the contract's SubmitRequest validation. */
+  submit(tenant: Tenant, submission: Submission): SubmitOutcome;
+  /** The tenant's wallet as GET /usage reports it. */
+  usage(tenant: Tenant): ScreeningUsage;
+  /** One page of the tenant's audit ledger. */
+  audit(tenantId: string, query: AuditQuery): AuditPage;
+  /** The same page as JSON text, built without intermediate objects (for the REST adapter). */
+  auditBody(tenantId: string, query: AuditQuery): Buffer<ArrayBuffer>;
+  /** A person's review decision on a request pending review. */
+  decide(requestId: string, input: DecisionInput): ScreeningRequest;
+  /** Sets a tenant's automatic reviewer; its requests already pending review get their timer from now. */
+  setAutoReview(tenant: Tenant, setting: AutoReview | null): void;
+  get(requestId: string): StoredRequest | undefined;
+  list(filter?: RequestFilter): StoredRequest[];
+  /** Empties the requests and the ledger and cancels every pending expiry. */
+  reset(): void;
+}

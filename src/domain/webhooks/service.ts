@@ -1,0 +1,32 @@
+// What the webhook outbox offers the rest of the sandbox: the screening pipeline enqueues deliveries and
+// hears their outcomes; the control API, the console and the dashboard read them, send test events and
+// redeliver; the listen adapter connects its relay. Built by createWebhooks (index.ts).
+// Requirements: SCR-HOOK-1, SCR-HOOK-2, POL-HOOK-3; decisions D-09, D-102, D-112, D-119.
+
+import type { Resettable } from '../context.js';
+import type { Delivery } from './delivery.js';
+import type { EnqueueInput } from './outbox.js';
+import type { OutcomeListener } from './outcomes.js';
+import type { WebhookReader } from './read.js';
+import type { WebhookRelay } from './relay.js';
+
+export interface WebhookService extends WebhookReader, Resettable {
+  /** Creates a delivery and makes its first attempt right after the current task. */
+  enqueue(input: EnqueueInput): Delivery;
+  /**
+   * "Send test event": a `screening.scored` delivery with a sample result, signed like any other,
+   * marked with X-Screening-Test: true, retried on the same schedule, and seen by no request.
+   */
+  sendTest(tenantId: string, result: object): Delivery;
+  /** One extra attempt now, whatever the delivery's status; the automatic schedule is left as it is. */
+  redeliver(id: string): Delivery;
+  /**
+   * Connects the developers' listeners (D-119). False when the store makes the attempts itself (a shared
+   * sandbox, D-112): every instance must make the same attempt, and a listener is connected to one of them.
+   */
+  useRelay(relay: WebhookRelay): boolean;
+  /** Tells `listener` of every delivery reaching `delivered` or `exhausted`; the function returned stops it. */
+  onOutcome(listener: OutcomeListener): () => void;
+  /** Drops every delivery, its scheduled retry and the answers of attempts still in flight. */
+  reset(): void;
+}
