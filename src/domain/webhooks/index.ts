@@ -284,11 +284,11 @@ export function createWebhooks(ctx: CoreContext) {
     },
 
     /**
-     * Connects the developers' listeners (D-119). False when the store makes the attempts itself (a shared
-     * sandbox, D-112): every instance must make the same attempt, and a listener is connected to one of them.
+     * Connects the developers' listeners (D-119). On a store that replays calls (a shared sandbox, D-112)
+     * only a replicated relay is taken: every instance must route each attempt the same way.
      */
     useRelay(r: WebhookRelay): boolean {
-      if (ctx.store.sendWebhook) return false;
+      if (ctx.store.sendWebhook && !r.replicated) return false;
       relay = r;
       return true;
     },

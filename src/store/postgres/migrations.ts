@@ -160,4 +160,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sandbox_log ALTER COLUMN step TYPE text USING step::text;
     `,
   },
+  {
+    version: 4,
+    name: 'webhook listener leases (D-119)',
+    sql: `
+      -- the instance holding each connected listener's stream renews its lease; a listener whose lease ran
+      -- out (its instance died) is dropped by a recorded step. Presence itself lives in the log.
+      CREATE TABLE sandbox_listener_leases (
+        listener_id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        instance text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX sandbox_listener_leases_instance ON sandbox_listener_leases (instance);
+    `,
+  },
 ];
