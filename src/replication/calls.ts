@@ -9,6 +9,7 @@ import type { Core } from '../domain/core.js';
 import { controlApp, routeControlCalls } from '../sandbox/console/control.js';
 import type { IncomingMessage } from 'node:http';
 import { DomainError, invalid } from '../errors/errors.js';
+import { shareConsoleSignOuts } from './consoleSessions.js';
 import { shareListeners } from './listeners.js';
 import type { Oversize, Replica } from './replica.js';
 import { settled } from './steps.js';
@@ -95,6 +96,7 @@ export function shareApps(
   anon: { fetch: Fetch },
 ): { main: Fetch; anon: Fetch } {
   shareListeners(replica, core);
+  shareConsoleSignOuts(replica.db, core);
   const control = controlApp(core);
   replica.mount('control', (req, env) => control.fetch(req, env));
   routeControlCalls(core, async (app, req) => {

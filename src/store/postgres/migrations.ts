@@ -162,7 +162,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    name: 'webhook listener leases (D-119)',
+    name: 'webhook listener leases and console sign-outs (D-136, D-137)',
     sql: `
       -- the instance holding each connected listener's stream renews its lease; a listener whose lease ran
       -- out (its instance died) is dropped by a recorded step. Presence itself lives in the log.
@@ -173,6 +173,9 @@ export const MIGRATIONS: readonly Migration[] = [
         expires_at timestamptz NOT NULL
       );
       CREATE INDEX sandbox_listener_leases_instance ON sandbox_listener_leases (instance);
+      -- console sessions are signed cookies valid on every instance; a sign-out is kept here (by a digest
+      -- of the session id) until the session would have expired anyway
+      CREATE TABLE console_sign_outs (session_digest text PRIMARY KEY, until_at timestamptz NOT NULL);
     `,
   },
 ];
