@@ -127,6 +127,69 @@ describe.skipIf(why !== null)('webhook listeners on two instances of one shared 
       expect(verify('whsec_shared_500', c.bytes, c.headers['x-screening-signature'] as string)).toBe(true);
   }, 30_000);
 
+  it('gives every attempt to listeners on both instances; the first 2xx counts', async () => {
+    const t = await createTenant(a.listenUrl, {
+      planTier: 'pro',
+      webhookSecret: 'whsec_shared_two',
+      webhookUrl: UNREACHABLE,
+    });
+    const failing = await startReceiver();
+    try {
+      await listen(a.listenUrl, t.apiKey, failing.url);
+      await listen(b.listenUrl, t.apiKey, rx.url);
+      expect(await listenersOn(b, t.tenantId)).toHaveLength(2);
+      failing.queue(500);
+      const id = await testEvent(t.tenantId);
+      const d = await delivered(a, id);
+      expect(d.attempts.map((x: any) => x.statusCode)).toEqual([200]);
+      expect(failing.got.filter((g) => g.headers['x-screening-delivery'] === id)).toHaveLength(1);
+      expect(copiesOf(id)).toHaveLength(1);
+    } finally {
+      await failing.close();
+    }
+  }, 30_000);
+
+  it('fails an attempt no listener answers within the timeout, alike on both instances, and schedules its retry', async () => {
+    const t = await createTenant(a.listenUrl, { planTier: 'pro', webhookSecret: 'whsec_shared_mute' });
+    // a listener that reads its stream and never answers
+    const mute = new AbortController();
+    const res = await fetch(`${b.listenUrl}/sandbox/v1/webhooks/listen`, {
+      headers: { authorization: `Bearer ${t.apiKey}` },
+      signal: mute.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = '';
+    const decoder = new TextDecoder();
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        text += decoder.decode(value);
+      }
+    })().catch(() => undefined);
+    try {
+      await waitFor(() => text.includes('event: ready'), 'the ready event');
+      const id = await testEvent(t.tenantId);
+      await waitFor(() => text.includes(`${id}.1`), 'the attempt on the stream');
+      const failed = await waitFor(
+        async () => {
+          const d = await delivery(b, id);
+          return d.attempts.length === 1 ? d : undefined;
+        },
+        'the attempt timed out',
+        20_000,
+      );
+      expect(failed.status).toBe('retrying');
+      expect(failed.attempts[0]).toMatchObject({ url: 'listener:', statusCode: null });
+      expect(failed.attempts[0].error).toMatch(/no listener answered within 15000 ms/);
+      expect(await delivery(a, id)).toEqual(failed);
+    } finally {
+      mute.abort();
+      await reading;
+    }
+  }, 30_000);
+
   it('loses no attempt when the listener is killed mid-answer and the command connects to the other instance', async () => {
     const t = await createTenant(a.listenUrl, {
       planTier: 'pro',

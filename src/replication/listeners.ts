@@ -171,7 +171,7 @@ export function shareListeners(replica: Replica, core: Core): void {
     }
     local.clear();
     await db.query('DELETE FROM sandbox_listener_leases WHERE instance = $1', [instance]).catch(() => undefined);
-    wake?.release();
+    wake?.release(true);
     wake = null;
   });
 }
