@@ -4,13 +4,16 @@
 // signature that verifies and is recorded alike on both instances; a local 500 is retried and the retry
 // comes to the listener; a listener killed while an attempt awaits its answer loses nothing when the command
 // connects again (to the other instance); a listener whose lease lapses is dropped on every instance and
-// the command reconnects; an instance started afterwards rebuilds the same deliveries from the log.
+// the command reconnects; the listener of an instance killed with SIGKILL is dropped, its unanswered
+// attempt times out alike everywhere and the retry reaches a listener elsewhere; an instance started
+// afterwards rebuilds the same deliveries from the log.
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../src/main.js';
 import { verify } from '../src/domain/webhooks/signer.js';
 import { browser } from './support/console.js';
+import { startInstance } from './support/instances.js';
 import { killListenersAfterEach, listen, startReceiver } from './support/listen.js';
 import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client, createTenant } from './support/sandbox.js';
@@ -149,47 +152,6 @@ describe.skipIf(why !== null)('webhook listeners on two instances of one shared 
     }
   }, 30_000);
 
-  it('fails an attempt no listener answers within the timeout, alike on both instances, and schedules its retry', async () => {
-    const t = await createTenant(a.listenUrl, { planTier: 'pro', webhookSecret: 'whsec_shared_mute' });
-    // a listener that reads its stream and never answers
-    const mute = new AbortController();
-    const res = await fetch(`${b.listenUrl}/sandbox/v1/webhooks/listen`, {
-      headers: { authorization: `Bearer ${t.apiKey}` },
-      signal: mute.signal,
-    });
-    expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    let text = '';
-    const decoder = new TextDecoder();
-    const reading = (async () => {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        text += decoder.decode(value);
-      }
-    })().catch(() => undefined);
-    try {
-      await waitFor(() => text.includes('event: ready'), 'the ready event');
-      const id = await testEvent(t.tenantId);
-      await waitFor(() => text.includes(`${id}.1`), 'the attempt on the stream');
-      const failed = await waitFor(
-        async () => {
-          const d = await delivery(b, id);
-          return d.attempts.length === 1 ? d : undefined;
-        },
-        'the attempt timed out',
-        20_000,
-      );
-      expect(failed.status).toBe('retrying');
-      expect(failed.attempts[0]).toMatchObject({ url: 'listener:', statusCode: null });
-      expect(failed.attempts[0].error).toMatch(/no listener answered within 15000 ms/);
-      expect(await delivery(a, id)).toEqual(failed);
-    } finally {
-      mute.abort();
-      await reading;
-    }
-  }, 30_000);
-
   it('loses no attempt when the listener is killed mid-answer and the command connects to the other instance', async () => {
     const t = await createTenant(a.listenUrl, {
       planTier: 'pro',
@@ -242,6 +204,53 @@ describe.skipIf(why !== null)('webhook listeners on two instances of one shared 
     const id = await testEvent(t.tenantId);
     expect((await delivered(a, id)).attempts.map((x: any) => x.url)).toEqual(['listener:']);
   }, 30_000);
+
+  it('drops the listeners of an instance killed with SIGKILL; their attempt fails and its retry reaches a listener elsewhere', async () => {
+    const c = await startInstance('C', {
+      store: db.url,
+      publicUrl: 'http://sandbox.test',
+      adminToken: ADMIN_TOKEN,
+      args: ['--no-demo', '--corpus', '50'],
+    });
+    try {
+      const t = await createTenant(a.listenUrl, {
+        planTier: 'pro',
+        webhookSecret: 'whsec_shared_kill9',
+        webhookUrl: UNREACHABLE,
+      });
+      await listen(c.listenUrl, t.apiKey, rx.url);
+      const release = rx.hold();
+      const id = await testEvent(t.tenantId);
+      await waitFor(() => copiesOf(id).length === 1, 'the attempt at the receiver through instance C');
+      await c.kill9();
+      release();
+      // its lease runs out: A drops the listener; the attempt, unanswered, fails at its timeout
+      const failed = await waitFor(
+        async () => {
+          const d = await delivery(a, id);
+          return d.attempts.length === 1 && (await listenersOn(a, t.tenantId)).length === 0 ? d : undefined;
+        },
+        'the listener dropped and the attempt failed',
+        25_000,
+      );
+      expect(failed.status).toBe('retrying');
+      // no listener answered: the timeout is a recorded step, so both instances hold the same attempt
+      expect(failed.attempts[0]).toMatchObject({ url: 'listener:', statusCode: null });
+      expect(failed.attempts[0].error).toMatch(/no listener answered within 15000 ms/);
+      expect(await delivery(b, id)).toEqual(failed);
+      await listen(b.listenUrl, t.apiKey, rx.url);
+      const moved = await client(a.listenUrl, t.apiKey)('POST', `/sandbox/v1/tenants/${t.tenantId}/clock/advance`, {
+        seconds: 10,
+      });
+      expect(moved.status, moved.text).toBe(200);
+      expect((await delivered(b, id)).attempts.map((x: any) => [x.url, x.statusCode])).toEqual([
+        ['listener:', null],
+        ['listener:', 200],
+      ]);
+    } finally {
+      await c.kill9();
+    }
+  }, 60_000);
 
   it('an instance started afterwards rebuilds every listener delivery from the log', async () => {
     const c = await start(db.url);
