@@ -41,7 +41,7 @@ export function shareListeners(replica: Replica, core: Core): void {
   // what this instance already submitted, so a sweep does not submit it again while it commits
   const submitted = new Set<string>();
   const hub = new ListenerHub({ now: replica.now, timers: false, onForward: () => replica.wakeListeners() });
-  let wake: pg.PoolClient | null = null;
+  let wake: Promise<pg.PoolClient> | null = null;
   let timers: NodeJS.Timeout[] = [];
 
   const apply = (op: ListenOp) => {
@@ -89,16 +89,22 @@ export function shareListeners(replica: Replica, core: Core): void {
   /** Applies the log here now: the attempts handed to this instance's listeners are written out. */
   const catchUp = () => void replica.read(() => Promise.resolve(undefined)).catch(() => undefined);
 
-  async function listenForWakes(): Promise<void> {
-    if (wake) return;
-    const client = await db.connect();
-    client.on('notification', catchUp);
-    client.on('error', () => {
-      if (wake === client) wake = null;
-      client.release(true);
+  /** One connection per instance LISTENs for the commits that handed attempts to listeners. */
+  function listenForWakes(): Promise<pg.PoolClient> {
+    wake ??= (async () => {
+      const client = await db.connect();
+      client.on('notification', catchUp);
+      client.on('error', () => {
+        wake = null;
+        client.release(true);
+      });
+      await client.query(`LISTEN ${LISTEN_CHANNEL}`);
+      return client;
+    })().catch((err: unknown) => {
+      wake = null;
+      throw err;
     });
-    await client.query(`LISTEN ${LISTEN_CHANNEL}`);
-    wake = client;
+    return wake;
   }
 
   async function sweep(): Promise<void> {
@@ -171,7 +177,8 @@ export function shareListeners(replica: Replica, core: Core): void {
     }
     local.clear();
     await db.query('DELETE FROM sandbox_listener_leases WHERE instance = $1', [instance]).catch(() => undefined);
-    wake?.release(true);
+    const client = await wake?.catch(() => null);
     wake = null;
+    client?.release(true);
   });
 }
