@@ -43,7 +43,7 @@ describe('console sign-in and session', () => {
     expect(attrs).toContain('Path=/console');
     expect(res.setCookie).not.toMatch(/max-age|expires/i);
     expect(res.setCookie).not.toContain(ADMIN_TOKEN);
-    // a random id, when it was last used, and the signature (D-137): nothing else
+    // a random id, when it was last used, and the signature (D-141): nothing else
     expect(b.cookie).toMatch(/^rjs_console=[A-Za-z0-9_-]{43}\.\d+\.[A-Za-z0-9_-]{43}$/);
     const page = await b.request('GET', '/console/clock');
     expect(page.status).toBe(200);

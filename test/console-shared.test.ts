@@ -1,4 +1,4 @@
-// The operator console on a shared sandbox (D-137): two instances on one PostgreSQL, no sticky routing. A
+// The operator console on a shared sandbox (D-141): two instances on one PostgreSQL, no sticky routing. A
 // sign-in on instance A works on B; a form read on one is posted on the other; the new key a post on A
 // reveals is shown once by the page on B; a post without the CSRF token, or with a forged session cookie,
 // is refused on both and changes nothing; a sign-out on B ends the session on A too.

@@ -27,7 +27,7 @@ const ALLOWED: Record<string, string> = {
   'store/memory.ts': 'the cursor secret, drawn once when the store opens, before any call',
   'replication/index.ts': 'the shared cursor secret and start instant, stored once for every instance',
   'replication/listeners.ts':
-    "webhook listeners of a shared sandbox: the instance's lease name, and the sweep that records lapsed leases and timeouts as steps (D-136)",
+    "webhook listeners of a shared sandbox: the instance's lease name, and the sweep that records lapsed leases and timeouts as steps (D-140)",
   'replication/replica.ts': 'the recorder: it draws the time and bytes a call gets, and records them',
 };
 

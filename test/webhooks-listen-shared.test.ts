@@ -1,4 +1,4 @@
-// Webhook listeners on a shared sandbox (PostgreSQL, D-119, D-136): two instances on one database, the real
+// Webhook listeners on a shared sandbox (PostgreSQL, D-119, D-140): two instances on one database, the real
 // `listen` command connected to instance B, the tenant's webhookUrl unreachable, every submit, decision,
 // test event and clock move made through instance A. Every delivery reaches the local receiver with a
 // signature that verifies and is recorded alike on both instances; a local 500 is retried and the retry

@@ -1,8 +1,8 @@
-// The console's sign-outs on a shared sandbox (D-137): a console session is a signed cookie every instance
+// The console's sign-outs on a shared sandbox (D-141): a console session is a signed cookie every instance
 // accepts, so a sign-out must be seen by every instance; it is kept in `console_sign_outs` (by a digest of
 // the session id) until the session would have expired anyway. Not part of the log: console sessions are
 // the operator's browser sessions, not sandbox state (a reset does not sign the operator out).
-// Requirements: none; decisions D-137.
+// Requirements: none; decisions D-141.
 
 import type { Core } from '../domain/core.js';
 import { signOutKey, useConsoleSignOuts } from '../sandbox/console/session.js';

@@ -9,7 +9,7 @@
 // - the instance holding a stream renews a lease on it in `sandbox_listener_leases`; a listener whose lease
 //   ran out (its instance died) is dropped by a recorded step from any other instance, and the attempts it
 //   held settle as on a disconnect (then retried on the schedule).
-// Requirements: none of its own (it carries D-119's rules to a shared sandbox); decisions D-119, D-112, D-136.
+// Requirements: none of its own (it carries D-119's rules to a shared sandbox); decisions D-119, D-112, D-140.
 
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
@@ -32,8 +32,11 @@ interface Local {
   end(): void;
 }
 
-/** Gives the core a replicated listener hub fed by the replica's `listen` steps; call before the log is applied. */
-export function shareListeners(replica: Replica, core: Core): void {
+/**
+ * Gives the core a replicated listener hub fed by the replica's `listen` steps; call before the log is applied.
+ * Returns the hub, whose `presence`/`restore` and `busy` a snapshot of the shared state takes into account.
+ */
+export function shareListeners(replica: Replica, core: Core): ListenerHub {
   const db = replica.db;
   // an instance's name for its leases: drawn here, outside any step, and recorded in each `connect` step
   const instance = `ins_${randomBytes(8).toString('hex')}`;
@@ -181,4 +184,5 @@ export function shareListeners(replica: Replica, core: Core): void {
     wake = null;
     client?.release(true);
   });
+  return hub;
 }

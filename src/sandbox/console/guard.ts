@@ -60,7 +60,7 @@ export const sameOrigin: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
 };
 
 /**
- * Every page and post after sign-in: the session cookie must verify (on any instance, D-137), a post must
+ * Every page and post after sign-in: the session cookie must verify (on any instance, D-141), a post must
  * carry the session's CSRF token; afterwards the cookie is renewed now and then and the one-shot messages
  * not yet shown travel on in the flash cookie.
  */

@@ -1,5 +1,5 @@
 // Sign-in and sign-out. The admin token is checked once; the browser then holds only a signed session
-// cookie (a random id and when it was last used, D-137), valid on every instance of a shared sandbox.
+// cookie (a random id and when it was last used, D-141), valid on every instance of a shared sandbox.
 
 import type { Context, Hono } from 'hono';
 import { html } from './html.js';

@@ -1,4 +1,4 @@
-// Console sessions (D-137) hold nothing in one instance's memory, so every instance of a shared sandbox
+// Console sessions (D-141) hold nothing in one instance's memory, so every instance of a shared sandbox
 // (D-112) serves every console session without sticky routing. The session cookie is signed with a key
 // derived from the admin token (the same on every instance, D-113) and carries only a random session id
 // and when it was last used; the CSRF token is derived from the session id with that key; one-shot

@@ -93,6 +93,31 @@ export class ListenerHub implements WebhookRelay {
     return false;
   }
 
+  /** The connected listeners as plain data: what a shared sandbox's snapshot keeps of the hub (D-140). */
+  presence(): { listenerId: string; tenantId: string; connectedAt: string; instance?: string }[] {
+    const out = [];
+    for (const map of this.byTenant.values())
+      for (const l of map.values())
+        out.push({
+          listenerId: l.id,
+          tenantId: l.tenantId,
+          connectedAt: l.connectedAt,
+          ...(l.instance ? { instance: l.instance } : {}),
+        });
+    return out;
+  }
+
+  /** Puts back the listeners `presence` gave (loading a snapshot: none of them is on this instance). */
+  restore(list: ReturnType<ListenerHub['presence']>): void {
+    for (const l of list)
+      this.add({ id: l.listenerId, tenantId: l.tenantId, connectedAt: l.connectedAt, instance: l.instance });
+  }
+
+  /** True while an attempt awaits a listener's answer: a snapshot waits for none to (its promise is not data). */
+  get busy(): boolean {
+    return this.pending.size > 0;
+  }
+
   /** Whether the attempt still awaits an answer. */
   awaiting(attemptId: string): boolean {
     return this.pending.has(attemptId);

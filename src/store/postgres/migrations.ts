@@ -161,8 +161,9 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 4,
-    name: 'webhook listener leases and console sign-outs (D-136, D-137)',
+    // 5: version 4 creates the snapshots' tables
+    version: 5,
+    name: 'webhook listener leases and console sign-outs (D-140, D-141)',
     sql: `
       -- the instance holding each connected listener's stream renews its lease; a listener whose lease ran
       -- out (its instance died) is dropped by a recorded step. Presence itself lives in the log.
