@@ -1,7 +1,8 @@
 // The console without a browser: sign-in, the session cookie, CSRF and same-origin checks, escaping
 // of data in pages, the new key shown once, control API errors shown on the page, and /docs.
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { MemorySignOuts, SessionStore } from '../src/sandbox/console/session.js';
 import { browser } from './support/console.js';
 import { ADMIN_TOKEN, client, useSandbox } from './support/sandbox.js';
 
@@ -42,7 +43,8 @@ describe('console sign-in and session', () => {
     expect(attrs).toContain('Path=/console');
     expect(res.setCookie).not.toMatch(/max-age|expires/i);
     expect(res.setCookie).not.toContain(ADMIN_TOKEN);
-    expect(b.cookie).toMatch(/^rjs_console=[A-Za-z0-9_-]{40,}$/);
+    // a random id, when it was last used, and the signature (D-141): nothing else
+    expect(b.cookie).toMatch(/^rjs_console=[A-Za-z0-9_-]{43}\.\d+\.[A-Za-z0-9_-]{43}$/);
     const page = await b.request('GET', '/console/clock');
     expect(page.status).toBe(200);
     expect(page.text).toContain('<h1>Sandbox clock</h1>');
@@ -74,6 +76,34 @@ describe('console sign-in and session', () => {
     const again = await b.request('GET', '/console/tenants');
     expect(again.status).toBe(303);
     expect(again.headers.get('location')).toMatch(/^\/console\/login/);
+  });
+
+  it('ends a session idle for more than 12 hours of real time, and renews one in use', async () => {
+    const base = sb.get().baseUrl;
+    // cookies signed with the sandbox's own key (derived from its admin token), last used 12 h 1 min and 11 h ago
+    const sessions = new SessionStore(ADMIN_TOKEN, new MemorySignOuts());
+    const mintedAgo = (ms: number) => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(Date.now() - ms);
+        return sessions.cookieOf(sessions.create(), true)!;
+      } finally {
+        vi.useRealTimers();
+      }
+    };
+    const b = browser(base);
+    b.cookie = `rjs_console=${mintedAgo((12 * 60 + 1) * 60_000)}`;
+    const idle = await b.request('GET', '/console/clock');
+    expect(idle.status).toBe(303);
+    expect(idle.headers.get('location')).toMatch(/^\/console\/login/);
+    const recent = mintedAgo(11 * 60 * 60_000);
+    b.cookie = `rjs_console=${recent}`;
+    const used = await b.request('GET', '/console/clock');
+    expect(used.status).toBe(200);
+    // re-issued with the time of this use: its idle time starts again
+    expect(used.setCookie).toMatch(/^rjs_console=/);
+    expect(b.cookie).not.toContain(recent);
+    expect(Number(b.cookie.split('.')[1])).toBeGreaterThan(Date.now() - 60_000);
   });
 
   it('refuses posts without the session CSRF token, with another session’s token, or from another origin', async () => {

@@ -22,10 +22,12 @@ const ALLOWED: Record<string, string> = {
   'domain/screening/cursor.ts': 'a default secret only; every store passes the cursor secret it keeps',
   'sandbox/console/session.ts': 'console browser sessions are per instance, never part of the replicated state',
   'sandbox/control/listen.ts':
-    'webhook listener connections: served by the in-memory sandbox only, a shared one serves none (D-119)',
+    'webhook listener streams: a listener id is drawn before it is recorded; on one process the hub times attempts out on the wall clock, a shared sandbox passes it the recorded time (D-119)',
   'listen/cli.ts': 'the listen command: a client of the sandbox in its own process, never replayed',
   'store/memory.ts': 'the cursor secret, drawn once when the store opens, before any call',
   'replication/index.ts': 'the shared cursor secret and start instant, stored once for every instance',
+  'replication/listeners.ts':
+    "webhook listeners of a shared sandbox: the instance's lease name, and the sweep that records lapsed leases and timeouts as steps (D-140)",
   'replication/replica.ts': 'the recorder: it draws the time and bytes a call gets, and records them',
 };
 

@@ -2,12 +2,15 @@
 // are reads, for the main app, the anonymous MCP app and the console's control calls. A recorded
 // call runs when the log's lock is held and is answered once it is committed; a read runs after the
 // steps committed before it arrived are applied here. Console pages run as they are: each of their
-// control calls goes through here on its own.
+// control calls goes through here on its own. A webhook listener's stream never ends, so it is served
+// after the log is applied, outside the read queue (its connect and disconnect are steps, listeners.ts).
 
 import type { Core } from '../domain/core.js';
 import { controlApp, routeControlCalls } from '../sandbox/console/control.js';
 import type { IncomingMessage } from 'node:http';
 import { DomainError, invalid } from '../errors/errors.js';
+import { shareConsoleSignOuts } from './consoleSessions.js';
+import { shareListeners } from './listeners.js';
 import type { Oversize, Replica } from './replica.js';
 import { settled } from './steps.js';
 import { readNode, readWeb } from '../web/bodyStream.js';
@@ -60,6 +63,7 @@ const pathOf = (url: string) => {
 };
 
 const isConsole = (path: string) => path === '/console' || path.startsWith('/console/');
+const LISTENER_STREAM = '/sandbox/v1/webhooks/listen';
 
 /** Calls that change state: every API and MCP call (rate windows, request log, chaos counts), and any write. */
 function recorded(method: string, path: string, apiPrefix: string): boolean {
@@ -72,6 +76,10 @@ function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string): F
   return async (req, env) => {
     const path = pathOf(req.url);
     if (isConsole(path)) return app(req, env);
+    if (path === LISTENER_STREAM && req.method === 'GET') {
+      await replica.read(() => Promise.resolve(undefined));
+      return app(req, env);
+    }
     if (!recorded(req.method, path, apiPrefix)) return replica.read(async () => settled(await app(req, env)));
     const incoming = (env as { incoming?: Incoming } | undefined)?.incoming;
     const body = await bodyOf(req, incoming).catch((err: unknown) => err as Error);
@@ -87,6 +95,8 @@ export function shareApps(
   main: { fetch: Fetch },
   anon: { fetch: Fetch },
 ): { main: Fetch; anon: Fetch } {
+  shareListeners(replica, core);
+  shareConsoleSignOuts(replica.db, core);
   const control = controlApp(core);
   replica.mount('control', (req, env) => control.fetch(req, env));
   routeControlCalls(core, async (app, req) => {

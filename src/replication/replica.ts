@@ -21,10 +21,12 @@ import type { Deferrer } from '../domain/clock.js';
 import { Rng } from '../domain/rng.js';
 import { postWebhook, type SendOutcome, type SendWebhook } from '../domain/webhooks/sender.js';
 import type { Db } from '../store/postgres/pool.js';
-import { connectionOf, requestOf, settled, type LoggedStep, type Step } from './steps.js';
+import { connectionOf, requestOf, settled, type ListenOp, type LoggedStep, type Step } from './steps.js';
 
 /** The advisory lock that orders appends to the log (any constant shared by every instance). */
 export const LOG_LOCK = 0x5a4e_1065;
+/** The channel a commit notifies when it handed webhook attempts to listeners (held by any instance). */
+export const LISTEN_CHANNEL = 'sandbox_listen';
 const BATCH_MAX = 256;
 const CATCH_UP_PAGE = 2_000;
 /** How long past the receiver timeout an attempt with no answer is taken for lost with its instance. */
@@ -99,9 +101,13 @@ export class Replica {
   private sweeper: NodeJS.Timeout | null = null;
   // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
   private readonly seeded: Rng;
+  // the webhook listeners' steps (listeners.ts), and whether this batch's commit must wake their instances
+  private onListen: ((op: ListenOp) => void) | null = null;
+  private notifyListeners = false;
+  private readonly closers: (() => Promise<void>)[] = [];
 
   constructor(
-    private readonly db: Db,
+    readonly db: Db,
     seed: number,
     /** The sandbox's first start: the time its demo data is seeded at, on every instance. */
     startedAt: number,
@@ -163,6 +169,27 @@ export class Replica {
     };
   }
 
+  /** What applies a `listen` step (set before the log is applied). */
+  handleListen(fn: (op: ListenOp) => void): void {
+    this.onListen = fn;
+  }
+
+  /** Records a `listen` step; resolves once it is committed (and applied here). */
+  async submitListen(op: ListenOp): Promise<void> {
+    if (this.closed) throw new Error('the sandbox is closing');
+    await this.enqueue({ t: 'listen', op, now: 0 }, null);
+  }
+
+  /** Called inside a live step that handed attempts to listeners: its commit notifies `LISTEN_CHANNEL`. */
+  wakeListeners(): void {
+    if (this.live) this.notifyListeners = true;
+  }
+
+  /** Work to finish when the replica closes, before the pool ends. */
+  onClose(fn: () => Promise<void>): void {
+    this.closers.push(fn);
+  }
+
   /** Applies the whole log (start-up), then takes calls. */
   async start(): Promise<void> {
     this.frozen = null;
@@ -175,6 +202,8 @@ export class Replica {
   }
 
   async close(): Promise<void> {
+    // the closers may still record steps (a listener that goes with this instance)
+    for (const fn of this.closers.splice(0)) await fn().catch(() => undefined);
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
     while (this.running) await new Promise((r) => setTimeout(r, 5));
@@ -264,7 +293,9 @@ export class Replica {
         if (item.step) done.push({ seq: this.applied + done.length + 1, step: item.step, body: item.body });
       }
       // one round trip: the steps and the commit
-      if (writes) await this.writer!.query(`${done.length ? this.insertOf(done) : ''}COMMIT`);
+      const notify = this.notifyListeners ? `NOTIFY ${LISTEN_CHANNEL}; ` : '';
+      this.notifyListeners = false;
+      if (writes) await this.writer!.query(`${done.length ? this.insertOf(done) : ''}${notify}COMMIT`);
       this.applied += done.length;
     } catch (err) {
       // what ran here may not be in the log: this instance's memory can no longer be trusted
@@ -351,6 +382,12 @@ export class Replica {
           this.tape = [];
           if (live) this.timersQueued = false;
           this.fireDue?.();
+          await this.drain();
+          return null;
+        case 'listen':
+          this.tape = [];
+          if (!this.onListen) throw new Error('the log holds a webhook listener step and no listener board is set');
+          this.onListen(step.op);
           await this.drain();
           return null;
         case 'sent': {

@@ -3,7 +3,8 @@
 // - `call`: one HTTP call as received (app, method, URL, headers, client address, body), the sandbox
 //   time it ran at and the random bytes it drew (new API keys, webhook secrets);
 // - `timers`: the sandbox timers that real time made due (review expiries, webhook retries);
-// - `sent`: what a webhook receiver answered to one attempt (or that the attempt's instance stopped).
+// - `sent`: what a webhook receiver answered to one attempt (or that the attempt's instance stopped);
+// - `listen`: a webhook listener connected or gone, or a listener attempt's timeout passed (D-119).
 
 import type { SendOutcome } from '../domain/webhooks/sender.js';
 
@@ -20,7 +21,14 @@ export type Step =
       oversize?: number;
     }
   | { t: 'timers'; now: number }
-  | { t: 'sent'; key: number; out: SendOutcome; now: number };
+  | { t: 'sent'; key: number; out: SendOutcome; now: number }
+  | { t: 'listen'; op: ListenOp; now: number };
+
+/** What changes a shared sandbox's webhook listeners (listeners.ts): only these steps do. */
+export type ListenOp =
+  | { op: 'connect'; listenerId: string; tenantId: string; instance: string }
+  | { op: 'gone'; listenerId: string; reason: 'disconnected' | 'lease' }
+  | { op: 'timeout'; attemptId: string };
 
 /** A recorded step with its body (calls only) and its place in the log. */
 export interface LoggedStep {

@@ -26,7 +26,9 @@ export function createWebhooks(ctx: CoreContext): WebhookService {
     sendTest: (tenantId, result) => sendTestEvent(outbox, tenantId, result),
     redeliver: (id) => redeliver(outbox, id),
     useRelay(relay) {
-      if (ctx.store.sendWebhook) return false;
+      // on a store that replays calls (a shared sandbox, D-112) only a replicated relay is taken: every
+      // instance must route each attempt the same way
+      if (ctx.store.sendWebhook && !relay.replicated) return false;
       outbox.relay = relay;
       return true;
     },

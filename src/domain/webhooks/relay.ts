@@ -25,6 +25,11 @@ export interface RelayedAttempt {
 }
 
 export interface WebhookRelay {
+  /**
+   * True when the relay's state changes only through a shared sandbox's recorded steps, so every instance
+   * replaying the log routes each attempt the same way (D-112); a relay fed by one process's connections is not.
+   */
+  readonly replicated?: boolean;
   /** True while at least one listener of the tenant is connected. */
   connected(tenantId: string): boolean;
   /** Hands the attempt to every listener of the tenant; settles with the answer that counts, or a failure at the timeout. */

@@ -21,8 +21,8 @@ export interface WebhookService extends WebhookReader, Resettable {
   /** One extra attempt now, whatever the delivery's status; the automatic schedule is left as it is. */
   redeliver(id: string): Delivery;
   /**
-   * Connects the developers' listeners (D-119). False when the store makes the attempts itself (a shared
-   * sandbox, D-112): every instance must make the same attempt, and a listener is connected to one of them.
+   * Connects the developers' listeners (D-119). On a store that replays calls (a shared sandbox, D-112) only a
+   * replicated relay is taken (D-140): every instance must route each attempt the same way.
    */
   useRelay(relay: WebhookRelay): boolean;
   /** Tells `listener` of every delivery reaching `delivered` or `exhausted`; the function returned stops it. */

@@ -7,7 +7,16 @@ import { field, readForm } from './forms.js';
 import { html } from './html.js';
 import { documentShell } from './layout.js';
 import { loginPage, safeNext } from './login.js';
-import { readCookie, sameSecret, type SessionStore } from './session.js';
+import { isSecure } from './login.js';
+import {
+  clearedCookie,
+  FLASH_COOKIE,
+  flashCookie,
+  readCookie,
+  sameSecret,
+  sessionCookie,
+  sessionsOf,
+} from './session.js';
 import type { ConsoleEnv } from './types.js';
 
 export const securityHeaders: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
@@ -50,29 +59,42 @@ export const sameOrigin: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   await next();
 };
 
-export function requireSession(sessions: SessionStore): MiddlewareHandler<ConsoleEnv> {
-  return async (c, next) => {
-    const session = sessions.get(readCookie(c.req.header('cookie')));
-    if (!session) {
-      const url = new URL(c.req.url);
-      if (c.req.method === 'GET' || c.req.method === 'HEAD') {
-        return c.redirect(`/console/login?next=${encodeURIComponent(safeNext(url.pathname + url.search))}`, 303);
-      }
-      return loginPage(c, '/console/tenants', 'Your console session has ended; sign in again.', 401);
+/**
+ * Every page and post after sign-in: the session cookie must verify (on any instance, D-141), a post must
+ * carry the session's CSRF token; afterwards the cookie is renewed now and then and the one-shot messages
+ * not yet shown travel on in the flash cookie.
+ */
+export const requireSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  const sessions = sessionsOf(c.var.core);
+  const cookies = c.req.header('cookie');
+  const session = await sessions.read(readCookie(cookies));
+  if (!session) {
+    const url = new URL(c.req.url);
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') {
+      return c.redirect(`/console/login?next=${encodeURIComponent(safeNext(url.pathname + url.search))}`, 303);
     }
-    if (c.req.method === 'POST') {
-      const token = field(await readForm(c), '_csrf');
-      if (!token || !sameSecret(token, session.csrf)) {
-        return c.html(
-          forbiddenPage(
-            'The form is missing its security token or is from an older session. Reload the page and try again.',
-          ),
-          403,
-        );
-      }
+    return loginPage(c, '/console/tenants', 'Your console session has ended; sign in again.', 401);
+  }
+  if (c.req.method === 'POST') {
+    const token = field(await readForm(c), '_csrf');
+    if (!token || !sameSecret(token, session.csrf)) {
+      return c.html(
+        forbiddenPage(
+          'The form is missing its security token or is from an older session. Reload the page and try again.',
+        ),
+        403,
+      );
     }
-    c.set('session', session);
-    c.set('ctl', controlClient(c.var.core));
-    await next();
-  };
-}
+  }
+  const incomingFlash = readCookie(cookies, FLASH_COOKIE);
+  sessions.openFlash(session, incomingFlash);
+  c.set('session', session);
+  c.set('ctl', controlClient(c.var.core));
+  await next();
+  const secure = isSecure(c);
+  const renewed = sessions.cookieOf(session);
+  if (renewed) c.res.headers.append('set-cookie', sessionCookie(renewed, secure));
+  const flash = session.ended ? null : sessions.sealFlash(session);
+  if (flash) c.res.headers.append('set-cookie', flashCookie(flash, secure));
+  else if (incomingFlash !== undefined) c.res.headers.append('set-cookie', clearedCookie(secure, FLASH_COOKIE));
+};

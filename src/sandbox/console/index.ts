@@ -21,7 +21,6 @@ import { outboxPages } from './pages/outbox.js';
 import { requestPages } from './pages/requests.js';
 import { reviewPages } from './pages/reviews.js';
 import { tenantPages } from './pages/tenants.js';
-import { SessionStore } from './session.js';
 import type { ConsoleEnv } from './types.js';
 
 const ASSETS: Record<string, { type: string; body: string }> = Object.fromEntries(
@@ -43,7 +42,6 @@ function errorPage(status: number, message: string): string {
 }
 
 export function consoleRoutes(): Hono<AppEnv> {
-  const sessions = new SessionStore();
   const r = new Hono<ConsoleEnv>();
 
   r.onError((err, c) => {
@@ -65,9 +63,9 @@ export function consoleRoutes(): Hono<AppEnv> {
     '*',
     bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.html(errorPage(413, 'The form was larger than 64 KiB.'), 413) }),
   );
-  loginRoutes(r, sessions);
-  r.use('*', requireSession(sessions));
-  logoutRoute(r, sessions);
+  loginRoutes(r);
+  r.use('*', requireSession);
+  logoutRoute(r);
   r.get('/', (c) => c.redirect('/console/tenants', 303));
   r.route('/tenants', tenantPages());
   r.route('/reviews', reviewPages());

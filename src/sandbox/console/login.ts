@@ -1,10 +1,10 @@
-// Sign-in and sign-out. The admin token is checked once; the browser then holds only an opaque
-// session id in a browser-session cookie.
+// Sign-in and sign-out. The admin token is checked once; the browser then holds only a signed session
+// cookie (a random id and when it was last used, D-141), valid on every instance of a shared sandbox.
 
 import type { Context, Hono } from 'hono';
 import { html } from './html.js';
 import { documentShell } from './layout.js';
-import { clearedCookie, readCookie, sameSecret, sessionCookie, type SessionStore } from './session.js';
+import { clearedCookie, readCookie, sameSecret, sessionCookie, sessionsOf } from './session.js';
 import type { ConsoleEnv } from './types.js';
 import { field, readForm } from './forms.js';
 import { limits } from '../../domain/plans.js';
@@ -45,14 +45,15 @@ function loginPage(c: Context, next: string, error: string | null, status: 200 |
   return c.html(documentShell('Sign in', body).value, status);
 }
 
-export function loginRoutes(r: Hono<ConsoleEnv>, sessions: SessionStore): void {
+export function loginRoutes(r: Hono<ConsoleEnv>): void {
   // failed sign-ins per client and minute of real time (D-86): the sandbox clock is the admin's to move
   const failures = FixedWindowLimiter.perMinute();
   const maxFailures = limits.policy.consoleLoginFailuresPerMinute;
   const realNow = () => performance.timeOrigin + performance.now();
 
-  r.get('/login', (c) => {
-    if (sessions.get(readCookie(c.req.header('cookie')))) return c.redirect(safeNext(c.req.query('next')), 303);
+  r.get('/login', async (c) => {
+    if (await sessionsOf(c.var.core).read(readCookie(c.req.header('cookie'))))
+      return c.redirect(safeNext(c.req.query('next')), 303);
     return loginPage(c, safeNext(c.req.query('next')), null, 200);
   });
 
@@ -76,17 +77,17 @@ export function loginRoutes(r: Hono<ConsoleEnv>, sessions: SessionStore): void {
       return loginPage(c, next, 'That is not the admin token of this sandbox.', 401);
     }
     // a fresh id on every sign-in, so an id planted before sign-in is worthless
-    const old = readCookie(c.req.header('cookie'));
-    if (old) sessions.destroy(old);
-    const s = sessions.create();
-    c.header('set-cookie', sessionCookie(s.id, isSecure(c)));
+    const sessions = sessionsOf(c.var.core);
+    const old = await sessions.read(readCookie(c.req.header('cookie')));
+    if (old) await sessions.destroy(old);
+    c.header('set-cookie', sessionCookie(sessions.cookieOf(sessions.create(), true)!, isSecure(c)));
     return c.redirect(next, 303);
   });
 }
 
-export function logoutRoute(r: Hono<ConsoleEnv>, sessions: SessionStore): void {
-  r.post('/logout', (c) => {
-    sessions.destroy(c.var.session.id);
+export function logoutRoute(r: Hono<ConsoleEnv>): void {
+  r.post('/logout', async (c) => {
+    await sessionsOf(c.var.core).destroy(c.var.session);
     c.header('set-cookie', clearedCookie(isSecure(c)));
     return c.redirect('/console/login', 303);
   });

@@ -7,6 +7,8 @@
 // within the webhook timeout the attempt fails. An attempt still awaiting its answer is sent again to
 // every listener that connects, so a dropped stream that reconnects within the timeout loses nothing;
 // an attempt that fails is retried on the schedule like any other, and the listener gets the retry.
+// On one process the hub is fed by the streams themselves; on a shared sandbox (PostgreSQL, D-112) by
+// recorded steps (src/replication/listeners.ts), so every instance routes each attempt the same way.
 
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
@@ -22,11 +24,14 @@ import { tenantFor } from './caller.js';
 /** A comment line this often keeps proxies from closing an idle stream and shows a dead one. */
 const HEARTBEAT_MS = 15_000;
 
-interface Listener {
+/** A connected listener; `send` is set only on the instance holding its stream. */
+export interface Listener {
   id: string;
   tenantId: string;
   connectedAt: string;
-  send(a: RelayedAttempt): void;
+  /** The shared sandbox's instance holding the stream (D-119); absent on one process. */
+  instance?: string;
+  send?(a: RelayedAttempt): void;
 }
 
 interface Pending {
@@ -34,6 +39,8 @@ interface Pending {
   /** Listeners sent the attempt that have neither answered nor gone. */
   waiting: Set<string>;
   firstFailure: SendOutcome | null;
+  startedAt: number;
+  timeoutMs: number;
   settle(out: SendOutcome): void;
 }
 
@@ -42,9 +49,31 @@ export function attemptMessage(a: RelayedAttempt) {
   return { ...a, headers: { ...a.headers }, bodyBase64: Buffer.from(a.body, 'utf8').toString('base64') };
 }
 
+export interface HubOptions {
+  /** Real time in ms: the wall clock on one process; the recorded step's time on a shared sandbox. */
+  now: () => number;
+  /**
+   * True on one process: each attempt's timeout is a real timer. False on a shared sandbox, where the
+   * timeout is a recorded step (`expire`) so every instance settles the attempt at the same point of the log.
+   */
+  timers: boolean;
+  /** Called when an attempt is handed to the listeners (a shared sandbox wakes the instances holding them). */
+  onForward?: () => void;
+}
+
+/**
+ * Which listeners a tenant has, which attempts await an answer, and which answer counts (D-119). On one
+ * process it is fed by the streams directly; on a shared sandbox only by recorded steps, so it is the same
+ * on every instance and the outbox takes the same path everywhere.
+ */
 export class ListenerHub implements WebhookRelay {
+  readonly replicated: boolean;
   private readonly byTenant = new Map<string, Map<string, Listener>>();
   private readonly pending = new Map<string, Pending>();
+
+  constructor(private readonly opts: HubOptions = { now: () => Date.now(), timers: true }) {
+    this.replicated = !opts.timers;
+  }
 
   connected(tenantId: string): boolean {
     return (this.byTenant.get(tenantId)?.size ?? 0) > 0;
@@ -58,34 +87,87 @@ export class ListenerHub implements WebhookRelay {
     return out;
   }
 
+  /** Whether the listener is connected (on any instance). */
+  has(listenerId: string): boolean {
+    for (const map of this.byTenant.values()) if (map.has(listenerId)) return true;
+    return false;
+  }
+
+  /** The connected listeners as plain data: what a shared sandbox's snapshot keeps of the hub (D-140). */
+  presence(): { listenerId: string; tenantId: string; connectedAt: string; instance?: string }[] {
+    const out = [];
+    for (const map of this.byTenant.values())
+      for (const l of map.values())
+        out.push({
+          listenerId: l.id,
+          tenantId: l.tenantId,
+          connectedAt: l.connectedAt,
+          ...(l.instance ? { instance: l.instance } : {}),
+        });
+    return out;
+  }
+
+  /** Puts back the listeners `presence` gave (loading a snapshot: none of them is on this instance). */
+  restore(list: ReturnType<ListenerHub['presence']>): void {
+    for (const l of list)
+      this.add({ id: l.listenerId, tenantId: l.tenantId, connectedAt: l.connectedAt, instance: l.instance });
+  }
+
+  /** True while an attempt awaits a listener's answer: a snapshot waits for none to (its promise is not data). */
+  get busy(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /** Whether the attempt still awaits an answer. */
+  awaiting(attemptId: string): boolean {
+    return this.pending.has(attemptId);
+  }
+
+  /** The attempts whose timeout has passed at real time `now` (a shared sandbox records their expiry). */
+  overdue(now: number): string[] {
+    const out = [];
+    for (const [id, p] of this.pending) if (now - p.startedAt >= p.timeoutMs) out.push(id);
+    return out;
+  }
+
   forward(attempt: RelayedAttempt, timeoutMs: number): Promise<SendOutcome> {
-    const t0 = performance.now();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        p.settle(
-          p.firstFailure ?? {
-            statusCode: null,
-            error: `no listener answered within ${timeoutMs} ms`,
-            durationMs: Math.round(performance.now() - t0),
-            responseBody: '',
-            responseTruncated: false,
-          },
-        );
-      }, timeoutMs);
-      timer.unref();
+      let timer: NodeJS.Timeout | undefined;
       const p: Pending = {
         attempt,
         waiting: new Set(),
         firstFailure: null,
+        startedAt: this.opts.now(),
+        timeoutMs,
         settle: (out) => {
           if (!this.pending.delete(attempt.attemptId)) return;
           clearTimeout(timer);
           resolve(out);
         },
       };
+      if (this.opts.timers) {
+        timer = setTimeout(() => this.expire(attempt.attemptId), timeoutMs);
+        timer.unref();
+      }
       this.pending.set(attempt.attemptId, p);
+      this.opts.onForward?.();
       for (const l of this.byTenant.get(attempt.tenantId)?.values() ?? []) this.sendTo(l, p);
     });
+  }
+
+  /** The attempt's timeout passed: the first failure reported counts, else "no listener answered". */
+  expire(attemptId: string): void {
+    const p = this.pending.get(attemptId);
+    if (!p) return;
+    p.settle(
+      p.firstFailure ?? {
+        statusCode: null,
+        error: `no listener answered within ${p.timeoutMs} ms`,
+        durationMs: Math.max(0, Math.round(this.opts.now() - p.startedAt)),
+        responseBody: '',
+        responseTruncated: false,
+      },
+    );
   }
 
   /** Connects a listener; the attempts of its tenant still awaiting an answer are sent to it at once. */
@@ -96,12 +178,13 @@ export class ListenerHub implements WebhookRelay {
     for (const p of this.pending.values()) if (p.attempt.tenantId === l.tenantId) this.sendTo(l, p);
   }
 
-  remove(l: Listener): void {
-    const map = this.byTenant.get(l.tenantId);
-    map?.delete(l.id);
-    if (map?.size === 0) this.byTenant.delete(l.tenantId);
+  remove(listenerId: string): void {
+    for (const [tenantId, map] of this.byTenant) {
+      if (!map.delete(listenerId)) continue;
+      if (map.size === 0) this.byTenant.delete(tenantId);
+    }
     for (const p of [...this.pending.values()]) {
-      if (p.waiting.delete(l.id) && p.waiting.size === 0 && p.firstFailure) p.settle(p.firstFailure);
+      if (p.waiting.delete(listenerId) && p.waiting.size === 0 && p.firstFailure) p.settle(p.firstFailure);
     }
   }
 
@@ -121,31 +204,70 @@ export class ListenerHub implements WebhookRelay {
 
   private sendTo(l: Listener, p: Pending): void {
     p.waiting.add(l.id);
-    l.send(p.attempt);
+    l.send?.(p.attempt);
   }
 }
 
-const hubs = new WeakMap<Core, ListenerHub | null>();
+/** How the stream route connects and disconnects the listener it serves. */
+export interface ListenerStreams {
+  /** Connects the listener `listenerId` of the tenant, whose attempts `send` writes; resolves once it counts. */
+  open(listenerId: string, tenantId: string, send: (a: RelayedAttempt) => void, end: () => void): Promise<void>;
+  close(listenerId: string): Promise<void>;
+}
 
-/** The core's hub, connected to its webhook outbox on first use; null on a shared sandbox (D-119). */
-export function hubOf(core: Core): ListenerHub | null {
-  if (!hubs.has(core)) {
+/** The listeners of one core: its hub and how streams join it. */
+export interface ListenerBoard {
+  hub: ListenerHub;
+  streams: ListenerStreams;
+}
+
+/** One process: a stream joins the hub at once, and the hub's timers time attempts out. */
+function localBoard(hub: ListenerHub): ListenerBoard {
+  return {
+    hub,
+    streams: {
+      open(id, tenantId, send) {
+        hub.add({ id, tenantId, connectedAt: new Date().toISOString(), send });
+        return Promise.resolve();
+      },
+      close(listenerId) {
+        hub.remove(listenerId);
+        return Promise.resolve();
+      },
+    },
+  };
+}
+
+const boards = new WeakMap<Core, ListenerBoard | null>();
+
+/**
+ * Gives a core the listener board of a shared sandbox (D-119), before any step is applied: its hub
+ * is replicated, so the outbox takes it on a store that replays calls.
+ */
+export function useListenerBoard(core: Core, board: ListenerBoard): void {
+  if (!core.webhooks.useRelay(board.hub)) throw new Error('the webhook outbox refused the listener hub');
+  boards.set(core, board);
+}
+
+/** The core's listeners, connected to its webhook outbox on first use; null when the outbox takes none. */
+export function boardOf(core: Core): ListenerBoard | null {
+  if (!boards.has(core)) {
     const hub = new ListenerHub();
-    hubs.set(core, core.webhooks.useRelay(hub) ? hub : null);
+    boards.set(core, core.webhooks.useRelay(hub) ? localBoard(hub) : null);
   }
-  return hubs.get(core)!;
+  return boards.get(core)!;
 }
 
-function requireHub(core: Core): ListenerHub {
-  const hub = hubOf(core);
-  if (!hub) {
+function requireBoard(core: Core): ListenerBoard {
+  const board = boardOf(core);
+  if (!board) {
     throw new DomainError(
       'invalid_request',
-      "webhook listeners are served by a sandbox on the in-memory store only; a shared sandbox (--store postgres) delivers to the tenant's webhookUrl (D-119)",
+      'webhook listeners are not served by this sandbox: its store makes every webhook attempt itself (D-119)',
       { status: 501 },
     );
   }
-  return hub;
+  return board;
 }
 
 function optStatus(body: Record<string, unknown>): number | null {
@@ -168,30 +290,33 @@ export function listenRoutes() {
     const tenantId = tenantFor(c, query.tenantId || undefined);
     if (!tenantId)
       throw invalid('tenantId is required with the admin token (a tenant key listens for its own tenant)', 'tenantId');
-    const hub = requireHub(c.var.core);
+    const { streams } = requireBoard(c.var.core);
     return streamSSE(c, async (stream) => {
-      const listener: Listener = {
-        id: `lsn_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
-        tenantId,
-        connectedAt: new Date().toISOString(),
-        send: (a) =>
-          void stream
-            .writeSSE({ event: 'attempt', id: a.attemptId, data: JSON.stringify(attemptMessage(a)) })
-            .catch(() => undefined),
-      };
-      const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
-      await stream.writeSSE({
-        event: 'ready',
-        id: 'ready.0',
-        data: JSON.stringify({ listenerId: listener.id, tenantId }),
+      const listenerId = `lsn_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+      const write = (a: RelayedAttempt) =>
+        void stream
+          .writeSSE({ event: 'attempt', id: a.attemptId, data: JSON.stringify(attemptMessage(a)) })
+          .catch(() => undefined);
+      // attempts handed over before the ready event wait for it: the command learns its id first
+      let early: RelayedAttempt[] | null = [];
+      const send = (a: RelayedAttempt) => (early ? early.push(a) : write(a));
+      let end!: () => void;
+      const closed = new Promise<void>((resolve) => {
+        end = resolve;
+        stream.onAbort(resolve);
       });
-      hub.add(listener);
+      // counted once open resolves (on a shared sandbox: once every instance will hand it attempts); a
+      // shared sandbox that drops it (its lease ran out) ends the stream, and the command reconnects
+      await streams.open(listenerId, tenantId, send, end);
       const beat = setInterval(() => void stream.write(': heartbeat\n\n').catch(() => undefined), HEARTBEAT_MS);
       try {
+        await stream.writeSSE({ event: 'ready', id: 'ready.0', data: JSON.stringify({ listenerId, tenantId }) });
+        for (const a of early.splice(0)) write(a);
+        early = null;
         await closed;
       } finally {
         clearInterval(beat);
-        hub.remove(listener);
+        await streams.close(listenerId).catch(() => undefined);
       }
     });
   });
@@ -222,7 +347,7 @@ export function listenRoutes() {
       responseBody: responseBody.slice(0, RESPONSE_CAP),
       responseTruncated: (optBool(body, 'responseTruncated') ?? false) || responseBody.length > RESPONSE_CAP,
     };
-    if (!requireHub(c.var.core).answer(tenantId, optString(body, 'listenerId', 100), attemptId, out)) {
+    if (!requireBoard(c.var.core).hub.answer(tenantId, optString(body, 'listenerId', 100), attemptId, out)) {
       throw notFound(
         `no attempt ${attemptId} of tenant ${tenantId} awaits an answer (answered already, timed out, or not this tenant's)`,
       );
@@ -235,7 +360,7 @@ export function listenRoutes() {
     const query = c.req.query();
     onlyKeys(query, ['tenantId']);
     const tenantId = tenantFor(c, query.tenantId || undefined);
-    return c.json({ listeners: hubOf(c.var.core)?.listeners(tenantId) ?? [] });
+    return c.json({ listeners: boardOf(c.var.core)?.hub.listeners(tenantId) ?? [] });
   });
 
   return r;

@@ -160,4 +160,23 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sandbox_log ALTER COLUMN step TYPE text USING step::text;
     `,
   },
+  {
+    // 5: version 4 creates the snapshots' tables
+    version: 5,
+    name: 'webhook listener leases and console sign-outs (D-140, D-141)',
+    sql: `
+      -- the instance holding each connected listener's stream renews its lease; a listener whose lease ran
+      -- out (its instance died) is dropped by a recorded step. Presence itself lives in the log.
+      CREATE TABLE sandbox_listener_leases (
+        listener_id text PRIMARY KEY,
+        tenant_id text NOT NULL,
+        instance text NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX sandbox_listener_leases_instance ON sandbox_listener_leases (instance);
+      -- console sessions are signed cookies valid on every instance; a sign-out is kept here (by a digest
+      -- of the session id) until the session would have expired anyway
+      CREATE TABLE console_sign_outs (session_digest text PRIMARY KEY, until_at timestamptz NOT NULL);
+    `,
+  },
 ];
