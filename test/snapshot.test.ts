@@ -67,6 +67,7 @@ async function makeSandbox(): Promise<Sandbox> {
         method,
         headers: {
           authorization: `Bearer ${key}`,
+          accept: 'application/json, text/event-stream',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -140,6 +141,7 @@ type Op =
   | { t: 'fault'; who: number | null; mode: 'webhook_failure' | 'status'; count: number }
   | { t: 'key'; who: number }
   | { t: 'revoke'; who: number }
+  | { t: 'mcp'; who: number; tool: 'draft_application' | 'talent_search' | 'hire'; arg: number }
   | { t: 'read'; who: number; what: 'audit' | 'usage' | 'me' | 'deliveries' | 'logs' | 'tenant' | 'clock' };
 
 const who = fc.nat(5);
@@ -203,6 +205,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       who: fc.option(who, { nil: null }),
       mode: fc.constantFrom('webhook_failure', 'status'),
       count: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('mcp' as const),
+      who,
+      tool: fc.constantFrom('draft_application', 'talent_search', 'hire'),
+      arg: fc.nat(2),
     }),
   },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('key' as const), who }) },
@@ -293,6 +304,22 @@ async function run(sb: Sandbox, world: World, op: Op): Promise<{ status: number;
         count: op.count,
         ...(op.who === null ? {} : { tenantId: tenant(op.who).id }),
       });
+    case 'mcp': {
+      // the employer tools and draft_application over the keyed MCP server (a stateless JSON-RPC POST)
+      const args =
+        op.tool === 'draft_application'
+          ? { id: world.jobs[op.arg % world.jobs.length] }
+          : op.tool === 'talent_search'
+            ? { query: QUERIES[op.arg] }
+            : {
+                brief: `${['Backend engineer', 'Data analyst', 'Zookeeper'][op.arg]} needed for our team`,
+                company: 'Acme Nusantara',
+                contact_email: 'talent@acme.example',
+                publish_if_no_match: true,
+              };
+      const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: op.tool, arguments: args } };
+      return call('POST', '/api/mcp', rpc, key(op.who));
+    }
     case 'key': {
       const t = tenant(op.who);
       const res = await call('POST', `/sandbox/v1/tenants/${t.id}/keys`, {});
@@ -393,7 +420,7 @@ describe('snapshots of the state (D-136)', () => {
           }
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 20 },
     );
   }, 60_000);
 
