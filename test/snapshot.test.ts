@@ -141,6 +141,7 @@ type Op =
   | { t: 'fault'; who: number | null; mode: 'webhook_failure' | 'status'; count: number }
   | { t: 'key'; who: number }
   | { t: 'revoke'; who: number }
+  | { t: 'hook'; who: number; what: 'test' | 'rotate' | 'redeliver'; nth: number }
   | { t: 'mcp'; who: number; tool: 'draft_application' | 'talent_search' | 'hire'; arg: number }
   | { t: 'read'; who: number; what: 'audit' | 'usage' | 'me' | 'deliveries' | 'logs' | 'tenant' | 'clock' };
 
@@ -214,6 +215,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       who,
       tool: fc.constantFrom('draft_application', 'talent_search', 'hire'),
       arg: fc.nat(2),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('hook' as const),
+      who,
+      what: fc.constantFrom('test', 'rotate', 'redeliver'),
+      nth: fc.nat(5),
     }),
   },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('key' as const), who }) },
@@ -304,6 +314,15 @@ async function run(sb: Sandbox, world: World, op: Op): Promise<{ status: number;
         count: op.count,
         ...(op.who === null ? {} : { tenantId: tenant(op.who).id }),
       });
+    case 'hook': {
+      const t = tenant(op.who);
+      if (op.what === 'test') return call('POST', '/sandbox/v1/webhooks/test', { tenantId: t.id });
+      if (op.what === 'rotate')
+        return call('POST', `/sandbox/v1/tenants/${t.id}/webhook-secret/rotate`, { overlapSeconds: 600 });
+      const mine = core.webhooks.list({ tenantId: t.id });
+      if (mine.length === 0) return call('GET', `/sandbox/v1/webhooks/endpoints?tenantId=${t.id}`);
+      return call('POST', `/sandbox/v1/webhooks/deliveries/${mine[op.nth % mine.length].id}/redeliver`);
+    }
     case 'mcp': {
       // the employer tools and draft_application over the keyed MCP server (a stateless JSON-RPC POST)
       const args =
@@ -443,8 +462,32 @@ describe('snapshots of the state (D-136)', () => {
       await run(a, world, op);
       await quiesce(a.core);
     }
+    // a dashboard account (it opens a tenant of its own) with a signed-in session
+    const signedUp = a.core.store.accounts.signUp({
+      email: 'owner@example.com',
+      password: 'a long enough password',
+      address: '203.0.113.9',
+    });
     const b = await twinOf(a);
     try {
+      // the account's tenant: its account and session go with it and come back with it
+      const owner = signedUp.account.tenantId;
+      const part = JSON.parse(JSON.stringify(exportTenant(a.core, owner)));
+      forgetTenant(a.core, owner);
+      expect(a.core.store.accounts.session(signedUp.session.id)).toBeNull();
+      expect(() => a.core.store.accounts.account(signedUp.account.id)).toThrow(/does not exist/);
+      importTenant(a.core, owner, part);
+      expect(a.core.store.accounts.session(signedUp.session.id)?.account).toEqual(signedUp.account);
+      // signing in finds the account by its e-mail again (on the twin too, so both draw the same secrets)
+      for (const sb of [a, b]) {
+        const signedIn = sb.core.store.accounts.signIn({
+          email: 'owner@example.com',
+          password: 'a long enough password',
+          address: '203.0.113.9',
+        });
+        expect(signedIn.account.tenantId).toBe(owner);
+      }
+
       const id = world.tenants[0].id;
       const others = a.core.tenants.list().filter((t) => t.id !== id);
       const partsOf = () => others.map((t) => JSON.stringify(exportTenant(a.core, t.id)));
