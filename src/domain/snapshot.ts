@@ -185,13 +185,13 @@ function clearAll(core: Core): void {
   core.callLog.clear();
 }
 
-/** Puts a tenant's data into the holders; its timers are returned, not armed. */
-function putTenant(core: Core, tenantId: string, data: unknown): TimerData[] {
+/** Puts a tenant's data into the holders (`cleared`: nothing of it is there); its timers are returned, not armed. */
+function putTenant(core: Core, tenantId: string, data: unknown, cleared: boolean): TimerData[] {
   const s = data as TenantSnapshot;
   refuseOther(s?.format, 'tenant');
   if (s.tenant.tenant.id !== tenantId)
     throw new Error(`this snapshot is of tenant ${s.tenant.tenant.id}, not of tenant ${tenantId}`);
-  forgetTenant(core, tenantId);
+  if (!cleared) forgetTenant(core, tenantId);
   const { store } = core;
   core.clock.importTenant(tenantId, s.clock);
   core.tenants.importTenant(s.tenant);
@@ -244,13 +244,13 @@ export function importState(core: Core, snap: Snapshot): void {
   core.callLog.importState(g.callLog);
   core.demo = structuredClone(g.demo);
   const timers = [...g.clock.timers];
-  for (const [tenantId, data] of Object.entries(snap.tenants)) timers.push(...putTenant(core, tenantId, data));
+  for (const [tenantId, data] of Object.entries(snap.tenants)) timers.push(...putTenant(core, tenantId, data, true));
   rearm(core, timers);
 }
 
 /** Loads one tenant's exported state (replacing whatever of it is in memory) and re-arms its timers. */
 export function importTenant(core: Core, tenantId: string, data: unknown): void {
-  rearm(core, putTenant(core, tenantId, data));
+  rearm(core, putTenant(core, tenantId, data, false));
 }
 
 /** Drops every trace of one tenant from memory: its records, its clock and timers, its windows and rules. */
