@@ -143,7 +143,11 @@ type Op =
   | { t: 'revoke'; who: number }
   | { t: 'hook'; who: number; what: 'test' | 'rotate' | 'redeliver'; nth: number }
   | { t: 'mcp'; who: number; tool: 'draft_application' | 'talent_search' | 'hire'; arg: number }
-  | { t: 'read'; who: number; what: 'audit' | 'usage' | 'me' | 'deliveries' | 'logs' | 'tenant' | 'clock' };
+  | {
+      t: 'read';
+      who: number;
+      what: 'audit' | 'usage' | 'me' | 'deliveries' | 'logs' | 'tenant' | 'clock' | 'reviews' | 'tenants';
+    };
 
 const who = fc.nat(5);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -233,7 +237,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({
       t: fc.constant('read' as const),
       who,
-      what: fc.constantFrom('audit', 'usage', 'me', 'deliveries', 'logs', 'tenant', 'clock'),
+      what: fc.constantFrom('audit', 'usage', 'me', 'deliveries', 'logs', 'tenant', 'clock', 'reviews', 'tenants'),
     }),
   },
 );
@@ -369,6 +373,10 @@ async function run(sb: Sandbox, world: World, op: Op): Promise<{ status: number;
           return call('GET', '/sandbox/v1/logs?limit=5');
         case 'tenant':
           return call('GET', `/sandbox/v1/tenants/${t.id}`);
+        case 'reviews':
+          return call('GET', '/sandbox/v1/reviews?limit=100');
+        case 'tenants':
+          return call('GET', '/sandbox/v1/tenants?limit=100');
         case 'clock':
           return call('GET', `/sandbox/v1/tenants/${t.id}/clock`);
       }
@@ -440,6 +448,36 @@ describe('snapshots of the state (D-136)', () => {
         },
       ),
       { numRuns: 20 },
+    );
+  }, 60_000);
+
+  it('a tenant forgotten and imported again at any point goes on as its twin that kept it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(opArb, { minLength: 2, maxLength: 14 }),
+        fc.array(opArb, { minLength: 3, maxLength: 14 }),
+        fc.nat(5),
+        async (before, after, which) => {
+          const { sb: a, world } = await start();
+          let b: Sandbox | null = null;
+          try {
+            for (const op of before) {
+              await run(a, world, op);
+              await quiesce(a.core);
+            }
+            b = await twinOf(a);
+            const id = world.tenants[which % world.tenants.length].id;
+            const part = JSON.parse(JSON.stringify(exportTenant(a.core, id)));
+            forgetTenant(a.core, id);
+            importTenant(a.core, id, part);
+            await runBoth(a, b, world, after);
+            expect(withoutDurations(exportState(a.core))).toEqual(withoutDurations(exportState(b.core)));
+          } finally {
+            close(a, ...(b ? [b] : []));
+          }
+        },
+      ),
+      { numRuns: 12 },
     );
   }, 60_000);
 
