@@ -113,9 +113,13 @@ beforeAll(async () => {
   receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      const ok = req.url === '/ok';
-      res.writeHead(ok ? 200 : 500, { 'content-type': 'text/plain' });
-      res.end(ok ? 'received' : 'receiver failed');
+      const ok = req.url === '/ok' || req.url === '/slow';
+      const answer = () => {
+        res.writeHead(ok ? 200 : 500, { 'content-type': 'text/plain' });
+        res.end(ok ? 'received' : 'receiver failed');
+      };
+      if (req.url === '/slow') setTimeout(answer, 150);
+      else answer();
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
@@ -578,6 +582,30 @@ describe('snapshots of the state (D-136)', () => {
       close(a, b);
     }
   }, 30_000);
+
+  it('an attempt in flight when the snapshot is taken is made again after import', async () => {
+    const { sb: a, world } = await start();
+    const b = await makeSandbox();
+    try {
+      const t = world.tenants[0];
+      await a.call('PATCH', `/sandbox/v1/tenants/${t.id}`, { webhookUrl: `${hookBase}/slow` });
+      await run(a, world, { t: 'submit', who: 0, idem: 1, cand: 0, title: 0 });
+      for (let i = 0; i < 100 && !a.core.webhooks.list({ tenantId: t.id }).some((d) => d.inFlight); i++)
+        await new Promise((r) => setTimeout(r, 1));
+      const [flying] = a.core.webhooks.list({ tenantId: t.id });
+      expect(flying.inFlight).toBe(true);
+      importState(b.core, JSON.parse(JSON.stringify(exportState(a.core))));
+      await quiesce(a.core);
+      await quiesce(b.core);
+      for (const sb of [a, b]) {
+        const d = sb.core.webhooks.get(flying.id)!;
+        expect(d.status).toBe('delivered');
+        expect(d.attempts.map((x) => [x.attempt, x.statusCode, x.manual])).toEqual([[1, 200, false]]);
+      }
+    } finally {
+      close(a, b);
+    }
+  });
 
   it('refuses a snapshot of another format, naming both formats', async () => {
     const { sb: a, world } = await start();
