@@ -29,7 +29,9 @@ export interface Core extends CoreContext, Resettable {
   readonly callLog: CallLog;
   /** The demo tenants seeded at start and at every reset, or null when the demo is off. */
   demo: DemoSeed | null;
-  /** Empties every store, resets the clock offset's timers and re-seeds the demo data. */
+  /** Empties every store and cancels every timer, seeding nothing (a snapshot is imported into this). */
+  clear(): void;
+  /** clear(), then re-seeds the demo data. */
   reset(): void;
 }
 
@@ -62,7 +64,7 @@ export async function createCore(config: Readonly<Settings>, openStore: OpenStor
     employer,
     callLog: new CallLog(),
     demo: null,
-    reset() {
+    clear() {
       clock.clear();
       ctx.tenants.clear();
       store.accounts.clear();
@@ -73,6 +75,10 @@ export async function createCore(config: Readonly<Settings>, openStore: OpenStor
       jobs.reset();
       employer.reset();
       core.callLog.clear();
+      core.demo = null;
+    },
+    reset() {
+      core.clear();
       core.demo = config.seedDemo ? seedDemo(core) : null;
     },
   };

@@ -9,7 +9,7 @@ import { DomainError, forbidden, notFound, unauthorized } from '../errors/errors
 import type { TenantClock } from './clock.js';
 import type { IdFactory } from './rng.js';
 import { type PlanTier, jobsLimitsOf, limits } from './plans.js';
-import { Wallet } from './wallet.js';
+import { Wallet, type WalletState } from './wallet.js';
 import type { AutoReview } from './screening/autoReview.js';
 
 export const SCOPES = ['screening', 'jobs', 'apply', 'market', 'mcp', 'employer'] as const;
@@ -82,9 +82,21 @@ function digestOf(key: string): string {
   return digest;
 }
 
+/** A tenant as a snapshot keeps it: its record with both wallets, its live keys, its place in the tenant list (D-137). */
+export interface TenantState {
+  tenant: Omit<Tenant, 'clock' | 'screeningWallet' | 'applyWallet'> & {
+    screeningWallet: WalletState;
+    applyWallet: WalletState;
+  };
+  keys: ApiKey[];
+  position: number;
+}
+
 export class TenantService {
   private tenants = new Map<string, Tenant>();
   private keysByHash = new Map<string, ApiKey>();
+  /** Each tenant's live keys in the order they were issued (a tenant's keys without a walk over everyone's). */
+  private keysByTenant = new Map<string, ApiKey[]>();
   private order: Tenant[] = [];
 
   constructor(
@@ -135,6 +147,9 @@ export class TenantService {
       createdAt: this.now(tenantId),
     };
     this.keysByHash.set(key.hash, key);
+    const mine = this.keysByTenant.get(tenantId);
+    if (mine) mine.push(key);
+    else this.keysByTenant.set(tenantId, [key]);
     return { apiKey, key };
   }
 
@@ -143,6 +158,10 @@ export class TenantService {
     const key = this.keysOf(tenantId).find((k) => k.id === keyId);
     if (!key) throw notFound(`key ${keyId} does not exist`);
     this.keysByHash.delete(key.hash);
+    this.keysByTenant.set(
+      tenantId,
+      this.keysOf(tenantId).filter((k) => k !== key),
+    );
     return key;
   }
 
@@ -190,7 +209,7 @@ export class TenantService {
   }
 
   keysOf(tenantId: string): ApiKey[] {
-    return [...this.keysByHash.values()].filter((k) => k.tenantId === tenantId);
+    return [...(this.keysByTenant.get(tenantId) ?? [])];
   }
 
   /**
@@ -222,9 +241,48 @@ export class TenantService {
     if (!p.key.scopes.includes(scope)) throw new DomainError('forbidden', `this API key lacks the '${scope}' scope`);
   }
 
+  /** One tenant's record, keys and position (found when not given), JSON-safe (D-137). */
+  exportTenant(tenantId: string, position = this.order.findIndex((t) => t.id === tenantId)): TenantState {
+    const { clock: _clock, screeningWallet, applyWallet, ...rest } = this.get(tenantId);
+    return {
+      tenant: structuredClone({
+        ...rest,
+        screeningWallet: screeningWallet.exportState(),
+        applyWallet: applyWallet.exportState(),
+      }),
+      keys: structuredClone(this.keysOf(tenantId)),
+      position,
+    };
+  }
+
+  /** Puts an exported tenant back (its clock is the one the clock holder restored). */
+  importTenant(state: TenantState): void {
+    const s = structuredClone(state);
+    const tenant: Tenant = {
+      ...s.tenant,
+      screeningWallet: Wallet.fromState(s.tenant.screeningWallet),
+      applyWallet: Wallet.fromState(s.tenant.applyWallet),
+      clock: this.clockOf(s.tenant.id),
+    };
+    this.forgetTenant(tenant.id);
+    this.tenants.set(tenant.id, tenant);
+    this.order.splice(Math.min(Math.max(0, s.position), this.order.length), 0, tenant);
+    for (const key of s.keys) this.keysByHash.set(key.hash, key);
+    this.keysByTenant.set(tenant.id, s.keys);
+  }
+
+  /** Drops a tenant and its keys. */
+  forgetTenant(tenantId: string): void {
+    if (!this.tenants.delete(tenantId)) return;
+    this.order = this.order.filter((t) => t.id !== tenantId);
+    for (const key of this.keysOf(tenantId)) this.keysByHash.delete(key.hash);
+    this.keysByTenant.delete(tenantId);
+  }
+
   clear(): void {
     this.tenants.clear();
     this.keysByHash.clear();
+    this.keysByTenant.clear();
     this.order = [];
   }
 }

@@ -47,4 +47,11 @@ export interface EmployerService extends Resettable {
   curatedList(category?: string): AnonGetCuratedListOutput;
   /** Empties the outbox, the postings, the draft quotas and the reply tokens. */
   reset(): void;
+  /** The reply-token generator's position: global in a snapshot (D-137). */
+  exportState(): { rng: number };
+  importState(state: { rng: number }): void;
+  /** A tenant's reply tokens, by job id. */
+  exportTenant(tenantId: string): Record<string, string>;
+  importTenant(tenantId: string, tokens: Record<string, string>): void;
+  forgetTenant(tenantId: string): void;
 }

@@ -18,7 +18,9 @@ import type { AutoReview } from './autoReview.js';
 import { submit } from './submit.js';
 import type { Submission } from './types.js';
 import { usageOf } from './usage.js';
-import type { ScreeningService } from './service.js';
+import type { ScreeningService, ScreeningTenantState } from './service.js';
+import type { StoredJobSpec } from './jobSpecs.js';
+import { StoredRequest } from './record.js';
 
 export function createScreening(ctx: CoreContext, webhooks: WebhookService): ScreeningService {
   const { ledger, requests } = ctx.store;
@@ -30,6 +32,11 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
     decide(ctx, requests, pipeline, requestId, input),
   );
   pipeline.onQueued = (req) => autoReviewer.queued(req);
+  const requestOf = (id: string): StoredRequest => {
+    const req = requests.get(id);
+    if (!req) throw new Error(`snapshot: a timer refers to request ${id}, which the snapshot does not hold`);
+    return req;
+  };
 
   return {
     /** The stores, for the control API, benchmarks and tests that seed at scale. */
@@ -49,6 +56,44 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
       autoReviewer.enabled(tenant);
     },
     get: (requestId: string) => requests.get(requestId),
+    exportTenant(tenantId: string): ScreeningTenantState {
+      const texts: string[] = [];
+      const index = new Map<string, number>();
+      const ref = (text: string): number => {
+        let i = index.get(text);
+        if (i === undefined) index.set(text, (i = texts.push(text) - 1));
+        return i;
+      };
+      const reqs = requests.ordered(tenantId).map((r) => {
+        const s = r.exportState();
+        return { ...s, jobSpec: ref(s.jobSpec), scoreText: s.scoreText === null ? null : ref(s.scoreText) };
+      });
+      return { rows: ledger.exportTenant(tenantId), texts, requests: reqs };
+    },
+    /** Restores a tenant's rows and requests; their timers come back through rearm(). */
+    importTenant(tenantId: string, state: ScreeningTenantState): void {
+      const rows = ledger.importTenant(tenantId, state.rows);
+      const jobs = new Map<number, StoredJobSpec>();
+      const jobOf = (i: number) => jobs.get(i) ?? jobs.set(i, pipeline.jobOf(state.texts[i])).get(i)!;
+      const reqs = state.requests.map((s) =>
+        StoredRequest.fromState(
+          { ...s, jobSpec: state.texts[s.jobSpec], scoreText: s.scoreText === null ? null : state.texts[s.scoreText] },
+          rows,
+          jobOf(s.jobSpec),
+        ),
+      );
+      requests.importTenant(tenantId, reqs);
+    },
+    forgetTenant(tenantId: string): void {
+      for (const r of requests.ordered(tenantId)) pipeline.cancelExpiry(r);
+      requests.forgetTenant(tenantId);
+      ledger.forgetTenant(tenantId);
+    },
+    /** The timers of a restored request, by their label: its review expiry, its automatic decision. */
+    rearm: {
+      'review expiry': (requestId: string, at: number) => pipeline.rearmExpiry(requestOf(requestId), at),
+      'auto review': (requestId: string, at: number) => autoReviewer.rearm(requestOf(requestId), at),
+    },
     list: (filter?: RequestFilter) => requests.list(filter),
     reset() {
       for (const r of requests.list()) pipeline.cancelExpiry(r);

@@ -8,14 +8,22 @@ import type { Resettable } from '../context.js';
 import type { Tenant } from '../tenants.js';
 import type { AuditPage, AuditQuery } from './audit.js';
 import type { AutoReview } from './autoReview.js';
-import type { Ledger } from './ledger.js';
-import type { StoredRequest } from './record.js';
+import type { Ledger, LedgerRowState } from './ledger.js';
+import type { StoredRequest, StoredRequestState } from './record.js';
 import type { RequestFilter, RequestStore } from './requests.js';
 import type { ResumeFixture } from './resumes.js';
 import type { DecisionInput } from './review.js';
 import type { SubmitOutcome } from './submit.js';
 import type { ScreeningRequest, Submission } from './types.js';
 import type { ScreeningUsage } from './usage.js';
+
+/** A tenant's screening state in a snapshot: its ledger rows and its requests (D-137). */
+export interface ScreeningTenantState {
+  rows: LedgerRowState[];
+  /** The job specs and score texts, each once (requests share them): requests refer to them by index. */
+  texts: string[];
+  requests: (Omit<StoredRequestState, 'jobSpec' | 'scoreText'> & { jobSpec: number; scoreText: number | null })[];
+}
 
 export interface ScreeningService extends Resettable {
   /** The stores, for the control API, benchmarks and tests that seed at scale. */
@@ -39,4 +47,12 @@ export interface ScreeningService extends Resettable {
   list(filter?: RequestFilter): StoredRequest[];
   /** Empties the requests and the ledger and cancels every pending expiry. */
   reset(): void;
+  /** A tenant's ledger rows and requests for a snapshot (D-137). */
+  exportTenant(tenantId: string): ScreeningTenantState;
+  /** Restores a tenant's rows and requests; their timers come back through `rearm`. */
+  importTenant(tenantId: string, state: ScreeningTenantState): void;
+  /** Drops every request and ledger row of a tenant, and their pending expiries. */
+  forgetTenant(tenantId: string): void;
+  /** The timers of a restored request, by their label: its review expiry, its automatic decision. */
+  readonly rearm: Record<'review expiry' | 'auto review', (requestId: string, at: number) => void>;
 }

@@ -8,7 +8,7 @@
 // While a tenant's listener is connected, its attempts go to the listener instead (relay.ts, D-119).
 // The pieces, each readable alone: outbox.ts (the shared state), attempt.ts (one attempt), retries.ts (the
 // retry schedule), outcomes.ts (the outcome fan-out), actions.ts (enqueue, test event, redelivery), read.ts
-// (the read side); service.ts says what the whole offers.
+// (the read side), snapshot.ts (the outbox as data); service.ts says what the whole offers.
 
 import type { CoreContext } from '../context.js';
 import { createDelivery, redeliver, sendTestEvent } from './actions.js';
@@ -16,6 +16,7 @@ import { openOutbox } from './outbox.js';
 import { OutcomeFanOut } from './outcomes.js';
 import { webhookReader } from './read.js';
 import type { WebhookService } from './service.js';
+import { exportWebhooksTenant, forgetWebhooksTenant, importWebhooksTenant, rearmWebhooks } from './snapshot.js';
 
 export function createWebhooks(ctx: CoreContext): WebhookService {
   const outbox = openOutbox(ctx, new OutcomeFanOut());
@@ -33,6 +34,10 @@ export function createWebhooks(ctx: CoreContext): WebhookService {
       return true;
     },
     onOutcome: (listener) => outbox.outcomes.add(listener),
+    exportTenant: (tenantId) => exportWebhooksTenant(outbox, tenantId),
+    importTenant: (tenantId, state) => importWebhooksTenant(outbox, tenantId, state),
+    forgetTenant: (tenantId) => forgetWebhooksTenant(outbox, tenantId),
+    rearm: rearmWebhooks(outbox),
     reset(): void {
       outbox.generation++;
       for (const d of outbox.deliveries.all()) d.cancelRetry?.();

@@ -9,6 +9,7 @@ import type { EnqueueInput } from './outbox.js';
 import type { OutcomeListener } from './outcomes.js';
 import type { WebhookReader } from './read.js';
 import type { WebhookRelay } from './relay.js';
+import type { WebhooksTenantState } from './snapshot.js';
 
 export interface WebhookService extends WebhookReader, Resettable {
   /** Creates a delivery and makes its first attempt right after the current task. */
@@ -29,4 +30,12 @@ export interface WebhookService extends WebhookReader, Resettable {
   onOutcome(listener: OutcomeListener): () => void;
   /** Drops every delivery, its scheduled retry and the answers of attempts still in flight. */
   reset(): void;
+  /** A tenant's deliveries and endpoint figures for a snapshot (D-137). */
+  exportTenant(tenantId: string): WebhooksTenantState;
+  /** Restores them; unfinished attempts are made again, retries come back through `rearm`. */
+  importTenant(tenantId: string, state: WebhooksTenantState): void;
+  /** Drops a tenant's deliveries, their scheduled retries and its endpoint figures. */
+  forgetTenant(tenantId: string): void;
+  /** The timers of a restored delivery, by label: its retry, at the time it was due. */
+  readonly rearm: Record<string, (deliveryId: string, at: number) => void>;
 }

@@ -1,0 +1,259 @@
+// Snapshots of the sandbox's state (D-137): everything the holders of the store and the services keep
+// between calls, as JSON-safe data, whole or one tenant at a time, so a sandbox can be rebuilt from a
+// snapshot instead of from every call since it began. Each holder's format sits beside its data (its
+// exportState/importState, exportTenant/importTenant/forgetTenant); this file only puts them together.
+// A snapshot holds no closures: a pending timer is kept as data (its clock, due time, label and the id of
+// what it is about), and on import the service that owns the label re-arms it, in the order the timers
+// were made, at the same due time on the same clock. Caches (the job-spec and score tables, the answers of
+// searches, the ledger's page texts, the corpus and the candidate pool, made from the seed) are not kept:
+// they are made again as they are used. Take a snapshot between calls: work deferred to right after a call
+// is not data, and a webhook attempt in flight is made again after import (receivers dedupe by delivery id).
+// Requirements: none of the documents (a property of the sandbox's storage); decisions D-137.
+
+import type { AccountsGlobalState, AccountsTenantState } from './accounts.js';
+import type { CallLogState } from './callLog.js';
+import type { ClockState, TimerData } from './clock.js';
+import type { Core } from './core.js';
+import type { PostingsTenantState } from './employer/postings.js';
+import type { OutboxMessage } from './employer/outbox.js';
+import type { ChaosRule, FaultsState } from './faults.js';
+import type { Application } from './jobs/types.js';
+import type { WindowState } from './ratelimit/limiter.js';
+import type { IdFactoryState } from './rng.js';
+import type { ScreeningTenantState } from './screening/service.js';
+import type { DemoSeed } from './seed.js';
+import type { TenantState } from './tenants.js';
+import type { WebhooksTenantState } from './webhooks/snapshot.js';
+
+/**
+ * The format of what exportState/exportTenant write. Bump it on ANY change of what a snapshot holds or
+ * how a holder writes or reads its part (a field added, renamed or re-encoded, a timer label added), so a
+ * snapshot of another format is refused instead of read wrongly (D-137).
+ */
+export const SNAPSHOT_FORMAT = 1;
+
+export interface Snapshot {
+  format: number;
+  global: unknown;
+  tenants: Record<string, unknown>;
+}
+
+/** What belongs to no tenant. */
+interface GlobalState {
+  ids: IdFactoryState;
+  clock: ClockState;
+  ledger: { seq: number };
+  faults: FaultsState;
+  accounts: AccountsGlobalState;
+  /** Rate windows of client addresses (and of revoked keys). */
+  perMinute: WindowState[];
+  perDay: WindowState[];
+  mail: OutboxMessage[];
+  employer: { rng: number };
+  callLog: CallLogState;
+  demo: DemoSeed | null;
+}
+
+/** Everything of one tenant. */
+interface TenantSnapshot {
+  format: number;
+  tenant: TenantState;
+  clock: ClockState | null;
+  accounts: AccountsTenantState;
+  screening: ScreeningTenantState;
+  webhooks: WebhooksTenantState;
+  applications: Application[];
+  postings: PostingsTenantState;
+  draftQuota: { month: number; count: number } | null;
+  faults: ChaosRule[];
+  perMinute: WindowState[];
+  perDay: WindowState[];
+  replyTokens: Record<string, string>;
+}
+
+function refuseOther(format: unknown, what: string): void {
+  if (format !== SNAPSHOT_FORMAT) {
+    throw new Error(
+      `cannot import a ${what} of snapshot format ${JSON.stringify(format)}: this version reads and writes snapshot format ${SNAPSHOT_FORMAT}; rebuild the state with the version that wrote it, or from the log of calls`,
+    );
+  }
+}
+
+/** The key a rate-limit bucket counts calls of (per-key minute, talent_search's day), or the bucket itself. */
+const keyOfBucket = (bucket: string): string => (bucket.startsWith('talent:') ? bucket.slice(7) : bucket);
+
+/** Whether a rate-limit bucket counts calls of one of these keys. */
+const ownedBy =
+  (keyIds: ReadonlySet<string>) =>
+  (bucket: string): boolean =>
+    keyIds.has(keyOfBucket(bucket));
+
+const keyIdsOf = (core: Core, tenantId: string) => new Set(core.tenants.keysOf(tenantId).map((k) => k.id));
+
+/** What a whole export sorts by tenant in one pass, instead of one pass per tenant. */
+interface ByTenant {
+  perMinute: Map<string | null, WindowState[]>;
+  perDay: Map<string | null, WindowState[]>;
+  applications: Map<string, Application[]>;
+}
+
+function byTenant(core: Core): ByTenant {
+  const owner = new Map<string, string>();
+  for (const t of core.tenants.list()) for (const k of core.tenants.keysOf(t.id)) owner.set(k.id, t.id);
+  const group = <K, V>(into: Map<K, V[]>, k: K, v: V) => {
+    const list = into.get(k);
+    if (list) list.push(v);
+    else into.set(k, [v]);
+  };
+  const windows = (all: WindowState[]) => {
+    const out = new Map<string | null, WindowState[]>();
+    for (const w of all) group(out, owner.get(keyOfBucket(w[0])) ?? null, w);
+    return out;
+  };
+  const applications = new Map<string, Application[]>();
+  for (const a of core.store.applications.ordered()) group(applications, a.tenantId, { ...a });
+  return {
+    perMinute: windows(core.store.perMinute.exportState()),
+    perDay: windows(core.store.perDay.exportState()),
+    applications,
+  };
+}
+
+/** The whole state, JSON-safe: JSON.parse(JSON.stringify(s)) imports to the same sandbox. */
+export function exportState(core: Core): Snapshot {
+  const { store } = core;
+  const groups = byTenant(core);
+  const global: GlobalState = {
+    ids: core.ids.exportState(),
+    clock: core.clock.exportState(),
+    ledger: store.ledger.exportState(),
+    faults: core.faults.exportState(),
+    accounts: store.accounts.exportState(),
+    perMinute: groups.perMinute.get(null) ?? [],
+    perDay: groups.perDay.get(null) ?? [],
+    mail: store.mail.exportState(),
+    employer: core.employer.exportState(),
+    callLog: core.callLog.exportState(),
+    demo: structuredClone(core.demo),
+  };
+  const tenants: Record<string, unknown> = {};
+  core.tenants.ordered().forEach((t, position) => (tenants[t.id] = tenantPart(core, t.id, groups, position)));
+  return { format: SNAPSHOT_FORMAT, global, tenants };
+}
+
+/** Everything of one tenant, JSON-safe (its timers as data). */
+export function exportTenant(core: Core, tenantId: string): unknown {
+  return tenantPart(core, tenantId, null, undefined);
+}
+
+function tenantPart(
+  core: Core,
+  tenantId: string,
+  groups: ByTenant | null,
+  position: number | undefined,
+): TenantSnapshot {
+  const { store } = core;
+  const mine = groups ? null : ownedBy(keyIdsOf(core, tenantId));
+  return {
+    format: SNAPSHOT_FORMAT,
+    tenant: core.tenants.exportTenant(tenantId, position),
+    clock: core.clock.exportTenant(tenantId),
+    accounts: store.accounts.exportTenant(tenantId),
+    screening: core.screening.exportTenant(tenantId),
+    webhooks: core.webhooks.exportTenant(tenantId),
+    applications: groups ? (groups.applications.get(tenantId) ?? []) : store.applications.exportTenant(tenantId),
+    postings: store.postings.exportTenant(tenantId),
+    draftQuota: store.draftQuota.exportTenant(tenantId),
+    faults: core.faults.exportTenant(tenantId),
+    perMinute: groups ? (groups.perMinute.get(tenantId) ?? []) : store.perMinute.exportState(mine!),
+    perDay: groups ? (groups.perDay.get(tenantId) ?? []) : store.perDay.exportState(mine!),
+    replyTokens: core.employer.exportTenant(tenantId),
+  };
+}
+
+/** Puts a tenant's data into the holders (`cleared`: nothing of it is there); its timers are returned, not armed. */
+function putTenant(core: Core, tenantId: string, data: unknown, cleared: boolean): TimerData[] {
+  const s = data as TenantSnapshot;
+  refuseOther(s?.format, 'tenant');
+  if (s.tenant.tenant.id !== tenantId)
+    throw new Error(`this snapshot is of tenant ${s.tenant.tenant.id}, not of tenant ${tenantId}`);
+  if (!cleared) forgetTenant(core, tenantId);
+  const { store } = core;
+  core.clock.importTenant(tenantId, s.clock);
+  core.tenants.importTenant(s.tenant);
+  store.accounts.importTenant(tenantId, s.accounts);
+  core.screening.importTenant(tenantId, s.screening);
+  core.webhooks.importTenant(tenantId, s.webhooks);
+  store.applications.importTenant(tenantId, s.applications);
+  store.postings.importTenant(tenantId, s.postings);
+  store.draftQuota.importTenant(tenantId, s.draftQuota);
+  core.faults.importTenant(tenantId, s.faults);
+  store.perMinute.importState(s.perMinute);
+  store.perDay.importState(s.perDay);
+  core.employer.importTenant(tenantId, s.replyTokens);
+  return s.clock?.timers ?? [];
+}
+
+/** Re-arms timers kept as data, in the order they were made, through the service that owns each label. */
+function rearm(core: Core, timers: TimerData[]): void {
+  const byLabel: Record<string, (ref: string, at: number) => void> = {
+    ...core.screening.rearm,
+    ...core.webhooks.rearm,
+  };
+  for (const t of [...timers].sort((a, b) => a.seq - b.seq)) {
+    const arm = byLabel[t.label];
+    if (!arm || t.ref === null)
+      throw new Error(`snapshot: no service re-arms a '${t.label}' timer (ref ${t.ref}); bump SNAPSHOT_FORMAT`);
+    const ref = t.ref;
+    core.clock.rearmAs(t.seq, () => arm(ref, t.at));
+  }
+}
+
+/**
+ * Loads a whole snapshot into a freshly created core of the same settings (whatever it holds is replaced).
+ * A snapshot of another format is refused, naming both.
+ */
+export function importState(core: Core, snap: Snapshot): void {
+  refuseOther(snap?.format, 'sandbox');
+  const g = snap.global as GlobalState;
+  const { store } = core;
+  // every holder emptied (a reset without the demo seed): the snapshot brings its own
+  core.clear();
+  core.ids.importState(g.ids);
+  core.clock.importState(g.clock);
+  store.ledger.importState(g.ledger);
+  core.faults.importState(g.faults);
+  store.accounts.importState(g.accounts);
+  store.perMinute.importState(g.perMinute);
+  store.perDay.importState(g.perDay);
+  store.mail.importState(g.mail);
+  core.employer.importState(g.employer);
+  core.callLog.importState(g.callLog);
+  core.demo = structuredClone(g.demo);
+  const timers = [...g.clock.timers];
+  for (const [tenantId, data] of Object.entries(snap.tenants)) timers.push(...putTenant(core, tenantId, data, true));
+  rearm(core, timers);
+}
+
+/** Loads one tenant's exported state (replacing whatever of it is in memory) and re-arms its timers. */
+export function importTenant(core: Core, tenantId: string, data: unknown): void {
+  rearm(core, putTenant(core, tenantId, data, false));
+}
+
+/** Drops every trace of one tenant from memory: its records, its clock and timers, its windows and rules. */
+export function forgetTenant(core: Core, tenantId: string): void {
+  const { store } = core;
+  const mine = ownedBy(keyIdsOf(core, tenantId));
+  store.perMinute.forget(mine);
+  store.perDay.forget(mine);
+  core.webhooks.forgetTenant(tenantId);
+  core.screening.forgetTenant(tenantId);
+  store.applications.forgetTenant(tenantId);
+  store.postings.forgetTenant(tenantId);
+  store.draftQuota.forgetTenant(tenantId);
+  core.faults.forgetTenant(tenantId);
+  core.employer.forgetTenant(tenantId);
+  store.accounts.forgetTenant(tenantId);
+  core.tenants.forgetTenant(tenantId);
+  core.clock.forget(tenantId);
+}
