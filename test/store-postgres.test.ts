@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../src/main.js';
+import { MIGRATIONS } from '../src/store/postgres/migrations.js';
 import { browser } from './support/console.js';
 import { applyBody } from './support/jobs.js';
 import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
@@ -69,7 +70,7 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
       await pgc.connect();
       const { rows } = await pgc.query('SELECT version FROM schema_migrations ORDER BY version');
       await pgc.end();
-      expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
+      expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
       const key = three[0].core.demo!.tenants.find((t) => t.planTier === 'pro')!.apiKey;
       const made = await client(three[1].listenUrl, key)('POST', `${SCREENING}/screen`, submitBody());
       expect(made.status, made.text).toBe(201);

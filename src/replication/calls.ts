@@ -5,6 +5,7 @@
 // control calls goes through here on its own.
 
 import type { Core } from '../domain/core.js';
+import { exportState, importState, SNAPSHOT_FORMAT, type Snapshot } from '../domain/snapshot.js';
 import { controlApp, routeControlCalls } from '../sandbox/console/control.js';
 import type { IncomingMessage } from 'node:http';
 import { DomainError, invalid } from '../errors/errors.js';
@@ -87,6 +88,12 @@ export function shareApps(
   main: { fetch: Fetch },
   anon: { fetch: Fetch },
 ): { main: Fetch; anon: Fetch } {
+  // snapshots are of the domain's state (D-136)
+  replica.holdState({
+    format: SNAPSHOT_FORMAT,
+    exportState: () => exportState(core),
+    importState: (state) => importState(core, state as Snapshot),
+  });
   const control = controlApp(core);
   replica.mount('control', (req, env) => control.fetch(req, env));
   routeControlCalls(core, async (app, req) => {

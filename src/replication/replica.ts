@@ -22,6 +22,8 @@ import { Rng } from '../domain/rng.js';
 import { postWebhook, type SendOutcome, type SendWebhook } from '../domain/webhooks/sender.js';
 import type { Db } from '../store/postgres/pool.js';
 import { connectionOf, requestOf, settled, type LoggedStep, type Step } from './steps.js';
+import { writeSnapshot } from './snapshots.js';
+import { CODE_VERSION, describeWriter, LOG_FORMAT, sameWriter, type Writer } from './versions.js';
 
 /** The advisory lock that orders appends to the log (any constant shared by every instance). */
 export const LOG_LOCK = 0x5a4e_1065;
@@ -47,6 +49,48 @@ interface StoredStep {
   seq: number;
   step: string;
   body: Buffer | null;
+  log_format: number | null;
+  code_version: string | null;
+}
+
+/** The state the log rebuilds, as the domain exports and imports it (D-136). */
+export interface StatePort {
+  /** The format of what `exportState` returns. */
+  readonly format: number;
+  exportState(): unknown;
+  /** Into the state of a sandbox that has run no step yet. */
+  importState(state: unknown): void;
+}
+
+/** What a snapshot holds: the domain's state and the recorder's own counters, as of step `seq`. */
+export interface SnapshotPayload {
+  replica: { sends: number; lastNow: number };
+  state: unknown;
+}
+
+/** The snapshot a start loads (null: replay the log from its first step). */
+export interface LoadPlan {
+  seq: number;
+  payload: SnapshotPayload | null;
+}
+
+export interface ReplicaOptions {
+  /** Who this instance writes as (its steps and snapshots carry it). */
+  writer: Writer;
+  /** A snapshot is written by the instance committing every this-many-th step (and at a clean stop). */
+  snapshotEvery: number;
+}
+
+/** What this instance did with snapshots, for the operator (GET /sandbox/v1/store). */
+export interface SnapshotActivity {
+  /** The step this instance has applied up to. */
+  appliedSeq: number;
+  /** Where its start began: the snapshot's step (0: the log's start) and the steps replayed after it. */
+  loadedFrom: { seq: number; replayedSteps: number; readyMs: number } | null;
+  /** The last snapshot it wrote: its step, how long calls waited while the state was exported, its size. */
+  lastWritten: { seq: number; exportMs: number; writeMs: number; bytes: number; rawBytes: number } | null;
+  /** Whether a snapshot is due here but waits for a moment with no webhook attempt in flight. */
+  waiting: boolean;
 }
 
 /** A string as an SQL literal under standard_conforming_strings: backslashes are plain characters. */
@@ -99,6 +143,12 @@ export class Replica {
   private sweeper: NodeJS.Timeout | null = null;
   // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
   private readonly seeded: Rng;
+  // snapshots (D-136): the state they are taken of, one due here, the one being written
+  private state: StatePort | null = null;
+  private snapshotWanted = false;
+  private writing: Promise<void> | null = null;
+  private plan: LoadPlan = { seq: 0, payload: null };
+  private readonly activity: SnapshotActivity = { appliedSeq: 0, loadedFrom: null, lastWritten: null, waiting: false };
 
   constructor(
     private readonly db: Db,
@@ -108,6 +158,10 @@ export class Replica {
     private readonly onFatal: (err: Error) => void = (err) => {
       console.error(`shared sandbox: ${err.message}; this instance stops so a restart rebuilds it from the log`);
       process.exit(70);
+    },
+    private readonly options: ReplicaOptions = {
+      writer: { logFormat: LOG_FORMAT, codeVersion: CODE_VERSION },
+      snapshotEvery: Infinity,
     },
   ) {
     this.seeded = new Rng(seed).fork('shared secrets');
@@ -163,23 +217,72 @@ export class Replica {
     };
   }
 
-  /** Applies the whole log (start-up), then takes calls. */
+  /** The state snapshots are taken of and loaded into (without it, no snapshot is written). */
+  holdState(port: StatePort): void {
+    this.state = port;
+  }
+
+  /** The snapshot `start` loads before it replays the steps after it (chosen when the store opened). */
+  loadFrom(plan: LoadPlan): void {
+    this.plan = plan;
+  }
+
+  /** What this instance did with snapshots, for the operator. */
+  snapshotActivity(): SnapshotActivity {
+    return { ...this.activity, appliedSeq: this.applied };
+  }
+
+  /** Loads the chosen snapshot and applies the log after it (start-up), then takes calls. */
   async start(): Promise<void> {
+    const t0 = performance.now();
     this.frozen = null;
+    const { seq, payload } = this.plan;
+    if (payload) {
+      if (!this.state) throw new Error('a snapshot was chosen but this instance holds no state to load it into');
+      this.state.importState(payload.state);
+      this.sends = payload.replica.sends;
+      this.lastNow = payload.replica.lastNow;
+      this.applied = seq;
+    }
+    this.plan = { seq: 0, payload: null };
     await this.catchUp(this.db);
+    this.activity.loadedFrom = { seq, replayedSteps: this.applied - seq, readyMs: Math.round(performance.now() - t0) };
     this.started = true;
     this.submitBackground({ t: 'timers', now: 0 });
     this.timersQueued = true;
-    this.sweeper = setInterval(() => this.sweepLostAttempts(), SWEEP_MS);
+    this.sweeper = setInterval(() => {
+      this.sweepLostAttempts();
+      this.keepUp();
+    }, SWEEP_MS);
     this.sweeper.unref();
   }
 
   async close(): Promise<void> {
+    // the answers of this instance's webhook attempts are steps: let them in before the snapshot (bounded)
+    const until = performance.now() + limits.policy.webhook.timeoutMs + 1_000;
+    while (this.started && !this.fatal && this.hasLive() && performance.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    // a clean stop leaves a snapshot of every step committed so far (a read applies them first), so the
+    // next start, of this version or a later one, replays nothing
+    if (this.started && !this.fatal && this.state) {
+      await this.writing;
+      await this.read(() => {
+        if (this.pending.size > 0) console.error('shared sandbox: no snapshot at stop (webhook attempts in flight)');
+        else if (this.applied > 0 && this.activity.lastWritten?.seq !== this.applied) this.snapshotNow();
+        return Promise.resolve();
+      }).catch((err: unknown) => console.error(`shared sandbox: no snapshot at stop (${(err as Error).message})`));
+      await this.writing;
+    }
     while (this.running) await new Promise((r) => setTimeout(r, 5));
     this.writer?.release();
     this.writer = null;
+  }
+
+  private hasLive(): boolean {
+    for (const p of this.pending.values()) if (p.live && !p.givenUp) return true;
+    return false;
   }
 
   /** Runs one call that changes state (recorded) and answers once it is committed. */
@@ -233,6 +336,8 @@ export class Replica {
       while (this.queue.length && !this.fatal) {
         const batch = this.queue.splice(0, BATCH_MAX);
         await this.runBatch(batch);
+        // between batches no step runs: the state is exactly the log up to `applied`
+        if (this.snapshotWanted) this.snapshotWhenQuiet();
       }
     } finally {
       this.running = false;
@@ -265,6 +370,10 @@ export class Replica {
       }
       // one round trip: the steps and the commit
       if (writes) await this.writer!.query(`${done.length ? this.insertOf(done) : ''}COMMIT`);
+      // the instance that commits every snapshotEvery-th step writes the snapshot (D-136)
+      const every = this.options.snapshotEvery;
+      if (Math.floor((this.applied + done.length) / every) > Math.floor(this.applied / every))
+        this.snapshotWanted = true;
       this.applied += done.length;
     } catch (err) {
       // what ran here may not be in the log: this instance's memory can no longer be trusted
@@ -288,11 +397,55 @@ export class Replica {
 
   /** The INSERT of the steps as one statement of literals, so it can share a round trip with COMMIT. */
   private insertOf(steps: LoggedStep[]): string {
+    const { logFormat, codeVersion } = this.options.writer;
+    const by = `${Math.floor(logFormat)}, ${literal(codeVersion)}`;
     const rows = steps.map(
       (s) =>
-        `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'})`,
+        `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'}, ${by})`,
     );
-    return `INSERT INTO sandbox_log (seq, step, body) VALUES ${rows.join(', ')}; `;
+    return `INSERT INTO sandbox_log (seq, step, body, log_format, code_version) VALUES ${rows.join(', ')}; `;
+  }
+
+  /**
+   * Takes the snapshot that is due, unless a webhook attempt is in flight (its answer is a promise the
+   * state cannot hold): then it waits for the batch after the attempt's answer.
+   */
+  private snapshotWhenQuiet(): void {
+    this.activity.waiting = this.pending.size > 0 || this.writing !== null;
+    if (this.activity.waiting || !this.state) return;
+    this.snapshotWanted = false;
+    this.snapshotNow();
+  }
+
+  /** Exports the state as of `applied` now (calls wait meanwhile), then compresses and writes it in the background. */
+  private snapshotNow(): void {
+    const t0 = performance.now();
+    const seq = this.applied;
+    let json: string;
+    try {
+      const payload: SnapshotPayload = {
+        replica: { sends: this.sends, lastNow: this.lastNow },
+        state: this.state!.exportState(),
+      };
+      json = JSON.stringify(payload);
+    } catch (err) {
+      console.error(`shared sandbox: the state as of step ${seq} could not be exported (${(err as Error).message})`);
+      return;
+    }
+    const exportMs = performance.now() - t0;
+    const rawBytes = Buffer.byteLength(json, 'utf8');
+    this.writing = writeSnapshot(this.db, seq, json, this.options.writer, this.state!.format)
+      .then((bytes) => {
+        const writeMs = Math.round((performance.now() - t0) * 10) / 10;
+        this.activity.lastWritten = { seq, exportMs: Math.round(exportMs * 10) / 10, writeMs, bytes, rawBytes };
+      })
+      .catch((err: unknown) => {
+        // the log still holds every step: a failed snapshot costs only a longer next start
+        console.error(`shared sandbox: the snapshot of step ${seq} could not be written (${(err as Error).message})`);
+      })
+      .finally(() => {
+        this.writing = null;
+      });
   }
 
   /** The connection that appends: with standard strings, so a literal needs only its quotes doubled. */
@@ -303,16 +456,33 @@ export class Replica {
   }
 
   private pageAfter(seq: number): string {
-    return `SELECT seq, step, body FROM sandbox_log WHERE seq > ${Math.floor(seq)} ORDER BY seq LIMIT ${CATCH_UP_PAGE}`;
+    return `SELECT seq, step, body, log_format, code_version FROM sandbox_log WHERE seq > ${Math.floor(seq)} ORDER BY seq LIMIT ${CATCH_UP_PAGE}`;
   }
 
   /** Applies a page of committed steps; when the page was full, reads and applies the rest. */
   private async applyPage(rows: StoredStep[], db: Db | pg.PoolClient): Promise<void> {
     for (const r of rows) {
+      this.check(r);
       await this.apply(JSON.parse(r.step) as Step, r.body, false);
       this.applied = Number(r.seq);
     }
     if (rows.length === CATCH_UP_PAGE) await this.catchUp(db);
+  }
+
+  /**
+   * Refuses a step this instance must not replay: one after a gap (pruned before this instance applied
+   * it: a restart loads the snapshot that covers it), or one written by another version (D-136).
+   */
+  private check(r: StoredStep): void {
+    if (Number(r.seq) !== this.applied + 1)
+      throw new Error(
+        `steps ${this.applied + 1} to ${Number(r.seq) - 1} were pruned before this instance applied them (it fell more than two snapshots behind)`,
+      );
+    const by = { logFormat: r.log_format ?? 0, codeVersion: r.code_version ?? 'unrecorded' };
+    if (!sameWriter(by, this.options.writer))
+      throw new Error(
+        `step ${r.seq} was written by ${describeWriter(by)}; this instance is ${describeWriter(this.options.writer)} and does not replay another version's steps`,
+      );
   }
 
   /** Applies every step committed after the last one applied here. */
@@ -387,6 +557,15 @@ export class Replica {
         }
       }
     }
+  }
+
+  /**
+   * An idle instance applies what the others committed now and then, so it never falls behind the steps
+   * that snapshots let the others prune (D-136).
+   */
+  private keepUp(): void {
+    if (this.running || this.queue.length || this.closed || this.fatal) return;
+    this.read(() => Promise.resolve()).catch(() => {});
   }
 
   /** An attempt whose instance stopped before the receiver answered is recorded as a failed attempt. */

@@ -160,4 +160,24 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sandbox_log ALTER COLUMN step TYPE text USING step::text;
     `,
   },
+  {
+    version: 4,
+    name: 'snapshots of the shared sandbox, and who wrote each step (D-136)',
+    sql: `
+      -- the state as of step seq, so a start replays only the steps after it; the two newest are kept,
+      -- and every step after the older one (steps and snapshots before it are pruned)
+      CREATE TABLE sandbox_snapshots (
+        seq bigint PRIMARY KEY,
+        log_format integer NOT NULL,
+        snapshot_format integer NOT NULL,
+        code_version text NOT NULL,
+        -- the state as gzip-compressed JSON, and its size before compression
+        state bytea NOT NULL,
+        raw_bytes bigint NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      -- null on steps written before steps carried their version
+      ALTER TABLE sandbox_log ADD COLUMN log_format integer, ADD COLUMN code_version text;
+    `,
+  },
 ];
