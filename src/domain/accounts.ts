@@ -9,7 +9,7 @@
 import { scryptSync, timingSafeEqual } from 'node:crypto';
 import { DomainError, invalid, notFound, rateLimited, unauthorized } from '../errors/errors.js';
 import { isPlanTier, jobsLimitsOf, limits, type PlanTier } from './plans.js';
-import { FixedWindowLimiter } from './ratelimit/limiter.js';
+import { FixedWindowLimiter, type WindowState } from './ratelimit/limiter.js';
 import type { IdFactory } from './rng.js';
 import type { TenantService } from './tenants.js';
 
@@ -98,6 +98,19 @@ function luhn(digits: string): boolean {
     sum += d;
   }
   return sum % 10 === 0;
+}
+
+/** The accounts of one tenant with their live sessions (D-136). */
+export interface AccountsTenantState {
+  accounts: Account[];
+  sessions: DashboardSession[];
+}
+
+/** The abuse windows per client address, which belong to no tenant (D-136). */
+export interface AccountsGlobalState {
+  signUpAttempts: WindowState[];
+  signUps: WindowState[];
+  signInFailures: WindowState[];
 }
 
 export class AccountService {
@@ -269,6 +282,46 @@ export class AccountService {
     };
     account.payments.push(payment);
     return payment;
+  }
+
+  exportState(): AccountsGlobalState {
+    return {
+      signUpAttempts: this.signUpAttempts.exportState(),
+      signUps: this.signUps.exportState(),
+      signInFailures: this.signInFailures.exportState(),
+    };
+  }
+
+  importState(state: AccountsGlobalState): void {
+    this.signUpAttempts.importState(state.signUpAttempts);
+    this.signUps.importState(state.signUps);
+    this.signInFailures.importState(state.signInFailures);
+  }
+
+  exportTenant(tenantId: string): AccountsTenantState {
+    const accounts = [...this.byId.values()].filter((a) => a.tenantId === tenantId);
+    const ids = new Set(accounts.map((a) => a.id));
+    const sessions = [...this.sessions.values()].filter((s) => ids.has(s.accountId));
+    return structuredClone({ accounts, sessions });
+  }
+
+  importTenant(tenantId: string, state: AccountsTenantState): void {
+    this.forgetTenant(tenantId);
+    const s = structuredClone(state);
+    for (const a of s.accounts) {
+      this.byId.set(a.id, a);
+      this.byEmail.set(a.email, a);
+    }
+    for (const session of s.sessions) this.sessions.set(session.id, session);
+  }
+
+  forgetTenant(tenantId: string): void {
+    for (const a of [...this.byId.values()]) {
+      if (a.tenantId !== tenantId) continue;
+      this.byId.delete(a.id);
+      this.byEmail.delete(a.email);
+      for (const s of [...this.sessions.values()]) if (s.accountId === a.id) this.sessions.delete(s.id);
+    }
   }
 
   clear(): void {

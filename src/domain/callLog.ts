@@ -54,6 +54,13 @@ export type CallRecord = Pick<CallEntry, 'tenantId' | 'api' | 'method' | 'path' 
   response: string | Uint8Array;
 };
 
+/** The log in a snapshot: the calls shown, each with its texts as shown and whether they were cut (D-136). */
+export interface CallLogState {
+  count: number;
+  first: number;
+  entries: (Omit<CallRecord, 'response'> & { response: string; flags: number })[];
+}
+
 const REQUEST_CUT = 1;
 const RESPONSE_CUT = 2;
 
@@ -174,5 +181,50 @@ export class CallLog {
 
   clear(): void {
     this.first = this.count;
+  }
+
+  /** The entries shown (oldest first) with the positions that number them, JSON-safe (D-136). */
+  exportState(): CallLogState {
+    const entries: CallLogState['entries'] = [];
+    for (let p = this.oldest; p < this.count; p++) {
+      const slot = p % CAPACITY;
+      const e = this.entryAt(p);
+      entries.push({
+        atMs: this.at[slot],
+        tenantId: e.tenantId,
+        api: e.api,
+        method: e.method,
+        path: e.path,
+        tool: e.tool,
+        status: e.status,
+        durationMs: e.durationMs,
+        request: e.requestBody,
+        response: e.responseBody,
+        flags: this.flags[slot] | (e.truncated && !(this.flags[slot] & REQUEST_CUT) ? RESPONSE_CUT : 0),
+      });
+    }
+    return { count: this.count, first: this.first, entries };
+  }
+
+  /** Shows exactly the exported entries, under the same ids; the next call is numbered after them. */
+  importState(state: CallLogState): void {
+    const start = state.count - state.entries.length;
+    state.entries.forEach((e, i) => {
+      const slot = (start + i) % CAPACITY;
+      this.at[slot] = e.atMs;
+      this.duration[slot] = e.durationMs;
+      this.status[slot] = e.status;
+      this.flags[slot] = e.flags;
+      this.tenant[slot] = e.tenantId;
+      this.api[slot] = e.api;
+      this.method[slot] = e.method;
+      this.path[slot] = e.path;
+      this.tool[slot] = e.tool;
+      this.request[slot] = e.request;
+      this.response[slot] = e.response;
+      this.built[slot] = null;
+    });
+    this.count = state.count;
+    this.first = state.first;
   }
 }

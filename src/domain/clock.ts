@@ -59,6 +59,25 @@ export interface TimeSource {
   cancel(handle: TimerHandle): void;
 }
 
+/** A pending timer as a snapshot keeps it: data, no closure; its service re-arms it on import (D-136). */
+export interface TimerData {
+  /** On the time of the clock that holds it. */
+  at: number;
+  /** Creation order across every clock: re-arming in this order keeps the order of timers due together. */
+  seq: number;
+  label: string;
+  ref: string | null;
+}
+
+/** The sandbox clock's part of a snapshot: its offset, its timers and the last advances (D-136). */
+export interface ClockState {
+  offsetMs: number;
+  /** The creation number the next timer gets (the sandbox clock's state only; 0 in a tenant's). */
+  seq: number;
+  timers: TimerData[];
+  advances: AdvanceRecord[];
+}
+
 const FIRED_SHOWN = 20;
 const HISTORY = 20;
 const refOf = (arg: unknown): string | null =>
@@ -371,6 +390,58 @@ export class Clock implements TimeSource {
     const timer = handle as Timer;
     if (timer.cancelled) return;
     this.kill(timer);
+  }
+
+  /** The sandbox clock's offset, its own timers as data and the last advances of every clock (D-136). */
+  exportState(): ClockState {
+    return {
+      offsetMs: this.offsetMs,
+      seq: this.seq,
+      timers: this.timersOf(this.root),
+      advances: structuredClone(this.advances),
+    };
+  }
+
+  /** Takes the offset and history of an exported clock; the timers are re-armed by their services. */
+  importState(state: ClockState): void {
+    this.offsetMs = state.offsetMs;
+    this.seq = Math.max(this.seq, state.seq);
+    this.advances = structuredClone(state.advances);
+  }
+
+  /** Runs `rearm`, whose one timer takes the creation number `seq` it had when exported (import only). */
+  rearmAs(seq: number, rearm: () => void): void {
+    const next = this.seq;
+    this.seq = seq;
+    try {
+      rearm();
+    } finally {
+      this.seq = Math.max(next, seq + 1);
+    }
+  }
+
+  /** One tenant's clock: its offset, its pending timers as data and its last advances; null: never used. */
+  exportTenant(tenantId: string): ClockState | null {
+    const zone = this.zones.get(tenantId);
+    if (!zone) return null;
+    return { offsetMs: zone.offsetMs, seq: 0, timers: this.timersOf(zone), advances: structuredClone(zone.advances) };
+  }
+
+  /** Makes a tenant's clock from its exported state, without timers (its services re-arm them). */
+  importTenant(tenantId: string, state: ClockState | null): void {
+    if (state === null) return;
+    this.of(tenantId);
+    const zone = this.zones.get(tenantId)!;
+    zone.offsetMs = state.offsetMs;
+    zone.advances = structuredClone(state.advances);
+  }
+
+  /** A zone's live timers in creation order. */
+  private timersOf(zone: Zone): TimerData[] {
+    return zone.heap
+      .filter((t) => !t.cancelled)
+      .sort((a, b) => a.seq - b.seq)
+      .map((t) => ({ at: t.at, seq: t.seq, label: t.label, ref: t.ref ?? refOf(t.arg) }));
   }
 
   /** Pending timers: all, or one tenant's. */

@@ -53,6 +53,13 @@ const NONE_FIRED: readonly ChaosRule[] = Object.freeze([]);
 /** Active chaos rules at most (D-103). */
 export const MAX_RULES = 100;
 
+export interface FaultsState {
+  bugs: string[];
+  seq: number;
+  rng: number;
+  rules: ChaosRule[];
+}
+
 export class Faults {
   private bugs = new Set<BugName>();
   /** The planted bugs' effects, each asked where it applies (bugs.ts). */
@@ -194,6 +201,45 @@ export class Faults {
   reset(): void {
     this.rules = [];
     this.scopedCount = 0;
+  }
+
+  /** The planted bugs, the rules of no tenant, the rule counter and the ratio generator's position (D-136). */
+  exportState(): FaultsState {
+    return {
+      bugs: [...this.bugs],
+      seq: this.seq,
+      rng: this.rng.position,
+      rules: structuredClone(this.rules.filter((r) => r.tenantId === null)),
+    };
+  }
+
+  importState(state: FaultsState): void {
+    this.bugs = new Set(state.bugs.filter(isBugName));
+    this.seq = state.seq;
+    this.rng.moveTo(state.rng);
+    this.putRules(null, state.rules);
+  }
+
+  /** A tenant's rules with their remaining counts. */
+  exportTenant(tenantId: string): ChaosRule[] {
+    return structuredClone(this.rules.filter((r) => r.tenantId === tenantId));
+  }
+
+  importTenant(tenantId: string, rules: readonly ChaosRule[]): void {
+    this.putRules(tenantId, rules);
+  }
+
+  forgetTenant(tenantId: string): void {
+    this.clearRules(tenantId);
+  }
+
+  /** Replaces the rules of one owner, keeping every rule in the order it was made (rules are tried in order). */
+  private putRules(tenantId: string | null, rules: readonly ChaosRule[]): void {
+    const n = (r: ChaosRule) => Number(r.id.slice(4));
+    this.rules = [...this.rules.filter((r) => r.tenantId !== tenantId), ...structuredClone([...rules])].sort(
+      (a, b) => n(a) - n(b),
+    );
+    this.recount();
   }
 
   /** Drops the rules whose count is spent. */

@@ -40,6 +40,16 @@ export class Rng {
     return new Rng(h >>> 0);
   }
 
+  /** Where the generator stands: the next draw depends on this alone (snapshots, D-136). */
+  get position(): number {
+    return this.state;
+  }
+
+  /** Puts the generator back where `position` read it. */
+  moveTo(position: number): void {
+    this.state = position >>> 0;
+  }
+
   token(length: number): string {
     let s = '';
     for (let i = 0; i < length; i++) s += ALPHABET[Math.floor(this.next() * ALPHABET.length)];
@@ -60,6 +70,12 @@ function tokenOf(bytes: Uint8Array): string {
   let s = '';
   for (let i = 0; i < length; i++) s += ALPHABET[bytes[i] % ALPHABET.length];
   return s;
+}
+
+export interface IdFactoryState {
+  epoch: string;
+  counters: Record<string, number>;
+  rng: number;
 }
 
 /**
@@ -91,6 +107,18 @@ export class IdFactory {
   /** A secret handed to a caller (API key, webhook secret): cryptographically random. */
   secret(length: number): string {
     return this.entropy ? tokenOf(this.entropy(length)) : secureToken(length);
+  }
+
+  /** The counters, the epoch and the suffix generator's position: what the next id depends on (D-136). */
+  exportState(): IdFactoryState {
+    return { epoch: this.epoch, counters: Object.fromEntries(this.counters), rng: this.rng.position };
+  }
+
+  /** Continues from an exported state: the next ids are those the exporting factory would have made. */
+  importState(state: IdFactoryState): void {
+    this.epoch = state.epoch;
+    this.counters = new Map(Object.entries(state.counters));
+    this.rng.moveTo(state.rng);
   }
 
   next(prefix: string): string {

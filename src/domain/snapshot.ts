@@ -1,8 +1,35 @@
-// PLACEHOLDER (replaced by the domain's own snapshots when they are merged): the interface the shared
-// sandbox's snapshots are written against. exportState refuses, so no snapshot is written yet.
+// Snapshots of the sandbox's state (D-136): everything the holders of the store and the services keep
+// between calls, as JSON-safe data, whole or one tenant at a time, so a sandbox can be rebuilt from a
+// snapshot instead of from every call since it began. Each holder's format sits beside its data (its
+// exportState/importState, exportTenant/importTenant/forgetTenant); this file only puts them together.
+// A snapshot holds no closures: a pending timer is kept as data (its clock, due time, label and the id of
+// what it is about), and on import the service that owns the label re-arms it, in the order the timers
+// were made, at the same due time on the same clock. Caches (the job-spec and score tables, the answers of
+// searches, the ledger's page texts, the corpus and the candidate pool, made from the seed) are not kept:
+// they are made again as they are used. Take a snapshot between calls: work deferred to right after a call
+// is not data, and a webhook attempt in flight is made again after import (receivers dedupe by delivery id).
+// Requirements: none of the documents (a property of the sandbox's storage); decisions D-136.
 
+import type { AccountsGlobalState, AccountsTenantState } from './accounts.js';
+import type { CallLogState } from './callLog.js';
+import type { ClockState, TimerData } from './clock.js';
 import type { Core } from './core.js';
+import type { PostingsTenantState } from './employer/postings.js';
+import type { OutboxMessage } from './employer/outbox.js';
+import type { ChaosRule, FaultsState } from './faults.js';
+import type { Application } from './jobs/types.js';
+import type { WindowState } from './ratelimit/limiter.js';
+import type { IdFactoryState } from './rng.js';
+import type { ScreeningTenantState } from './screening/index.js';
+import type { DemoSeed } from './seed.js';
+import type { TenantState } from './tenants.js';
+import type { WebhooksTenantState } from './webhooks/index.js';
 
+/**
+ * The format of what exportState/exportTenant write. Bump it on ANY change of what a snapshot holds or
+ * how a holder writes or reads its part (a field added, renamed or re-encoded, a timer label added), so a
+ * snapshot of another format is refused instead of read wrongly (D-136).
+ */
 export const SNAPSHOT_FORMAT = 1;
 
 export interface Snapshot {
@@ -11,10 +38,198 @@ export interface Snapshot {
   tenants: Record<string, unknown>;
 }
 
-export function exportState(_core: Core): Snapshot {
-  throw new Error('domain snapshots are not built yet');
+/** What belongs to no tenant. */
+interface GlobalState {
+  ids: IdFactoryState;
+  clock: ClockState;
+  ledger: { seq: number };
+  faults: FaultsState;
+  accounts: AccountsGlobalState;
+  /** Rate windows of client addresses (and of revoked keys). */
+  perMinute: WindowState[];
+  perDay: WindowState[];
+  mail: OutboxMessage[];
+  employer: { rng: number };
+  callLog: CallLogState;
+  demo: DemoSeed | null;
 }
 
-export function importState(_core: Core, snap: Snapshot): void {
-  throw new Error(`domain snapshots are not built yet (format ${snap.format})`);
+/** Everything of one tenant. */
+interface TenantSnapshot {
+  format: number;
+  tenant: TenantState;
+  clock: ClockState | null;
+  accounts: AccountsTenantState;
+  screening: ScreeningTenantState;
+  webhooks: WebhooksTenantState;
+  applications: Application[];
+  postings: PostingsTenantState;
+  draftQuota: { month: number; count: number } | null;
+  faults: ChaosRule[];
+  perMinute: WindowState[];
+  perDay: WindowState[];
+  replyTokens: Record<string, string>;
+}
+
+function refuseOther(format: unknown, what: string): void {
+  if (format !== SNAPSHOT_FORMAT) {
+    throw new Error(
+      `cannot import a ${what} of snapshot format ${JSON.stringify(format)}: this version reads and writes snapshot format ${SNAPSHOT_FORMAT}; rebuild the state with the version that wrote it, or from the log of calls`,
+    );
+  }
+}
+
+/** Whether a rate-limit bucket counts calls of one of these keys (per-key minute, talent_search's day). */
+const ownedBy =
+  (keyIds: ReadonlySet<string>) =>
+  (bucket: string): boolean =>
+    keyIds.has(bucket) || (bucket.startsWith('talent:') && keyIds.has(bucket.slice(7)));
+
+const keyIdsOf = (core: Core, tenantId: string) => new Set(core.tenants.keysOf(tenantId).map((k) => k.id));
+
+const allKeyIds = (core: Core) =>
+  new Set(core.tenants.list().flatMap((t) => core.tenants.keysOf(t.id).map((k) => k.id)));
+
+/** The whole state, JSON-safe: JSON.parse(JSON.stringify(s)) imports to the same sandbox. */
+export function exportState(core: Core): Snapshot {
+  const { store } = core;
+  const keyed = ownedBy(allKeyIds(core));
+  const global: GlobalState = {
+    ids: core.ids.exportState(),
+    clock: core.clock.exportState(),
+    ledger: store.ledger.exportState(),
+    faults: core.faults.exportState(),
+    accounts: store.accounts.exportState(),
+    perMinute: store.perMinute.exportState((b) => !keyed(b)),
+    perDay: store.perDay.exportState((b) => !keyed(b)),
+    mail: store.mail.exportState(),
+    employer: core.employer.exportState(),
+    callLog: core.callLog.exportState(),
+    demo: structuredClone(core.demo),
+  };
+  const tenants: Record<string, unknown> = {};
+  for (const t of core.tenants.ordered()) tenants[t.id] = exportTenant(core, t.id);
+  return { format: SNAPSHOT_FORMAT, global, tenants };
+}
+
+/** Everything of one tenant, JSON-safe (its timers as data). */
+export function exportTenant(core: Core, tenantId: string): unknown {
+  const { store } = core;
+  const mine = ownedBy(keyIdsOf(core, tenantId));
+  const out: TenantSnapshot = {
+    format: SNAPSHOT_FORMAT,
+    tenant: core.tenants.exportTenant(tenantId),
+    clock: core.clock.exportTenant(tenantId),
+    accounts: store.accounts.exportTenant(tenantId),
+    screening: core.screening.exportTenant(tenantId),
+    webhooks: core.webhooks.exportTenant(tenantId),
+    applications: store.applications.exportTenant(tenantId),
+    postings: store.postings.exportTenant(tenantId),
+    draftQuota: store.draftQuota.exportTenant(tenantId),
+    faults: core.faults.exportTenant(tenantId),
+    perMinute: store.perMinute.exportState(mine),
+    perDay: store.perDay.exportState(mine),
+    replyTokens: core.employer.exportTenant(tenantId),
+  };
+  return out;
+}
+
+/** Empties every holder (a reset without the demo seed): the snapshot brings its own. */
+function clearAll(core: Core): void {
+  core.clock.clear();
+  core.tenants.clear();
+  core.store.accounts.clear();
+  core.faults.reset();
+  core.rateLimits.reset();
+  core.webhooks.reset();
+  core.screening.reset();
+  core.jobs.reset();
+  core.employer.reset();
+  core.callLog.clear();
+}
+
+/** Puts a tenant's data into the holders; its timers are returned, not armed. */
+function putTenant(core: Core, tenantId: string, data: unknown): TimerData[] {
+  const s = data as TenantSnapshot;
+  refuseOther(s?.format, 'tenant');
+  if (s.tenant.tenant.id !== tenantId)
+    throw new Error(`this snapshot is of tenant ${s.tenant.tenant.id}, not of tenant ${tenantId}`);
+  forgetTenant(core, tenantId);
+  const { store } = core;
+  core.clock.importTenant(tenantId, s.clock);
+  core.tenants.importTenant(s.tenant);
+  store.accounts.importTenant(tenantId, s.accounts);
+  core.screening.importTenant(tenantId, s.screening);
+  core.webhooks.importTenant(tenantId, s.webhooks);
+  store.applications.importTenant(tenantId, s.applications);
+  store.postings.importTenant(tenantId, s.postings);
+  store.draftQuota.importTenant(tenantId, s.draftQuota);
+  core.faults.importTenant(tenantId, s.faults);
+  store.perMinute.importState(s.perMinute);
+  store.perDay.importState(s.perDay);
+  core.employer.importTenant(tenantId, s.replyTokens);
+  return s.clock?.timers ?? [];
+}
+
+/** Re-arms timers kept as data, in the order they were made, through the service that owns each label. */
+function rearm(core: Core, timers: TimerData[]): void {
+  const byLabel: Record<string, (ref: string, at: number) => void> = {
+    ...core.screening.rearm,
+    ...core.webhooks.rearm,
+  };
+  for (const t of [...timers].sort((a, b) => a.seq - b.seq)) {
+    const arm = byLabel[t.label];
+    if (!arm || t.ref === null)
+      throw new Error(`snapshot: no service re-arms a '${t.label}' timer (ref ${t.ref}); bump SNAPSHOT_FORMAT`);
+    const ref = t.ref;
+    core.clock.rearmAs(t.seq, () => arm(ref, t.at));
+  }
+}
+
+/**
+ * Loads a whole snapshot into a freshly created core of the same settings (whatever it holds is replaced).
+ * A snapshot of another format is refused, naming both.
+ */
+export function importState(core: Core, snap: Snapshot): void {
+  refuseOther(snap?.format, 'sandbox');
+  const g = snap.global as GlobalState;
+  const { store } = core;
+  clearAll(core);
+  core.ids.importState(g.ids);
+  core.clock.importState(g.clock);
+  store.ledger.importState(g.ledger);
+  core.faults.importState(g.faults);
+  store.accounts.importState(g.accounts);
+  store.perMinute.importState(g.perMinute);
+  store.perDay.importState(g.perDay);
+  store.mail.importState(g.mail);
+  core.employer.importState(g.employer);
+  core.callLog.importState(g.callLog);
+  core.demo = structuredClone(g.demo);
+  const timers = [...g.clock.timers];
+  for (const [tenantId, data] of Object.entries(snap.tenants)) timers.push(...putTenant(core, tenantId, data));
+  rearm(core, timers);
+}
+
+/** Loads one tenant's exported state (replacing whatever of it is in memory) and re-arms its timers. */
+export function importTenant(core: Core, tenantId: string, data: unknown): void {
+  rearm(core, putTenant(core, tenantId, data));
+}
+
+/** Drops every trace of one tenant from memory: its records, its clock and timers, its windows and rules. */
+export function forgetTenant(core: Core, tenantId: string): void {
+  const { store } = core;
+  const mine = ownedBy(keyIdsOf(core, tenantId));
+  store.perMinute.forget(mine);
+  store.perDay.forget(mine);
+  core.webhooks.forgetTenant(tenantId);
+  core.screening.forgetTenant(tenantId);
+  store.applications.forgetTenant(tenantId);
+  store.postings.forgetTenant(tenantId);
+  store.draftQuota.forgetTenant(tenantId);
+  core.faults.forgetTenant(tenantId);
+  core.employer.forgetTenant(tenantId);
+  store.accounts.forgetTenant(tenantId);
+  core.tenants.forgetTenant(tenantId);
+  core.clock.forget(tenantId);
 }

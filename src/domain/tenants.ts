@@ -9,7 +9,7 @@ import { DomainError, forbidden, notFound, unauthorized } from '../errors/errors
 import type { TenantClock } from './clock.js';
 import type { IdFactory } from './rng.js';
 import { type PlanTier, jobsLimitsOf, limits } from './plans.js';
-import { Wallet } from './wallet.js';
+import { Wallet, type WalletState } from './wallet.js';
 import type { AutoReview } from './screening/autoReview.js';
 
 export const SCOPES = ['screening', 'jobs', 'apply', 'market', 'mcp', 'employer'] as const;
@@ -80,6 +80,16 @@ function digestOf(key: string): string {
     recentDigests.set(key, digest);
   }
   return digest;
+}
+
+/** A tenant as a snapshot keeps it: its record with both wallets, its live keys, its place in the tenant list (D-136). */
+export interface TenantState {
+  tenant: Omit<Tenant, 'clock' | 'screeningWallet' | 'applyWallet'> & {
+    screeningWallet: WalletState;
+    applyWallet: WalletState;
+  };
+  keys: ApiKey[];
+  position: number;
 }
 
 export class TenantService {
@@ -220,6 +230,42 @@ export class TenantService {
   /** For adapters that must check a scope after resolving the principal. */
   requireScope(p: Principal, scope: Scope): void {
     if (!p.key.scopes.includes(scope)) throw new DomainError('forbidden', `this API key lacks the '${scope}' scope`);
+  }
+
+  /** One tenant's record, keys and position, JSON-safe (D-136). */
+  exportTenant(tenantId: string): TenantState {
+    const { clock: _clock, screeningWallet, applyWallet, ...rest } = this.get(tenantId);
+    return {
+      tenant: structuredClone({
+        ...rest,
+        screeningWallet: screeningWallet.exportState(),
+        applyWallet: applyWallet.exportState(),
+      }),
+      keys: structuredClone(this.keysOf(tenantId)),
+      position: this.order.findIndex((t) => t.id === tenantId),
+    };
+  }
+
+  /** Puts an exported tenant back (its clock is the one the clock holder restored). */
+  importTenant(state: TenantState): void {
+    const s = structuredClone(state);
+    const tenant: Tenant = {
+      ...s.tenant,
+      screeningWallet: Wallet.fromState(s.tenant.screeningWallet),
+      applyWallet: Wallet.fromState(s.tenant.applyWallet),
+      clock: this.clockOf(s.tenant.id),
+    };
+    this.forgetTenant(tenant.id);
+    this.tenants.set(tenant.id, tenant);
+    this.order.splice(Math.min(Math.max(0, s.position), this.order.length), 0, tenant);
+    for (const key of s.keys) this.keysByHash.set(key.hash, key);
+  }
+
+  /** Drops a tenant and its keys. */
+  forgetTenant(tenantId: string): void {
+    if (!this.tenants.delete(tenantId)) return;
+    this.order = this.order.filter((t) => t.id !== tenantId);
+    for (const [hash, key] of this.keysByHash) if (key.tenantId === tenantId) this.keysByHash.delete(hash);
   }
 
   clear(): void {

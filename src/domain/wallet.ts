@@ -5,6 +5,12 @@
 
 import { nextMonthStart } from './plans.js';
 
+export interface WalletState {
+  cap: number;
+  remaining: number;
+  resetAt: number | null;
+}
+
 export class Wallet {
   cap: number;
   remaining: number;
@@ -31,6 +37,19 @@ export class Wallet {
     if (this.remaining < n) return false;
     this.remaining -= n;
     return true;
+  }
+
+  /** The wallet as a snapshot keeps it (D-136). */
+  exportState(): WalletState {
+    return { cap: this.cap, remaining: this.remaining, resetAt: this.resetAt };
+  }
+
+  /** A wallet exactly as exported. */
+  static fromState(state: WalletState): Wallet {
+    const w = new Wallet(state.cap, false, 0);
+    w.remaining = state.remaining;
+    w.resetAt = state.resetAt;
+    return w;
   }
 
   refund(n: number): void {

@@ -51,4 +51,19 @@ export class DraftQuota {
   clear(): void {
     this.used.clear();
   }
+
+  /** A tenant's count this month, or null (D-136). */
+  exportTenant(tenantId: string): { month: number; count: number } | null {
+    const e = this.used.get(tenantId);
+    return e ? { ...e } : null;
+  }
+
+  importTenant(tenantId: string, state: { month: number; count: number } | null): void {
+    if (state) this.used.set(tenantId, { ...state });
+    else this.used.delete(tenantId);
+  }
+
+  forgetTenant(tenantId: string): void {
+    this.used.delete(tenantId);
+  }
 }

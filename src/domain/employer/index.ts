@@ -103,6 +103,25 @@ export function createEmployer(ctx: CoreContext, jobs: JobsService) {
 
     curatedList,
 
+    /** The reply-token generator's position: global in a snapshot (D-136). */
+    exportState: () => ({ rng: rng.position }),
+    importState(state: { rng: number }): void {
+      rng.moveTo(state.rng);
+    },
+    /** A tenant's reply tokens, by job id. */
+    exportTenant(tenantId: string): Record<string, string> {
+      const prefix = `${tenantId}:`;
+      const out: Record<string, string> = {};
+      for (const [k, token] of replyTokens) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = token;
+      return out;
+    },
+    importTenant(tenantId: string, tokens: Record<string, string>): void {
+      for (const [jobId, token] of Object.entries(tokens)) replyTokens.set(`${tenantId}:${jobId}`, token);
+    },
+    forgetTenant(tenantId: string): void {
+      for (const k of [...replyTokens.keys()]) if (k.startsWith(`${tenantId}:`)) replyTokens.delete(k);
+    },
+
     reset() {
       outbox.clear();
       postings.clear();

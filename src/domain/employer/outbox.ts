@@ -41,4 +41,13 @@ export class Outbox {
   clear(): void {
     this.messages = [];
   }
+
+  /** Every message: they name an address, not a tenant, so they are global in a snapshot (D-136). */
+  exportState(): OutboxMessage[] {
+    return structuredClone(this.messages);
+  }
+
+  importState(state: readonly OutboxMessage[]): void {
+    this.messages = structuredClone([...state]);
+  }
 }

@@ -59,6 +59,11 @@ export interface FreeListing {
   createdAt: number;
 }
 
+export interface PostingsTenantState {
+  orders: Order[];
+  listings: FreeListing[];
+}
+
 export class Postings {
   private orders = new Map<string, Order>();
   private listings = new Map<string, FreeListing>();
@@ -142,6 +147,26 @@ export class Postings {
   clear(): void {
     this.orders.clear();
     this.listings.clear();
+  }
+
+  /** A tenant's orders and free listings (D-136). */
+  exportTenant(tenantId: string): PostingsTenantState {
+    return structuredClone({
+      orders: [...this.orders.values()].filter((o) => o.tenantId === tenantId),
+      listings: [...this.listings.values()].filter((l) => l.tenantId === tenantId),
+    });
+  }
+
+  importTenant(tenantId: string, state: PostingsTenantState): void {
+    this.forgetTenant(tenantId);
+    const s = structuredClone(state);
+    for (const o of s.orders) this.orders.set(o.orderId, o);
+    for (const l of s.listings) this.listings.set(l.listingId, l);
+  }
+
+  forgetTenant(tenantId: string): void {
+    for (const [id, o] of [...this.orders]) if (o.tenantId === tenantId) this.orders.delete(id);
+    for (const [id, l] of [...this.listings]) if (l.tenantId === tenantId) this.listings.delete(id);
   }
 }
 

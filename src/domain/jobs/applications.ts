@@ -2,6 +2,7 @@
 // (REST and MCP alike) and the control API's listing. Readers get copies, never the stored records.
 // Requirements: JOB-APPLY-1, MCP-KEYED-5; decisions D-23, D-110.
 
+import { mergeById } from '../mergeOrder.js';
 import type { Application } from './types.js';
 
 export class ApplicationQueue {
@@ -28,5 +29,24 @@ export class ApplicationQueue {
 
   reset(): void {
     this.queue = [];
+  }
+
+  /** A tenant's applications, oldest first (D-136). */
+  exportTenant(tenantId: string): Application[] {
+    return this.list(tenantId);
+  }
+
+  /** Puts a tenant's applications back into the queue in creation order. */
+  importTenant(tenantId: string, state: readonly Application[]): void {
+    this.forgetTenant(tenantId);
+    this.queue = mergeById(
+      this.queue,
+      state.map((a) => ({ ...a })),
+      (a) => a.applicationId,
+    );
+  }
+
+  forgetTenant(tenantId: string): void {
+    this.queue = this.queue.filter((a) => a.tenantId !== tenantId);
   }
 }

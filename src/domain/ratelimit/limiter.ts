@@ -13,6 +13,9 @@ export interface RateDecision {
   resetAt: number;
 }
 
+/** One window as a snapshot keeps it: bucket, window start (ms), calls counted. */
+export type WindowState = [bucket: string, start: number, count: number];
+
 interface Window {
   start: number;
   count: number;
@@ -53,6 +56,23 @@ export class FixedWindowLimiter {
 
   reset(): void {
     this.windows.clear();
+  }
+
+  /** The windows as [bucket, start, count], in the order they were opened; optionally only some buckets (D-136). */
+  exportState(keep: (bucket: string) => boolean = () => true): WindowState[] {
+    const out: WindowState[] = [];
+    for (const [bucket, w] of this.windows) if (keep(bucket)) out.push([bucket, w.start, w.count]);
+    return out;
+  }
+
+  /** Puts exported windows back (replacing those of the same buckets). */
+  importState(windows: readonly WindowState[]): void {
+    for (const [bucket, start, count] of windows) this.windows.set(bucket, { start, count });
+  }
+
+  /** Drops the windows of the buckets `drop` names. */
+  forget(drop: (bucket: string) => boolean): void {
+    for (const bucket of [...this.windows.keys()]) if (drop(bucket)) this.windows.delete(bucket);
   }
 
   private decide(bucket: string, limit: number, now: number, count: boolean): RateDecision {

@@ -146,6 +146,11 @@ export class AutoReviewer {
     clock.scheduleCall(clock.now() + setting.afterSeconds * 1000, this.due, req, 'auto review');
   }
 
+  /** Re-arms a restored request's automatic decision at the time it was due (D-136). */
+  rearm(req: ScreeningRequest, at: number): void {
+    this.ctx.clock.of(req.tenantId).scheduleCall(at, this.due, req, 'auto review');
+  }
+
   // one function for every timer (like the expiry's): the setting in force now decides
   private readonly due = (req: ScreeningRequest): void => {
     if (req.state !== 'pending_review' || this.requests.get(req.id) !== req) return;

@@ -18,6 +18,14 @@ import type { AutoReview } from './autoReview.js';
 import { submit } from './submit.js';
 import type { Submission } from './types.js';
 import { usageOf } from './usage.js';
+import type { LedgerRowState } from './ledger.js';
+import { StoredRequest, type StoredRequestState } from './record.js';
+
+/** A tenant's screening state in a snapshot: its ledger rows and its requests (D-136). */
+export interface ScreeningTenantState {
+  rows: LedgerRowState[];
+  requests: StoredRequestState[];
+}
 
 export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
   const { ledger, requests } = ctx.store;
@@ -29,6 +37,11 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
     decide(ctx, requests, pipeline, requestId, input),
   );
   pipeline.onQueued = (req) => autoReviewer.queued(req);
+  const requestOf = (id: string): StoredRequest => {
+    const req = requests.get(id);
+    if (!req) throw new Error(`snapshot: a timer refers to request ${id}, which the snapshot does not hold`);
+    return req;
+  };
 
   return {
     /** The stores, for the control API, benchmarks and tests that seed at scale. */
@@ -48,6 +61,26 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
       autoReviewer.enabled(tenant);
     },
     get: (requestId: string) => requests.get(requestId),
+    exportTenant: (tenantId: string): ScreeningTenantState => ({
+      rows: ledger.exportTenant(tenantId),
+      requests: requests.ordered(tenantId).map((r) => r.exportState()),
+    }),
+    /** Restores a tenant's rows and requests; their timers come back through rearm(). */
+    importTenant(tenantId: string, state: ScreeningTenantState): void {
+      const rows = ledger.importTenant(tenantId, state.rows);
+      const reqs = state.requests.map((s) => StoredRequest.fromState(s, rows, pipeline.jobOf(s.jobSpec)));
+      requests.importTenant(tenantId, reqs);
+    },
+    forgetTenant(tenantId: string): void {
+      for (const r of requests.ordered(tenantId)) pipeline.cancelExpiry(r);
+      requests.forgetTenant(tenantId);
+      ledger.forgetTenant(tenantId);
+    },
+    /** The timers of a restored request, by their label: its review expiry, its automatic decision. */
+    rearm: {
+      'review expiry': (requestId: string, at: number) => pipeline.rearmExpiry(requestOf(requestId), at),
+      'auto review': (requestId: string, at: number) => autoReviewer.rearm(requestOf(requestId), at),
+    },
     list: (filter?: RequestFilter) => requests.list(filter),
     reset() {
       for (const r of requests.list()) pipeline.cancelExpiry(r);

@@ -81,6 +81,17 @@ export function lowerBound(n: number, isRight: (i: number) => boolean): number {
   return lo;
 }
 
+/** One row as a snapshot keeps it: seq, request id, from, to, actor, payload, time (ms). */
+export type LedgerRowState = [
+  seq: number,
+  requestId: string,
+  from: ScreeningState | null,
+  to: ScreeningState,
+  actor: string,
+  payload: LedgerPayload | null,
+  at: number,
+];
+
 export interface LedgerSlice {
   rows: LedgerRow[];
   /** True when rows exist after the last one returned. */
@@ -236,6 +247,56 @@ export class Ledger {
 
   get size(): number {
     return this.count;
+  }
+
+  /** The sequence the next row follows: global, so it goes in the global part of a snapshot (D-136). */
+  exportState(): { seq: number } {
+    return { seq: this.seq };
+  }
+
+  importState(state: { seq: number }): void {
+    this.seq = state.seq;
+  }
+
+  /** A tenant's rows in order (the chains of its requests follow from the request ids). */
+  exportTenant(tenantId: string): LedgerRowState[] {
+    const rows = this.byTenant.get(tenantId);
+    const out: LedgerRowState[] = [];
+    if (!rows) return out;
+    for (let i = 0; i < rows.length; i++)
+      out.push([
+        rows.seqAt(i),
+        rows.requestIdAt(i),
+        rows.fromStateAt(i),
+        rows.toStateAt(i),
+        rows.actorAt(i),
+        rows.payloadAt(i) === null ? null : { ...rows.payloadAt(i) },
+        rows.atOf(i),
+      ]);
+    return out;
+  }
+
+  /** Rebuilds a tenant's row store exactly as exported (same rows, same chains) and returns it. */
+  importTenant(tenantId: string, state: readonly LedgerRowState[]): TenantRows {
+    this.forgetTenant(tenantId);
+    const rows = this.rowsFor(tenantId);
+    const last = new Map<string, number>();
+    for (const [seq, requestId, from, to, actor, payload, at] of state) {
+      const i = rows.push(seq, requestId, from, to, actor, this.store(payload), at, last.get(requestId) ?? -1);
+      last.set(requestId, i);
+    }
+    this.count += state.length;
+    this.pages.clear();
+    return rows;
+  }
+
+  /** Drops a tenant's rows (the sequence goes on: a later row never reuses a number). */
+  forgetTenant(tenantId: string): void {
+    const rows = this.byTenant.get(tenantId);
+    if (!rows) return;
+    this.count -= rows.length;
+    this.byTenant.delete(tenantId);
+    this.pages.clear();
   }
 
   reset(): void {

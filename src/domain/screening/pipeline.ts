@@ -10,7 +10,7 @@ import type { CoreContext } from '../context.js';
 import { limits } from '../plans.js';
 import type { Delivery, WebhookService } from '../webhooks/index.js';
 import { flatten } from './flatten.js';
-import { JobSpecTable } from './jobSpecs.js';
+import { JobSpecTable, type StoredJobSpec } from './jobSpecs.js';
 import type { Actor, Ledger, LedgerPayload } from './ledger.js';
 import { RecentTable } from './recentTable.js';
 import { encodeCandidate, StoredRequest } from './record.js';
@@ -152,6 +152,16 @@ export class Pipeline {
       req.expiry = clock.scheduleCall(expiresAt, this.windowElapsed, req, 'review expiry');
       this.onQueued?.(req);
     }
+  }
+
+  /** The shared stored form of a job spec from its JSON text (a snapshot's request, D-136). */
+  jobOf(json: string): StoredJobSpec {
+    return this.jobSpecs.intern(JSON.parse(json) as Submission['jobSpec']);
+  }
+
+  /** Re-arms a restored request's review expiry at the time it was due (D-136). */
+  rearmExpiry(req: StoredRequest, at: number): void {
+    req.expiry = this.ctx.clock.of(req.tenantId).scheduleCall(at, this.windowElapsed, req, 'review expiry');
   }
 
   /** Told of each request entering pending review (the automatic reviewer, D-134). */

@@ -50,6 +50,23 @@ export function decodeCandidate(text: string): CandidateBlob {
   return out as unknown as CandidateBlob;
 }
 
+/** A request as a snapshot keeps it: its fields and texts, its place in its tenant's ledger rows (D-136). */
+export interface StoredRequestState {
+  id: string;
+  idempotencyKey: string;
+  createdAt: number;
+  candidate: string;
+  jobSpec: string;
+  state: ScreeningState;
+  decision: ReviewDecisionV1 | null;
+  edits: ReviewEdits | null;
+  queuedForReviewAt: number | null;
+  firstRow: number;
+  lastRow: number;
+  scoreText: string | null;
+  scoreName: string | null;
+}
+
 export class StoredRequest implements ScreeningRequest, RowChain {
   state: ScreeningState = 'received';
   decision: ReviewDecisionV1 | null = null;
@@ -102,6 +119,39 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     const c = this.scoreName === null ? this.candidate() : null;
     const name = this.scoreName ?? (c?.kind === 'structured' ? c.fullName : '');
     return withSubject(JSON.parse(this.scoreText) as ScoreResultV1, subjectOf(name));
+  }
+
+  /** Everything but the expiry timer, which its service re-arms from the clock's timers on import. */
+  exportState(): StoredRequestState {
+    return structuredClone({
+      id: this.id,
+      idempotencyKey: this.idempotencyKey,
+      createdAt: this.createdAt,
+      candidate: this.candidateText,
+      jobSpec: this.job.json,
+      state: this.state,
+      decision: this.decision,
+      edits: this.edits,
+      queuedForReviewAt: this.queuedForReviewAt,
+      firstRow: this.firstRow,
+      lastRow: this.lastRow,
+      scoreText: this.scoreText,
+      scoreName: this.scoreName,
+    });
+  }
+
+  /** The request exported as `s`, its rows in `store`, its job spec the shared `job`. */
+  static fromState(s: StoredRequestState, store: TenantRows, job: StoredJobSpec): StoredRequest {
+    const req = new StoredRequest(s.id, s.idempotencyKey, s.createdAt, store, s.candidate, job);
+    req.state = s.state;
+    req.decision = structuredClone(s.decision);
+    req.edits = structuredClone(s.edits);
+    req.queuedForReviewAt = s.queuedForReviewAt;
+    req.firstRow = s.firstRow;
+    req.lastRow = s.lastRow;
+    req.scoreText = s.scoreText;
+    req.scoreName = s.scoreName;
+    return req;
   }
 
   get rows(): LedgerRow[] {

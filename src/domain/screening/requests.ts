@@ -2,6 +2,7 @@
 // synchronous, so the idempotency check-and-insert cannot interleave with another request.
 // Requirements: SCR-IDEMP-1, SCR-IDEMP-2, SCR-IDEMP-4; decisions D-12.
 
+import { mergeById } from '../mergeOrder.js';
 import type { StoredRequest } from './record.js';
 import type { ScreeningState } from './types.js';
 
@@ -65,6 +66,34 @@ export class RequestStore {
 
   get size(): number {
     return this.byId.size;
+  }
+
+  /** Puts a tenant's requests back (in their creation order), into the overall order by id (D-136). */
+  importTenant(tenantId: string, reqs: readonly StoredRequest[]): void {
+    this.forgetTenant(tenantId);
+    const keys = new Map<string, StoredRequest>();
+    for (const req of reqs) {
+      keys.set(req.idempotencyKey, req);
+      this.byId.set(req.id, req);
+      this.moved(null, req.state);
+    }
+    if (reqs.length === 0) return;
+    this.byKey.set(tenantId, keys);
+    this.orderByTenant.set(tenantId, [...reqs]);
+    this.order = mergeById(this.order, reqs, (r) => r.id);
+  }
+
+  /** Drops every request of a tenant. */
+  forgetTenant(tenantId: string): void {
+    const mine = this.orderByTenant.get(tenantId);
+    if (!mine) return;
+    for (const req of mine) {
+      this.byId.delete(req.id);
+      this.states.set(req.state, (this.states.get(req.state) ?? 1) - 1);
+    }
+    this.byKey.delete(tenantId);
+    this.orderByTenant.delete(tenantId);
+    this.order = this.order.filter((r) => r.tenantId !== tenantId);
   }
 
   reset(): void {

@@ -2,6 +2,8 @@
 // kept by id, by tenant and by request, so the control API and console can list them either way.
 // Requirements: SCR-HOOK-3, POL-HOOK-1; decisions D-09.
 
+import { mergeById } from '../mergeOrder.js';
+
 export type WebhookEvent = 'screening.scored' | 'screening.review_decided';
 export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'exhausted';
 
@@ -69,6 +71,9 @@ export function deliveryView(d: Delivery) {
 
 export type DeliveryView = ReturnType<typeof deliveryView>;
 
+/** A delivery as a snapshot keeps it: everything but the canceller of its retry timer (D-136). */
+export type DeliveryState = Omit<Delivery, 'cancelRetry'>;
+
 export class DeliveryStore {
   private byId = new Map<string, Delivery>();
   private byTenant = new Map<string, Delivery[]>();
@@ -105,6 +110,36 @@ export class DeliveryStore {
 
   all(): IterableIterator<Delivery> {
     return this.byId.values();
+  }
+
+  /** A tenant's deliveries in creation order, JSON-safe (D-136). */
+  exportTenant(tenantId: string): DeliveryState[] {
+    return (this.byTenant.get(tenantId) ?? []).map(({ cancelRetry: _c, ...rest }) => structuredClone(rest));
+  }
+
+  /** Puts a tenant's deliveries back (no retry armed: the service re-arms them); returns them. */
+  importTenant(tenantId: string, state: readonly DeliveryState[]): Delivery[] {
+    this.forgetTenant(tenantId);
+    const list: Delivery[] = state.map((d) => ({ ...structuredClone(d), cancelRetry: null }));
+    for (const d of list) {
+      this.byId.set(d.id, d);
+      push(this.byTenant, d.tenantId, d);
+      push(this.byRequest, d.requestId, d);
+    }
+    this.order = mergeById(this.order, list, (d) => d.id);
+    return list;
+  }
+
+  /** Drops a tenant's deliveries (their retries are the clock's to drop). */
+  forgetTenant(tenantId: string): void {
+    const mine = this.byTenant.get(tenantId);
+    if (!mine) return;
+    for (const d of mine) {
+      this.byId.delete(d.id);
+      this.byRequest.delete(d.requestId);
+    }
+    this.byTenant.delete(tenantId);
+    this.order = this.order.filter((d) => d.tenantId !== tenantId);
   }
 
   clear(): void {

@@ -11,7 +11,8 @@ import type { CoreContext } from '../context.js';
 import { invalid, notFound } from '../../errors/errors.js';
 import { limits } from '../plans.js';
 import type { Tenant } from '../tenants.js';
-import type { Attempt, Delivery, WebhookEvent } from './delivery.js';
+import type { Attempt, Delivery, DeliveryState, WebhookEvent } from './delivery.js';
+import type { EndpointStats } from './stats.js';
 import { LISTENER_URL, type WebhookRelay } from './relay.js';
 import { postWebhook } from './sender.js';
 import { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, sign } from './signer.js';
@@ -203,6 +204,22 @@ export function createWebhooks(ctx: CoreContext) {
     if (gen === generation && d.attempts.length === 0 && !d.inFlight) attempt(d, false);
   }
 
+  // a snapshot holds no closures (D-136): a restored delivery's retry is armed again, and work that had not
+  // finished when the snapshot was taken (an attempt in flight, a first attempt still to run) is made again
+  function rearmRetry(deliveryId: string, at: number): void {
+    const d = store.get(deliveryId);
+    if (!d) throw new Error(`snapshot: a timer refers to delivery ${deliveryId}, which the snapshot does not hold`);
+    d.cancelRetry = ctx.clock.of(d.tenantId).schedule(at, () => attempt(d, false), RETRY_TIMER, d.id);
+  }
+
+  function resumeRestored(d: Delivery): void {
+    const manual = d.inFlight && (d.status === 'delivered' || d.status === 'exhausted');
+    const unfinished = d.inFlight || (d.status === 'pending' && d.attempts.length === 0);
+    d.inFlight = false;
+    d.retryAfterFlight = false;
+    if (unfinished) ctx.clock.defer((x: Delivery, m: boolean) => attempt(x, m), d, manual);
+  }
+
   function create(input: EnqueueInput, test: boolean): Delivery {
     const now = ctx.clock.of(input.tenantId).now();
     const tenant = tenantOf(input.tenantId);
@@ -292,6 +309,23 @@ export function createWebhooks(ctx: CoreContext) {
       relay = r;
       return true;
     },
+    exportTenant: (tenantId: string): WebhooksTenantState => ({
+      deliveries: store.exportTenant(tenantId),
+      endpoints: stats.exportTenant(tenantId),
+    }),
+    importTenant(tenantId: string, state: WebhooksTenantState): void {
+      stats.importTenant(tenantId, state.endpoints);
+      for (const d of store.importTenant(tenantId, state.deliveries)) resumeRestored(d);
+    },
+    forgetTenant(tenantId: string): void {
+      for (const d of store.list({ tenantId })) d.cancelRetry?.();
+      store.forgetTenant(tenantId);
+      stats.forgetTenant(tenantId);
+    },
+    /** The timers of a restored delivery, by label: its retry, at the time it was due (D-136). */
+    rearm: {
+      [RETRY_TIMER]: (deliveryId: string, at: number) => rearmRetry(deliveryId, at),
+    },
     onOutcome(listener: OutcomeListener): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -307,5 +341,11 @@ export function createWebhooks(ctx: CoreContext) {
 }
 
 export type WebhookService = ReturnType<typeof createWebhooks>;
+
+/** A tenant's webhook state in a snapshot: its deliveries and its endpoints' figures (D-136). */
+export interface WebhooksTenantState {
+  deliveries: DeliveryState[];
+  endpoints: EndpointStats[];
+}
 export { deliveryView, type Delivery, type DeliveryView, type WebhookEvent } from './delivery.js';
 export { sign, verify, verifyAny, SIGNATURE_HEADER, PREVIOUS_SIGNATURE_HEADER } from './signer.js';

@@ -46,6 +46,20 @@ export class EndpointStatsBook {
     return out.reverse();
   }
 
+  /** A tenant's endpoints, least recently used first (D-136). */
+  exportTenant(tenantId: string): EndpointStats[] {
+    return [...this.byKey.values()].filter((s) => s.tenantId === tenantId).map((s) => ({ ...s }));
+  }
+
+  importTenant(tenantId: string, state: readonly EndpointStats[]): void {
+    this.forgetTenant(tenantId);
+    for (const s of state) this.byKey.set(`${s.tenantId} ${s.url}`, { ...s });
+  }
+
+  forgetTenant(tenantId: string): void {
+    for (const [key, s] of [...this.byKey]) if (s.tenantId === tenantId) this.byKey.delete(key);
+  }
+
   clear(): void {
     this.byKey.clear();
   }

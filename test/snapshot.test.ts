@@ -1,0 +1,481 @@
+// Snapshots of the state (D-136), through the real HTTP app in process (every step of a request runs):
+// a sandbox exported at any point between calls, carried through JSON and imported into a fresh core of
+// the same settings answers every later call as the original does (statuses, bodies, the deliveries'
+// attempts and their times) and ends in the same state; one tenant exported, forgotten and imported again
+// answers as before while the others are untouched; a snapshot of another format is refused.
+
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { resolveConfig } from '../src/config.js';
+import { createCore, type Core } from '../src/domain/core.js';
+import {
+  exportState,
+  exportTenant,
+  forgetTenant,
+  importState,
+  importTenant,
+  SNAPSHOT_FORMAT,
+  type Snapshot,
+} from '../src/domain/snapshot.js';
+import { openMemoryStore } from '../src/store/memory.js';
+
+const ADMIN = 'sat_snapshot_test_token';
+/** The wall clock both cores read: sandbox time moves only by the advances the sequence makes. */
+const REAL_NOW = Date.UTC(2026, 2, 2, 9, 30, 0);
+const CURSOR_SECRET = Buffer.alloc(32, 7);
+
+/**
+ * Secrets (API keys, webhook secrets, session ids) drawn from a numbered stream instead of crypto, so two
+ * cores that draw the same number of bytes hand out the same secrets; a twin starts where its original stands.
+ */
+class Entropy {
+  drawn = 0;
+  readonly draw = (length: number): Uint8Array => {
+    const out = Buffer.alloc(length);
+    for (let i = 0; i < length; i += 32)
+      createHash('sha256')
+        .update(`entropy ${this.drawn++}`)
+        .digest()
+        .copy(out, i, 0, Math.min(32, length - i));
+    return out;
+  };
+}
+
+interface Sandbox {
+  core: Core;
+  entropy: Entropy;
+  call: (method: string, path: string, body?: unknown, key?: string) => Promise<{ status: number; body: unknown }>;
+}
+
+async function makeSandbox(): Promise<Sandbox> {
+  const entropy = new Entropy();
+  const core = await createCore(
+    resolveConfig({ adminToken: ADMIN, seedDemo: true, corpusSize: 60, publicUrl: 'http://sandbox.test' }),
+    (deps) => {
+      deps.ids.share('snap00', entropy.draw);
+      return openMemoryStore(deps, { realNow: () => REAL_NOW, cursorSecret: CURSOR_SECRET });
+    },
+  );
+  const app = createApp(core);
+  const call = async (method: string, path: string, body?: unknown, key: string = ADMIN) => {
+    const res = await app.fetch(
+      new Request(`http://sandbox.test${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: compared as text
+    }
+    return { status: res.status, body: parsed };
+  };
+  return { core, entropy, call };
+}
+
+/** Lets deferred work, timers due now and webhook attempts in flight finish. */
+async function quiesce(core: Core): Promise<void> {
+  for (let calm = 0; calm < 3;) {
+    await new Promise((r) => setTimeout(r, 0));
+    if (core.webhooks.list().some((d) => d.inFlight)) {
+      calm = 0;
+      await new Promise((r) => setTimeout(r, 2));
+    } else calm++;
+  }
+}
+
+/** Real durations (the request log's, a receiver's answer time) differ between two runs; nothing else may. */
+function withoutDurations(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutDurations);
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v).flatMap(([k, x]) => (k === 'durationMs' ? [] : [[k, withoutDurations(x)]])),
+    );
+  return v;
+}
+
+// a receiver whose answer depends on the path only: /ok answers 200, anything else 500
+let receiver: Server;
+let hookBase = '';
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const ok = req.url === '/ok';
+      res.writeHead(ok ? 200 : 500, { 'content-type': 'text/plain' });
+      res.end(ok ? 'received' : 'receiver failed');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  hookBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  receiver.closeAllConnections();
+  await new Promise((r) => receiver.close(r));
+});
+
+// ---- the calls a sequence is made of, as data; each names a tenant by its index among those made so far
+
+type Op =
+  | { t: 'tenant'; tier: 'free' | 'starter' | 'pro' | 'scale' }
+  | { t: 'submit'; who: number; idem: number; cand: number; title: number }
+  | { t: 'decide'; who: number; nth: number; decision: 'approved' | 'rejected' | 'edited' }
+  | { t: 'advance'; seconds: number }
+  | { t: 'advanceTenant'; who: number; seconds: number }
+  | { t: 'webhook'; who: number; url: 'ok' | 'fail' | null }
+  | { t: 'autoReview'; who: number; afterSeconds: number | null }
+  | { t: 'apply'; who: number; job: number }
+  | { t: 'search'; who: number; q: number }
+  | { t: 'fault'; who: number | null; mode: 'webhook_failure' | 'status'; count: number }
+  | { t: 'key'; who: number }
+  | { t: 'revoke'; who: number }
+  | { t: 'read'; who: number; what: 'audit' | 'usage' | 'me' | 'deliveries' | 'logs' | 'tenant' | 'clock' };
+
+const who = fc.nat(5);
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('tenant' as const),
+      tier: fc.constantFrom('free', 'starter', 'pro', 'scale'),
+    }),
+  },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      t: fc.constant('submit' as const),
+      who,
+      idem: fc.nat(4),
+      cand: fc.nat(2),
+      title: fc.nat(3),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('decide' as const),
+      who,
+      nth: fc.nat(5),
+      decision: fc.constantFrom('approved', 'rejected', 'edited'),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ t: fc.constant('advance' as const), seconds: fc.constantFrom(1, 30, 61, 3600, 80 * 3600) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('advanceTenant' as const),
+      who,
+      seconds: fc.constantFrom(10, 61, 600, 40 * 86400),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ t: fc.constant('webhook' as const), who, url: fc.constantFrom('ok', 'fail', null) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('autoReview' as const),
+      who,
+      afterSeconds: fc.constantFrom(0, 30, 3600, null),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('apply' as const), who, job: fc.nat(3) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('search' as const), who, q: fc.nat(2) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('fault' as const),
+      who: fc.option(who, { nil: null }),
+      mode: fc.constantFrom('webhook_failure', 'status'),
+      count: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('key' as const), who }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('revoke' as const), who }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('read' as const),
+      who,
+      what: fc.constantFrom('audit', 'usage', 'me', 'deliveries', 'logs', 'tenant', 'clock'),
+    }),
+  },
+);
+
+const CANDIDATES = [
+  { kind: 'structured', fullName: 'Sari Wulandari', skills: ['TypeScript', 'PostgreSQL'], experienceYears: 6 },
+  { kind: 'structured', fullName: 'Budi Santoso', skills: ['Go'], experienceYears: 2 },
+  { kind: 'resume_ref', resumeRef: 'res_demo_data' },
+];
+const TITLES = ['Senior Backend Engineer', 'Go Developer', 'sandbox expire', 'Data Analyst'];
+const QUERIES = ['engineer', 'remote', 'design'];
+
+/** The tenants a sequence made, with their keys (newest last), as the sequence itself saw them. */
+interface World {
+  tenants: { id: string; keys: string[] }[];
+  jobs: string[];
+}
+
+async function run(sb: Sandbox, world: World, op: Op): Promise<{ status: number; body: unknown }> {
+  const { call, core } = sb;
+  const tenant = (i: number) => world.tenants[i % world.tenants.length];
+  const key = (i: number) => tenant(i).keys.at(-1)!;
+  switch (op.t) {
+    case 'tenant': {
+      const res = await call('POST', '/sandbox/v1/tenants', { planTier: op.tier });
+      const b = res.body as { tenantId: string; apiKey: string };
+      if (res.status === 201) world.tenants.push({ id: b.tenantId, keys: [b.apiKey] });
+      return res;
+    }
+    case 'submit':
+      return call(
+        'POST',
+        '/api/screening/v1/screen',
+        {
+          idempotencyKey: `idem-${op.idem}`,
+          candidate: CANDIDATES[op.cand],
+          jobSpec: { title: TITLES[op.title], mustHaves: ['TypeScript'] },
+        },
+        key(op.who),
+      );
+    case 'decide': {
+      const reqs = core.screening.list({ tenantId: tenant(op.who).id });
+      if (reqs.length === 0) return call('GET', '/sandbox/v1/reviews/counts');
+      const body =
+        op.decision === 'edited'
+          ? { decision: 'edited', reviewerId: 'rev_snap', editedScore: 55 }
+          : { decision: op.decision, reviewerId: 'rev_snap' };
+      return call('POST', `/sandbox/v1/reviews/${reqs[op.nth % reqs.length].id}/decision`, body);
+    }
+    case 'advance':
+      return call('POST', '/sandbox/v1/clock/advance', { seconds: op.seconds });
+    case 'advanceTenant':
+      return call('POST', `/sandbox/v1/tenants/${tenant(op.who).id}/clock/advance`, { seconds: op.seconds });
+    case 'webhook':
+      return call('PATCH', `/sandbox/v1/tenants/${tenant(op.who).id}`, {
+        webhookUrl: op.url === null ? null : `${hookBase}/${op.url}`,
+      });
+    case 'autoReview':
+      return call('PATCH', `/sandbox/v1/tenants/${tenant(op.who).id}`, {
+        autoReview:
+          op.afterSeconds === null
+            ? null
+            : { afterSeconds: op.afterSeconds, rule: 'approve_if_score_at_least', minScore: 50 },
+      });
+    case 'apply':
+      return call(
+        'POST',
+        `/api/v1/jobs/${world.jobs[op.job % world.jobs.length]}/apply`,
+        { candidate_name: 'Sari', candidate_email: 'sari@example.com', message: 'Hello, I would like to apply.' },
+        key(op.who),
+      );
+    case 'search':
+      return call('GET', `/api/v1/jobs?q=${QUERIES[op.q]}&limit=3`, undefined, key(op.who));
+    case 'fault':
+      return call('POST', '/sandbox/v1/faults', {
+        mode: op.mode,
+        ...(op.mode === 'status' ? { status: 503, path: '/api/v1/jobs' } : {}),
+        count: op.count,
+        ...(op.who === null ? {} : { tenantId: tenant(op.who).id }),
+      });
+    case 'key': {
+      const t = tenant(op.who);
+      const res = await call('POST', `/sandbox/v1/tenants/${t.id}/keys`, {});
+      if (res.status === 201) t.keys.push((res.body as { apiKey: string }).apiKey);
+      return res;
+    }
+    case 'revoke': {
+      // no route of the control API revokes (the dashboard does): the domain call both sandboxes make
+      const t = tenant(op.who);
+      const keys = core.tenants.keysOf(t.id);
+      if (t.keys.length < 2 || keys.length < 2) return call('GET', `/sandbox/v1/tenants/${t.id}`);
+      core.tenants.revokeKey(t.id, keys[0].id);
+      t.keys.shift();
+      return call('GET', `/sandbox/v1/tenants/${t.id}`);
+    }
+    case 'read': {
+      const t = tenant(op.who);
+      switch (op.what) {
+        case 'audit':
+          return call('GET', '/api/screening/v1/audit?limit=3', undefined, key(op.who));
+        case 'usage':
+          return call('GET', '/api/screening/v1/usage', undefined, key(op.who));
+        case 'me':
+          return call('GET', '/api/v1/me', undefined, key(op.who));
+        case 'deliveries':
+          return call('GET', `/sandbox/v1/webhooks/deliveries?tenantId=${t.id}`);
+        case 'logs':
+          return call('GET', '/sandbox/v1/logs?limit=5');
+        case 'tenant':
+          return call('GET', `/sandbox/v1/tenants/${t.id}`);
+        case 'clock':
+          return call('GET', `/sandbox/v1/tenants/${t.id}/clock`);
+      }
+    }
+  }
+}
+
+/** A fresh sandbox with three tenants of its own (beside the demo ones), and the jobs applies go to. */
+async function start(): Promise<{ sb: Sandbox; world: World }> {
+  const sb = await makeSandbox();
+  const world: World = { tenants: [], jobs: [] };
+  for (const tier of ['pro', 'starter', 'free'] as const) await run(sb, world, { t: 'tenant', tier });
+  const search = (await sb.call('GET', '/api/v1/jobs?limit=4', undefined, world.tenants[0].keys[0])).body as {
+    jobs: { id: string }[];
+  };
+  world.jobs = search.jobs.map((j) => j.id);
+  return { sb, world };
+}
+
+/** The twin of `sb`: a fresh core of the same settings, loaded from a JSON copy of sb's snapshot. */
+async function twinOf(sb: Sandbox): Promise<Sandbox> {
+  const snap = JSON.parse(JSON.stringify(exportState(sb.core))) as Snapshot;
+  const twin = await makeSandbox();
+  importState(twin.core, snap);
+  twin.entropy.drawn = sb.entropy.drawn;
+  return twin;
+}
+
+/** Runs `ops` on both, comparing every answer; the deliveries list is compared after each call too. */
+async function runBoth(a: Sandbox, b: Sandbox, world: World, ops: readonly Op[]): Promise<void> {
+  const worldB: World = structuredClone(world);
+  for (const [i, op] of ops.entries()) {
+    const ra = await run(a, world, op);
+    const rb = await run(b, worldB, op);
+    await quiesce(a.core);
+    await quiesce(b.core);
+    expect(withoutDurations(rb), `answer to call ${i} ${JSON.stringify(op)}`).toEqual(withoutDurations(ra));
+    const da = await a.call('GET', '/sandbox/v1/webhooks/deliveries?limit=100');
+    const db = await b.call('GET', '/sandbox/v1/webhooks/deliveries?limit=100');
+    expect(withoutDurations(db), `deliveries after call ${i}`).toEqual(withoutDurations(da));
+  }
+}
+
+const close = (...sbs: Sandbox[]) => sbs.forEach((s) => s.core.clock.clear());
+
+describe('snapshots of the state (D-136)', () => {
+  it('a sandbox imported from a snapshot taken at any point answers every later call as the original', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { minLength: 4, maxLength: 22 }), fc.nat(), async (ops, cutAt) => {
+        const cut = cutAt % (ops.length + 1);
+        const { sb: a, world } = await start();
+        let b: Sandbox | null = null;
+        try {
+          for (const op of ops.slice(0, cut)) {
+            await run(a, world, op);
+            await quiesce(a.core);
+          }
+          b = await twinOf(a);
+          await runBoth(a, b, world, ops.slice(cut));
+          expect(withoutDurations(exportState(b.core))).toEqual(withoutDurations(exportState(a.core)));
+        } finally {
+          close(a, ...(b ? [b] : []));
+        }
+      }),
+      { numRuns: 12 },
+    );
+  }, 60_000);
+
+  it('a tenant exported, forgotten and imported again answers as before; the other tenants are untouched', async () => {
+    const { sb: a, world } = await start();
+    const setup: Op[] = [
+      { t: 'webhook', who: 0, url: 'fail' },
+      { t: 'autoReview', who: 1, afterSeconds: 3600 },
+      { t: 'submit', who: 0, idem: 1, cand: 0, title: 0 },
+      { t: 'submit', who: 0, idem: 2, cand: 1, title: 1 },
+      { t: 'submit', who: 1, idem: 1, cand: 0, title: 0 },
+      { t: 'submit', who: 2, idem: 1, cand: 2, title: 0 },
+      { t: 'decide', who: 0, nth: 0, decision: 'approved' },
+      { t: 'apply', who: 0, job: 0 },
+      { t: 'fault', who: 0, mode: 'status', count: 2 },
+      { t: 'search', who: 0, q: 0 },
+      { t: 'key', who: 0 },
+    ];
+    for (const op of setup) {
+      await run(a, world, op);
+      await quiesce(a.core);
+    }
+    const b = await twinOf(a);
+    try {
+      const id = world.tenants[0].id;
+      const others = a.core.tenants.list().filter((t) => t.id !== id);
+      const partsOf = () => others.map((t) => JSON.stringify(exportTenant(a.core, t.id)));
+      // while the tenant is away the others move up one place in the tenant list; nothing else of theirs changes
+      const placeless = (parts: string[]) =>
+        parts.map((p) => {
+          const part = JSON.parse(p);
+          delete part.tenant.position;
+          return part;
+        });
+      const before = partsOf();
+      const mine = JSON.parse(JSON.stringify(exportTenant(a.core, id)));
+
+      forgetTenant(a.core, id);
+      expect(() => a.core.tenants.get(id)).toThrow(/does not exist/);
+      expect(a.core.screening.list({ tenantId: id })).toEqual([]);
+      expect(a.core.webhooks.list({ tenantId: id })).toEqual([]);
+      expect(a.core.jobs.applications(id)).toEqual([]);
+      expect(a.core.faults.listRules(id)).toEqual([]);
+      expect(a.core.clock.pendingTimers(id)).toBe(0);
+      expect(a.core.store.ledger.rowsOf(id).length).toBe(0);
+      expect((await a.call('GET', '/api/screening/v1/usage', undefined, world.tenants[0].keys[0])).status).toBe(401);
+      expect(placeless(partsOf())).toEqual(placeless(before));
+
+      importTenant(a.core, id, mine);
+      expect(partsOf()).toEqual(before);
+      expect(JSON.parse(JSON.stringify(exportTenant(a.core, id)))).toEqual(mine);
+      // the tenant goes on as its twin (which never forgot it) does: retries, expiry, rules, windows, replays
+      await runBoth(a, b, world, [
+        { t: 'read', who: 0, what: 'clock' },
+        { t: 'search', who: 0, q: 1 },
+        { t: 'search', who: 0, q: 2 },
+        { t: 'submit', who: 0, idem: 1, cand: 0, title: 0 },
+        { t: 'submit', who: 0, idem: 3, cand: 0, title: 2 },
+        { t: 'advanceTenant', who: 0, seconds: 61 },
+        { t: 'webhook', who: 0, url: 'ok' },
+        { t: 'advanceTenant', who: 0, seconds: 600 },
+        { t: 'advance', seconds: 80 * 3600 },
+        { t: 'read', who: 0, what: 'audit' },
+        { t: 'read', who: 0, what: 'deliveries' },
+        { t: 'read', who: 1, what: 'audit' },
+        { t: 'apply', who: 0, job: 1 },
+        { t: 'read', who: 0, what: 'me' },
+      ]);
+    } finally {
+      close(a, b);
+    }
+  }, 30_000);
+
+  it('refuses a snapshot of another format, naming both formats', async () => {
+    const { sb: a, world } = await start();
+    const b = await makeSandbox();
+    try {
+      const snap = exportState(a.core);
+      expect(() => importState(b.core, { ...snap, format: SNAPSHOT_FORMAT + 1 })).toThrow(
+        new RegExp(`format ${SNAPSHOT_FORMAT + 1}.*format ${SNAPSHOT_FORMAT}`),
+      );
+      const part = exportTenant(a.core, world.tenants[0].id) as Record<string, unknown>;
+      expect(() => importTenant(b.core, world.tenants[0].id, { ...part, format: 0 })).toThrow(
+        new RegExp(`format 0.*format ${SNAPSHOT_FORMAT}`),
+      );
+      expect(() => b.core.tenants.get(world.tenants[0].id)).toThrow(/does not exist/);
+    } finally {
+      close(a, b);
+    }
+  });
+});
