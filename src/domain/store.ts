@@ -54,11 +54,11 @@ export interface Store {
   readonly sendWebhook?: SendWebhook;
   /** Releases what the store holds open (connections, timers); the in-memory store holds nothing. */
   close(): Promise<void>;
-  /** What the operator sees of where the state is kept (D-136); absent: nothing but the kind applies. */
+  /** What the operator sees of where the state is kept (D-137); absent: nothing but the kind applies. */
   readonly report?: () => Promise<StoreReport>;
 }
 
-/** Where a shared sandbox keeps its state, and what that costs (GET /sandbox/v1/store, D-136). */
+/** Where a shared sandbox keeps its state, and what that costs (GET /sandbox/v1/store, D-137). */
 export interface StoreReport {
   kind: string;
   log: {

@@ -51,7 +51,7 @@ export interface SharedOptions {
 /**
  * The snapshot a start loads: the newest one this instance can read, whose later steps it wrote itself;
  * or, with none, the whole log when every step in it is its own version's. Anything else is refused,
- * naming both versions and the way forward (D-136).
+ * naming both versions and the way forward (D-137).
  */
 async function planLoad(db: Db, mine: Writer): Promise<LoadPlan> {
   const snapshots = await listSnapshots(db);

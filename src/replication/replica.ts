@@ -53,7 +53,7 @@ interface StoredStep {
   code_version: string | null;
 }
 
-/** The state the log rebuilds, as the domain exports and imports it (D-136). */
+/** The state the log rebuilds, as the domain exports and imports it (D-137). */
 export interface StatePort {
   /** The format of what `exportState` returns. */
   readonly format: number;
@@ -143,7 +143,7 @@ export class Replica {
   private sweeper: NodeJS.Timeout | null = null;
   // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
   private readonly seeded: Rng;
-  // snapshots (D-136): the state they are taken of, one due here, the one being written
+  // snapshots (D-137, D-136): the state they are taken of, one due here, the one being written
   private state: StatePort | null = null;
   private snapshotWanted = false;
   private writing: Promise<void> | null = null;
@@ -239,7 +239,17 @@ export class Replica {
     const { seq, payload } = this.plan;
     if (payload) {
       if (!this.state) throw new Error('a snapshot was chosen but this instance holds no state to load it into');
-      this.state.importState(payload.state);
+      // work the import defers (the domain resumes deliveries it finds unfinished) is dropped: a snapshot is
+      // taken with no attempt in flight, and the instances that ran the log up to it have no such work
+      this.inStep = true;
+      try {
+        this.state.importState(payload.state);
+      } finally {
+        this.inStep = false;
+      }
+      const dropped = this.deferred.splice(0).length;
+      if (dropped)
+        console.error(`shared sandbox: ${dropped} piece(s) of work deferred by the snapshot's import were dropped`);
       this.sends = payload.replica.sends;
       this.lastNow = payload.replica.lastNow;
       this.applied = seq;
@@ -370,7 +380,7 @@ export class Replica {
       }
       // one round trip: the steps and the commit
       if (writes) await this.writer!.query(`${done.length ? this.insertOf(done) : ''}COMMIT`);
-      // the instance that commits every snapshotEvery-th step writes the snapshot (D-136)
+      // the instance that commits every snapshotEvery-th step writes the snapshot (D-137)
       const every = this.options.snapshotEvery;
       if (Math.floor((this.applied + done.length) / every) > Math.floor(this.applied / every))
         this.snapshotWanted = true;
@@ -471,7 +481,7 @@ export class Replica {
 
   /**
    * Refuses a step this instance must not replay: one after a gap (pruned before this instance applied
-   * it: a restart loads the snapshot that covers it), or one written by another version (D-136).
+   * it: a restart loads the snapshot that covers it), or one written by another version (D-137).
    */
   private check(r: StoredStep): void {
     if (Number(r.seq) !== this.applied + 1)
@@ -561,7 +571,7 @@ export class Replica {
 
   /**
    * An idle instance applies what the others committed now and then, so it never falls behind the steps
-   * that snapshots let the others prune (D-136).
+   * that snapshots let the others prune (D-137).
    */
   private keepUp(): void {
     if (this.running || this.queue.length || this.closed || this.fatal) return;

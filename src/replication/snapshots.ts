@@ -1,8 +1,8 @@
-// Snapshots of a shared sandbox in PostgreSQL (D-136): the whole state as of one step of the log, so a
+// Snapshots of a shared sandbox in PostgreSQL (D-137): the whole state as of one step of the log, so a
 // start loads the newest snapshot it can read and replays only the steps after it. The state is JSON,
 // gzip-compressed off the event loop; a new snapshot prunes what the two newest make useless (older
 // snapshots, and the steps up to the older of the two), so the database follows the state, not the history.
-// Requirements: none of its own; decisions D-136, D-112.
+// Requirements: none of its own; decisions D-137, D-112.
 
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';

@@ -1,8 +1,8 @@
-// What a shared sandbox's log and snapshots were written by (D-136): the log format (the shape of a
+// What a shared sandbox's log and snapshots were written by (D-137): the log format (the shape of a
 // recorded step) and the sandbox's code version (package.json's version: what replaying a step does).
 // A step is replayed only by the code version that ran it; a snapshot is state, read by any version
 // that knows its format. Anything else refuses to start, naming both sides and the way forward.
-// Requirements: none of its own; decisions D-136, D-112.
+// Requirements: none of its own; decisions D-137, D-112.
 
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';

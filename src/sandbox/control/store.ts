@@ -1,4 +1,4 @@
-// Control API: where the sandbox keeps its state and what that costs (D-136): for a shared sandbox the
+// Control API: where the sandbox keeps its state and what that costs (D-137): for a shared sandbox the
 // log's steps and bytes since the newest snapshot, the snapshots' count, size and age, the versions this
 // instance writes and reads, and what it loaded at start; for the in-memory default only its kind.
 

@@ -162,7 +162,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    name: 'snapshots of the shared sandbox, and who wrote each step (D-136)',
+    name: 'snapshots of the shared sandbox, and who wrote each step (D-137)',
     sql: `
       -- the state as of step seq, so a start replays only the steps after it; the two newest are kept,
       -- and every step after the older one (steps and snapshots before it are pruned)

@@ -1,4 +1,4 @@
-// The "Where the state is kept" panel of the Demo & reset page (D-136): for a shared sandbox, what a
+// The "Where the state is kept" panel of the Demo & reset page (D-137): for a shared sandbox, what a
 // start replays (steps and bytes since the newest snapshot), the snapshots' count, size and age, the
 // versions, and what this instance loaded and last wrote; for the in-memory default, its kind.
 
