@@ -4,10 +4,15 @@
 // than the list's last one, is an append.
 // Requirements: none (storage order); decisions D-136.
 
-/** `list` and `incoming` in creation order (by id), merged into one list in creation order. */
-export function mergeById<T>(list: readonly T[], incoming: readonly T[], idOf: (x: T) => string): T[] {
-  if (incoming.length === 0) return [...list];
-  if (list.length === 0 || idOf(list[list.length - 1]) < idOf(incoming[0])) return [...list, ...incoming];
+/**
+ * `list` and `incoming` in creation order (by id), merged into one list in creation order: `list` itself
+ * when `incoming` goes after it (appended in place), a new list otherwise.
+ */
+export function mergeById<T>(list: T[], incoming: readonly T[], idOf: (x: T) => string): T[] {
+  if (list.length === 0 || incoming.length === 0 || idOf(list[list.length - 1]) < idOf(incoming[0])) {
+    for (const x of incoming) list.push(x);
+    return list;
+  }
   const out: T[] = [];
   let i = 0;
   let j = 0;

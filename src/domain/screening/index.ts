@@ -19,12 +19,15 @@ import { submit } from './submit.js';
 import type { Submission } from './types.js';
 import { usageOf } from './usage.js';
 import type { LedgerRowState } from './ledger.js';
+import type { StoredJobSpec } from './jobSpecs.js';
 import { StoredRequest, type StoredRequestState } from './record.js';
 
 /** A tenant's screening state in a snapshot: its ledger rows and its requests (D-136). */
 export interface ScreeningTenantState {
   rows: LedgerRowState[];
-  requests: StoredRequestState[];
+  /** The job specs and score texts, each once (requests share them): requests refer to them by index. */
+  texts: string[];
+  requests: (Omit<StoredRequestState, 'jobSpec' | 'scoreText'> & { jobSpec: number; scoreText: number | null })[];
 }
 
 export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
@@ -61,14 +64,32 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService) {
       autoReviewer.enabled(tenant);
     },
     get: (requestId: string) => requests.get(requestId),
-    exportTenant: (tenantId: string): ScreeningTenantState => ({
-      rows: ledger.exportTenant(tenantId),
-      requests: requests.ordered(tenantId).map((r) => r.exportState()),
-    }),
+    exportTenant(tenantId: string): ScreeningTenantState {
+      const texts: string[] = [];
+      const index = new Map<string, number>();
+      const ref = (text: string): number => {
+        let i = index.get(text);
+        if (i === undefined) index.set(text, (i = texts.push(text) - 1));
+        return i;
+      };
+      const reqs = requests.ordered(tenantId).map((r) => {
+        const s = r.exportState();
+        return { ...s, jobSpec: ref(s.jobSpec), scoreText: s.scoreText === null ? null : ref(s.scoreText) };
+      });
+      return { rows: ledger.exportTenant(tenantId), texts, requests: reqs };
+    },
     /** Restores a tenant's rows and requests; their timers come back through rearm(). */
     importTenant(tenantId: string, state: ScreeningTenantState): void {
       const rows = ledger.importTenant(tenantId, state.rows);
-      const reqs = state.requests.map((s) => StoredRequest.fromState(s, rows, pipeline.jobOf(s.jobSpec)));
+      const jobs = new Map<number, StoredJobSpec>();
+      const jobOf = (i: number) => jobs.get(i) ?? jobs.set(i, pipeline.jobOf(state.texts[i])).get(i)!;
+      const reqs = state.requests.map((s) =>
+        StoredRequest.fromState(
+          { ...s, jobSpec: state.texts[s.jobSpec], scoreText: s.scoreText === null ? null : state.texts[s.scoreText] },
+          rows,
+          jobOf(s.jobSpec),
+        ),
+      );
       requests.importTenant(tenantId, reqs);
     },
     forgetTenant(tenantId: string): void {
