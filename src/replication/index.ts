@@ -14,7 +14,8 @@ import { migrate } from '../store/postgres/migrate.js';
 import { openPool, type Db } from '../store/postgres/pool.js';
 import { SNAPSHOT_FORMAT } from '../domain/snapshot.js';
 import type { StoreReport } from '../domain/store.js';
-import { Replica, type LoadPlan, type SnapshotPayload } from './replica.js';
+import { Replica } from './replica.js';
+import type { LoadPlan, SnapshotPayload } from './snapshotter.js';
 import { listSnapshots, readSnapshot, tailAfter } from './snapshots.js';
 import {
   CODE_VERSION,

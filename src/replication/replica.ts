@@ -12,7 +12,9 @@
 // - steps queued while a transaction is open are committed together (group commit).
 // Webhook attempts are made only by the instance that runs the step making them; the receiver's
 // answer comes back as a `sent` step. Real-time timers are fired by a `timers` step.
-// Requirements: none of its own (it preserves the behaviour of every service); decisions D-112, D-113, D-21.
+// A start loads the snapshot chosen when the store opened and applies only the steps after it; every
+// step carries the version that wrote it, and a step of another version or after a gap is refused (D-137).
+// Requirements: none of its own (it preserves the behaviour of every service); decisions D-112, D-113, D-21, D-137.
 
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
@@ -22,7 +24,7 @@ import { Rng } from '../domain/rng.js';
 import { postWebhook, type SendOutcome, type SendWebhook } from '../domain/webhooks/sender.js';
 import type { Db } from '../store/postgres/pool.js';
 import { connectionOf, requestOf, settled, type LoggedStep, type Step } from './steps.js';
-import { writeSnapshot } from './snapshots.js';
+import { Snapshotter, type LoadPlan, type SnapshotActivity, type StatePort } from './snapshotter.js';
 import { CODE_VERSION, describeWriter, LOG_FORMAT, sameWriter, type Writer } from './versions.js';
 
 /** The advisory lock that orders appends to the log (any constant shared by every instance). */
@@ -53,44 +55,11 @@ interface StoredStep {
   code_version: string | null;
 }
 
-/** The state the log rebuilds, as the domain exports and imports it (D-137). */
-export interface StatePort {
-  /** The format of what `exportState` returns. */
-  readonly format: number;
-  exportState(): unknown;
-  /** Into the state of a sandbox that has run no step yet. */
-  importState(state: unknown): void;
-}
-
-/** What a snapshot holds: the domain's state and the recorder's own counters, as of step `seq`. */
-export interface SnapshotPayload {
-  replica: { sends: number; lastNow: number };
-  state: unknown;
-}
-
-/** The snapshot a start loads (null: replay the log from its first step). */
-export interface LoadPlan {
-  seq: number;
-  payload: SnapshotPayload | null;
-}
-
 export interface ReplicaOptions {
   /** Who this instance writes as (its steps and snapshots carry it). */
   writer: Writer;
   /** A snapshot is written by the instance committing every this-many-th step (and at a clean stop). */
   snapshotEvery: number;
-}
-
-/** What this instance did with snapshots, for the operator (GET /sandbox/v1/store). */
-export interface SnapshotActivity {
-  /** The step this instance has applied up to. */
-  appliedSeq: number;
-  /** Where its start began: the snapshot's step (0: the log's start) and the steps replayed after it. */
-  loadedFrom: { seq: number; replayedSteps: number; readyMs: number } | null;
-  /** The last snapshot it wrote: its step, how long calls waited while the state was exported, its size. */
-  lastWritten: { seq: number; exportMs: number; writeMs: number; bytes: number; rawBytes: number } | null;
-  /** Whether a snapshot is due here but waits for a moment with no webhook attempt in flight. */
-  waiting: boolean;
 }
 
 /** A string as an SQL literal under standard_conforming_strings: backslashes are plain characters. */
@@ -143,12 +112,9 @@ export class Replica {
   private sweeper: NodeJS.Timeout | null = null;
   // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
   private readonly seeded: Rng;
-  // snapshots (D-137, D-136): the state they are taken of, one due here, the one being written
-  private state: StatePort | null = null;
-  private snapshotWanted = false;
-  private writing: Promise<void> | null = null;
+  // snapshots (D-137, D-136): the one a start loads, and the ones this instance takes
   private plan: LoadPlan = { seq: 0, payload: null };
-  private readonly activity: SnapshotActivity = { appliedSeq: 0, loadedFrom: null, lastWritten: null, waiting: false };
+  private readonly snapshots: Snapshotter;
 
   constructor(
     private readonly db: Db,
@@ -166,6 +132,7 @@ export class Replica {
   ) {
     this.seeded = new Rng(seed).fork('shared secrets');
     this.frozen = startedAt;
+    this.snapshots = new Snapshotter(db, options.writer, options.snapshotEvery);
   }
 
   /** The clock's deferrer: inside a step, deferred work runs before the step ends; outside, after the task. */
@@ -219,7 +186,7 @@ export class Replica {
 
   /** The state snapshots are taken of and loaded into (without it, no snapshot is written). */
   holdState(port: StatePort): void {
-    this.state = port;
+    this.snapshots.hold(port);
   }
 
   /** The snapshot `start` loads before it replays the steps after it (chosen when the store opened). */
@@ -229,7 +196,7 @@ export class Replica {
 
   /** What this instance did with snapshots, for the operator. */
   snapshotActivity(): SnapshotActivity {
-    return { ...this.activity, appliedSeq: this.applied };
+    return { ...this.snapshots.activity, appliedSeq: this.applied };
   }
 
   /** Loads the chosen snapshot and applies the log after it (start-up), then takes calls. */
@@ -238,12 +205,11 @@ export class Replica {
     this.frozen = null;
     const { seq, payload } = this.plan;
     if (payload) {
-      if (!this.state) throw new Error('a snapshot was chosen but this instance holds no state to load it into');
       // work the import defers (the domain resumes deliveries it finds unfinished) is dropped: a snapshot is
       // taken with no attempt in flight, and the instances that ran the log up to it have no such work
       this.inStep = true;
       try {
-        this.state.importState(payload.state);
+        this.snapshots.load(payload);
       } finally {
         this.inStep = false;
       }
@@ -256,7 +222,11 @@ export class Replica {
     }
     this.plan = { seq: 0, payload: null };
     await this.catchUp(this.db);
-    this.activity.loadedFrom = { seq, replayedSteps: this.applied - seq, readyMs: Math.round(performance.now() - t0) };
+    this.snapshots.activity.loadedFrom = {
+      seq,
+      replayedSteps: this.applied - seq,
+      readyMs: Math.round(performance.now() - t0),
+    };
     this.started = true;
     this.submitBackground({ t: 'timers', now: 0 });
     this.timersQueued = true;
@@ -276,18 +246,21 @@ export class Replica {
     if (this.sweeper) clearInterval(this.sweeper);
     // a clean stop leaves a snapshot of every step committed so far (a read applies them first), so the
     // next start, of this version or a later one, replays nothing
-    if (this.started && !this.fatal && this.state) {
-      await this.writing;
+    if (this.started && !this.fatal) {
+      await this.snapshots.settled();
       await this.read(() => {
-        if (this.pending.size > 0) console.error('shared sandbox: no snapshot at stop (webhook attempts in flight)');
-        else if (this.applied > 0 && this.activity.lastWritten?.seq !== this.applied) this.snapshotNow();
+        this.snapshots.atStop(this.applied, this.counters(), this.pending.size > 0);
         return Promise.resolve();
       }).catch((err: unknown) => console.error(`shared sandbox: no snapshot at stop (${(err as Error).message})`));
-      await this.writing;
+      await this.snapshots.settled();
     }
     while (this.running) await new Promise((r) => setTimeout(r, 5));
     this.writer?.release();
     this.writer = null;
+  }
+
+  private counters() {
+    return { sends: this.sends, lastNow: this.lastNow };
   }
 
   private hasLive(): boolean {
@@ -347,7 +320,7 @@ export class Replica {
         const batch = this.queue.splice(0, BATCH_MAX);
         await this.runBatch(batch);
         // between batches no step runs: the state is exactly the log up to `applied`
-        if (this.snapshotWanted) this.snapshotWhenQuiet();
+        this.snapshots.between(this.applied, this.counters(), this.pending.size > 0);
       }
     } finally {
       this.running = false;
@@ -380,10 +353,7 @@ export class Replica {
       }
       // one round trip: the steps and the commit
       if (writes) await this.writer!.query(`${done.length ? this.insertOf(done) : ''}COMMIT`);
-      // the instance that commits every snapshotEvery-th step writes the snapshot (D-137)
-      const every = this.options.snapshotEvery;
-      if (Math.floor((this.applied + done.length) / every) > Math.floor(this.applied / every))
-        this.snapshotWanted = true;
+      if (done.length) this.snapshots.committed(this.applied, this.applied + done.length);
       this.applied += done.length;
     } catch (err) {
       // what ran here may not be in the log: this instance's memory can no longer be trusted
@@ -414,48 +384,6 @@ export class Replica {
         `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'}, ${by})`,
     );
     return `INSERT INTO sandbox_log (seq, step, body, log_format, code_version) VALUES ${rows.join(', ')}; `;
-  }
-
-  /**
-   * Takes the snapshot that is due, unless a webhook attempt is in flight (its answer is a promise the
-   * state cannot hold): then it waits for the batch after the attempt's answer.
-   */
-  private snapshotWhenQuiet(): void {
-    this.activity.waiting = this.pending.size > 0 || this.writing !== null;
-    if (this.activity.waiting || !this.state) return;
-    this.snapshotWanted = false;
-    this.snapshotNow();
-  }
-
-  /** Exports the state as of `applied` now (calls wait meanwhile), then compresses and writes it in the background. */
-  private snapshotNow(): void {
-    const t0 = performance.now();
-    const seq = this.applied;
-    let json: string;
-    try {
-      const payload: SnapshotPayload = {
-        replica: { sends: this.sends, lastNow: this.lastNow },
-        state: this.state!.exportState(),
-      };
-      json = JSON.stringify(payload);
-    } catch (err) {
-      console.error(`shared sandbox: the state as of step ${seq} could not be exported (${(err as Error).message})`);
-      return;
-    }
-    const exportMs = performance.now() - t0;
-    const rawBytes = Buffer.byteLength(json, 'utf8');
-    this.writing = writeSnapshot(this.db, seq, json, this.options.writer, this.state!.format)
-      .then((bytes) => {
-        const writeMs = Math.round((performance.now() - t0) * 10) / 10;
-        this.activity.lastWritten = { seq, exportMs: Math.round(exportMs * 10) / 10, writeMs, bytes, rawBytes };
-      })
-      .catch((err: unknown) => {
-        // the log still holds every step: a failed snapshot costs only a longer next start
-        console.error(`shared sandbox: the snapshot of step ${seq} could not be written (${(err as Error).message})`);
-      })
-      .finally(() => {
-        this.writing = null;
-      });
   }
 
   /** The connection that appends: with standard strings, so a literal needs only its quotes doubled. */
