@@ -15,6 +15,7 @@ import { createAjv } from '../src/contract/ajv.js';
 import type { ConfigInput } from '../src/config.js';
 import { startSandbox, type RunningSandbox, type StoreHooks } from '../src/main.js';
 import { browser } from './support/console.js';
+import { axeViolations, launchChromium, overflow } from './support/pageChecks.js';
 import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, startReceiver, submitBody, waitFor } from './support/screening.js';
@@ -230,6 +231,25 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
         new RegExp(`data-field="since-snapshot">${store.log.stepsSinceSnapshot >= 0 ? '\\d+' : ''} steps`),
       );
       expect(html).toContain(`sandbox ${store.versions.codeVersion}`);
+      // in a real browser: the panel fits a phone and a desktop, and axe finds nothing serious
+      const chromium = await launchChromium();
+      try {
+        const tab = await (
+          await chromium.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
+        ).newPage();
+        await tab.goto(`${a.listenUrl}/console/demo`);
+        await tab.getByLabel('Admin token').fill(ADMIN_TOKEN);
+        await tab.getByRole('button', { name: 'Sign in' }).click();
+        await tab.goto(`${a.listenUrl}/console/demo`);
+        await tab.getByRole('heading', { level: 2, name: 'Where the state is kept' }).waitFor();
+        expect(await tab.locator('[data-field="versions"]').textContent()).toContain('snapshot format 1');
+        expect(await axeViolations(tab)).toEqual([]);
+        expect(await overflow(tab)).toBe(0);
+        await tab.setViewportSize({ width: 390, height: 844 });
+        expect(await overflow(tab)).toBe(0);
+      } finally {
+        await chromium.close();
+      }
     } finally {
       await a.close();
     }
@@ -258,6 +278,9 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       expect(after.tenant).toEqual(before.tenant);
       expect(after.pending).toEqual(before.pending);
       expect(after.usage).toEqual(before.usage);
+      // the review expiries are in the stop's snapshot (the clock's timers are exported before they are dropped)
+      expect(after.timers.pendingByLabel['review expiry']).toBe(5);
+      expect(after.timers).toEqual(before.timers);
       expect((await client(next.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
       // now the old version would replay the new one's steps: refused the same way
       await expect(start(url, { codeVersion: '1.4.0' })).rejects.toThrow(/sandbox 1\.5\.0; this instance is .*1\.4\.0/);

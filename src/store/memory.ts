@@ -54,8 +54,9 @@ export function openMemoryStore({ config, rng, ids }: StoreDeps, hooks: Partial<
     ...(hooks.sendWebhook ? { sendWebhook: hooks.sendWebhook } : {}),
     ...(hooks.report ? { report: hooks.report } : {}),
     close: async () => {
-      clock.clear();
+      // the shared store's close writes a snapshot at stop (D-137): the timers are part of it, so they go after
       await hooks.close?.();
+      clock.clear();
     },
   };
 }
