@@ -289,6 +289,34 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
     }
   });
 
+  it('a running instance stops at a step another version wrote, instead of replaying it', async () => {
+    const url = await db.another();
+    const stopped: Error[] = [];
+    const a = await start(url, { onStoreFailure: (e) => stopped.push(e) });
+    try {
+      const t = await tenant(a.listenUrl, { planTier: 'pro' });
+      const pgc = new pg.Client({ connectionString: url });
+      await pgc.connect();
+      try {
+        // an instance of 9.9.0 appended a step (it would have been refused at start; here it is forced in)
+        const { rows } = await pgc.query('SELECT max(seq) AS seq FROM sandbox_log');
+        await pgc.query(`INSERT INTO sandbox_log (seq, step, log_format, code_version) VALUES ($1, $2, 1, '9.9.0')`, [
+          Number(rows[0].seq) + 1,
+          JSON.stringify({ t: 'timers', now: Date.now() }),
+        ]);
+      } finally {
+        await pgc.end();
+      }
+      const res = await client(a.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`).catch(() => null);
+      expect(res?.status).not.toBe(200);
+      expect(stopped.map((e) => e.message).join()).toMatch(
+        /step \d+ was written by log format 1 \/ sandbox 9\.9\.0; this instance is log format 1 \/ sandbox .* does not replay another version's steps/,
+      );
+    } finally {
+      await a.close();
+    }
+  });
+
   it('refuses a snapshot format it cannot read once the log before it is pruned, and starts when it can replay the log instead', async () => {
     const url = await db.another();
     const a = await start(url, { snapshotEvery: 10 });
