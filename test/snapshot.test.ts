@@ -113,9 +113,13 @@ beforeAll(async () => {
   receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      const ok = req.url === '/ok';
-      res.writeHead(ok ? 200 : 500, { 'content-type': 'text/plain' });
-      res.end(ok ? 'received' : 'receiver failed');
+      const ok = req.url === '/ok' || req.url === '/slow';
+      const answer = () => {
+        res.writeHead(ok ? 200 : 500, { 'content-type': 'text/plain' });
+        res.end(ok ? 'received' : 'receiver failed');
+      };
+      if (req.url === '/slow') setTimeout(answer, 150);
+      else answer();
     });
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
@@ -143,7 +147,11 @@ type Op =
   | { t: 'revoke'; who: number }
   | { t: 'hook'; who: number; what: 'test' | 'rotate' | 'redeliver'; nth: number }
   | { t: 'mcp'; who: number; tool: 'draft_application' | 'talent_search' | 'hire'; arg: number }
-  | { t: 'read'; who: number; what: 'audit' | 'usage' | 'me' | 'deliveries' | 'logs' | 'tenant' | 'clock' };
+  | {
+      t: 'read';
+      who: number;
+      what: 'audit' | 'usage' | 'me' | 'deliveries' | 'logs' | 'tenant' | 'clock' | 'reviews' | 'tenants';
+    };
 
 const who = fc.nat(5);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -233,7 +241,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({
       t: fc.constant('read' as const),
       who,
-      what: fc.constantFrom('audit', 'usage', 'me', 'deliveries', 'logs', 'tenant', 'clock'),
+      what: fc.constantFrom('audit', 'usage', 'me', 'deliveries', 'logs', 'tenant', 'clock', 'reviews', 'tenants'),
     }),
   },
 );
@@ -369,6 +377,10 @@ async function run(sb: Sandbox, world: World, op: Op): Promise<{ status: number;
           return call('GET', '/sandbox/v1/logs?limit=5');
         case 'tenant':
           return call('GET', `/sandbox/v1/tenants/${t.id}`);
+        case 'reviews':
+          return call('GET', '/sandbox/v1/reviews?limit=100');
+        case 'tenants':
+          return call('GET', '/sandbox/v1/tenants?limit=100');
         case 'clock':
           return call('GET', `/sandbox/v1/tenants/${t.id}/clock`);
       }
@@ -440,6 +452,36 @@ describe('snapshots of the state (D-136)', () => {
         },
       ),
       { numRuns: 20 },
+    );
+  }, 60_000);
+
+  it('a tenant forgotten and imported again at any point goes on as its twin that kept it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(opArb, { minLength: 2, maxLength: 14 }),
+        fc.array(opArb, { minLength: 3, maxLength: 14 }),
+        fc.nat(5),
+        async (before, after, which) => {
+          const { sb: a, world } = await start();
+          let b: Sandbox | null = null;
+          try {
+            for (const op of before) {
+              await run(a, world, op);
+              await quiesce(a.core);
+            }
+            b = await twinOf(a);
+            const id = world.tenants[which % world.tenants.length].id;
+            const part = JSON.parse(JSON.stringify(exportTenant(a.core, id)));
+            forgetTenant(a.core, id);
+            importTenant(a.core, id, part);
+            await runBoth(a, b, world, after);
+            expect(withoutDurations(exportState(a.core))).toEqual(withoutDurations(exportState(b.core)));
+          } finally {
+            close(a, ...(b ? [b] : []));
+          }
+        },
+      ),
+      { numRuns: 12 },
     );
   }, 60_000);
 
@@ -540,6 +582,30 @@ describe('snapshots of the state (D-136)', () => {
       close(a, b);
     }
   }, 30_000);
+
+  it('an attempt in flight when the snapshot is taken is made again after import', async () => {
+    const { sb: a, world } = await start();
+    const b = await makeSandbox();
+    try {
+      const t = world.tenants[0];
+      await a.call('PATCH', `/sandbox/v1/tenants/${t.id}`, { webhookUrl: `${hookBase}/slow` });
+      await run(a, world, { t: 'submit', who: 0, idem: 1, cand: 0, title: 0 });
+      for (let i = 0; i < 100 && !a.core.webhooks.list({ tenantId: t.id }).some((d) => d.inFlight); i++)
+        await new Promise((r) => setTimeout(r, 1));
+      const [flying] = a.core.webhooks.list({ tenantId: t.id });
+      expect(flying.inFlight).toBe(true);
+      importState(b.core, JSON.parse(JSON.stringify(exportState(a.core))));
+      await quiesce(a.core);
+      await quiesce(b.core);
+      for (const sb of [a, b]) {
+        const d = sb.core.webhooks.get(flying.id)!;
+        expect(d.status).toBe('delivered');
+        expect(d.attempts.map((x) => [x.attempt, x.statusCode, x.manual])).toEqual([[1, 200, false]]);
+      }
+    } finally {
+      close(a, b);
+    }
+  });
 
   it('refuses a snapshot of another format, naming both formats', async () => {
     const { sb: a, world } = await start();

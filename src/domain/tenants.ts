@@ -95,6 +95,8 @@ export interface TenantState {
 export class TenantService {
   private tenants = new Map<string, Tenant>();
   private keysByHash = new Map<string, ApiKey>();
+  /** Each tenant's live keys in the order they were issued (a tenant's keys without a walk over everyone's). */
+  private keysByTenant = new Map<string, ApiKey[]>();
   private order: Tenant[] = [];
 
   constructor(
@@ -145,6 +147,9 @@ export class TenantService {
       createdAt: this.now(tenantId),
     };
     this.keysByHash.set(key.hash, key);
+    const mine = this.keysByTenant.get(tenantId);
+    if (mine) mine.push(key);
+    else this.keysByTenant.set(tenantId, [key]);
     return { apiKey, key };
   }
 
@@ -153,6 +158,10 @@ export class TenantService {
     const key = this.keysOf(tenantId).find((k) => k.id === keyId);
     if (!key) throw notFound(`key ${keyId} does not exist`);
     this.keysByHash.delete(key.hash);
+    this.keysByTenant.set(
+      tenantId,
+      this.keysOf(tenantId).filter((k) => k !== key),
+    );
     return key;
   }
 
@@ -200,7 +209,7 @@ export class TenantService {
   }
 
   keysOf(tenantId: string): ApiKey[] {
-    return [...this.keysByHash.values()].filter((k) => k.tenantId === tenantId);
+    return [...(this.keysByTenant.get(tenantId) ?? [])];
   }
 
   /**
@@ -232,8 +241,8 @@ export class TenantService {
     if (!p.key.scopes.includes(scope)) throw new DomainError('forbidden', `this API key lacks the '${scope}' scope`);
   }
 
-  /** One tenant's record, keys and position, JSON-safe (D-136). */
-  exportTenant(tenantId: string): TenantState {
+  /** One tenant's record, keys and position (found when not given), JSON-safe (D-136). */
+  exportTenant(tenantId: string, position = this.order.findIndex((t) => t.id === tenantId)): TenantState {
     const { clock: _clock, screeningWallet, applyWallet, ...rest } = this.get(tenantId);
     return {
       tenant: structuredClone({
@@ -242,7 +251,7 @@ export class TenantService {
         applyWallet: applyWallet.exportState(),
       }),
       keys: structuredClone(this.keysOf(tenantId)),
-      position: this.order.findIndex((t) => t.id === tenantId),
+      position,
     };
   }
 
@@ -259,18 +268,21 @@ export class TenantService {
     this.tenants.set(tenant.id, tenant);
     this.order.splice(Math.min(Math.max(0, s.position), this.order.length), 0, tenant);
     for (const key of s.keys) this.keysByHash.set(key.hash, key);
+    this.keysByTenant.set(tenant.id, s.keys);
   }
 
   /** Drops a tenant and its keys. */
   forgetTenant(tenantId: string): void {
     if (!this.tenants.delete(tenantId)) return;
     this.order = this.order.filter((t) => t.id !== tenantId);
-    for (const [hash, key] of this.keysByHash) if (key.tenantId === tenantId) this.keysByHash.delete(hash);
+    for (const key of this.keysOf(tenantId)) this.keysByHash.delete(key.hash);
+    this.keysByTenant.delete(tenantId);
   }
 
   clear(): void {
     this.tenants.clear();
     this.keysByHash.clear();
+    this.keysByTenant.clear();
     this.order = [];
   }
 }
