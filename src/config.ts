@@ -137,6 +137,15 @@ export const OPTIONS: readonly OptionSpec[] = [
     meaning:
       'answer every call through the routed app, without the REST fast path (same bytes; for comparing the two; `SANDBOX_FAST_PATH=0`); a shared sandbox always does',
   },
+  {
+    key: 'snapshotEvery',
+    flag: '--snapshot-every',
+    env: 'SANDBOX_SNAPSHOT_EVERY',
+    kind: 'int',
+    shown: '10000',
+    meaning:
+      'a shared sandbox snapshots its state every this many recorded steps (and at a clean stop), so a start replays only the steps after the newest snapshot; 0: only at a clean stop',
+  },
 ];
 
 /** The value an on/off variable is set to: `1` turns an off-by-default switch on, `0` turns an on-by-default one off. */
@@ -271,6 +280,7 @@ export function resolveOptions(input: ConfigInput = {}, env: NodeJS.ProcessEnv =
     appUrl: g.appUrl === undefined ? null : absoluteUrl('SANDBOX_APP_URL (--app-url)', g.appUrl),
     log: g.log ?? false,
     fastPath: g.fastPath ?? true,
+    snapshotEvery: g.snapshotEvery ?? 10_000,
     store: storeUrl(g.store),
   });
 }

@@ -49,6 +49,8 @@ function listen(fetch: Fetch, host: string, port: number, fast?: () => FastPath 
 export interface StoreHooks {
   /** What a shared instance does when the log cannot be written (default: log and exit, so a restart replays). */
   onStoreFailure?: (err: Error) => void;
+  /** The code version a shared instance writes and replays as (default: package.json's; tests simulate an upgrade). */
+  codeVersion?: string;
 }
 
 export async function startSandbox(
@@ -74,30 +76,41 @@ export async function startSandbox(
   const anonPort = (anonServer.address() as AddressInfo).port;
   const hostForUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
   let settings = bindConfig(options, port, anonPort);
-  let shared: SharedSandbox | null = null;
-  if (options.store) {
-    shared = await openShared(options.store, settings, input.onStoreFailure);
-    settings = { ...settings, adminToken: shared.adminToken };
-  }
-  const core = await createCore(settings, shared?.openStore ?? openMemoryStore);
-  const app = createApp(core);
-  const anon = createAnonApp(core);
-  if (shared) {
-    const fetches = shareApps(shared.replica, core, app, anon);
-    await shared.replica.start();
-    holder.app = { fetch: fetches.main };
-    holder.anon = { fetch: fetches.anon };
-  } else {
-    holder.app = app;
-    holder.anon = anon;
-    // a shared sandbox records every API call as a step of its log (D-112): the fast path is for one process
-    if (settings.fastPath) holder.fast = restFastPath(core);
-  }
   const closeServer = (s: ServerType) =>
     new Promise<void>((resolve) => {
       (s as { closeAllConnections?: () => void }).closeAllConnections?.();
       s.close(() => resolve());
     });
+  let shared: SharedSandbox | null = null;
+  let core: Core | null = null;
+  try {
+    if (options.store) {
+      shared = await openShared(options.store, settings, {
+        onFatal: input.onStoreFailure,
+        codeVersion: input.codeVersion,
+      });
+      settings = { ...settings, adminToken: shared.adminToken };
+    }
+    core = await createCore(settings, shared?.openStore ?? openMemoryStore);
+    const app = createApp(core);
+    const anon = createAnonApp(core);
+    if (shared) {
+      const fetches = shareApps(shared.replica, core, app, anon);
+      await shared.replica.start();
+      holder.app = { fetch: fetches.main };
+      holder.anon = { fetch: fetches.anon };
+    } else {
+      holder.app = app;
+      holder.anon = anon;
+      // a shared sandbox records every API call as a step of its log (D-112): the fast path is for one process
+      if (settings.fastPath) holder.fast = restFastPath(core);
+    }
+  } catch (err) {
+    // a store that refused to open (other settings, another version) leaves nothing listening
+    await core?.store.close().catch(() => {});
+    await Promise.all([closeServer(server), closeServer(anonServer)]);
+    throw err;
+  }
   return {
     core,
     baseUrl: settings.publicUrl,

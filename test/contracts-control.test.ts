@@ -85,6 +85,8 @@ describe('the control API description', () => {
       ['/sandbox/v1/webhooks/deliveries', 'get', `/sandbox/v1/webhooks/deliveries?tenantId=${t.tenantId}`],
       ['/sandbox/v1/webhooks/endpoints', 'get', '/sandbox/v1/webhooks/endpoints'],
       ['/sandbox/v1/logs', 'get', '/sandbox/v1/logs?limit=5'],
+      ['/sandbox/v1/store', 'get', '/sandbox/v1/store'],
+      ['/sandbox/v1/store', 'get', '/sandbox/v1/store?verbose=1'],
       ['/sandbox/v1/clock', 'get', '/sandbox/v1/clock'],
       ['/sandbox/v1/clock/timers', 'get', '/sandbox/v1/clock/timers'],
       ['/sandbox/v1/clock/advance', 'post', '/sandbox/v1/clock/advance', { seconds: 10 }],

@@ -30,4 +30,6 @@ export interface Settings {
   log: boolean;
   /** Answer the hot REST reads on the server's fast path (on by default; off only to compare the two paths). */
   fastPath: boolean;
+  /** A shared sandbox writes a snapshot of its state every this many steps of its log (D-138). */
+  snapshotEvery: number;
 }

@@ -54,6 +54,49 @@ export interface Store {
   readonly sendWebhook?: SendWebhook;
   /** Releases what the store holds open (connections, timers); the in-memory store holds nothing. */
   close(): Promise<void>;
+  /** What the operator sees of where the state is kept (D-138); absent: nothing but the kind applies. */
+  readonly report?: () => Promise<StoreReport>;
+}
+
+/** Where a shared sandbox keeps its state, and what that costs (GET /sandbox/v1/store, D-138). */
+export interface StoreReport {
+  kind: string;
+  log: {
+    /** Steps kept, and the first and last one's number (null: none kept). */
+    steps: number;
+    firstSeq: number | null;
+    lastSeq: number | null;
+    /** What a start replays after loading the newest snapshot. */
+    stepsSinceSnapshot: number;
+    bytesSinceSnapshot: number;
+    /** The table's size on disk, indexes included. */
+    tableBytes: number;
+  };
+  snapshots: {
+    count: number;
+    /** Their compressed size together, and the newest one (null: none yet). */
+    bytes: number;
+    every: number | null;
+    newest: {
+      seq: number;
+      bytes: number;
+      rawBytes: number;
+      createdAt: string;
+      ageSeconds: number;
+      logFormat: number;
+      snapshotFormat: number;
+      codeVersion: string;
+    } | null;
+  };
+  /** What this instance writes and reads. */
+  versions: { logFormat: number; snapshotFormat: number; codeVersion: string };
+  /** This instance: the step it has applied, where its start began, the last snapshot it wrote. */
+  instance: {
+    appliedSeq: number;
+    loadedFrom: { seq: number; replayedSteps: number; readyMs: number } | null;
+    lastWritten: { seq: number; exportMs: number; writeMs: number; bytes: number; rawBytes: number } | null;
+    waiting: boolean;
+  };
 }
 
 /** What a store is built from: the resolved settings and the seeded generators of the run. */

@@ -6,11 +6,13 @@
 // after the log is applied, outside the read queue (its connect and disconnect are steps, listeners.ts).
 
 import type { Core } from '../domain/core.js';
+import { exportState, importState, SNAPSHOT_FORMAT, type Snapshot } from '../domain/snapshot.js';
 import { controlApp, routeControlCalls } from '../sandbox/console/control.js';
 import type { IncomingMessage } from 'node:http';
 import { DomainError, invalid } from '../errors/errors.js';
 import { shareConsoleSignOuts } from './consoleSessions.js';
 import { shareListeners } from './listeners.js';
+import type { ListenerHub } from '../sandbox/control/listen.js';
 import type { Oversize, Replica } from './replica.js';
 import { settled } from './steps.js';
 import { readNode, readWeb } from '../web/bodyStream.js';
@@ -88,6 +90,9 @@ function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string): F
   };
 }
 
+/** A shared sandbox's snapshot: the domain's state and the webhook listeners connected to any instance. */
+type SharedSnapshot = Snapshot & { listeners: ReturnType<ListenerHub['presence']> };
+
 /** Puts the replica in front of both apps and of the console's control calls; returns the fetch functions to serve. */
 export function shareApps(
   replica: Replica,
@@ -95,8 +100,20 @@ export function shareApps(
   main: { fetch: Fetch },
   anon: { fetch: Fetch },
 ): { main: Fetch; anon: Fetch } {
-  shareListeners(replica, core);
+  const listeners = shareListeners(replica, core);
   shareConsoleSignOuts(replica.db, core);
+  // snapshots are of the domain's state (D-137) and of who is listening (D-140): a listener's attempt
+  // awaiting its answer is a promise, so no snapshot is taken meanwhile
+  replica.holdState({
+    format: SNAPSHOT_FORMAT,
+    exportState: (): SharedSnapshot => ({ ...exportState(core), listeners: listeners.presence() }),
+    importState: (state) => {
+      const s = state as SharedSnapshot;
+      importState(core, s);
+      listeners.restore(s.listeners);
+    },
+    busy: () => listeners.busy,
+  });
   const control = controlApp(core);
   replica.mount('control', (req, env) => control.fetch(req, env));
   routeControlCalls(core, async (app, req) => {

@@ -12,7 +12,20 @@ import type { OpenStore } from '../domain/store.js';
 import { openMemoryStore } from '../store/memory.js';
 import { migrate } from '../store/postgres/migrate.js';
 import { openPool, type Db } from '../store/postgres/pool.js';
+import { SNAPSHOT_FORMAT } from '../domain/snapshot.js';
+import type { StoreReport } from '../domain/store.js';
 import { Replica } from './replica.js';
+import type { LoadPlan, SnapshotPayload } from './snapshotter.js';
+import { listSnapshots, readSnapshot, tailAfter } from './snapshots.js';
+import {
+  CODE_VERSION,
+  LOG_FORMAT,
+  refuseSnapshot,
+  refuseSteps,
+  sameWriter,
+  UNRECORDED,
+  type Writer,
+} from './versions.js';
 
 /** The settings that decide what a call does: every instance on one database must agree on them. */
 function sharedSettings(config: Readonly<Settings>): Record<string, unknown> {
@@ -25,6 +38,92 @@ function sharedSettings(config: Readonly<Settings>): Record<string, unknown> {
     publicUrl: config.publicUrl,
     appUrl: config.appUrl,
     adminTokenSha256: createHash('sha256').update(config.adminToken).digest('hex'),
+  };
+}
+
+/** How a shared instance opens its store beyond its settings (hooks for tests). */
+export interface SharedOptions {
+  /** What the instance fails with when the log cannot be written (default: log and exit). */
+  onFatal?: (err: Error) => void;
+  /** The code version it writes and replays as (default: package.json's); a test simulates an upgrade with it. */
+  codeVersion?: string;
+}
+
+/**
+ * The snapshot a start loads: the newest one this instance can read, whose later steps it wrote itself;
+ * or, with none, the whole log when every step in it is its own version's. Anything else is refused,
+ * naming both versions and the way forward (D-138).
+ */
+async function planLoad(db: Db, mine: Writer): Promise<LoadPlan> {
+  const snapshots = await listSnapshots(db);
+  const tailOk = async (seq: number) => {
+    const tail = await tailAfter(db, seq);
+    const others = tail.writers.filter((w) => !w || !sameWriter(w, mine)).map((w) => w ?? UNRECORDED);
+    if (others.length) throw refuseSteps(others, mine);
+    return tail.first;
+  };
+  for (const s of snapshots) {
+    if (s.logFormat !== mine.logFormat || s.snapshotFormat !== SNAPSHOT_FORMAT) continue;
+    let payload: SnapshotPayload;
+    try {
+      payload = (await readSnapshot(db, s.seq)) as SnapshotPayload;
+    } catch (err) {
+      console.error(
+        `shared sandbox: snapshot ${s.seq} cannot be read (${(err as Error).message}); trying an older one`,
+      );
+      continue;
+    }
+    const first = await tailOk(s.seq);
+    if (first !== null && first !== s.seq + 1)
+      throw new Error(`the log lacks steps ${s.seq + 1} to ${first - 1} after snapshot ${s.seq}`);
+    return { seq: s.seq, payload };
+  }
+  const first = await tailOk(0);
+  if (snapshots.length && first !== 1) throw refuseSnapshot(snapshots[0], { ...mine, snapshotFormat: SNAPSHOT_FORMAT });
+  return { seq: 0, payload: null };
+}
+
+/** The log's and the snapshots' sizes, the versions, and what this instance did (GET /sandbox/v1/store). */
+async function report(db: Db, replica: Replica, mine: Writer, every: number): Promise<StoreReport> {
+  const snapshots = await listSnapshots(db);
+  const newest = snapshots[0] ?? null;
+  const [tail, sizes] = await Promise.all([
+    tailAfter(db, newest?.seq ?? 0),
+    db.query<{ steps: number; first: number | null; last: number | null; table: number; age: number | null }>(
+      `SELECT count(*)::bigint AS steps, min(seq) AS first, max(seq) AS last,
+              pg_total_relation_size('sandbox_log')::bigint AS table,
+              (SELECT extract(epoch FROM now() - created_at)::float8 FROM sandbox_snapshots ORDER BY seq DESC LIMIT 1) AS age
+         FROM sandbox_log`,
+    ),
+  ]);
+  const s = sizes.rows[0];
+  return {
+    kind: 'postgres',
+    log: {
+      steps: Number(s.steps),
+      firstSeq: s.first === null ? null : Number(s.first),
+      lastSeq: s.last === null ? null : Number(s.last),
+      stepsSinceSnapshot: tail.steps,
+      bytesSinceSnapshot: tail.bytes,
+      tableBytes: Number(s.table),
+    },
+    snapshots: {
+      count: snapshots.length,
+      bytes: snapshots.reduce((n, x) => n + x.bytes, 0),
+      every: Number.isFinite(every) ? every : null,
+      newest: newest && {
+        seq: newest.seq,
+        bytes: newest.bytes,
+        rawBytes: newest.rawBytes,
+        createdAt: newest.createdAt.toISOString(),
+        ageSeconds: Math.max(0, Math.round(Number(s.age ?? 0))),
+        logFormat: newest.logFormat,
+        snapshotFormat: newest.snapshotFormat,
+        codeVersion: newest.codeVersion,
+      },
+    },
+    versions: { logFormat: mine.logFormat, snapshotFormat: SNAPSHOT_FORMAT, codeVersion: mine.codeVersion },
+    instance: replica.snapshotActivity(),
   };
 }
 
@@ -48,7 +147,7 @@ async function shared(db: Db, key: string, make: () => string): Promise<string> 
 export async function openShared(
   url: string,
   config: Readonly<Settings>,
-  onFatal?: (err: Error) => void,
+  { onFatal, codeVersion = CODE_VERSION }: SharedOptions = {},
 ): Promise<SharedSandbox> {
   const db = openPool(url);
   try {
@@ -70,7 +169,11 @@ export async function openShared(
       'base64',
     );
     const startedAt = Number(await shared(db, 'started_at', () => String(Date.now())));
-    const replica = new Replica(db, config.seed, startedAt, onFatal);
+    const writer: Writer = { logFormat: LOG_FORMAT, codeVersion };
+    const plan = await planLoad(db, writer);
+    const every = config.snapshotEvery > 0 ? config.snapshotEvery : Infinity;
+    const replica = new Replica(db, config.seed, startedAt, onFatal, { writer, snapshotEvery: every });
+    replica.loadFrom(plan);
     const openStore: OpenStore = (deps) => {
       deps.ids.share(epoch, replica.entropy);
       const store = openMemoryStore(deps, {
@@ -79,6 +182,7 @@ export async function openShared(
         cursorSecret,
         ledgerFirstSeq: firstSeqAt(startedAt),
         sendWebhook: replica.sendWebhook,
+        report: () => report(db, replica, writer, every),
         close: async () => {
           await replica.close();
           await db.end();

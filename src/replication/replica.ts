@@ -12,7 +12,9 @@
 // - steps queued while a transaction is open are committed together (group commit).
 // Webhook attempts are made only by the instance that runs the step making them; the receiver's
 // answer comes back as a `sent` step. Real-time timers are fired by a `timers` step.
-// Requirements: none of its own (it preserves the behaviour of every service); decisions D-112, D-113, D-21.
+// A start loads the snapshot chosen when the store opened and applies only the steps after it; every
+// step carries the version that wrote it, and a step of another version or after a gap is refused (D-138).
+// Requirements: none of its own (it preserves the behaviour of every service); decisions D-112, D-113, D-21, D-138.
 
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
@@ -22,6 +24,8 @@ import { Rng } from '../domain/rng.js';
 import { postWebhook, type SendOutcome, type SendWebhook } from '../domain/webhooks/sender.js';
 import type { Db } from '../store/postgres/pool.js';
 import { connectionOf, requestOf, settled, type ListenOp, type LoggedStep, type Step } from './steps.js';
+import { Snapshotter, type LoadPlan, type SnapshotActivity, type StatePort } from './snapshotter.js';
+import { CODE_VERSION, describeWriter, LOG_FORMAT, sameWriter, type Writer } from './versions.js';
 
 /** The advisory lock that orders appends to the log (any constant shared by every instance). */
 export const LOG_LOCK = 0x5a4e_1065;
@@ -49,6 +53,15 @@ interface StoredStep {
   seq: number;
   step: string;
   body: Buffer | null;
+  log_format: number | null;
+  code_version: string | null;
+}
+
+export interface ReplicaOptions {
+  /** Who this instance writes as (its steps and snapshots carry it). */
+  writer: Writer;
+  /** A snapshot is written by the instance committing every this-many-th step (and at a clean stop). */
+  snapshotEvery: number;
 }
 
 /** A string as an SQL literal under standard_conforming_strings: backslashes are plain characters. */
@@ -105,6 +118,9 @@ export class Replica {
   private onListen: ((op: ListenOp) => void) | null = null;
   private notifyListeners = false;
   private readonly closers: (() => Promise<void>)[] = [];
+  // snapshots (D-138, D-137): the one a start loads, and the ones this instance takes
+  private plan: LoadPlan = { seq: 0, payload: null };
+  private readonly snapshots: Snapshotter;
 
   constructor(
     readonly db: Db,
@@ -115,9 +131,14 @@ export class Replica {
       console.error(`shared sandbox: ${err.message}; this instance stops so a restart rebuilds it from the log`);
       process.exit(70);
     },
+    private readonly options: ReplicaOptions = {
+      writer: { logFormat: LOG_FORMAT, codeVersion: CODE_VERSION },
+      snapshotEvery: Infinity,
+    },
   ) {
     this.seeded = new Rng(seed).fork('shared secrets');
     this.frozen = startedAt;
+    this.snapshots = new Snapshotter(db, options.writer, options.snapshotEvery);
   }
 
   /** The clock's deferrer: inside a step, deferred work runs before the step ends; outside, after the task. */
@@ -190,25 +211,90 @@ export class Replica {
     this.closers.push(fn);
   }
 
-  /** Applies the whole log (start-up), then takes calls. */
+  /** The state snapshots are taken of and loaded into (without it, no snapshot is written). */
+  holdState(port: StatePort): void {
+    this.snapshots.hold(port);
+  }
+
+  /** The snapshot `start` loads before it replays the steps after it (chosen when the store opened). */
+  loadFrom(plan: LoadPlan): void {
+    this.plan = plan;
+  }
+
+  /** What this instance did with snapshots, for the operator. */
+  snapshotActivity(): SnapshotActivity {
+    return { ...this.snapshots.activity, appliedSeq: this.applied };
+  }
+
+  /** Loads the chosen snapshot and applies the log after it (start-up), then takes calls. */
   async start(): Promise<void> {
+    const t0 = performance.now();
     this.frozen = null;
+    const { seq, payload } = this.plan;
+    if (payload) {
+      // work the import defers (the domain resumes deliveries it finds unfinished) is dropped: a snapshot is
+      // taken with no attempt in flight, and the instances that ran the log up to it have no such work
+      this.inStep = true;
+      try {
+        this.snapshots.load(payload);
+      } finally {
+        this.inStep = false;
+      }
+      const dropped = this.deferred.splice(0).length;
+      if (dropped)
+        console.error(`shared sandbox: ${dropped} piece(s) of work deferred by the snapshot's import were dropped`);
+      this.sends = payload.replica.sends;
+      this.lastNow = payload.replica.lastNow;
+      this.applied = seq;
+    }
+    this.plan = { seq: 0, payload: null };
     await this.catchUp(this.db);
+    this.snapshots.activity.loadedFrom = {
+      seq,
+      replayedSteps: this.applied - seq,
+      readyMs: Math.round(performance.now() - t0),
+    };
     this.started = true;
     this.submitBackground({ t: 'timers', now: 0 });
     this.timersQueued = true;
-    this.sweeper = setInterval(() => this.sweepLostAttempts(), SWEEP_MS);
+    this.sweeper = setInterval(() => {
+      this.sweepLostAttempts();
+      this.keepUp();
+    }, SWEEP_MS);
     this.sweeper.unref();
   }
 
   async close(): Promise<void> {
     // the closers may still record steps (a listener that goes with this instance)
     for (const fn of this.closers.splice(0)) await fn().catch(() => undefined);
+    // the answers of this instance's webhook attempts are steps: let them in before the snapshot (bounded)
+    const until = performance.now() + limits.policy.webhook.timeoutMs + 1_000;
+    while (this.started && !this.fatal && this.hasLive() && performance.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    // a clean stop leaves a snapshot of every step committed so far (a read applies them first), so the
+    // next start, of this version or a later one, replays nothing
+    if (this.started && !this.fatal) {
+      await this.snapshots.settled();
+      await this.read(() => {
+        this.snapshots.atStop(this.applied, this.counters(), this.pending.size > 0);
+        return Promise.resolve();
+      }).catch((err: unknown) => console.error(`shared sandbox: no snapshot at stop (${(err as Error).message})`));
+      await this.snapshots.settled();
+    }
     while (this.running) await new Promise((r) => setTimeout(r, 5));
     this.writer?.release();
     this.writer = null;
+  }
+
+  private counters() {
+    return { sends: this.sends, lastNow: this.lastNow };
+  }
+
+  private hasLive(): boolean {
+    for (const p of this.pending.values()) if (p.live && !p.givenUp) return true;
+    return false;
   }
 
   /** Runs one call that changes state (recorded) and answers once it is committed. */
@@ -262,6 +348,8 @@ export class Replica {
       while (this.queue.length && !this.fatal) {
         const batch = this.queue.splice(0, BATCH_MAX);
         await this.runBatch(batch);
+        // between batches no step runs: the state is exactly the log up to `applied`
+        this.snapshots.between(this.applied, this.counters(), this.pending.size > 0);
       }
     } finally {
       this.running = false;
@@ -296,6 +384,7 @@ export class Replica {
       const notify = this.notifyListeners ? `NOTIFY ${LISTEN_CHANNEL}; ` : '';
       this.notifyListeners = false;
       if (writes) await this.writer!.query(`${done.length ? this.insertOf(done) : ''}${notify}COMMIT`);
+      if (done.length) this.snapshots.committed(this.applied, this.applied + done.length);
       this.applied += done.length;
     } catch (err) {
       // what ran here may not be in the log: this instance's memory can no longer be trusted
@@ -319,11 +408,13 @@ export class Replica {
 
   /** The INSERT of the steps as one statement of literals, so it can share a round trip with COMMIT. */
   private insertOf(steps: LoggedStep[]): string {
+    const { logFormat, codeVersion } = this.options.writer;
+    const by = `${Math.floor(logFormat)}, ${literal(codeVersion)}`;
     const rows = steps.map(
       (s) =>
-        `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'})`,
+        `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'}, ${by})`,
     );
-    return `INSERT INTO sandbox_log (seq, step, body) VALUES ${rows.join(', ')}; `;
+    return `INSERT INTO sandbox_log (seq, step, body, log_format, code_version) VALUES ${rows.join(', ')}; `;
   }
 
   /** The connection that appends: with standard strings, so a literal needs only its quotes doubled. */
@@ -334,16 +425,33 @@ export class Replica {
   }
 
   private pageAfter(seq: number): string {
-    return `SELECT seq, step, body FROM sandbox_log WHERE seq > ${Math.floor(seq)} ORDER BY seq LIMIT ${CATCH_UP_PAGE}`;
+    return `SELECT seq, step, body, log_format, code_version FROM sandbox_log WHERE seq > ${Math.floor(seq)} ORDER BY seq LIMIT ${CATCH_UP_PAGE}`;
   }
 
   /** Applies a page of committed steps; when the page was full, reads and applies the rest. */
   private async applyPage(rows: StoredStep[], db: Db | pg.PoolClient): Promise<void> {
     for (const r of rows) {
+      this.check(r);
       await this.apply(JSON.parse(r.step) as Step, r.body, false);
       this.applied = Number(r.seq);
     }
     if (rows.length === CATCH_UP_PAGE) await this.catchUp(db);
+  }
+
+  /**
+   * Refuses a step this instance must not replay: one after a gap (pruned before this instance applied
+   * it: a restart loads the snapshot that covers it), or one written by another version (D-138).
+   */
+  private check(r: StoredStep): void {
+    if (Number(r.seq) !== this.applied + 1)
+      throw new Error(
+        `steps ${this.applied + 1} to ${Number(r.seq) - 1} were pruned before this instance applied them (it fell more than two snapshots behind)`,
+      );
+    const by = { logFormat: r.log_format ?? 0, codeVersion: r.code_version ?? 'unrecorded' };
+    if (!sameWriter(by, this.options.writer))
+      throw new Error(
+        `step ${r.seq} was written by ${describeWriter(by)}; this instance is ${describeWriter(this.options.writer)} and does not replay another version's steps`,
+      );
   }
 
   /** Applies every step committed after the last one applied here. */
@@ -424,6 +532,15 @@ export class Replica {
         }
       }
     }
+  }
+
+  /**
+   * An idle instance applies what the others committed now and then, so it never falls behind the steps
+   * that snapshots let the others prune (D-138).
+   */
+  private keepUp(): void {
+    if (this.running || this.queue.length || this.closed || this.fatal) return;
+    this.read(() => Promise.resolve()).catch(() => {});
   }
 
   /** An attempt whose instance stopped before the receiver answered is recorded as a failed attempt. */

@@ -28,6 +28,7 @@ export interface MemoryHooks {
   ledgerFirstSeq: number;
   sendWebhook: SendWebhook;
   close: () => Promise<void>;
+  report: Store['report'];
 }
 
 export function openMemoryStore({ config, rng, ids }: StoreDeps, hooks: Partial<MemoryHooks> = {}): Store {
@@ -51,9 +52,11 @@ export function openMemoryStore({ config, rng, ids }: StoreDeps, hooks: Partial<
     cursorSecret: hooks.cursorSecret ?? randomBytes(32),
     faults: new Faults(rng.fork('faults'), () => clock.iso(), config.bugs),
     ...(hooks.sendWebhook ? { sendWebhook: hooks.sendWebhook } : {}),
+    ...(hooks.report ? { report: hooks.report } : {}),
     close: async () => {
-      clock.clear();
+      // the shared store's close writes a snapshot at stop (D-138): the timers are part of it, so they go after
       await hooks.close?.();
+      clock.clear();
     },
   };
 }

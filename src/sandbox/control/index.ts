@@ -10,6 +10,7 @@ import { logsRoutes } from './logs.js';
 import { outboxRoutes } from './outbox.js';
 import { reviewsRoutes } from './reviews.js';
 import { sandboxClockRoutes, tenantClockRoutes } from './clock.js';
+import { storeRoutes } from './store.js';
 import { systemRoutes } from './system.js';
 import { tenantRoutes } from './tenants.js';
 import { webhooksRoutes } from './webhooks.js';
@@ -28,6 +29,7 @@ export function controlRoutes() {
   r.route('/applications', applicationsRoutes());
   r.route('/outbox', outboxRoutes());
   r.route('/logs', logsRoutes());
+  r.route('/store', storeRoutes());
   r.route('/', systemRoutes());
   return r;
 }

@@ -161,7 +161,26 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    // 5: version 4 creates the snapshots' tables
+    version: 4,
+    name: 'snapshots of the shared sandbox, and who wrote each step (D-138)',
+    sql: `
+      -- the state as of step seq, so a start replays only the steps after it; the two newest are kept,
+      -- and every step after the older one (steps and snapshots before it are pruned)
+      CREATE TABLE sandbox_snapshots (
+        seq bigint PRIMARY KEY,
+        log_format integer NOT NULL,
+        snapshot_format integer NOT NULL,
+        code_version text NOT NULL,
+        -- the state as gzip-compressed JSON, and its size before compression
+        state bytea NOT NULL,
+        raw_bytes bigint NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      -- null on steps written before steps carried their version
+      ALTER TABLE sandbox_log ADD COLUMN log_format integer, ADD COLUMN code_version text;
+    `,
+  },
+  {
     version: 5,
     name: 'webhook listener leases and console sign-outs (D-140, D-141)',
     sql: `

@@ -7,6 +7,7 @@ import { back, csrfField, field, flash, readForm } from '../forms.js';
 import { html, seg } from '../html.js';
 import { renderPage } from '../layout.js';
 import type { ConsoleEnv } from '../types.js';
+import { storePanel } from './storePanel.js';
 
 interface DemoTenant {
   name: string;
@@ -49,6 +50,7 @@ ${sample ? html`<h2>Try it</h2><pre tabindex="0" class="raw">curl -H "Authorizat
       active: '/console/demo',
       lead: 'Demo tenants and keys are derived from the sandbox seed, so they are the same on every start with the same seed.',
       body: html`${table}
+${await storePanel(c)}
 <section class="panel danger-zone" aria-labelledby="reset-h">
   <h2 id="reset-h">Reset the sandbox</h2>
   <p>Empties every store — tenants, keys, screening requests, ledger, deliveries, applications, outbox — removes every fault, drops pending timers and re-seeds the demo tenants. Console sessions stay signed in.</p>

@@ -1,0 +1,424 @@
+// Snapshots of a shared sandbox on a real PostgreSQL (D-138): a start loads the newest snapshot and
+// replays only the steps after it, and answers exactly as the instances that ran every step do (ledger,
+// wallets, pending reviews and their expiry, keys, deliveries); snapshots are taken mid-traffic by
+// whichever instance commits the due step, pruning keeps the database loadable, kill -9 after a
+// snapshot loses nothing acknowledged, and an instance of another version refuses a database whose
+// steps it would replay into another state, naming both versions and the way forward.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAjv } from '../src/contract/ajv.js';
+import type { ConfigInput } from '../src/config.js';
+import { startSandbox, type RunningSandbox, type StoreHooks } from '../src/main.js';
+import { browser } from './support/console.js';
+import { axeViolations, launchChromium, overflow } from './support/pageChecks.js';
+import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { ADMIN_TOKEN, client } from './support/sandbox.js';
+import { SCREENING, startReceiver, submitBody, waitFor } from './support/screening.js';
+
+const why = postgresUnavailable();
+if (why) console.warn(why);
+
+const PUBLIC_URL = 'http://sandbox.test';
+const failures: Error[] = [];
+/** An instance of the shared sandbox on `url` (a snapshot every 40 steps unless told), its store failures collected. */
+const start = (url: string, extra: ConfigInput & StoreHooks = {}) =>
+  startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    anonMcpPort: 0,
+    adminToken: ADMIN_TOKEN,
+    publicUrl: PUBLIC_URL,
+    store: url,
+    snapshotEvery: 40,
+    onStoreFailure: (e) => failures.push(e),
+    ...extra,
+  });
+
+interface Tenant {
+  tenantId: string;
+  apiKey: string;
+}
+
+const admin = (base: string) => client(base, ADMIN_TOKEN);
+
+async function tenant(base: string, input: Record<string, unknown>): Promise<Tenant> {
+  const res = await admin(base)('POST', '/sandbox/v1/tenants', input);
+  expect(res.status, res.text).toBe(201);
+  return res.json as Tenant;
+}
+
+async function storeOf(base: string) {
+  const res = await admin(base)('GET', '/sandbox/v1/store');
+  expect(res.status, res.text).toBe(200);
+  return res.json;
+}
+
+/** Every audit row of a tenant, page by page. */
+async function audit(base: string, apiKey: string): Promise<any[]> {
+  const rows: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await client(base, apiKey)(
+      'GET',
+      `${SCREENING}/audit?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    expect(res.status, res.text).toBe(200);
+    rows.push(...res.json.events);
+    cursor = res.json.nextCursor;
+  } while (cursor);
+  return rows;
+}
+
+/** What an integrator and the operator can see of one tenant: it must be the same on every instance. */
+async function observe(base: string, t: Tenant) {
+  const call = client(base, t.apiKey);
+  const op = admin(base);
+  const get = async (c: typeof call, path: string) => {
+    const res = await c('GET', path);
+    expect(res.status, `${path}: ${res.text}`).toBe(200);
+    return res.json;
+  };
+  return {
+    ledger: await audit(base, t.apiKey),
+    usage: await get(call, `${SCREENING}/usage`),
+    me: await get(call, '/api/v1/me'),
+    pending: await get(op, `/sandbox/v1/reviews?state=pending_review&tenantId=${t.tenantId}&limit=200`),
+    tenant: await get(op, `/sandbox/v1/tenants/${t.tenantId}`),
+    // the timers (review expiries, webhook retries) with their due times; `now` is when the read ran
+    timers: { ...(await get(op, `/sandbox/v1/clock/timers?tenantId=${t.tenantId}&limit=200`)), now: null },
+    deliveries: await get(op, `/sandbox/v1/webhooks/deliveries?tenantId=${t.tenantId}&limit=200`),
+  };
+}
+
+/** Submits and review decisions of one tenant, `n` calls in all, spread over the given instances. */
+async function traffic(bases: string[], t: Tenant, n: number, concurrency = 4) {
+  let i = 0;
+  const acknowledged: string[] = [];
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (i < n) {
+        const k = i++;
+        const base = bases[k % bases.length];
+        if (k % 7 === 6 && acknowledged.length) {
+          // decide one waiting review now and then, so decided, delivered and pending requests mix
+          const id = acknowledged[k % acknowledged.length];
+          await admin(base)('POST', `/sandbox/v1/reviews/${id}/decision`, { decision: 'approved', reviewerId: 'r1' });
+          continue;
+        }
+        const res = await client(base, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+        expect(res.status, res.text).toBe(201);
+        acknowledged.push(res.json.requestId);
+      }
+    }),
+  );
+  return acknowledged;
+}
+
+describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
+  let db: TestDatabase;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    [db, receiver] = await Promise.all([startTestDatabase(), startReceiver()]);
+  }, 120_000);
+  afterAll(async () => {
+    await receiver?.close();
+    await db?.stop();
+    expect(failures).toEqual([]);
+  });
+
+  it('two instances snapshot mid-traffic and prune; a third loads the newest snapshot and answers identically, expiries included', async () => {
+    const url = await db.another();
+    const [a, b] = await Promise.all([start(url), start(url)]);
+    let c: RunningSandbox | undefined;
+    try {
+      const quiet = await tenant(a.listenUrl, { planTier: 'scale' });
+      const t = await tenant(a.listenUrl, { planTier: 'scale', webhookUrl: receiver.url });
+      // mid-traffic on both instances: whichever commits a due step writes the snapshot, calls keep coming
+      let during = 0;
+      let busy = true;
+      const watch = (async () => {
+        while (busy) {
+          during = Math.max(during, (await storeOf(b.listenUrl)).snapshots.count);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      await traffic([a.listenUrl, b.listenUrl], quiet, 200);
+      busy = false;
+      await watch;
+      expect(during).toBeGreaterThanOrEqual(1);
+      // with webhook attempts in flight a due snapshot waits for a moment with none (their answers are steps)
+      for (let round = 0; round < 2; round++) {
+        const was = (await storeOf(a.listenUrl)).snapshots.newest.seq;
+        await traffic([a.listenUrl, b.listenUrl], t, 40);
+        await waitFor(
+          async () => ((await storeOf(a.listenUrl)).snapshots.newest.seq > was ? true : undefined),
+          'a snapshot after the webhook traffic',
+          20_000,
+        );
+      }
+      await traffic([a.listenUrl, b.listenUrl], t, 12);
+      const store = await storeOf(b.listenUrl);
+      expect(store.kind).toBe('postgres');
+      expect(store.snapshots.count).toBe(2);
+      expect(store.log.firstSeq).toBeGreaterThan(1);
+      expect(store.log.stepsSinceSnapshot).toBeGreaterThan(0);
+      // the log holds the steps after the older kept snapshot: about two intervals, not the history
+      expect(store.log.steps).toBeLessThan(store.log.lastSeq / 2);
+      expect(store.snapshots.newest.rawBytes).toBeGreaterThan(store.snapshots.newest.bytes);
+
+      await waitFor(async () => (receiver.received.length >= 5 ? true : undefined), 'webhook attempts', 20_000);
+      const before = await observe(a.listenUrl, t);
+      expect(before.pending.reviews.length).toBeGreaterThan(0);
+      c = await start(url);
+      const loaded = (await storeOf(c.listenUrl)).instance.loadedFrom;
+      expect(loaded.seq).toBeGreaterThan(0);
+      expect(loaded.replayedSteps).toBeLessThan(loaded.seq);
+      // c's own reads are steps too: compare with what a saw after them
+      const onC = await observe(c.listenUrl, t);
+      const onA = await observe(a.listenUrl, t);
+      expect(onC).toEqual(onA);
+      expect(await observe(c.listenUrl, quiet)).toEqual(await observe(a.listenUrl, quiet));
+      expect(onC.ledger.slice(0, before.ledger.length)).toEqual(before.ledger);
+
+      // the review expiries the snapshot held as data fire on every instance when the clock passes them
+      const pending = onC.pending.reviews.map((r: { requestId: string }) => r.requestId);
+      const moved = await admin(c.listenUrl)('POST', '/sandbox/v1/clock/advance', { seconds: 73 * 3600 });
+      expect(moved.status, moved.text).toBe(200);
+      for (const base of [a.listenUrl, b.listenUrl, c.listenUrl]) {
+        const expired = new Set(
+          (await audit(base, t.apiKey)).filter((r) => r.toState === 'expired').map((r) => r.requestId),
+        );
+        for (const id of pending) expect(expired.has(id), id).toBe(true);
+      }
+      expect(await observe(c.listenUrl, t)).toEqual(await observe(b.listenUrl, t));
+    } finally {
+      await Promise.all([a.close(), b.close(), c?.close()]);
+    }
+  }, 120_000);
+
+  it('shows the log, the snapshots and the versions to the operator only, in the control API and the console', async () => {
+    const url = await db.another();
+    const a = await start(url, { snapshotEvery: 10 });
+    try {
+      const t = await tenant(a.listenUrl, { planTier: 'pro' });
+      for (let i = 0; i < 12; i++)
+        expect((await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+      await waitFor(async () => ((await storeOf(a.listenUrl)).snapshots.count >= 1 ? true : undefined), 'a snapshot');
+      const store = await storeOf(a.listenUrl);
+      const raw = parse(readFileSync(new URL('../contracts/control.openapi.yaml', import.meta.url), 'utf8'));
+      const doc: any = await SwaggerParser.dereference(raw);
+      const ajv = createAjv({ strict: false });
+      const schema = doc.paths['/sandbox/v1/store'].get.responses['200'].content['application/json'].schema;
+      expect(ajv.validate(schema, store) ? [] : ajv.errors).toEqual([]);
+      expect(store.versions).toEqual({ logFormat: 1, snapshotFormat: 1, codeVersion: expect.any(String) });
+      expect(store.snapshots.every).toBe(10);
+      expect(store.snapshots.newest.codeVersion).toBe(store.versions.codeVersion);
+      expect(store.instance.lastWritten.exportMs).toBeGreaterThanOrEqual(0);
+      // a tenant's own key does not see the operator's storage
+      expect((await client(a.listenUrl, t.apiKey)('GET', '/sandbox/v1/store')).status).toBe(403);
+      expect((await admin(a.listenUrl)('GET', '/sandbox/v1/store?x=1')).status).toBe(400);
+      const page = browser(a.listenUrl);
+      await page.login();
+      const html = (await page.request('GET', '/console/demo')).text;
+      expect(html).toContain('Where the state is kept');
+      expect(html).toMatch(
+        new RegExp(`data-field="since-snapshot">${store.log.stepsSinceSnapshot >= 0 ? '\\d+' : ''} steps`),
+      );
+      expect(html).toContain(`sandbox ${store.versions.codeVersion}`);
+      // in a real browser: the panel fits a phone and a desktop, and axe finds nothing serious
+      const chromium = await launchChromium();
+      try {
+        const tab = await (
+          await chromium.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true })
+        ).newPage();
+        await tab.goto(`${a.listenUrl}/console/demo`);
+        await tab.getByLabel('Admin token').fill(ADMIN_TOKEN);
+        await tab.getByRole('button', { name: 'Sign in' }).click();
+        await tab.goto(`${a.listenUrl}/console/demo`);
+        await tab.getByRole('heading', { level: 2, name: 'Where the state is kept' }).waitFor();
+        expect(await tab.locator('[data-field="versions"]').textContent()).toContain('snapshot format 1');
+        expect(await axeViolations(tab)).toEqual([]);
+        expect(await overflow(tab)).toBe(0);
+        await tab.setViewportSize({ width: 390, height: 844 });
+        expect(await overflow(tab)).toBe(0);
+      } finally {
+        await chromium.close();
+      }
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('refuses to replay steps another version wrote, naming both versions and the way forward; a clean stop lets the new version start', async () => {
+    const url = await db.another();
+    const old = await start(url, { codeVersion: '1.4.0', snapshotEvery: 0 });
+    const t = await tenant(old.listenUrl, { planTier: 'pro' });
+    for (let i = 0; i < 5; i++)
+      expect((await client(old.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+    // the old version is still running: its steps are not covered by any snapshot
+    await expect(start(url, { codeVersion: '1.5.0' })).rejects.toThrow(
+      /written by log format 1 \/ sandbox 1\.4\.0; this instance is log format 1 \/ sandbox 1\.5\.0 .*run the version that wrote them until every instance of it has stopped cleanly.*or start this version on a new database/,
+    );
+    const before = await observe(old.listenUrl, t);
+    // draining: the old version's clean stop writes a snapshot of every step, which the new version reads
+    await old.close();
+    const next = await start(url, { codeVersion: '1.5.0' });
+    try {
+      const loaded = (await storeOf(next.listenUrl)).instance.loadedFrom;
+      expect(loaded.seq).toBeGreaterThan(0);
+      expect(loaded.replayedSteps).toBe(0);
+      const after = await observe(next.listenUrl, t);
+      expect(after.ledger).toEqual(before.ledger);
+      expect(after.tenant).toEqual(before.tenant);
+      expect(after.pending).toEqual(before.pending);
+      expect(after.usage).toEqual(before.usage);
+      // the review expiries are in the stop's snapshot (the clock's timers are exported before they are dropped)
+      expect(after.timers.pendingByLabel['review expiry']).toBe(5);
+      expect(after.timers).toEqual(before.timers);
+      expect((await client(next.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+      // now the old version would replay the new one's steps: refused the same way
+      await expect(start(url, { codeVersion: '1.4.0' })).rejects.toThrow(/sandbox 1\.5\.0; this instance is .*1\.4\.0/);
+    } finally {
+      await next.close();
+    }
+  });
+
+  it('a running instance stops at a step another version wrote, instead of replaying it', async () => {
+    const url = await db.another();
+    const stopped: Error[] = [];
+    const a = await start(url, { onStoreFailure: (e) => stopped.push(e) });
+    try {
+      const t = await tenant(a.listenUrl, { planTier: 'pro' });
+      const pgc = new pg.Client({ connectionString: url });
+      await pgc.connect();
+      try {
+        // an instance of 9.9.0 appended a step (it would have been refused at start; here it is forced in)
+        const { rows } = await pgc.query('SELECT max(seq) AS seq FROM sandbox_log');
+        await pgc.query(`INSERT INTO sandbox_log (seq, step, log_format, code_version) VALUES ($1, $2, 1, '9.9.0')`, [
+          Number(rows[0].seq) + 1,
+          JSON.stringify({ t: 'timers', now: Date.now() }),
+        ]);
+      } finally {
+        await pgc.end();
+      }
+      const res = await client(a.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`).catch(() => null);
+      expect(res?.status).not.toBe(200);
+      expect(stopped.map((e) => e.message).join()).toMatch(
+        /step \d+ was written by log format 1 \/ sandbox 9\.9\.0; this instance is log format 1 \/ sandbox .* does not replay another version's steps/,
+      );
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('refuses a snapshot format it cannot read once the log before it is pruned, and starts when it can replay the log instead', async () => {
+    const url = await db.another();
+    const a = await start(url, { snapshotEvery: 10 });
+    const t = await tenant(a.listenUrl, { planTier: 'pro' });
+    for (let i = 0; i < 30; i++)
+      expect((await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+    await waitFor(async () => ((await storeOf(a.listenUrl)).log.firstSeq > 1 ? true : undefined), 'pruned steps');
+    await a.close();
+    const pgc = new pg.Client({ connectionString: url });
+    await pgc.connect();
+    try {
+      await pgc.query('UPDATE sandbox_snapshots SET snapshot_format = 99');
+      await expect(start(url)).rejects.toThrow(
+        /snapshot was written by log format 1 \/ sandbox .* in snapshot format 99; this instance .* reads snapshot format 1.*start this version on a new database/,
+      );
+      // with the log whole (one snapshot, nothing pruned), the unreadable snapshot is passed over: a full replay
+      const whole = await db.another();
+      const w = await start(whole, { snapshotEvery: 0 });
+      const wt = await tenant(w.listenUrl, { planTier: 'pro' });
+      expect((await client(w.listenUrl, wt.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+      const before = await observe(w.listenUrl, wt);
+      await w.close();
+      await pgc.end();
+      const other = new pg.Client({ connectionString: whole });
+      await other.connect();
+      await other.query('UPDATE sandbox_snapshots SET snapshot_format = 99');
+      await other.end();
+      const again = await start(whole);
+      try {
+        const loaded = (await storeOf(again.listenUrl)).instance.loadedFrom;
+        expect(loaded.seq).toBe(0);
+        expect(loaded.replayedSteps).toBeGreaterThan(0);
+        const after = await observe(again.listenUrl, wt);
+        expect(after.ledger).toEqual(before.ledger);
+        expect(after.tenant).toEqual(before.tenant);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await pgc.end().catch(() => {});
+    }
+  });
+});
+
+describe.skipIf(why !== null)('shared sandbox snapshots: kill -9', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await startTestDatabase();
+  }, 120_000);
+  afterAll(async () => {
+    await db?.stop();
+  });
+
+  function spawnInstance(url: string): Promise<{ child: ChildProcess; base: string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', '--anon-port', '0'], {
+      env: {
+        ...process.env,
+        SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN,
+        SANDBOX_PUBLIC_URL: PUBLIC_URL,
+        SANDBOX_DATABASE_URL: url,
+        SANDBOX_SNAPSHOT_EVERY: '25',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new Promise((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /this instance\s+(\S+)/.exec(out);
+        if (m) resolve({ child, base: m[1] });
+      });
+      child.once('exit', (code) => reject(new Error(`instance exited (${code}) before it listened: ${out}`)));
+    });
+  }
+
+  it('loses nothing it acknowledged after a snapshot, and the restart starts from that snapshot', async () => {
+    const first = await spawnInstance(db.url);
+    const t = await tenant(first.base, { planTier: 'scale' });
+    const acknowledged: string[] = [];
+    let stop = false;
+    const load = Array.from({ length: 6 }, async () => {
+      while (!stop) {
+        const r = await client(first.base, t.apiKey)('POST', `${SCREENING}/screen`, submitBody()).catch(() => null);
+        if (r?.status === 201) acknowledged.push(r.json.requestId);
+      }
+    });
+    await waitFor(async () => ((await storeOf(first.base)).snapshots.count >= 2 ? true : undefined), '2 snapshots');
+    await waitFor(() => acknowledged.length >= 120 && true, '120 acknowledged submits', 30_000);
+    first.child.kill('SIGKILL');
+    stop = true;
+    await Promise.all(load);
+    const again = await start(db.url);
+    try {
+      const loaded = (await storeOf(again.listenUrl)).instance.loadedFrom;
+      expect(loaded.seq).toBeGreaterThan(0);
+      const rows = await audit(again.listenUrl, t.apiKey);
+      const present = new Set(rows.filter((r) => r.toState === 'received').map((r) => r.requestId));
+      for (const id of acknowledged) expect(present.has(id), id).toBe(true);
+      const usage = await client(again.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`);
+      expect(usage.json.creditsCap - usage.json.creditsRemaining).toBe(present.size);
+    } finally {
+      await again.close();
+    }
+  }, 90_000);
+});
