@@ -252,6 +252,39 @@ describe.skipIf(why !== null)('webhook listeners on two instances of one shared 
     }
   }, 60_000);
 
+  it('an instance started from a snapshot knows the listeners connected elsewhere and hands them its attempts', async () => {
+    const secret = 'whsec_listen_snapshot';
+    const t = await createTenant(a.listenUrl, { planTier: 'pro', webhookSecret: secret, webhookUrl: UNREACHABLE });
+    await listen(b.listenUrl, t.apiKey, rx.url);
+    const storeOf = async (sb: RunningSandbox): Promise<any> =>
+      (await adminOf(sb.listenUrl)('GET', '/sandbox/v1/store')).json;
+    // c snapshots at every step it commits: its first write leaves a snapshot with the listener connected on B
+    const c = await start(db.url, { snapshotEvery: 1 });
+    let d: RunningSandbox | undefined;
+    try {
+      await createTenant(c.listenUrl, { planTier: 'free' });
+      await waitFor(async () => ((await storeOf(c)).instance.lastWritten ? true : undefined), 'a snapshot', 20_000);
+      d = await start(db.url, { snapshotEvery: 0 });
+      const loaded = (await storeOf(d)).instance.loadedFrom;
+      expect(loaded.seq).toBeGreaterThan(0);
+      expect(await listenersOn(d, t.tenantId)).toHaveLength(1);
+      expect(await listenersOn(d, t.tenantId)).toEqual(await listenersOn(a, t.tenantId));
+      // an attempt made through the instance that loaded the snapshot goes to the listener, not the webhookUrl
+      const id = await (async () => {
+        const res = await adminOf(d.listenUrl)('POST', '/sandbox/v1/webhooks/test', { tenantId: t.tenantId });
+        expect(res.status, res.text).toBe(202);
+        return res.json.delivery.id as string;
+      })();
+      await delivered(a, id);
+      const [copy] = copiesOf(id);
+      expect(copy).toBeDefined();
+      expect(verify(secret, copy.bytes, copy.headers['x-screening-signature'] as string)).toBe(true);
+    } finally {
+      await d?.close();
+      await c.close();
+    }
+  }, 90_000);
+
   it('an instance started afterwards rebuilds every listener delivery from the log', async () => {
     const c = await start(db.url);
     try {

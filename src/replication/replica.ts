@@ -114,6 +114,8 @@ export class Replica {
   private sweeper: NodeJS.Timeout | null = null;
   // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
   private readonly seeded: Rng;
+  // this instance's name in `sandbox_instances` (how far it applied the log): drawn outside any step
+  private readonly instance = `ins_${randomBytes(8).toString('hex')}`;
   // the webhook listeners' steps (listeners.ts), and whether this batch's commit must wake their instances
   private onListen: ((op: ListenOp) => void) | null = null;
   private notifyListeners = false;
@@ -138,7 +140,7 @@ export class Replica {
   ) {
     this.seeded = new Rng(seed).fork('shared secrets');
     this.frozen = startedAt;
-    this.snapshots = new Snapshotter(db, options.writer, options.snapshotEvery);
+    this.snapshots = new Snapshotter(db, options.writer, options.snapshotEvery, this.instance);
   }
 
   /** The clock's deferrer: inside a step, deferred work runs before the step ends; outside, after the task. */
@@ -257,6 +259,7 @@ export class Replica {
     this.started = true;
     this.submitBackground({ t: 'timers', now: 0 });
     this.timersQueued = true;
+    this.reportApplied();
     this.sweeper = setInterval(() => {
       this.sweepLostAttempts();
       this.keepUp();
@@ -286,6 +289,7 @@ export class Replica {
     while (this.running) await new Promise((r) => setTimeout(r, 5));
     this.writer?.release();
     this.writer = null;
+    await this.db.query(`DELETE FROM sandbox_instances WHERE instance = $1`, [this.instance]).catch(() => {});
   }
 
   private counters() {
@@ -539,8 +543,26 @@ export class Replica {
    * that snapshots let the others prune (D-138).
    */
   private keepUp(): void {
-    if (this.running || this.queue.length || this.closed || this.fatal) return;
-    this.read(() => Promise.resolve()).catch(() => {});
+    if (this.closed || this.fatal) return;
+    if (this.running || this.queue.length) return void this.reportApplied();
+    this.read(() => Promise.resolve())
+      .then(() => this.reportApplied())
+      .catch(() => {});
+  }
+
+  /**
+   * Tells the others how far this instance has applied the log: pruning never deletes a step a live instance
+   * has still to apply (snapshots.ts), however fast the others take snapshots (D-138).
+   */
+  private reportApplied(): void {
+    if (this.closed || this.fatal) return;
+    this.db
+      .query(
+        `INSERT INTO sandbox_instances (instance, applied_seq, seen_at) VALUES ($1, $2, now())
+         ON CONFLICT (instance) DO UPDATE SET applied_seq = EXCLUDED.applied_seq, seen_at = now()`,
+        [this.instance, this.applied],
+      )
+      .catch(() => {});
   }
 
   /** An attempt whose instance stopped before the receiver answered is recorded as a failed attempt. */

@@ -67,6 +67,8 @@ export async function writeSnapshot(
   json: string,
   writer: Writer,
   snapshotFormat: number,
+  /** The writing instance, which has applied every step up to `seq`. */
+  self: string,
 ): Promise<number> {
   const state = await zip(Buffer.from(json, 'utf8'));
   await db.query(
@@ -74,19 +76,35 @@ export async function writeSnapshot(
      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (seq) DO NOTHING`,
     [seq, writer.logFormat, snapshotFormat, writer.codeVersion, state, Buffer.byteLength(json, 'utf8')],
   );
-  await prune(db);
+  await prune(db, self);
   return state.length;
 }
 
-/** Deletes the snapshots older than the kept ones and the steps the older kept one covers. */
-export async function prune(db: Db): Promise<void> {
+/** An instance not heard of for this long is taken for gone: pruning no longer waits for it. */
+export const INSTANCE_GONE_AFTER_S = 30;
+
+/**
+ * Deletes the snapshots older than the kept ones and the steps the older kept one covers, but no step a live
+ * instance has still to apply (each reports how far it applied the log every two seconds, `sandbox_instances`).
+ */
+export async function prune(db: Db, self: string): Promise<void> {
   const { rows } = await db.query<{ seq: number }>(
     `SELECT seq FROM sandbox_snapshots ORDER BY seq DESC LIMIT ${SNAPSHOTS_KEPT}`,
   );
   if (rows.length < SNAPSHOTS_KEPT) return;
   const floor = Number(rows[rows.length - 1].seq);
+  const live = await db.query<{ applied: string | null }>(
+    `SELECT min(applied_seq) AS applied FROM sandbox_instances
+     WHERE instance <> $1 AND seen_at > now() - interval '${INSTANCE_GONE_AFTER_S} seconds'`,
+    [self],
+  );
+  const behind = live.rows[0]?.applied;
+  const steps = behind === null || behind === undefined ? floor : Math.min(floor, Number(behind));
   await db.query(`DELETE FROM sandbox_snapshots WHERE seq < $1`, [floor]);
-  await db.query(`DELETE FROM sandbox_log WHERE seq <= $1`, [floor]);
+  await db.query(`DELETE FROM sandbox_log WHERE seq <= $1`, [steps]);
+  await db.query(
+    `DELETE FROM sandbox_instances WHERE seen_at < now() - interval '${INSTANCE_GONE_AFTER_S * 10} seconds'`,
+  );
 }
 
 /** The log's steps after `seq`: how many, their bytes, and who wrote them. */

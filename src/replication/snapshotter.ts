@@ -62,6 +62,8 @@ export class Snapshotter {
     private readonly writer: Writer,
     /** A snapshot every this many steps (Infinity: only at a clean stop). */
     private readonly every: number,
+    /** This instance's name in `sandbox_instances`: its own report is not waited for when it prunes. */
+    private readonly instance: string,
   ) {}
 
   /** The state snapshots are taken of and loaded into (without it, none is written). */
@@ -121,7 +123,7 @@ export class Snapshotter {
     }
     const exportMs = performance.now() - t0;
     const rawBytes = Buffer.byteLength(json, 'utf8');
-    this.writing = writeSnapshot(this.db, seq, json, this.writer, this.state!.format)
+    this.writing = writeSnapshot(this.db, seq, json, this.writer, this.state!.format, this.instance)
       .then((bytes) => {
         this.activity.lastWritten = {
           seq,

@@ -198,4 +198,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE console_sign_outs (session_digest text PRIMARY KEY, until_at timestamptz NOT NULL);
     `,
   },
+  {
+    version: 6,
+    name: 'how far each instance applied the log, so pruning never outruns a live one (D-138)',
+    sql: `
+      CREATE TABLE sandbox_instances (
+        instance text PRIMARY KEY,
+        applied_seq bigint NOT NULL,
+        seen_at timestamptz NOT NULL DEFAULT now()
+      );
+    `,
+  },
 ];
