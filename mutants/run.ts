@@ -235,7 +235,11 @@ export interface MutationRun {
   timeoutMs: number;
   files: string[];
   totalMutants: number;
+  /** The files' mutants less their reviewed survivors. */
   pool: number;
+  /** The reviewed survivors among the files' mutants (drawn or not). */
+  reviewedInFiles?: number;
+  /** The reviewed survivors the sample drew: not run, outside the score. */
   reviewedSkipped: (Reviewed & { original?: string; replacement?: string; line?: number })[];
   staleReviewed: Reviewed[];
   results: MutantResult[];
@@ -245,7 +249,12 @@ export interface MutationRun {
   unfinished?: number;
 }
 
-/** The mutants a run draws: by key, or a seeded sample (or all) of those not reviewed as equivalent or unobservable. */
+/**
+ * The mutants a run draws: by key, or a seeded sample (or all) of every mutant of the files, less the drawn ones
+ * reviewed as equivalent or unobservable. The sample is drawn before the reviewed survivors are set aside, so a
+ * review does not change which mutants a seed draws: after its survivors are reviewed, the same sample runs
+ * again with every other mutant of it judged afresh.
+ */
 export function chooseMutants(
   s: Pick<RunSettings, 'files' | 'keys' | 'sample' | 'seed' | 'includeReviewed' | 'reviewedFile'>,
 ) {
@@ -255,6 +264,7 @@ export function chooseMutants(
   const reviewedByKey = new Map(reviewed.map((r) => [r.key, r]));
   const allKeys = new Set(listMutants(ruleFiles()).mutants.map((m) => m.key));
   const staleReviewed = reviewed.filter((r) => !allKeys.has(r.key));
+  const reviewedInFiles = mutants.filter((m) => reviewedByKey.has(m.key)).length;
   let chosen: Mutant[];
   let reviewedSkipped: MutationRun['reviewedSkipped'] = [];
   if (s.keys?.length) {
@@ -262,10 +272,11 @@ export function chooseMutants(
     if (unknown.length) throw new Error(`--keys: no such mutant in the chosen files: ${unknown.join(', ')}`);
     chosen = mutants.filter((m) => s.keys!.includes(m.key));
   } else {
-    const pool = s.includeReviewed ? mutants : mutants.filter((m) => !reviewedByKey.has(m.key));
+    const drawn = s.sample === 'all' ? mutants : seededSample(mutants, s.sample, s.seed);
+    chosen = s.includeReviewed ? drawn : drawn.filter((m) => !reviewedByKey.has(m.key));
     reviewedSkipped = s.includeReviewed
       ? []
-      : mutants
+      : drawn
           .filter((m) => reviewedByKey.has(m.key))
           .map((m) => ({
             ...reviewedByKey.get(m.key)!,
@@ -273,9 +284,8 @@ export function chooseMutants(
             replacement: m.replacement,
             line: m.line,
           }));
-    chosen = s.sample === 'all' ? pool : seededSample(pool, s.sample, s.seed);
   }
-  return { files, mutants, sources, chosen, reviewedSkipped, staleReviewed };
+  return { files, mutants, sources, chosen, reviewedSkipped, reviewedInFiles, staleReviewed };
 }
 
 /** Runs the clean deployment, then every chosen mutant; returns everything the report needs. */
@@ -283,9 +293,9 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
   const log = s.log ?? (() => {});
   const t0 = performance.now();
   const startedAt = new Date().toISOString();
-  const { files, mutants, sources, chosen, reviewedSkipped, staleReviewed } = chooseMutants(s);
+  const { files, mutants, sources, chosen, reviewedSkipped, reviewedInFiles, staleReviewed } = chooseMutants(s);
   log(
-    `${mutants.length} mutants in ${files.length} files; ${reviewedSkipped.length} reviewed survivors not run; running ${chosen.length} (concurrency ${s.concurrency})`,
+    `${mutants.length} mutants in ${files.length} files (${reviewedInFiles} reviewed survivors); ${reviewedSkipped.length} reviewed survivors drawn, not run; running ${chosen.length} (concurrency ${s.concurrency})`,
   );
 
   // the unmutated deployment must pass with the same options, or no mutant can be judged
@@ -316,7 +326,8 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
     timeoutMs,
     files,
     totalMutants: mutants.length,
-    pool: mutants.length - reviewedSkipped.length,
+    pool: mutants.length - reviewedInFiles,
+    reviewedInFiles,
     reviewedSkipped,
     staleReviewed,
     results: [...results].sort((a, b) => a.file.localeCompare(b.file) || a.start - b.start),

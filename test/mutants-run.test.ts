@@ -2,7 +2,7 @@
 // alternate deployment per mutant, a child process each, the harness keys-only, restricted with --only to
 // the jobs search and market checks so it takes seconds): a mutant that refuses every search page is
 // killed under `must` ids, a mutant of the USD→IDR rate (a figure the documents never give) survives and
-// is reported with its diff, and a control run of the unmutated deployment passes; a reviewed survivor is left out of the pool and listed; a run past its
+// is reported with its diff, and a control run of the unmutated deployment passes; a reviewed survivor is left out of the pool and listed, and a sample stays the same whatever is reviewed; a run past its
 // time limit is reported as timed out.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -98,6 +98,21 @@ describe('npm run mutants, end to end on chosen mutants', () => {
     expect(chooseMutants(settings({ reviewedFile, includeReviewed: true })).chosen).toHaveLength(mutants.length);
     writeFileSync(reviewedFile, `reviewed:\n  - key: ${idrRate.key}\n    verdict: fine\n    reason: x\n`);
     expect(() => chooseMutants(settings({ reviewedFile }))).toThrow(/verdict/);
+  });
+
+  it('draws the same sample whatever has been reviewed: a drawn reviewed survivor is set aside, the rest run', () => {
+    const before = chooseMutants(settings({ sample: 12, seed: 5 }));
+    expect(before.chosen).toHaveLength(12);
+    const set = before.chosen[3];
+    const reviewedFile = path.join(dir, 'one-reviewed.yaml');
+    writeFileSync(
+      reviewedFile,
+      `reviewed:\n  - key: ${set.key}\n    file: ${set.file}\n    verdict: unobservable\n    reason: a reason\n`,
+    );
+    const after = chooseMutants(settings({ sample: 12, seed: 5, reviewedFile }));
+    expect(after.chosen.map((m) => m.key)).toEqual(before.chosen.filter((m) => m !== set).map((m) => m.key));
+    expect(after.reviewedSkipped.map((r) => r.key)).toEqual([set.key]);
+    expect(after.reviewedInFiles).toBe(1);
   });
 
   it('reports a run past its time limit as timed out', async () => {
