@@ -184,10 +184,21 @@ export function reportMarkdown(r: MutationReport): string {
     for (const m of reruns)
       lines.push(`- ${m.key} (${m.file}:${m.line}): now ${m.outcome}; first run: ${cell(m.rerunAfter!.slice(0, 200))}`);
   }
+  const slow = r.mutants.filter((m) => m.rerunAfterTimeout);
+  if (slow.length)
+    lines.push(
+      '',
+      `## Run again after a timeout (${slow.length})`,
+      '',
+      `Each had no result within ${r.timeoutS} s at first and was run again with twice the limit; the result above is the second run's.`,
+      '',
+      ...slow.map((m) => `- ${m.key} (${m.file}:${m.line}): now ${m.outcome}`),
+    );
   section(
     'Timed out (counted as detected)',
     r.timeouts,
-    () => `No result within ${r.timeoutS} s (the deployment hung or looped).`,
+    () =>
+      `No result within ${r.timeoutS} s, nor within ${2 * r.timeoutS} s on a second run (the deployment hung or looped).`,
   );
   section('Errors (the deployment did not start; outside the score)', r.errors, (m) => cell(m.error ?? ''));
   lines.push('', `## Reviewed survivors drawn (not run, outside the score: ${r.reviewed.length})`, '');

@@ -54,6 +54,8 @@ export interface MutantResult extends Mutant {
   unjudged?: string[];
   /** Set when a first run was killed by a broken connection and the mutant was run again (this result): that first failure. */
   rerunAfter?: string;
+  /** Set when a first run timed out and the mutant was run again with twice the time limit (this result). */
+  rerunAfterTimeout?: boolean;
 }
 
 export interface RunSettings {
@@ -355,6 +357,13 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
           transportKill = r.why;
           r = await runWorker(dir, s.worker, timeoutMs);
         }
+        // a run past the time limit may be a busy machine (other work on the same cores), not a hung deployment:
+        // run it once more with twice the limit, and count it as timed out only if that one times out too
+        let timedOutOnce = false;
+        if (m && r.timedOut) {
+          timedOutOnce = true;
+          r = await runWorker(dir, s.worker, 2 * timeoutMs);
+        }
         const outcome: Outcome = r.timedOut ? 'timeout' : r.outcome;
         if (!m) {
           controls.push({
@@ -378,6 +387,7 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
           diff: mutantDiff(sources.get(m.file)!, m),
           ...(unjudged.length ? { unjudged } : {}),
           ...(transportKill ? { rerunAfter: transportKill } : {}),
+          ...(timedOutOnce ? { rerunAfterTimeout: true } : {}),
         });
         s.onResult?.(snapshot());
         log(

@@ -3,7 +3,7 @@
 // the jobs search and market checks so it takes seconds): a mutant that refuses every search page is
 // killed under `must` ids, a mutant of the USD→IDR rate (a figure the documents never give) survives and
 // is reported with its diff, and a control run of the unmutated deployment passes; a reviewed survivor is left out of the pool and listed, and a sample stays the same whatever is reviewed; a run past its
-// time limit is reported as timed out.
+// time limit, and past twice that limit on a second run, is reported as timed out.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { figuresOf } from '../bench/sections/mutants.js';
 import { mustIds } from '../mutants/model.js';
-import { buildReport, writeReport } from '../mutants/report.js';
+import { buildReport, reportMarkdown, writeReport } from '../mutants/report.js';
 import { chooseMutants, listMutants, ruleFiles, runMutants, type RunSettings } from '../mutants/run.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'mutants-e2e-'));
@@ -124,6 +124,9 @@ describe('npm run mutants, end to end on chosen mutants', () => {
       }),
     );
     expect(run.results.map((r) => r.outcome)).toEqual(['timeout']);
+    // it timed out twice: once at the limit and once, run again, at twice the limit
+    expect(run.results[0].rerunAfterTimeout).toBe(true);
     expect(buildReport(run).overall).toMatchObject({ timeout: 1, score: 1 });
+    expect(reportMarkdown(buildReport(run))).toContain('## Run again after a timeout (1)');
   }, 120_000);
 });
