@@ -4,7 +4,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { MutationRun, MutantResult, Outcome } from './run.js';
+import { ratePassOn, type MutationRun, type MutantResult, type Outcome } from './run.js';
 
 export interface Tally {
   mutants: number;
@@ -114,7 +114,7 @@ export function reportMarkdown(r: MutationReport): string {
   const o = r.overall;
   lines.push('# Mutation report: the harness against mutants of the alternate deployment', '');
   lines.push(
-    `Run ${r.startedAt}, ${r.durationS} s. ${s.keys?.length ? `Mutants chosen by key: ${s.keys.length} of the ${r.totalMutants} mutants in ${r.files.length} files` : `${s.sample === 'all' ? 'Every mutant' : `A sample of ${s.sample} (seed ${s.seed})`} of the ${r.totalMutants} mutants in ${r.files.length} files (${r.reviewedInFiles} of them reviewed survivors); the ${r.reviewed.length} reviewed survivors drawn are not run, the other ${r.mutants.length + (r.unfinished ?? 0)} are`}; ${s.concurrency} at a time. Harness: keys only, seed ${s.worker.seed}, ${s.worker.runs} runs per property, allow-spend ${s.worker.allowSpend.join(',') || 'none'}, rate windows ${s.worker.rateWindows ? 'spent' : 'left alone'}, ${s.worker.failFast ? 'stopped at the first `must` failure' : 'run to the end'}. Clean run ${r.cleanRunS} s; a mutant's run times out after ${r.timeoutS} s.`,
+    `Run ${r.startedAt}, ${r.durationS} s. ${s.keys?.length ? `Mutants chosen by key: ${s.keys.length} of the ${r.totalMutants} mutants in ${r.files.length} files` : `${s.sample === 'all' ? 'Every mutant' : `A sample of ${s.sample} (seed ${s.seed})`} of the ${r.totalMutants} mutants in ${r.files.length} files (${r.reviewedInFiles} of them reviewed survivors); the ${r.reviewed.length} reviewed survivors drawn are not run, the other ${r.mutants.length + (r.unfinished ?? 0)} are`}; ${s.concurrency} at a time. Harness: keys only, seed ${s.worker.seed}, ${s.worker.runs} runs per property, allow-spend ${s.worker.allowSpend.join(',') || 'none'}, rate windows ${s.worker.rateWindows ? 'spent' : ratePassOn(s) ? 'left alone, then spent by the rate-window checks on each survivor' : 'left alone'}, ${s.worker.failFast ? 'stopped at the first `must` failure' : 'run to the end'}. Clean run ${r.cleanRunS} s; a mutant's run times out after ${r.timeoutS} s.`,
     '',
   );
   if (r.unfinished)

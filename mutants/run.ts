@@ -56,6 +56,8 @@ export interface MutantResult extends Mutant {
   rerunAfter?: string;
   /** Set when a first run timed out and the mutant was run again with twice the time limit (this result). */
   rerunAfterTimeout?: boolean;
+  /** Set when the main run passed and the rate-window checks (RunSettings.ratePass) killed or timed out the mutant. */
+  byRatePass?: boolean;
 }
 
 export interface RunSettings {
@@ -70,6 +72,14 @@ export interface RunSettings {
   controlEvery?: number;
   /** The reviewed-survivors file (default mutants/survivors.yaml). */
   reviewedFile?: string;
+  /**
+   * When the main run leaves the rate windows alone (the default): run a mutant that survives it once more, on a
+   * fresh copy, through the checks that spend the fixed keys' windows and days (RATE_WINDOW_CHECKS), so the rate
+   * limits are tested too. Default: on unless the main run spends the windows itself or is narrowed by `only`.
+   */
+  ratePass?: boolean;
+  /** The checks of that pass (default RATE_WINDOW_CHECKS). */
+  rateChecks?: string[];
   /** A mutant's run is stopped (timed out) after this long; default 3 × the clean run, at least 90 s. */
   timeoutMs?: number;
   log?: (line: string) => void;
@@ -148,6 +158,13 @@ export function seededSample<T>(items: readonly T[], n: number, seed: number): T
   }
   return xs.slice(0, Math.min(n, xs.length));
 }
+
+/** The harness checks that spend the fixed keys' rate windows and the anonymous and talent_search days. */
+export const RATE_WINDOW_CHECKS = ['jobs.rate.window', 'mcp.anon.daily-limit', 'mcp.tools.talent-daily-limit'];
+
+/** Whether a run adds the rate-window pass for its survivors (see RunSettings.ratePass). */
+export const ratePassOn = (s: Pick<RunSettings, 'ratePass' | 'worker'>): boolean =>
+  s.ratePass ?? (!s.worker.rateWindows && !s.worker.only?.length);
 
 /** A failure reason that is a broken or timed-out connection rather than an answer. */
 export const TRANSPORT_ERROR = /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket hang up|other side closed/i;
@@ -312,6 +329,28 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
     throw new Error(
       `the unmutated deployment does not pass the harness (${clean.outcome}: ${clean.failed.join(', ') || clean.harnessErrors.join('; ') || clean.error}); no mutant can be judged`,
     );
+  // the rate-window pass must pass on the unmutated deployment too
+  const ratePass = ratePassOn(s);
+  const rateOptions: WorkerOptions = {
+    ...s.worker,
+    rateWindows: true,
+    only: s.rateChecks ?? RATE_WINDOW_CHECKS,
+    failFast: false,
+  };
+  if (ratePass) {
+    const rateDir = prepareCopy(sources, null);
+    let cleanRate: WorkerResult;
+    try {
+      cleanRate = await runWorker(rateDir, rateOptions, 600_000);
+    } finally {
+      removeCopy(rateDir);
+    }
+    if (cleanRate.outcome !== 'survived')
+      throw new Error(
+        `the unmutated deployment does not pass the rate-window checks (${cleanRate.outcome}: ${cleanRate.failed.join(', ') || cleanRate.harnessErrors.join('; ') || cleanRate.error}); no mutant can be judged (--no-rate-pass runs without them)`,
+      );
+    log(`rate-window checks passed on the unmutated deployment in ${(cleanRate.durationMs / 1000).toFixed(1)} s`);
+  }
   const timeoutMs = s.timeoutMs ?? Math.max(90_000, 3 * clean.durationMs);
   log(
     `clean run passed in ${(clean.durationMs / 1000).toFixed(1)} s; a mutant's run times out after ${(timeoutMs / 1000).toFixed(0)} s`,
@@ -364,6 +403,21 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
           timedOutOnce = true;
           r = await runWorker(dir, s.worker, 2 * timeoutMs);
         }
+        // a survivor of the main run (which leaves the rate windows alone) goes through the rate-window checks,
+        // on a fresh copy of the same mutant; their waits for a window to turn are bounded, so twice the limit
+        let byRatePass = false;
+        if (m && ratePass && !r.timedOut && r.outcome === 'survived') {
+          const rateDir = prepareCopy(sources, m);
+          try {
+            const r2 = await runWorker(rateDir, rateOptions, 2 * timeoutMs);
+            if (r2.timedOut || r2.outcome === 'killed') {
+              byRatePass = true;
+              r = { ...r2, durationMs: r.durationMs + r2.durationMs };
+            }
+          } finally {
+            removeCopy(rateDir);
+          }
+        }
         const outcome: Outcome = r.timedOut ? 'timeout' : r.outcome;
         if (!m) {
           controls.push({
@@ -388,6 +442,7 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
           ...(unjudged.length ? { unjudged } : {}),
           ...(transportKill ? { rerunAfter: transportKill } : {}),
           ...(timedOutOnce ? { rerunAfterTimeout: true } : {}),
+          ...(byRatePass ? { byRatePass: true } : {}),
         });
         s.onResult?.(snapshot());
         log(

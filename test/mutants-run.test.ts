@@ -115,6 +115,26 @@ describe('npm run mutants, end to end on chosen mutants', () => {
     expect(after.reviewedInFiles).toBe(1);
   });
 
+  it('runs a survivor through the rate-window checks: a talent_search without its daily limit is killed there', async () => {
+    const noDailyLimit = listMutants(ruleFiles(['mcp-employer'])).mutants.find(
+      (m) =>
+        m.operator === 'condition' && m.original === 't.talentSearchDay.count >= perDay' && m.replacement === 'false',
+    )!;
+    expect(noDailyLimit).toBeDefined();
+    const run = await runMutants(
+      settings({
+        files: ['mcp-employer'],
+        keys: [noDailyLimit.key],
+        controlEvery: 0,
+        ratePass: true,
+        rateChecks: ['mcp.tools.talent-daily-limit'],
+      }),
+    );
+    // the main run (search and market checks only) passes; the pass through the daily limit kills it
+    expect(run.results[0]).toMatchObject({ outcome: 'killed', byRatePass: true });
+    expect(run.results[0].failed).toContain('MCP-TOOL-10');
+  }, 180_000);
+
   it('reports a run past its time limit as timed out', async () => {
     const run = await runMutants(
       settings({
