@@ -30,7 +30,7 @@ const ERROR_STATUS: Record<string, number> = {
  * expect the 400.
  */
 const ANY_REQUEST = [429, 500, 503];
-const SCREENING_STATUSES: Record<string, number[]> = {
+export const SCREENING_STATUSES: Record<string, number[]> = {
   submitScreen: [200, 201, 400, 401, 402, 403, ...ANY_REQUEST],
   getUsage: [200, 401, 403, ...ANY_REQUEST],
   getAudit: [200, 400, 401, 403, ...ANY_REQUEST],

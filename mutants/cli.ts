@@ -20,7 +20,9 @@ export const USAGE = `Usage: npm run mutants -- [options]
   --concurrency <n>   mutants run at once (default ${DEFAULTS.concurrency}; each run mostly waits on the deployment's timers)
   --timeout <s>       a mutant's run times out after this many seconds (default 3 × the clean run, at least 90)
   --no-fail-fast      run the whole harness against each mutant (default: stop at its first must failure)
-  --rate-windows      spend the fixed keys' rate windows too (adds up to a minute per mutant)
+  --rate-windows      spend the fixed keys' rate windows in every mutant's run (adds up to a minute per mutant)
+  --no-rate-pass      without --rate-windows, a survivor is run once more through the checks that spend the
+                      rate windows and days (about a minute per survivor); this leaves that pass out
   --harness-seed <n>  the harness's --seed (default ${DEFAULTS.harnessSeed}); --runs <n> its runs per property (default ${DEFAULTS.runs})
   --only <prefix>     pass --only to the harness (check or requirement id prefixes; repeatable): a faster, weaker test
   --control-every <n> run the unmutated deployment again after every n mutants (default 20; 0: never): a failing
@@ -51,6 +53,7 @@ export function parseMutantArgs(argv: string[]): (RunSettings & { reportDir: str
       timeout: { type: 'string' },
       'no-fail-fast': { type: 'boolean' },
       'rate-windows': { type: 'boolean' },
+      'no-rate-pass': { type: 'boolean' },
       'harness-seed': { type: 'string' },
       runs: { type: 'string' },
       'report-dir': { type: 'string' },
@@ -75,6 +78,7 @@ export function parseMutantArgs(argv: string[]): (RunSettings & { reportDir: str
     keys: csv(values.keys),
     includeReviewed: !!values['include-reviewed'],
     controlEvery: int(values['control-every'], '--control-every') ?? 20,
+    ...(values['no-rate-pass'] ? { ratePass: false } : {}),
     concurrency: int(values.concurrency, '--concurrency', 1) ?? DEFAULTS.concurrency,
     ...(timeoutS ? { timeoutMs: timeoutS * 1000 } : {}),
     worker: {

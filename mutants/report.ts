@@ -4,7 +4,7 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { MutationRun, MutantResult, Outcome } from './run.js';
+import { ratePassOn, type MutationRun, type MutantResult, type Outcome } from './run.js';
 
 export interface Tally {
   mutants: number;
@@ -37,8 +37,10 @@ export interface MutationReport {
   timeoutS: number;
   files: string[];
   totalMutants: number;
-  /** Mutants that may be drawn (all of the files' mutants less the reviewed survivors). */
+  /** The files' mutants less their reviewed survivors. */
   pool: number;
+  /** The reviewed survivors among the files' mutants (a sample draws from all, then leaves the reviewed ones out). */
+  reviewedInFiles: number;
   /** Set while the run is still going (or was interrupted): chosen mutants not yet judged. */
   unfinished?: number;
   overall: Tally;
@@ -87,6 +89,7 @@ export function buildReport(run: MutationRun): MutationReport {
     files: run.files,
     totalMutants: run.totalMutants,
     pool: run.pool,
+    reviewedInFiles: run.reviewedInFiles ?? run.totalMutants - run.pool,
     ...(run.unfinished ? { unfinished: run.unfinished } : {}),
     overall: tally(rs),
     byFile,
@@ -111,7 +114,7 @@ export function reportMarkdown(r: MutationReport): string {
   const o = r.overall;
   lines.push('# Mutation report: the harness against mutants of the alternate deployment', '');
   lines.push(
-    `Run ${r.startedAt}, ${r.durationS} s. ${s.keys?.length ? `Mutants chosen by key: ${s.keys.length}` : s.sample === 'all' ? 'Every mutant' : `A sample of ${s.sample} (seed ${s.seed})`} out of ${r.pool} that may be drawn (${r.totalMutants} mutants in ${r.files.length} files, less ${r.reviewed.length} reviewed survivors); ${s.concurrency} at a time. Harness: keys only, seed ${s.worker.seed}, ${s.worker.runs} runs per property, allow-spend ${s.worker.allowSpend.join(',') || 'none'}, rate windows ${s.worker.rateWindows ? 'spent' : 'left alone'}, ${s.worker.failFast ? 'stopped at the first `must` failure' : 'run to the end'}. Clean run ${r.cleanRunS} s; a mutant's run times out after ${r.timeoutS} s.`,
+    `Run ${r.startedAt}, ${r.durationS} s. ${s.keys?.length ? `Mutants chosen by key: ${s.keys.length} of the ${r.totalMutants} mutants in ${r.files.length} files` : `${s.sample === 'all' ? 'Every mutant' : `A sample of ${s.sample} (seed ${s.seed})`} of the ${r.totalMutants} mutants in ${r.files.length} files (${r.reviewedInFiles} of them reviewed survivors); the ${r.reviewed.length} reviewed survivors drawn are not run, the other ${r.mutants.length + (r.unfinished ?? 0)} are`}; ${s.concurrency} at a time. Harness: keys only, seed ${s.worker.seed}, ${s.worker.runs} runs per property, allow-spend ${s.worker.allowSpend.join(',') || 'none'}, rate windows ${s.worker.rateWindows ? 'spent' : ratePassOn(s) ? 'left alone, then spent by the rate-window checks on each survivor' : 'left alone'}, ${s.worker.failFast ? 'stopped at the first `must` failure' : 'run to the end'}. Clean run ${r.cleanRunS} s; a mutant's run times out after ${r.timeoutS} s.`,
     '',
   );
   if (r.unfinished)
@@ -181,13 +184,24 @@ export function reportMarkdown(r: MutationReport): string {
     for (const m of reruns)
       lines.push(`- ${m.key} (${m.file}:${m.line}): now ${m.outcome}; first run: ${cell(m.rerunAfter!.slice(0, 200))}`);
   }
+  const slow = r.mutants.filter((m) => m.rerunAfterTimeout);
+  if (slow.length)
+    lines.push(
+      '',
+      `## Run again after a timeout (${slow.length})`,
+      '',
+      `Each had no result within ${r.timeoutS} s at first and was run again with twice the limit; the result above is the second run's.`,
+      '',
+      ...slow.map((m) => `- ${m.key} (${m.file}:${m.line}): now ${m.outcome}`),
+    );
   section(
     'Timed out (counted as detected)',
     r.timeouts,
-    () => `No result within ${r.timeoutS} s (the deployment hung or looped).`,
+    () =>
+      `No result within ${r.timeoutS} s, nor within ${2 * r.timeoutS} s on a second run (the deployment hung or looped).`,
   );
   section('Errors (the deployment did not start; outside the score)', r.errors, (m) => cell(m.error ?? ''));
-  lines.push('', `## Reviewed survivors (not run, outside the score: ${r.reviewed.length})`, '');
+  lines.push('', `## Reviewed survivors drawn (not run, outside the score: ${r.reviewed.length})`, '');
   if (!r.reviewed.length) lines.push('None.');
   else {
     lines.push('| Key | File | Line | Change | Verdict | Reason |', '|---|---|---:|---|---|---|');

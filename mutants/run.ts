@@ -54,6 +54,10 @@ export interface MutantResult extends Mutant {
   unjudged?: string[];
   /** Set when a first run was killed by a broken connection and the mutant was run again (this result): that first failure. */
   rerunAfter?: string;
+  /** Set when a first run timed out and the mutant was run again with twice the time limit (this result). */
+  rerunAfterTimeout?: boolean;
+  /** Set when the main run passed and the rate-window checks (RunSettings.ratePass) killed or timed out the mutant. */
+  byRatePass?: boolean;
 }
 
 export interface RunSettings {
@@ -68,6 +72,14 @@ export interface RunSettings {
   controlEvery?: number;
   /** The reviewed-survivors file (default mutants/survivors.yaml). */
   reviewedFile?: string;
+  /**
+   * When the main run leaves the rate windows alone (the default): run a mutant that survives it once more, on a
+   * fresh copy, through the checks that spend the fixed keys' windows and days (RATE_WINDOW_CHECKS), so the rate
+   * limits are tested too. Default: on unless the main run spends the windows itself or is narrowed by `only`.
+   */
+  ratePass?: boolean;
+  /** The checks of that pass (default RATE_WINDOW_CHECKS). */
+  rateChecks?: string[];
   /** A mutant's run is stopped (timed out) after this long; default 3 × the clean run, at least 90 s. */
   timeoutMs?: number;
   log?: (line: string) => void;
@@ -146,6 +158,13 @@ export function seededSample<T>(items: readonly T[], n: number, seed: number): T
   }
   return xs.slice(0, Math.min(n, xs.length));
 }
+
+/** The harness checks that spend the fixed keys' rate windows and the anonymous and talent_search days. */
+export const RATE_WINDOW_CHECKS = ['jobs.rate.window', 'mcp.anon.daily-limit', 'mcp.tools.talent-daily-limit'];
+
+/** Whether a run adds the rate-window pass for its survivors (see RunSettings.ratePass). */
+export const ratePassOn = (s: Pick<RunSettings, 'ratePass' | 'worker'>): boolean =>
+  s.ratePass ?? (!s.worker.rateWindows && !s.worker.only?.length);
 
 /** A failure reason that is a broken or timed-out connection rather than an answer. */
 export const TRANSPORT_ERROR = /fetch failed|ECONNRESET|ECONNREFUSED|EPIPE|socket hang up|other side closed/i;
@@ -235,7 +254,11 @@ export interface MutationRun {
   timeoutMs: number;
   files: string[];
   totalMutants: number;
+  /** The files' mutants less their reviewed survivors. */
   pool: number;
+  /** The reviewed survivors among the files' mutants (drawn or not). */
+  reviewedInFiles?: number;
+  /** The reviewed survivors the sample drew: not run, outside the score. */
   reviewedSkipped: (Reviewed & { original?: string; replacement?: string; line?: number })[];
   staleReviewed: Reviewed[];
   results: MutantResult[];
@@ -245,7 +268,12 @@ export interface MutationRun {
   unfinished?: number;
 }
 
-/** The mutants a run draws: by key, or a seeded sample (or all) of those not reviewed as equivalent or unobservable. */
+/**
+ * The mutants a run draws: by key, or a seeded sample (or all) of every mutant of the files, less the drawn ones
+ * reviewed as equivalent or unobservable. The sample is drawn before the reviewed survivors are set aside, so a
+ * review does not change which mutants a seed draws: after its survivors are reviewed, the same sample runs
+ * again with every other mutant of it judged afresh.
+ */
 export function chooseMutants(
   s: Pick<RunSettings, 'files' | 'keys' | 'sample' | 'seed' | 'includeReviewed' | 'reviewedFile'>,
 ) {
@@ -255,6 +283,7 @@ export function chooseMutants(
   const reviewedByKey = new Map(reviewed.map((r) => [r.key, r]));
   const allKeys = new Set(listMutants(ruleFiles()).mutants.map((m) => m.key));
   const staleReviewed = reviewed.filter((r) => !allKeys.has(r.key));
+  const reviewedInFiles = mutants.filter((m) => reviewedByKey.has(m.key)).length;
   let chosen: Mutant[];
   let reviewedSkipped: MutationRun['reviewedSkipped'] = [];
   if (s.keys?.length) {
@@ -262,10 +291,11 @@ export function chooseMutants(
     if (unknown.length) throw new Error(`--keys: no such mutant in the chosen files: ${unknown.join(', ')}`);
     chosen = mutants.filter((m) => s.keys!.includes(m.key));
   } else {
-    const pool = s.includeReviewed ? mutants : mutants.filter((m) => !reviewedByKey.has(m.key));
+    const drawn = s.sample === 'all' ? mutants : seededSample(mutants, s.sample, s.seed);
+    chosen = s.includeReviewed ? drawn : drawn.filter((m) => !reviewedByKey.has(m.key));
     reviewedSkipped = s.includeReviewed
       ? []
-      : mutants
+      : drawn
           .filter((m) => reviewedByKey.has(m.key))
           .map((m) => ({
             ...reviewedByKey.get(m.key)!,
@@ -273,9 +303,8 @@ export function chooseMutants(
             replacement: m.replacement,
             line: m.line,
           }));
-    chosen = s.sample === 'all' ? pool : seededSample(pool, s.sample, s.seed);
   }
-  return { files, mutants, sources, chosen, reviewedSkipped, staleReviewed };
+  return { files, mutants, sources, chosen, reviewedSkipped, reviewedInFiles, staleReviewed };
 }
 
 /** Runs the clean deployment, then every chosen mutant; returns everything the report needs. */
@@ -283,9 +312,9 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
   const log = s.log ?? (() => {});
   const t0 = performance.now();
   const startedAt = new Date().toISOString();
-  const { files, mutants, sources, chosen, reviewedSkipped, staleReviewed } = chooseMutants(s);
+  const { files, mutants, sources, chosen, reviewedSkipped, reviewedInFiles, staleReviewed } = chooseMutants(s);
   log(
-    `${mutants.length} mutants in ${files.length} files; ${reviewedSkipped.length} reviewed survivors not run; running ${chosen.length} (concurrency ${s.concurrency})`,
+    `${mutants.length} mutants in ${files.length} files (${reviewedInFiles} reviewed survivors); ${reviewedSkipped.length} reviewed survivors drawn, not run; running ${chosen.length} (concurrency ${s.concurrency})`,
   );
 
   // the unmutated deployment must pass with the same options, or no mutant can be judged
@@ -300,6 +329,28 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
     throw new Error(
       `the unmutated deployment does not pass the harness (${clean.outcome}: ${clean.failed.join(', ') || clean.harnessErrors.join('; ') || clean.error}); no mutant can be judged`,
     );
+  // the rate-window pass must pass on the unmutated deployment too
+  const ratePass = ratePassOn(s);
+  const rateOptions: WorkerOptions = {
+    ...s.worker,
+    rateWindows: true,
+    only: s.rateChecks ?? RATE_WINDOW_CHECKS,
+    failFast: false,
+  };
+  if (ratePass) {
+    const rateDir = prepareCopy(sources, null);
+    let cleanRate: WorkerResult;
+    try {
+      cleanRate = await runWorker(rateDir, rateOptions, 600_000);
+    } finally {
+      removeCopy(rateDir);
+    }
+    if (cleanRate.outcome !== 'survived')
+      throw new Error(
+        `the unmutated deployment does not pass the rate-window checks (${cleanRate.outcome}: ${cleanRate.failed.join(', ') || cleanRate.harnessErrors.join('; ') || cleanRate.error}); no mutant can be judged (--no-rate-pass runs without them)`,
+      );
+    log(`rate-window checks passed on the unmutated deployment in ${(cleanRate.durationMs / 1000).toFixed(1)} s`);
+  }
   const timeoutMs = s.timeoutMs ?? Math.max(90_000, 3 * clean.durationMs);
   log(
     `clean run passed in ${(clean.durationMs / 1000).toFixed(1)} s; a mutant's run times out after ${(timeoutMs / 1000).toFixed(0)} s`,
@@ -316,7 +367,8 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
     timeoutMs,
     files,
     totalMutants: mutants.length,
-    pool: mutants.length - reviewedSkipped.length,
+    pool: mutants.length - reviewedInFiles,
+    reviewedInFiles,
     reviewedSkipped,
     staleReviewed,
     results: [...results].sort((a, b) => a.file.localeCompare(b.file) || a.start - b.start),
@@ -344,6 +396,28 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
           transportKill = r.why;
           r = await runWorker(dir, s.worker, timeoutMs);
         }
+        // a run past the time limit may be a busy machine (other work on the same cores), not a hung deployment:
+        // run it once more with twice the limit, and count it as timed out only if that one times out too
+        let timedOutOnce = false;
+        if (m && r.timedOut) {
+          timedOutOnce = true;
+          r = await runWorker(dir, s.worker, 2 * timeoutMs);
+        }
+        // a survivor of the main run (which leaves the rate windows alone) goes through the rate-window checks,
+        // on a fresh copy of the same mutant; their waits for a window to turn are bounded, so twice the limit
+        let byRatePass = false;
+        if (m && ratePass && !r.timedOut && r.outcome === 'survived') {
+          const rateDir = prepareCopy(sources, m);
+          try {
+            const r2 = await runWorker(rateDir, rateOptions, 2 * timeoutMs);
+            if (r2.timedOut || r2.outcome === 'killed') {
+              byRatePass = true;
+              r = { ...r2, durationMs: r.durationMs + r2.durationMs };
+            }
+          } finally {
+            removeCopy(rateDir);
+          }
+        }
         const outcome: Outcome = r.timedOut ? 'timeout' : r.outcome;
         if (!m) {
           controls.push({
@@ -367,6 +441,8 @@ export async function runMutants(s: RunSettings): Promise<MutationRun> {
           diff: mutantDiff(sources.get(m.file)!, m),
           ...(unjudged.length ? { unjudged } : {}),
           ...(transportKill ? { rerunAfter: transportKill } : {}),
+          ...(timedOutOnce ? { rerunAfterTimeout: true } : {}),
+          ...(byRatePass ? { byRatePass: true } : {}),
         });
         s.onResult?.(snapshot());
         log(

@@ -26,7 +26,7 @@ const ONLY: Record<string, string[]> = {
   // the error envelope is judged by the response monitor on every answer: these checks make the traffic
   'SCR-ERR-1': ['screening.auth.unauthenticated'],
   'SCR-ERR-2': ['screening.submit.invalid'],
-  'SCR-ERR-3': ['screening.audit.params'],
+  'SCR-ERR-3': ['screening.audit.params', 'screening.auth.forbidden'],
 };
 
 /**

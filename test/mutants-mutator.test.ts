@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyMutant, findSwitchFlags, mutantDiff, mutate } from '../mutants/mutator.js';
-import { listMutants, ruleFiles, seededSample, switchNames, TRANSPORT_ERROR } from '../mutants/run.js';
+import { listMutants, loadReviewed, ruleFiles, seededSample, switchNames, TRANSPORT_ERROR } from '../mutants/run.js';
 
 const SRC = `import { x } from './x.js';
 type Tier = 'Free' | 'Pro';
@@ -110,6 +110,20 @@ describe('the mutator', () => {
         mutants.find((m) => m.file.endsWith('jobs-domain.ts'))!,
       ),
     ).not.toBe(text);
+  });
+
+  it("every reviewed survivor of mutants/survivors.yaml still names a mutant of today's source, in its file", () => {
+    // a key hashes the statement's text: an edit or a reformat of that statement leaves the entry naming
+    // nothing, and the mutant it reviewed would be drawn again as unreviewed
+    const reviewed = loadReviewed();
+    expect(reviewed.length).toBeGreaterThan(0);
+    const fileOf = new Map(listMutants(ruleFiles()).mutants.map((m) => [m.key, m.file]));
+    const stale = reviewed.filter((r) => fileOf.get(r.key) !== r.file).map((r) => `${r.key} (${r.file})`);
+    expect(
+      stale,
+      'reviewed keys that name no mutant of their file: find the same change in `npm run mutants -- --list`',
+    ).toEqual([]);
+    expect(new Set(reviewed.map((r) => r.key)).size).toBe(reviewed.length);
   });
 
   it('tells a broken connection from an answer (such a kill is run again)', () => {

@@ -2,8 +2,8 @@
 // alternate deployment per mutant, a child process each, the harness keys-only, restricted with --only to
 // the jobs search and market checks so it takes seconds): a mutant that refuses every search page is
 // killed under `must` ids, a mutant of the USD→IDR rate (a figure the documents never give) survives and
-// is reported with its diff, and a control run of the unmutated deployment passes; a reviewed survivor is left out of the pool and listed; a run past its
-// time limit is reported as timed out.
+// is reported with its diff, and a control run of the unmutated deployment passes; a reviewed survivor is left out of the pool and listed, and a sample stays the same whatever is reviewed; a run past its
+// time limit, and past twice that limit on a second run, is reported as timed out.
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { figuresOf } from '../bench/sections/mutants.js';
 import { mustIds } from '../mutants/model.js';
-import { buildReport, writeReport } from '../mutants/report.js';
+import { buildReport, reportMarkdown, writeReport } from '../mutants/report.js';
 import { chooseMutants, listMutants, ruleFiles, runMutants, type RunSettings } from '../mutants/run.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'mutants-e2e-'));
@@ -100,6 +100,41 @@ describe('npm run mutants, end to end on chosen mutants', () => {
     expect(() => chooseMutants(settings({ reviewedFile }))).toThrow(/verdict/);
   });
 
+  it('draws the same sample whatever has been reviewed: a drawn reviewed survivor is set aside, the rest run', () => {
+    const before = chooseMutants(settings({ sample: 12, seed: 5 }));
+    expect(before.chosen).toHaveLength(12);
+    const set = before.chosen[3];
+    const reviewedFile = path.join(dir, 'one-reviewed.yaml');
+    writeFileSync(
+      reviewedFile,
+      `reviewed:\n  - key: ${set.key}\n    file: ${set.file}\n    verdict: unobservable\n    reason: a reason\n`,
+    );
+    const after = chooseMutants(settings({ sample: 12, seed: 5, reviewedFile }));
+    expect(after.chosen.map((m) => m.key)).toEqual(before.chosen.filter((m) => m !== set).map((m) => m.key));
+    expect(after.reviewedSkipped.map((r) => r.key)).toEqual([set.key]);
+    expect(after.reviewedInFiles).toBe(1);
+  });
+
+  it('runs a survivor through the rate-window checks: a talent_search without its daily limit is killed there', async () => {
+    const noDailyLimit = listMutants(ruleFiles(['mcp-employer'])).mutants.find(
+      (m) =>
+        m.operator === 'condition' && m.original === 't.talentSearchDay.count >= perDay' && m.replacement === 'false',
+    )!;
+    expect(noDailyLimit).toBeDefined();
+    const run = await runMutants(
+      settings({
+        files: ['mcp-employer'],
+        keys: [noDailyLimit.key],
+        controlEvery: 0,
+        ratePass: true,
+        rateChecks: ['mcp.tools.talent-daily-limit'],
+      }),
+    );
+    // the main run (search and market checks only) passes; the pass through the daily limit kills it
+    expect(run.results[0]).toMatchObject({ outcome: 'killed', byRatePass: true });
+    expect(run.results[0].failed).toContain('MCP-TOOL-10');
+  }, 180_000);
+
   it('reports a run past its time limit as timed out', async () => {
     const run = await runMutants(
       settings({
@@ -109,6 +144,9 @@ describe('npm run mutants, end to end on chosen mutants', () => {
       }),
     );
     expect(run.results.map((r) => r.outcome)).toEqual(['timeout']);
+    // it timed out twice: once at the limit and once, run again, at twice the limit
+    expect(run.results[0].rerunAfterTimeout).toBe(true);
     expect(buildReport(run).overall).toMatchObject({ timeout: 1, score: 1 });
+    expect(reportMarkdown(buildReport(run))).toContain('## Run again after a timeout (1)');
   }, 120_000);
 });

@@ -12,7 +12,8 @@ import { leaves, urlsOf } from './open-shape.js';
 import { expectNoCharge, expectOneCharge, readWallet, walletChanges } from './wallet.js';
 import type { TenantHandle } from '../target/tenants.js';
 import { expectCode, expectStatus, jobsApi, policyOnce } from './support.js';
-import type { Answer } from '../json.js';
+import type { Answer, SchemaNode } from '../json.js';
+import { specView } from '../../src/contract/index.js';
 
 /** A few active job ids, from a plain search. */
 export async function someJobs(ctx: CheckContext, key: string, n = 10): Promise<string[]> {
@@ -56,10 +57,14 @@ const validApply: Check = {
       : undefined;
     /** Successful results that carry no URL, by job: they must be submitted applications, each with its own identifier. */
     const withoutUrl = new Map<string, { result: unknown; exchange: Exchange }>();
+    // the generated bodies keep strings near their shortest; a message at the documented longest (3000
+    // characters) must be accepted too (JOB-APPLY-4)
+    const longest = longestBody(ctx, gen.examples[gen.examples.length - 1]);
+    const examples = [...gen.examples, longest];
     await ctx.property({
       name: 'valid applications',
       arbitrary: fc.record({ body: gen.valid, job: fc.nat({ max: ids.length - 1 }) }),
-      examples: gen.examples.map((body, i) => ({ body, job: i })),
+      examples: examples.map((body, i) => ({ body, job: i % ids.length })),
       runs: ctx.runs(0.5),
       predicate: async ({ body, job }) => {
         const before = await readWallet(ctx, t.apiKey);
@@ -67,7 +72,14 @@ const validApply: Check = {
         const status = ex.response?.status ?? 0;
         // which 2xx a successful apply answers is not fixed by the documents (policy: 200)
         if (status < 200 || status > 299)
-          expectStatus(ex, 200, status === 400 ? 'JOB-APPLY-3' : 'JOB-APPLY-2', 'a valid application by a starter key');
+          expectStatus(
+            ex,
+            200,
+            status !== 400 ? 'JOB-APPLY-2' : body === longest ? 'JOB-APPLY-4' : 'JOB-APPLY-3',
+            body === longest
+              ? 'a valid application with a message of the longest documented length'
+              : 'a valid application by a starter key',
+          );
         if (status !== 200) policy('POL-APPLY-4', `a successful apply answered ${status}, not 200`, ex);
         const res = jsonOf(ex);
         // field names of the apply result are "not shown": a submitted application carries an identifier,
@@ -107,6 +119,17 @@ const validApply: Check = {
     }
   },
 };
+
+/** `base` with every string field whose length the documents bound from above (not policy) at that bound. */
+function longestBody(ctx: CheckContext, base: unknown): unknown {
+  const schema = specView(ctx.contract.operation('applyToJob').requestBody) as SchemaNode;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  const sentence = 'I would welcome the chance to bring my experience to your team and this role. ';
+  for (const [k, sub] of Object.entries<SchemaNode>(schema?.properties ?? {}))
+    if (typeof sub?.maxLength === 'number' && (sub.type === 'string' || sub.type === undefined))
+      out[k] = sentence.repeat(Math.ceil(sub.maxLength / sentence.length)).slice(0, sub.maxLength);
+  return out;
+}
 
 /**
  * A result without an apply URL can only be a submitted application, and an application identifier tells

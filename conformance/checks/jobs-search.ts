@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../check.js';
 import { queryGenerators } from '../arbitraries/requests.js';
-import { violation } from '../failure.js';
+import { Skip, violation } from '../failure.js';
 import { jsonOf } from '../target/http.js';
 import { connect, failed } from './mcp-support.js';
 import { expectCode, expectStatus, jobsApi, policyOnce } from './support.js';
@@ -208,8 +208,38 @@ const paging: Check = {
       });
     }
     await ctx.failures.step(() => inactiveNeverListed(ctx, t.apiKey));
+    await ctx.failures.step(() => unalignedBeforeCap(ctx));
   },
 };
+
+/**
+ * JOB-SEARCH-8 holds for every page, not only those starting at a multiple of their limit: a free key's page
+ * that starts half a page before its last capped page (limit 10, offset 35 of 5 pages) and says hasMore false
+ * is followed by a page (offset 45) that holds no jobs. Where that page is refused (a page count of its own,
+ * a cap), nothing is claimed.
+ */
+async function unalignedBeforeCap(ctx: CheckContext): Promise<void> {
+  let t: Awaited<ReturnType<typeof ctx.tenants.get>>;
+  try {
+    t = await ctx.tenants.get('free');
+  } catch (e) {
+    if (e instanceof Skip) return; // no free key in the profile: the rest of the check stands
+    throw e;
+  }
+  const api = jobsApi(ctx);
+  const limit = 10;
+  const offset = (MAX_PAGES.free - 1.5) * limit;
+  const ex = await api.search(t.apiKey, { limit, offset });
+  if (ex.response?.status !== 200 || jsonOf(ex)?.hasMore !== false) return;
+  const next = await api.search(t.apiKey, { limit, offset: offset + limit });
+  if (next.response?.status === 200 && jsonOf(next)?.jobs?.length > 0)
+    throw violation(
+      'JOB-SEARCH-8',
+      `a free key's page at offset ${offset} (limit ${limit}) says hasMore false but the page at offset ${offset + limit} holds ${jsonOf(next).jobs.length} jobs`,
+      ex,
+      next,
+    );
+}
 
 /**
  * "Search lists active jobs only": the profile's inactive job (when given) is on no page of an unfiltered

@@ -13,6 +13,7 @@ import { KEYED_TOOLS } from './mcp-keyed.js';
 import { movedBy, watchClock } from './clock-watch.js';
 import { connect, failed, findList, toolPayload } from './mcp-support.js';
 import { mainList } from './open-shape.js';
+import { describedParameterProblems } from './described-params.js';
 
 const ANON_TOOLS = ['get_curated_list', 'get_job', 'search_jobs'];
 
@@ -130,6 +131,10 @@ const discovery: Check = {
           `/api/openapi.json answered ${ex.response?.status ?? ex.error}${ex.response?.status === 200 ? ' but not an OpenAPI document' : ''}`,
           ex,
         );
+      // a description of this API: what it declares of a documented parameter does not contradict the documents
+      const problems = describedParameterProblems(d, ctx.contract, site);
+      if (problems.length)
+        throw violation('JOB-VER-2', `/api/openapi.json contradicts the documents: ${problems.join('; ')}`, ex);
     });
     if (!ctx.target.anonMcpUrl)
       return ctx.unobserved(

@@ -8,6 +8,7 @@ import { bodyGenerators } from '../arbitraries/requests.js';
 import { violation } from '../failure.js';
 import { jsonOf, type Exchange } from '../target/http.js';
 import type { CallSpec } from '../target/target.js';
+import { SCREENING_STATUSES } from '../monitor.js';
 import { walkAudit, type AuditRow } from './ledger.js';
 import {
   expectCode,
@@ -26,16 +27,29 @@ import type { Answer } from '../json.js';
 function endpoints(
   ctx: CheckContext,
   body: unknown,
-): { name: string; call: (auth: Partial<CallSpec>) => Promise<Exchange> }[] {
+): { name: string; operationId: string; call: (auth: Partial<CallSpec>) => Promise<Exchange> }[] {
   const call = (spec: CallSpec) => ctx.target.call('screening', spec);
   return [
     {
       name: 'POST /screen',
+      operationId: 'submitScreen',
       call: (auth) => call({ method: 'POST', path: `${SCREENING}/screen`, json: uniqueKey(body), ...auth }),
     },
-    { name: 'GET /usage', call: (auth) => call({ path: `${SCREENING}/usage`, ...auth }) },
-    { name: 'GET /audit', call: (auth) => call({ path: `${SCREENING}/audit`, ...auth }) },
+    { name: 'GET /usage', operationId: 'getUsage', call: (auth) => call({ path: `${SCREENING}/usage`, ...auth }) },
+    { name: 'GET /audit', operationId: 'getAudit', call: (auth) => call({ path: `${SCREENING}/audit`, ...auth }) },
   ];
+}
+
+/** SCR-ERR-3 on an answer the monitor takes as a policy probe: its status is one the endpoint documents. */
+function documentedStatus(ep: { name: string; operationId: string }, ex: Exchange, who: string): void {
+  const status = ex.response?.status;
+  const documented = SCREENING_STATUSES[ep.operationId] ?? [];
+  if (status !== undefined && !documented.includes(status))
+    throw violation(
+      'SCR-ERR-3',
+      `${ep.name} with ${who} answered ${status}, which is none of its documented statuses (${documented.join(', ')})`,
+      ex,
+    );
 }
 
 const unauthenticated: Check = {
@@ -85,12 +99,15 @@ const forbidden: Check = {
       await ctx.failures.step(async () => {
         const ex = await ep.call({ key: t.apiKey, policyProbe: true });
         if (ex.response?.status === 403) expectCode(ex, 'forbidden', 'SCR-AUTH-3', `${ep.name} answered 403`);
-        else
+        else {
+          // whether such a key is refused is policy; whatever it is answered is still one of the endpoint's statuses
+          documentedStatus(ep, ex, 'a key lacking the screening scope');
           ctx.failures.add(
             'POL-AUTH-1',
             `${ep.name} with a key lacking the screening scope answered ${ex.response?.status ?? ex.error}, not 403`,
             ex,
           );
+        }
       });
     }
     if (!ctx.capabilities.creditControl) return;
@@ -101,12 +118,14 @@ const forbidden: Check = {
       await ctx.failures.step(async () => {
         const ex = await ep.call({ key: d.apiKey, policyProbe: true });
         if (ex.response?.status === 403) expectCode(ex, 'forbidden', 'SCR-AUTH-3', `${ep.name} answered 403`);
-        else
+        else {
+          documentedStatus(ep, ex, 'the key of a disabled tenant');
           ctx.failures.add(
             'POL-AUTH-1',
             `${ep.name} with the key of a disabled tenant answered ${ex.response?.status ?? ex.error}, not 403`,
             ex,
           );
+        }
       });
     }
     await ctx.tenants.patch(d, { disabled: false });

@@ -17,7 +17,13 @@ import { handleScreening, SCREENING_PREFIX } from './screening.js';
 import { buildTalent } from './talent.js';
 import { TenantStore } from './tenants.js';
 import { STARTER_CREDITS_VIOLATED } from './jobs-rest.js';
-import { routedPath } from './planted-routes.js';
+import {
+  plantedApply,
+  plantedDescription,
+  plantedScopeAnswer,
+  plantedSearchAnswer,
+  routedPath,
+} from './planted-routes.js';
 import { Timers } from './timers.js';
 import { Switches } from './violations.js';
 import { PLAIN_STYLE, styleFromSeed, type ShapeStyle } from './shape-style.js';
@@ -99,17 +105,24 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
       if (!res.headersSent) sendError(res, fail(500, 'internal error'));
       else res.destroy(e as Error);
     };
+    if (plantedScopeAnswer(req, res, p, tenants, v)) return;
     if (p.startsWith(`${SCREENING_PREFIX}/`) || p === '/api/screening/usage')
       return void handleScreening(req, res, url, { tenants, store, pipeline, limiter, v }).catch(done);
     if (p === '/api/v1' || p.startsWith('/api/v1/'))
-      return void handleJobs(req, res, url, { tenants, corpus, limiter, v, ghost, shape }).catch(done);
+      return void plantedApply(req, res, p, v)
+        .then(
+          (r) =>
+            r && handleJobs(r, plantedSearchAnswer(res, url, p, v), url, { tenants, corpus, limiter, v, ghost, shape }),
+        )
+        .catch(done);
     if (p === '/api/mcp')
       return void handleKeyedMcp(req, res, url, { tenants, corpus, limiter, employer, v, shape }).catch(done);
     if (req.method === 'GET' && p === '/.well-known/mcp.json')
       return sendJson(res, 200, mcpJson(baseUrl, anonMcpUrl, v));
     if (req.method === 'GET' && p === '/llms.txt')
       return sendText(res, 200, llmsTxt(baseUrl, anonMcpUrl), 'text/plain');
-    if (req.method === 'GET' && p === '/api/openapi.json') return sendJson(res, 200, openApi(baseUrl, v));
+    if (req.method === 'GET' && p === '/api/openapi.json')
+      return sendJson(res, 200, plantedDescription(openApi(baseUrl, v), v));
     sendError(res, fail(404, `no route ${req.method} ${p}`));
   });
   const anonHandle = anonHandler(corpus, v, () => anonMcpUrl, shape);

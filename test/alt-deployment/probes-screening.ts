@@ -43,6 +43,7 @@ export function screeningProbes(receiver: () => Receiver): Record<string, Probe>
     'scr-error-no-message': async (d) => (await usage(d, '')).error.message === undefined,
     'scr-error-code-bad-request': async (d) => (await submit(d, keys(d).pro, {})).body.error.code === 'bad_request',
     'audit-limit-422': async (d) => (await call(d.baseUrl, keys(d).pro, `${SCR}/audit?limit=0`)).status === 422,
+    'scr-no-scope-404': async (d) => (await call(d.baseUrl, keys(d).noScreeningScope, `${SCR}/usage`)).status === 404,
     'usage-path-moved': async (d) => (await call(d.baseUrl, keys(d).pro, `${SCR}/usage`)).status === 404,
     'submit-new-200': async (d) => (await submit(d)).status === 200,
     'request-id-bare': async (d) => !(await submit(d)).body.requestId.startsWith('scr_'),

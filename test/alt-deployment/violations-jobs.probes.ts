@@ -53,6 +53,7 @@ export const JOBS_PROBES: Record<string, Probe> = {
   'page-one-based': async (d) => (await jobs(d, k(d).pro, 'limit=10')).body.page !== 0,
   'posted-at-date-only': async (d) => !/T\d\d:/.test((await jobs(d, k(d).pro, 'limit=1')).body.jobs[0].postedAt),
   'opportunity-type-unchecked': async (d) => (await jobs(d, k(d).pro, 'opportunity_type=gig')).status === 200,
+  'has-more-unaligned': async (d) => (await jobs(d, k(d).pro, 'limit=10&offset=5')).body.hasMore === false,
   'search-lists-inactive': async (d) => {
     const ids: string[] = [];
     for (let offset = 0; offset < 400; offset += 50)
@@ -71,6 +72,8 @@ export const JOBS_PROBES: Record<string, Probe> = {
     const r = (await call(d.baseUrl, k(d).pro, `${V1}/jobs/${await firstJob(d)}/apply`, applyBody(100))).body;
     return r.application?.ref === undefined && r.redirect === undefined;
   },
+  'message-3000-refused': async (d) =>
+    (await call(d.baseUrl, k(d).pro, `${V1}/jobs/${await firstJob(d)}/apply`, applyBody(3000))).status === 400,
   'apply-refused-charges': (d) =>
     spends(d, k(d).pro, async () => call(d.baseUrl, k(d).pro, `${V1}/jobs/${await firstJob(d)}/apply`, applyBody(79))),
   'apply-charges-other-tenant': async (d) =>
@@ -100,6 +103,11 @@ export const JOBS_PROBES: Record<string, Probe> = {
   },
   'rest-without-v1': async (d) => (await jobs(d, k(d).pro, 'limit=1')).status === 404,
   'no-openapi': async (d) => (await site(d, '/api/openapi.json')) !== 200,
+  'openapi-enum-narrowed': async (d) => {
+    const doc: any = await fetch(`${d.baseUrl}/api/openapi.json`).then((r) => r.json());
+    const p = doc.paths['/api/v1/jobs'].get.parameters.find((x: any) => x.name === 'remote_type');
+    return !p.schema.enum.includes('worldwide');
+  },
   'mcp-wrong-path': async (d) => {
     try {
       await withKeyed(d, k(d).pro, async () => undefined);

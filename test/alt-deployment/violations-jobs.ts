@@ -23,6 +23,11 @@ export const JOBS_MCP_VIOLATIONS: readonly JobsViolation[] = [
   { name: 'posted-at-date-only', requirement: 'JOB-SEARCH-2', what: '`postedAt` is a plain date without a time' },
   { name: 'opportunity-type-unchecked', requirement: 'JOB-SEARCH-4', what: 'any `opportunity_type` value is accepted' },
   { name: 'search-lists-inactive', requirement: 'JOB-SEARCH-6', what: 'search lists inactive jobs too' },
+  {
+    name: 'has-more-unaligned',
+    requirement: 'JOB-SEARCH-8',
+    what: 'a search page whose offset is not a multiple of its limit says `hasMore` false',
+  },
   { name: 'search-charges', requirement: 'JOB-SEARCH-9', what: 'a search spends an apply credit' },
   { name: 'get-job-drops-currency', requirement: 'JOB-GET-1', what: 'GET /jobs/{id} leaves out `payCurrency`' },
   { name: 'search-tier-free', requirement: 'JOB-TIER-1', what: 'the search response names tier `Free` for every key' },
@@ -46,6 +51,11 @@ export const JOBS_MCP_VIOLATIONS: readonly JobsViolation[] = [
   { name: 'me-tier-free', requirement: 'JOB-ME-1', what: "GET /me names every key's plan `Free`" },
   { name: 'me-page-cap-10', requirement: 'JOB-ME-2', what: 'GET /me reports a page cap of 10 on the free tier' },
   { name: 'starter-credits-50', requirement: 'JOB-TIER-3', what: 'the starter tier gets 50 apply credits a month' },
+  {
+    name: 'message-3000-refused',
+    requirement: 'JOB-APPLY-4',
+    what: 'an apply message of exactly 3000 characters is refused with 400',
+  },
   // jobs REST: market data
   { name: 'salary-empty', requirement: 'JOB-MKT-1', what: 'the salary grid holds no cells' },
   { name: 'roles-dead-slug', requirement: 'JOB-MKT-2', what: 'the role list names a family that has no report' },
@@ -57,6 +67,11 @@ export const JOBS_MCP_VIOLATIONS: readonly JobsViolation[] = [
   { name: 'remaining-by-two', requirement: 'JOB-RATE-4', what: 'X-RateLimit-Remaining falls by two per call' },
   { name: 'rest-without-v1', requirement: 'JOB-VER-1', what: 'the jobs API is served under /api without /v1' },
   { name: 'no-openapi', requirement: 'JOB-VER-2', what: '/api/openapi.json is not served' },
+  {
+    name: 'openapi-enum-narrowed',
+    requirement: 'JOB-VER-2',
+    what: '/api/openapi.json lists the search parameter `remote_type` without `worldwide`',
+  },
   // keyed MCP server
   { name: 'mcp-wrong-path', requirement: 'MCP-KEYED-1', what: 'the keyed server answers at /api/mcp/v1, not /api/mcp' },
   {

@@ -112,6 +112,11 @@ export const VIOLATIONS: readonly Violation[] = [
   { name: 'scr-error-code-bad-request', requirement: 'SCR-ERR-2', what: 'screening 400s carry code `bad_request`' },
   { name: 'audit-limit-422', requirement: 'SCR-ERR-3', what: 'an out-of-range audit `limit` is answered 422' },
   {
+    name: 'scr-no-scope-404',
+    requirement: 'SCR-ERR-3',
+    what: 'a key without the screening scope is answered 404 `not_found` on the screening endpoints',
+  },
+  {
     name: 'usage-path-moved',
     requirement: 'SCR-VER-1',
     what: 'GET usage is served at /api/screening/usage, not under /api/screening/v1',
