@@ -3,12 +3,14 @@
 // Every tenant is created through the control API (its key comes from there). One tenant (the template)
 // then makes its whole history through HTTP: keyed searches and a few submits. The other tenants get
 // the same history in one of two ways:
-// - `sql`: when the database holds D-112's log (`sandbox_log (seq, step, body)`, every step a recorded
-//   call whose key sits in its authorization header), the template's recorded steps are copied once per
-//   tenant in SQL, the key replaced by that tenant's, interleaved round by round across the tenants
-//   (round i of every tenant, then round i+1), renumbered so the log stays gapless and its times never
-//   go backwards. Ids are counters (not recorded bytes) and searches and submits draw no secret, so a
-//   copy replays as that tenant's own calls; `verifyHistory` proves it on the restarted instance.
+// - `sql`: when the database holds D-112's log (`sandbox_log (seq, step, body, …)`, every step a
+//   recorded call whose key sits in its authorization header) and nothing else of a tenant's, the
+//   template's recorded steps are copied once per tenant in SQL (the instance stopped), the key replaced
+//   by that tenant's, interleaved round by round across the tenants (round i of every tenant, then
+//   round i+1), renumbered so the log stays gapless and its times never go backwards; any other column
+//   of a step (its format, its version) is copied as written, and snapshots of the renumbered span are
+//   removed. Ids are counters (not recorded bytes) and searches and submits draw no secret, so a copy
+//   replays as that tenant's own calls; `verifyHistory` proves it on the restarted instance.
 // - `http`: any other storage (a later log format) gets every tenant's history through HTTP, many
 //   tenants at once: slower, but it needs nothing of the storage.
 
@@ -67,45 +69,77 @@ export async function createTenants(sb: SandboxChild, count: number, concurrency
   });
 }
 
-/** Whether the database holds D-112's log, which the `sql` copy knows how to extend. */
-async function knownLog(db: pg.Client): Promise<boolean> {
-  const { rows } = await db.query<{ column_name: string }>(
-    `SELECT column_name FROM information_schema.columns WHERE table_name = 'sandbox_log' ORDER BY column_name`,
+/** Tables a database may hold for the SQL copy to be complete: the log is the only state per tenant. */
+const KNOWN_TABLES = ['sandbox_log', 'sandbox_meta', 'sandbox_snapshots', 'schema_migrations'];
+
+/**
+ * The columns of D-112's log to copy with each step (besides `seq` and `step`), or null when the
+ * database holds state the SQL copy does not know (then every tenant's history goes through HTTP).
+ */
+async function logColumns(db: pg.Client): Promise<string[] | null> {
+  const { rows } = await db.query<{ column_name: string; column_default: string | null }>(
+    `SELECT column_name, column_default FROM information_schema.columns WHERE table_name = 'sandbox_log'`,
   );
-  const cols = rows.map((r) => r.column_name).join(',');
-  if (cols !== 'body,committed_at,seq,step') return false;
-  // every other table of the sandbox must be one this copy knows leaves nothing out
+  const cols = rows.map((r) => r.column_name);
+  if (!cols.includes('seq') || !cols.includes('step') || !cols.includes('body')) return null;
   const { rows: tables } = await db.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`,
   );
-  return tables.every((t) => ['sandbox_log', 'sandbox_meta', 'schema_migrations'].includes(t.table_name));
+  if (!tables.every((t) => KNOWN_TABLES.includes(t.table_name))) return null;
+  // a column with a default (the commit time) takes it again; any other (a step's format or version) is copied
+  return rows
+    .filter((r) => !['seq', 'step'].includes(r.column_name) && r.column_default === null)
+    .map((r) => r.column_name);
 }
 
-/** Copies the template's steps after `after` to every tenant in SQL; returns the log's row count. */
-async function copyInSql(db: pg.Client, after: number, template: HistoryTenant, others: HistoryTenant[]) {
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Copies the template's steps after `after` to every tenant in SQL, with the instance that wrote them
+ * stopped; returns the log's row count. Snapshots taken after `after` (of the template's history, or
+ * on the clean shutdown) describe a numbering the copy changes: they are removed, so a start replays
+ * the copied steps.
+ */
+async function copyInSql(
+  db: pg.Client,
+  columns: string[],
+  after: number,
+  template: HistoryTenant,
+  others: HistoryTenant[],
+): Promise<number> {
+  const extra = columns.map((c) => `, ${quoted(c)}`).join('');
+  const extraOf = (alias: string) => columns.map((c) => `, ${alias}.${quoted(c)}`).join('');
   await db.query('BEGIN');
   try {
+    const { rows: span } = await db.query<{ first: string | null; n: string }>(
+      `SELECT min(seq) AS first, count(*) AS n FROM sandbox_log WHERE seq > $1`,
+      [after],
+    );
+    if (Number(span[0].first) !== after + 1)
+      throw new Error(`the template's steps do not follow step ${after} (pruned?): the SQL copy cannot renumber them`);
     await db.query(
       `CREATE TEMP TABLE history_template ON COMMIT DROP AS
-      SELECT row_number() OVER (ORDER BY seq) AS r, step, body, position($2 IN step) > 0 AS mine
-      FROM sandbox_log WHERE seq > $1`,
+       SELECT row_number() OVER (ORDER BY seq) AS r, step${extra}, position($2 IN step) > 0 AS mine
+       FROM sandbox_log WHERE seq > $1`,
       [after, template.apiKey],
     );
-    const { rows } = await db.query<{ n: string; mine: string }>(
-      `SELECT count(*) AS n, count(*) FILTER (WHERE mine) AS mine FROM history_template`,
+    const { rows } = await db.query<{ mine: string }>(
+      `SELECT count(*) FILTER (WHERE mine) AS mine FROM history_template`,
     );
     if (Number(rows[0].mine) === 0) throw new Error('the template history holds no step with the template key');
     await db.query(
       `CREATE TEMP TABLE history_keys ON COMMIT DROP AS
-      SELECT t - 1 AS t, key FROM unnest($1::text[]) WITH ORDINALITY AS k(key, t)`,
+       SELECT t - 1 AS t, key FROM unnest($1::text[]) WITH ORDINALITY AS k(key, t)`,
       [[template.apiKey, ...others.map((o) => o.apiKey)]],
     );
     await db.query(`DELETE FROM sandbox_log WHERE seq > $1`, [after]);
+    const snapshots = await db.query(`SELECT to_regclass('sandbox_snapshots') IS NOT NULL AS has`);
+    if (snapshots.rows[0].has) await db.query(`DELETE FROM sandbox_snapshots WHERE seq > $1`, [after]);
     // round by round across the tenants; steps not of the template (timers) kept once, in place
     await db.query(
-      `INSERT INTO sandbox_log (seq, step, body)
+      `INSERT INTO sandbox_log (seq, step${extra})
        SELECT $1 + row_number() OVER (ORDER BY h.r, k.t),
-              CASE WHEN h.mine THEN replace(h.step, $2, k.key) ELSE h.step END, h.body
+              CASE WHEN h.mine THEN replace(h.step, $2, k.key) ELSE h.step END${extraOf('h')}
        FROM history_template h JOIN history_keys k ON h.mine OR k.t = 0`,
       [after, template.apiKey],
     );
@@ -120,12 +154,14 @@ async function copyInSql(db: pg.Client, after: number, template: HistoryTenant, 
 }
 
 /**
- * Fills the database behind `sb` (one instance serving `dbUrl`, stopped by the caller afterwards) with
- * `tenants` tenants, each with `callsPerTenant` recorded calls (a submit every hundredth, at least one).
+ * Fills the database behind `sb` (one instance serving `dbUrl`) with `tenants` tenants, each with
+ * `callsPerTenant` recorded calls (a submit every hundredth, at least one), and stops the instance
+ * with `stop` (before the SQL copy, so nothing it writes on its way out describes the old numbering).
  */
 export async function seedHistories(
   sb: SandboxChild,
   dbUrl: string,
+  stop: () => Promise<void>,
   { tenants, callsPerTenant }: { tenants: number; callsPerTenant: number },
   log: (m: string) => void,
 ): Promise<History> {
@@ -137,30 +173,34 @@ export async function seedHistories(
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
-    const sql = await knownLog(db);
-    const after = sql ? Number((await db.query<{ m: string }>(`SELECT max(seq) AS m FROM sandbox_log`)).rows[0].m) : 0;
+    const columns = await logColumns(db);
+    const after = columns
+      ? Number((await db.query<{ m: string }>(`SELECT max(seq) AS m FROM sandbox_log`)).rows[0].m)
+      : 0;
     t0 = performance.now();
     const [template, ...others] = all;
     await makeHistory(clientFor(sb.baseUrl, template.apiKey), callsPerTenant, every, 8);
     const templateS = (performance.now() - t0) / 1000;
     t0 = performance.now();
     let calls: number;
-    if (sql) {
-      calls = await copyInSql(db, after, template, others);
+    if (columns) {
+      await stop();
+      calls = await copyInSql(db, columns, after, template, others);
     } else {
-      await pool(others, 16, (t) => makeHistory(clientFor(sb.baseUrl, t.apiKey), callsPerTenant, every, 1));
+      await pool(others, 32, (t) => makeHistory(clientFor(sb.baseUrl, t.apiKey), callsPerTenant, every, 1));
+      await stop();
       calls = tenants * (callsPerTenant + 1);
     }
     const copyS = (performance.now() - t0) / 1000;
     log(
-      `  seeded ${tenants} tenants × ${callsPerTenant} calls (${sql ? 'copied in SQL' : 'through HTTP'}): create ${createS.toFixed(1)} s, template ${templateS.toFixed(1)} s, copy ${copyS.toFixed(1)} s`,
+      `  seeded ${tenants} tenants × ${callsPerTenant} calls (${columns ? 'copied in SQL' : 'through HTTP'}): create ${createS.toFixed(1)} s, template ${templateS.toFixed(1)} s, copy ${copyS.toFixed(1)} s`,
     );
     return {
       tenants: all,
       callsPerTenant,
       submitsPerTenant,
       calls,
-      method: sql ? 'sql' : 'http',
+      method: columns ? 'sql' : 'http',
       createS,
       templateS,
       copyS,
