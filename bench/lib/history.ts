@@ -18,6 +18,9 @@ import pg from 'pg';
 import { clientFor, expectStatus, pool, type Client } from './http.js';
 import { submitBody, type SandboxChild } from './sandbox.js';
 
+/** What seeding needs of the instance: its address and its admin client. */
+export type Seeder = Pick<SandboxChild, 'baseUrl' | 'admin'>;
+
 export interface HistoryTenant {
   tenantId: string;
   apiKey: string;
@@ -58,7 +61,7 @@ async function makeHistory(api: Client, calls: number, every: number, concurrenc
 }
 
 /** Tenants on the scale plan (2,000 screening credits: every history's submits are paid), created through the control API. */
-export async function createTenants(sb: SandboxChild, count: number, concurrency = 16): Promise<HistoryTenant[]> {
+export async function createTenants(sb: Seeder, count: number, concurrency = 16): Promise<HistoryTenant[]> {
   return pool(Array.from({ length: count }), concurrency, async (_, i) => {
     const res = expectStatus(
       await sb.admin('POST', '/sandbox/v1/tenants', { planTier: 'scale', name: `history ${i}` }, 30_000),
@@ -159,7 +162,7 @@ async function copyInSql(
  * with `stop` (before the SQL copy, so nothing it writes on its way out describes the old numbering).
  */
 export async function seedHistories(
-  sb: SandboxChild,
+  sb: Seeder,
   dbUrl: string,
   stop: () => Promise<void>,
   { tenants, callsPerTenant }: { tenants: number; callsPerTenant: number },
