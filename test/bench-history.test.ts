@@ -3,6 +3,7 @@
 // tenant's own calls; and the proof the benchmark runs on every restart must tell a tenant without
 // that history apart.
 
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientFor } from '../bench/lib/http.js';
 import { createTenants, seedHistories, verifyHistory } from '../bench/lib/history.js';
@@ -43,6 +44,36 @@ describe.skipIf(unavailable)('tenant histories for the tenants benchmark', () =>
         1,
       );
       await expect(verifyHistory(again.listenUrl, h, fresh)).rejects.toThrow(/spent 0 credits/);
+    } finally {
+      await again.close();
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it('seeds every tenant through HTTP when another table holds anything (state the SQL copy would miss)', async () => {
+    const url = await db.another();
+    const { start, failures } = sharedInstances('http://127.0.0.1:9', { noRateLimits: true });
+    const seeder = await start(url);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(
+        'CREATE TABLE tenant_state_elsewhere (tenant_id text PRIMARY KEY); INSERT INTO tenant_state_elsewhere VALUES ($$t$$)',
+      );
+    } finally {
+      await client.end();
+    }
+    const h = await seedHistories(
+      { baseUrl: seeder.listenUrl, admin: clientFor(seeder.listenUrl, ADMIN_TOKEN) },
+      url,
+      () => seeder.close(),
+      { tenants: 3, callsPerTenant: 4 },
+      () => {},
+    );
+    expect(h.method).toBe('http');
+    const again = await start(url);
+    try {
+      for (const t of h.tenants) expect(await verifyHistory(again.listenUrl, h, t)).toContain('1 credits spent');
     } finally {
       await again.close();
     }

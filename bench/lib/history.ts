@@ -42,6 +42,9 @@ export interface History {
   copyS: number;
 }
 
+/** Longer than this, seeding through HTTP is refused (the part is not measured, saying why). */
+const HTTP_SEED_LIMIT_S = 600;
+
 const WORDS = ['engineer', 'remote', 'senior', 'data', 'design', 'backend', 'product', 'manager'];
 
 /** The i-th call of a tenant's history: a submit every `every` calls, else a keyed search. */
@@ -72,6 +75,8 @@ export async function createTenants(sb: Seeder, count: number, concurrency = 16)
   });
 }
 
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
 /** Tables a database may hold for the SQL copy to be complete: the log is the only state per tenant. */
 const KNOWN_TABLES = ['sandbox_log', 'sandbox_meta', 'sandbox_snapshots', 'schema_migrations'];
 
@@ -86,16 +91,18 @@ async function logColumns(db: pg.Client): Promise<string[] | null> {
   const cols = rows.map((r) => r.column_name);
   if (!cols.includes('seq') || !cols.includes('step') || !cols.includes('body')) return null;
   const { rows: tables } = await db.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`,
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
   );
-  if (!tables.every((t) => KNOWN_TABLES.includes(t.table_name))) return null;
+  // a table the copy does not know may hold a tenant's state, unless it holds nothing at all
+  for (const { table_name } of tables.filter((t) => !KNOWN_TABLES.includes(t.table_name))) {
+    const { rows: any } = await db.query(`SELECT 1 FROM ${quoted(table_name)} LIMIT 1`);
+    if (any.length) return null;
+  }
   // a column with a default (the commit time) takes it again; any other (a step's format or version) is copied
   return rows
     .filter((r) => !['seq', 'step'].includes(r.column_name) && r.column_default === null)
     .map((r) => r.column_name);
 }
-
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
  * Copies the template's steps after `after` to every tenant in SQL, with the instance that wrote them
@@ -190,6 +197,12 @@ export async function seedHistories(
       await stop();
       calls = await copyInSql(db, columns, after, template, others);
     } else {
+      // 32 tenants at a time serve about as many calls a second as the template's 8 at a time did, or more
+      const estimateS = (others.length * callsPerTenant) / (callsPerTenant / Math.max(templateS, 0.001));
+      if (estimateS > HTTP_SEED_LIMIT_S)
+        throw new Error(
+          `this storage is seeded through HTTP, and ${others.length} more tenants × ${callsPerTenant} calls would take about ${Math.round(estimateS)} s (the template's ${callsPerTenant} calls took ${templateS.toFixed(1)} s): pass smaller --history-calls / --memory-tenants`,
+        );
       await pool(others, 32, (t) => makeHistory(clientFor(sb.baseUrl, t.apiKey), callsPerTenant, every, 1));
       await stop();
       calls = tenants * (callsPerTenant + 1);
