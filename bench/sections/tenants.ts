@@ -352,6 +352,7 @@ async function memory(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
     title: `Memory: an instance started on ${fmt(memoryTenants, 0)} tenants × ${memoryCalls} calls, then ${durationS} s of searches and ${durationS} s of submits spread over 10 of the tenants (${ctx.opts.connections} connections)`,
     columns: [
       'seed s',
+      'untimed first start s',
       'start ms',
       'RSS after start MB',
       'peak RSS MB',
