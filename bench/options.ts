@@ -4,9 +4,21 @@ import { join } from 'node:path';
 import { ROOT } from './lib/sandbox.js';
 import type { BenchOptions } from './lib/section.js';
 
-export const SECTION_IDS = ['http', 'postgres', 'scaling', 'webhooks', 'harness', 'hostile', 'mutants'] as const;
-/** What a run without --only measures: `postgres` repeats rows of `http`, so it runs only when named. */
-const DEFAULT_SECTIONS = SECTION_IDS.filter((s) => s !== 'postgres');
+export const SECTION_IDS = [
+  'http',
+  'postgres',
+  'scaling',
+  'webhooks',
+  'harness',
+  'hostile',
+  'mutants',
+  'tenants',
+] as const;
+/**
+ * What a run without --only measures: `postgres` repeats rows of `http`, and `tenants` seeds databases
+ * of a million calls (about ten minutes), so they run only when named.
+ */
+const DEFAULT_SECTIONS = SECTION_IDS.filter((s) => s !== 'postgres' && s !== 'tenants');
 
 export const USAGE = `usage: npm run bench -- [--quick] [--only ${SECTION_IDS.join(',')}] [--duration S] [--warmup S] [--repetitions N] [--connections N] [--out DIR]
   --quick        short runs and small sizes while developing (figures not comparable with the targets)
@@ -17,7 +29,14 @@ export const USAGE = `usage: npm run bench -- [--quick] [--only ${SECTION_IDS.jo
   --warmup S     seconds of warm-up before each load run (default 1; 0.5 with --quick)
   --repetitions N  interleaved runs per load figure, the median reported (default 3; 1 with --quick)
   --connections N  concurrent connections (default 50)
-  --out DIR      where bench.md and bench.json go (default reports/)`;
+  --out DIR      where bench.md and bench.json go (default reports/)
+  tenants section (runs only when named; issue 24's shared sandbox on PostgreSQL):
+  --history-tenants N     tenants of each restart database (default 1000; 50 with --quick)
+  --history-calls LIST    recorded calls per tenant of each restart database, comma-separated, the
+                          last the headline size (default 100,1000: 100,000 and 1,000,000 calls)
+  --starts N              timed starts per database, the median reported (default 3; 2 with --quick)
+  --memory-tenants N      tenants with history in the memory database (default 10000; 500 with --quick)
+  --memory-calls N        recorded calls of each of them (default 20; 5 with --quick)`;
 
 export function defaultOptions(quick = false): BenchOptions {
   return quick
@@ -35,6 +54,11 @@ export function defaultOptions(quick = false): BenchOptions {
         auditSamples: 50,
         webhookDecisions: 20,
         webhookBurst: 100,
+        historyTenants: 50,
+        historyCalls: [20, 100],
+        restartStarts: 2,
+        memoryTenants: 500,
+        memoryCalls: 5,
       }
     : {
         // 19 load figures, each the median of 3 interleaved runs: 5 s runs keep the whole bench near 10 minutes
@@ -51,6 +75,11 @@ export function defaultOptions(quick = false): BenchOptions {
         auditSamples: 200,
         webhookDecisions: 200,
         webhookBurst: 1_000,
+        historyTenants: 1_000,
+        historyCalls: [100, 1_000],
+        restartStarts: 3,
+        memoryTenants: 10_000,
+        memoryCalls: 20,
       };
 }
 
@@ -83,6 +112,26 @@ export function parseOptions(argv: string[]): Readonly<BenchOptions> {
         break;
       case '--connections':
         opts.connections = Math.round(positive());
+        break;
+      case '--history-tenants':
+        opts.historyTenants = Math.round(positive());
+        break;
+      case '--history-calls': {
+        const sizes = val()
+          .split(',')
+          .map((v) => Math.round(Number(v)));
+        if (!sizes.length || sizes.some((n) => !(n >= 2))) throw new Error('--history-calls needs numbers ≥ 2');
+        opts.historyCalls = sizes.sort((a, b) => a - b);
+        break;
+      }
+      case '--starts':
+        opts.restartStarts = Math.round(positive());
+        break;
+      case '--memory-tenants':
+        opts.memoryTenants = Math.round(positive());
+        break;
+      case '--memory-calls':
+        opts.memoryCalls = Math.max(2, Math.round(positive()));
         break;
       case '--out':
         opts.outDir = val();

@@ -99,6 +99,38 @@ describe('load measurement', () => {
     }
   });
 
+  it('spreads requests over many tenants: the bearer keys taken in turn, a fresh body each', async () => {
+    const seen: { auth: string; key: string }[] = [];
+    const server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        seen.push({ auth: req.headers.authorization ?? '', key: JSON.parse(raw).key });
+        res.writeHead(201).end('{}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      let n = 0;
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const bearers = ['k1', 'k2', 'k3', 'k4', 'k5'];
+      await measure(
+        { origin, method: 'POST', path: '/x', bearers, body: () => JSON.stringify({ key: `b${n++}` }) },
+        { connections: 3, durationS: 0.5, warmupS: 0 },
+      );
+      expect(seen.length).toBeGreaterThan(50);
+      const per = new Map<string, number>();
+      for (const s of seen) per.set(s.auth, (per.get(s.auth) ?? 0) + 1);
+      expect([...per.keys()].sort()).toEqual(bearers.map((b) => `Bearer ${b}`));
+      // in turn: no key more than a couple of requests ahead of another
+      expect(Math.max(...per.values()) - Math.min(...per.values())).toBeLessThanOrEqual(3);
+      expect(new Set(seen.map((s) => s.key)).size).toBe(seen.length);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('refuses a measurement in which more than 1% of answers failed', () => {
     const base: LoadResult = {
       requests: 1000,

@@ -157,7 +157,7 @@ export async function stallDuring<T>(
 }
 
 /** Resident set size of a process in bytes, from /proc (Linux), or 0 once it is gone. */
-function rssOf(pid: number): number {
+export function rssOf(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : 0;
@@ -167,7 +167,7 @@ function rssOf(pid: number): number {
 }
 
 /** Processes of a process group (a detached child leads its own: tsx and the node it starts). */
-function groupMembers(pgid: number): number[] {
+export function groupMembers(pgid: number): number[] {
   const out: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;

@@ -13,6 +13,8 @@ export interface LoadSpec {
   headers?: Record<string, string>;
   /** Called once per request to build a fresh body (e.g. a new idempotency key). */
   body?: () => string;
+  /** API keys taken in turn, one per request (traffic spread over many tenants); overrides `authorization`. */
+  bearers?: readonly string[];
 }
 
 export interface LoadOptions {
@@ -45,10 +47,17 @@ function run(
 ): Promise<AutocannonResult> {
   const headers = { ...(spec.body ? { 'content-type': 'application/json' } : {}), ...spec.headers };
   const req: AutocannonRequest = { method: spec.method, path: spec.path, headers };
-  if (spec.body) {
-    const makeBody = spec.body;
-    req.body = makeBody();
-    req.setupRequest = (r) => ({ ...r, body: makeBody() });
+  const makeBody = spec.body;
+  const bearers = spec.bearers?.length ? spec.bearers : null;
+  if (makeBody) req.body = makeBody();
+  if (bearers) req.headers = { ...headers, authorization: `Bearer ${bearers[0]}` };
+  if (makeBody || bearers) {
+    let turn = 0;
+    req.setupRequest = (r) => ({
+      ...r,
+      ...(makeBody ? { body: makeBody() } : {}),
+      ...(bearers ? { headers: { ...r.headers, authorization: `Bearer ${bearers[turn++ % bearers.length]}` } } : {}),
+    });
   }
   return new Promise((resolve, reject) => {
     // autocannon stops itself after `duration`; the guard only covers a wedged run

@@ -18,9 +18,17 @@ export interface SandboxChild {
   admin: Client;
 }
 
-export async function startSandboxChild(
+export interface SandboxSpawnOptions {
+  noRateLimits?: boolean;
+  args?: string[];
+  env?: Record<string, string>;
+  name?: string;
+}
+
+/** Spawns the sandbox CLI on free ports without waiting for it (the caller decides what "ready" is). */
+export async function spawnSandboxChild(
   group: ChildGroup,
-  { noRateLimits = true, args = [] as string[], env = {}, name = 'sandbox' } = {},
+  { noRateLimits = true, args = [], env = {}, name = 'sandbox' }: SandboxSpawnOptions = {},
 ): Promise<SandboxChild> {
   const port = await freePort();
   const anonPort = await freePort();
@@ -48,16 +56,21 @@ export async function startSandboxChild(
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   const admin = clientFor(baseUrl, ADMIN_TOKEN);
+  return { child, baseUrl, anonMcpUrl: `http://127.0.0.1:${anonPort}/mcp`, adminToken: ADMIN_TOKEN, admin };
+}
+
+export async function startSandboxChild(group: ChildGroup, options: SandboxSpawnOptions = {}): Promise<SandboxChild> {
+  const sb = await spawnSandboxChild(group, options);
   await waitFor(
     'the sandbox to answer',
-    async () => ((await admin('GET', '/sandbox/v1/clock', undefined, 2000)).status === 200 ? true : undefined),
+    async () => ((await sb.admin('GET', '/sandbox/v1/clock', undefined, 2000)).status === 200 ? true : undefined),
     {
       timeoutMs: 90_000,
       intervalMs: 200,
-      child,
+      child: sb.child,
     },
   );
-  return { child, baseUrl, anonMcpUrl: `http://127.0.0.1:${anonPort}/mcp`, adminToken: ADMIN_TOKEN, admin };
+  return sb;
 }
 
 export interface BenchTenant {

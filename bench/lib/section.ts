@@ -25,6 +25,15 @@ export interface BenchOptions {
   webhookDecisions: number;
   /** Deliveries released at once for the delivery-rate figure. */
   webhookBurst: number;
+  /** `tenants`: tenants of each restart database (issue 24: 1,000). */
+  historyTenants: number;
+  /** `tenants`: recorded calls per tenant of each restart database, smallest first (the last is the headline size). */
+  historyCalls: number[];
+  /** `tenants`: timed starts per database, the median reported. */
+  restartStarts: number;
+  /** `tenants`: tenants with history in the memory database (issue 24: 10,000), and the calls of each. */
+  memoryTenants: number;
+  memoryCalls: number;
 }
 
 export interface SectionContext {

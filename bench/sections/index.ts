@@ -5,6 +5,7 @@ import { harnessSection } from './harness.js';
 import { hostileSection } from './hostile.js';
 import { mutantsSection } from './mutants.js';
 import { scalingSection } from './scaling.js';
+import { tenantsSection } from './tenants.js';
 import { postgresSection, throughputSection } from './throughput.js';
 import { webhooksSection } from './webhooks.js';
 
@@ -16,4 +17,5 @@ export const SECTIONS: Section[] = [
   harnessSection,
   hostileSection,
   mutantsSection,
+  tenantsSection,
 ];

@@ -1,0 +1,675 @@
+// Issue 24's figures for a shared sandbox on PostgreSQL with many tenants, measured black-box: every
+// sandbox is the CLI in a child process with `--store postgres://…`, driven through HTTP and the
+// control API, so the same section measures any storage behind `--store`. Runs only when named
+// (`--only tenants`); every database lives on one throwaway cluster.
+// - restart: process start to the first 200 of a keyed search, on a database holding N recorded calls
+//   over T tenants, beside the same on an almost empty database (one tenant); the median of a few
+//   starts, the databases' starts interleaved;
+// - memory: resident memory of an instance started on a database where many tenants have history,
+//   while ten of them are active;
+// - capacity: submits per second over 50 tenants on one instance and on two instances of one shared
+//   sandbox on the same database (driven at once, half the connections each);
+// - burst: a second tenant's steady stream of calls (its own process, open loop), alone and during a
+//   first tenant's burst at full rate; p50 and p99 compared;
+// - submit vs Prism: submit on PostgreSQL (one instance, one tenant) beside Prism's mock.
+
+import pg from 'pg';
+import { startTestDatabase, type TestDatabase } from '../../test/support/postgres.js';
+import { waitFor } from '../lib/children.js';
+import {
+  atLeast,
+  atMost,
+  below,
+  errorMessage,
+  figure,
+  fmt,
+  notMeasured,
+  short,
+  type Figure,
+  type Table,
+} from '../lib/figures.js';
+import { SCREENING } from '../lib/endpoints.js';
+import { createTenants, seedHistories, verifyHistory, type History, type HistoryTenant } from '../lib/history.js';
+import { groupMembers, rssOf, sampleGroupRss } from '../lib/hostile.js';
+import { expectStatus, request } from '../lib/http.js';
+import { measure, measureSplit, unsound, type LoadResult, type LoadSpec } from '../lib/load.js';
+import { prismPath, startPrism } from '../lib/prism.js';
+import {
+  createBenchTenant,
+  spawnSandboxChild,
+  startSandboxChild,
+  submitBody,
+  type SandboxChild,
+} from '../lib/sandbox.js';
+import type { Section, SectionContext } from '../lib/section.js';
+import { summarize } from '../lib/stats.js';
+import { runWorker } from '../lib/worker.js';
+import type { ProbeArgs, ProbeResult } from '../workers/probe.js';
+
+const MB = 1024 * 1024;
+const SEARCH = '/api/v1/jobs?q=engineer';
+const SUBMIT = '/api/screening/v1/screen';
+/** A clean shutdown may write state (snapshots) before it exits: it gets this long before SIGKILL. */
+const SHUTDOWN_GRACE_MS = 120_000;
+/** A start on a large database may replay a long history. */
+const START_TIMEOUT_MS = 600_000;
+const ISSUE_CALLS = 1_000_000;
+/** Starts of one database stop early once they add up to this (a long replay is timed fewer times). */
+const STARTS_BUDGET_MS = 150_000;
+
+interface Output {
+  figures: Figure[];
+  tables: Table[];
+  notes: string[];
+  data: Record<string, unknown>;
+}
+
+/** An instance on `url`; every instance of one database names the same public URL (part of its shared settings). */
+function onDatabase(ctx: SectionContext, url: string, publicUrl: string | null, name: string) {
+  return startSandboxChild(ctx.group, {
+    name,
+    args: ['--store', url],
+    ...(publicUrl ? { env: { SANDBOX_PUBLIC_URL: publicUrl } } : {}),
+  });
+}
+
+/** Spawns an instance and times spawn → the first 200 answer to `key`'s search. */
+async function timedStart(
+  ctx: SectionContext,
+  url: string,
+  publicUrl: string,
+  key: string,
+  name: string,
+): Promise<{ ms: number; sb: SandboxChild }> {
+  const t0 = performance.now();
+  const sb = await spawnSandboxChild(ctx.group, {
+    name,
+    args: ['--store', url],
+    env: { SANDBOX_PUBLIC_URL: publicUrl },
+  });
+  const ms = await waitFor(
+    `${name} to answer a keyed search`,
+    async () => {
+      const res = await request('GET', sb.baseUrl + SEARCH, { token: key, timeoutMs: 5_000 });
+      return res.status === 200 ? performance.now() - t0 : undefined;
+    },
+    { timeoutMs: START_TIMEOUT_MS, intervalMs: 20, child: sb.child },
+  );
+  return { ms, sb };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
+};
+
+/** The database's size on disk (whatever its tables). */
+async function databaseMb(url: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ b: string }>(`SELECT pg_database_size(current_database()) AS b`);
+    return Number(rows[0].b) / MB;
+  } finally {
+    await c.end();
+  }
+}
+
+/** The largest resident set of the instance's process group (tsx starts node as a child). */
+const rssNow = (sb: SandboxChild) => Math.max(0, ...groupMembers(sb.child.proc.pid!).map(rssOf));
+
+/**
+ * A history copied in SQL was never seen by a running instance, where one made live would have had
+ * snapshots taken along the way: on a storage that keeps snapshots (a `sandbox_snapshots` table), the
+ * copied database gets one untimed start and clean shutdown first. Its seconds, or null when skipped.
+ */
+async function settle(
+  ctx: SectionContext,
+  url: string,
+  publicUrl: string,
+  history: History,
+  name: string,
+): Promise<number | null> {
+  if (history.method !== 'sql') return null;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  let snapshots: boolean;
+  try {
+    snapshots = (await c.query<{ has: boolean }>(`SELECT to_regclass('sandbox_snapshots') IS NOT NULL AS has`)).rows[0]
+      .has;
+  } finally {
+    await c.end();
+  }
+  if (!snapshots) return null;
+  ctx.log(`  ${name}: one untimed start and clean shutdown, so the storage can snapshot the copied history`);
+  const t0 = performance.now();
+  const { sb } = await timedStart(ctx, url, publicUrl, history.tenants[0].apiKey, `sandbox (settling ${name})`);
+  await ctx.group.stop(sb.child, SHUTDOWN_GRACE_MS);
+  return (performance.now() - t0) / 1000;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// restart
+
+interface RestartDb {
+  label: string;
+  url: string;
+  publicUrl: string;
+  calls: number;
+  history: History | null;
+  key: string;
+  seedS: number;
+  /** The untimed first start after a copy, on a storage that keeps snapshots. */
+  settleS: number | null;
+  sizeMb: number;
+  startsMs: number[];
+  proof: string | null;
+}
+
+async function restart(ctx: SectionContext, pgc: TestDatabase, out: Output): Promise<void> {
+  const { historyTenants, historyCalls, restartStarts } = ctx.opts;
+  const dbs: RestartDb[] = [];
+  // the baseline: one tenant, nothing else
+  {
+    const url = await pgc.another();
+    const sb = await onDatabase(ctx, url, null, 'sandbox (PostgreSQL, empty database)');
+    const t0 = performance.now();
+    const [tenant] = await createTenants(sb, 1);
+    const seedS = (performance.now() - t0) / 1000;
+    await ctx.group.stop(sb.child, SHUTDOWN_GRACE_MS);
+    dbs.push({
+      label: 'empty (one tenant)',
+      url,
+      publicUrl: sb.baseUrl,
+      calls: 1,
+      history: null,
+      key: tenant.apiKey,
+      seedS,
+      settleS: null,
+      sizeMb: await databaseMb(url),
+      startsMs: [],
+      proof: null,
+    });
+  }
+  for (const perTenant of historyCalls) {
+    const url = await pgc.another();
+    const sb = await onDatabase(ctx, url, null, `sandbox (PostgreSQL, seeding ${perTenant} calls per tenant)`);
+    ctx.log(`  restart: seeding ${historyTenants} tenants × ${perTenant} calls`);
+    const t0 = performance.now();
+    const history = await seedHistories(
+      sb,
+      url,
+      () => ctx.group.stop(sb.child, SHUTDOWN_GRACE_MS),
+      { tenants: historyTenants, callsPerTenant: perTenant },
+      ctx.log,
+    );
+    const seedS = (performance.now() - t0) / 1000;
+    const calls = historyTenants * perTenant;
+    const label = `${fmt(calls, 0)} calls over ${fmt(historyTenants, 0)} tenants`;
+    dbs.push({
+      label,
+      url,
+      publicUrl: sb.baseUrl,
+      calls,
+      history,
+      key: history.tenants[history.tenants.length - 1].apiKey,
+      seedS,
+      settleS: await settle(ctx, url, sb.baseUrl, history, label),
+      sizeMb: await databaseMb(url),
+      startsMs: [],
+      proof: null,
+    });
+  }
+  for (let rep = 0; rep < restartStarts; rep++) {
+    for (let i = 0; i < dbs.length; i++) {
+      const d = dbs[(i + rep) % dbs.length];
+      if (d.startsMs.reduce((a, b) => a + b, 0) >= STARTS_BUDGET_MS) continue;
+      const { ms, sb } = await timedStart(ctx, d.url, d.publicUrl, d.key, `sandbox (restart on ${d.label})`);
+      d.startsMs.push(ms);
+      ctx.log(`  restart on ${d.label}: first answer after ${fmt(ms, 0)} ms`);
+      if (d.history && d.proof === null) {
+        // the proof that the seeded history replays: the last tenant (copied) and the template (recorded)
+        const last = d.history.tenants[d.history.tenants.length - 1];
+        d.proof = [
+          await verifyHistory(sb.baseUrl, d.history, last),
+          await verifyHistory(sb.baseUrl, d.history, d.history.tenants[0]),
+        ].join('; ');
+      }
+      await ctx.group.stop(sb.child, SHUTDOWN_GRACE_MS);
+    }
+  }
+  const empty = dbs[0];
+  const emptyMs = median(empty.startsMs);
+  out.tables.push({
+    title: `Restart: process start (tsx) to the first 200 answer to a keyed search; the median of up to ${restartStarts} starts per database, interleaved (a database whose starts add up to ${STARTS_BUDGET_MS / 1000} s is not started again)`,
+    columns: [
+      'database',
+      'recorded calls',
+      'size MB',
+      'seed s',
+      'how seeded',
+      'untimed first start s',
+      'median start ms',
+      '× empty',
+      'each start ms',
+      'replay proof',
+    ],
+    rows: dbs.map((d) => [
+      d.label,
+      d.calls,
+      fmt(d.sizeMb, 0),
+      fmt(d.seedS, 1),
+      d.history
+        ? `${d.history.method === 'sql' ? 'template through HTTP, copied per tenant in SQL' : 'every tenant through HTTP'} (create ${fmt(d.history.createS, 1)} s, template ${fmt(d.history.templateS, 1)} s, copy ${fmt(d.history.copyS, 1)} s)`
+        : 'one tenant through the control API',
+      d.settleS === null ? '—' : fmt(d.settleS, 1),
+      fmt(median(d.startsMs), 0),
+      d === empty ? '1' : fmt(median(d.startsMs) / emptyMs, 2),
+      d.startsMs.map((v) => fmt(v, 0)).join(' / '),
+      d.proof ?? '—',
+    ]),
+  });
+  const sized = dbs.slice(1);
+  out.figures.push(figure('tenants.restart.empty', 'Restart on an empty database: first answer', emptyMs, 'ms'));
+  sized.forEach((d, i) => {
+    const largest = i === sized.length - 1;
+    const full = d.calls >= ISSUE_CALLS;
+    out.figures.push(
+      figure(
+        `tenants.restart.${d.calls}`,
+        `Restart with ${d.label}: first answer / empty database${largest && !full ? ` (below the issue's ${fmt(ISSUE_CALLS, 0)} calls)` : ''}`,
+        median(d.startsMs) / emptyMs,
+        '×',
+        largest ? atMost(2, '≤ 2× the empty database') : undefined,
+        `${fmt(median(d.startsMs), 0)} vs ${fmt(emptyMs, 0)} ms; seeded in ${fmt(d.seedS, 1)} s`,
+      ),
+    );
+  });
+  if (sized.length >= 2) {
+    // the trend between the two largest sizes, for judging the issue's size when it was not measured
+    const [a, b] = sized.slice(-2);
+    const perCallMs = (median(b.startsMs) - median(a.startsMs)) / (b.calls - a.calls);
+    out.figures.push(
+      figure(
+        'tenants.restart.perMillion',
+        `Restart: start time added per ${fmt(ISSUE_CALLS, 0)} recorded calls (slope between the two largest databases)`,
+        perCallMs * ISSUE_CALLS,
+        'ms',
+      ),
+    );
+  }
+  out.data.restart = dbs.map(({ url: _url, key: _key, ...d }) => ({
+    ...d,
+    history: d.history ? { ...d.history, tenants: d.history.tenants.length } : null,
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// memory
+
+async function memory(ctx: SectionContext, pgc: TestDatabase, out: Output): Promise<void> {
+  const { memoryTenants, memoryCalls, durationS } = ctx.opts;
+  const url = await pgc.another();
+  const seeder = await onDatabase(ctx, url, null, 'sandbox (PostgreSQL, seeding the memory database)');
+  ctx.log(`  memory: seeding ${memoryTenants} tenants × ${memoryCalls} calls`);
+  const t0 = performance.now();
+  const history = await seedHistories(
+    seeder,
+    url,
+    () => ctx.group.stop(seeder.child, SHUTDOWN_GRACE_MS),
+    { tenants: memoryTenants, callsPerTenant: memoryCalls },
+    ctx.log,
+  );
+  const seedS = (performance.now() - t0) / 1000;
+  const settleS = await settle(ctx, url, seeder.baseUrl, history, 'the memory database');
+  const active = history.tenants.slice(-10);
+  const { ms, sb } = await timedStart(ctx, url, seeder.baseUrl, active[0].apiKey, 'sandbox (memory)');
+  const proof = await verifyHistory(sb.baseUrl, history, active[0]);
+  const rssAfterStart = rssNow(sb);
+  const rss = sampleGroupRss(sb.child.proc.pid!);
+  const keys = active.map((t) => t.apiKey);
+  const runs: Record<string, LoadResult | string> = {};
+  for (const [id, spec] of [
+    ['search', { origin: sb.baseUrl, method: 'GET', path: SEARCH, bearers: keys }],
+    ['submit', { origin: sb.baseUrl, method: 'POST', path: SUBMIT, bearers: keys, body: () => submitBody('memory') }],
+  ] as [string, LoadSpec][]) {
+    try {
+      runs[id] = await measure(spec, { connections: ctx.opts.connections, durationS, warmupS: 0 });
+    } catch (err) {
+      runs[id] = errorMessage(err);
+    }
+  }
+  const peak = rss.stop();
+  const rssAfter = rssNow(sb);
+  const label = `Resident memory with ${fmt(memoryTenants, 0)} tenants with history (${fmt(history.calls, 0)} recorded calls), 10 active: peak`;
+  const target = below(400, '< 400 MB');
+  out.figures.push(
+    peak > 0
+      ? figure('tenants.memory.rss', label, peak / MB, 'MB', target, `after the start ${fmt(rssAfterStart / MB, 0)} MB`)
+      : notMeasured('tenants.memory.rss', label, 'MB', 'no resident size could be read', target),
+  );
+  out.tables.push({
+    title: `Memory: an instance started on ${fmt(memoryTenants, 0)} tenants × ${memoryCalls} calls, then ${durationS} s of searches and ${durationS} s of submits spread over 10 of the tenants (${ctx.opts.connections} connections)`,
+    columns: [
+      'seed s',
+      'untimed first start s',
+      'start ms',
+      'RSS after start MB',
+      'peak RSS MB',
+      'RSS after traffic MB',
+      'traffic',
+      'replay proof',
+    ],
+    rows: [
+      [
+        fmt(seedS, 1),
+        settleS === null ? '—' : fmt(settleS, 1),
+        fmt(ms, 0),
+        fmt(rssAfterStart / MB, 0),
+        fmt(peak / MB, 0),
+        fmt(rssAfter / MB, 0),
+        Object.entries(runs)
+          .map(([id, r]) =>
+            typeof r === 'string'
+              ? `${id}: ${short(r, 80)}`
+              : `${id}: ${fmt(r.rps, 0)} req/s${unsound(r) ? ` (${short(unsound(r)!, 80)})` : ''}`,
+          )
+          .join('; '),
+        proof,
+      ],
+    ],
+  });
+  out.data.memory = {
+    tenants: memoryTenants,
+    callsPerTenant: memoryCalls,
+    calls: history.calls,
+    method: history.method,
+    seedS,
+    settleS,
+    startMs: ms,
+    rssAfterStartBytes: rssAfterStart,
+    peakRssBytes: peak,
+    rssAfterBytes: rssAfter,
+    runs,
+  };
+  await ctx.group.stop(sb.child, SHUTDOWN_GRACE_MS);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// capacity, burst, submit vs Prism: one database, one or two instances
+
+const isLoad = (r: LoadResult | string | undefined): r is LoadResult => typeof r === 'object';
+
+function loadRow(label: string, r: LoadResult | string | undefined, each: number[]): (string | number)[] {
+  if (!isLoad(r)) return [label, '—', '—', '—', short(r ?? 'not run'), ''];
+  return [
+    label,
+    fmt(r.rps, 0),
+    fmt(r.p50Ms, 2),
+    fmt(r.p99Ms, 2),
+    short(unsound(r) ?? ''),
+    each.map((v) => fmt(v, 0)).join(' / '),
+  ];
+}
+
+function medianOf(runs: (LoadResult | string)[]): LoadResult | string {
+  const ok = runs.filter(isLoad).sort((a, b) => a.rps - b.rps);
+  return ok.length ? ok[Math.floor((ok.length - 1) / 2)] : (runs[0] ?? 'not run');
+}
+
+function ratioFigure(
+  id: string,
+  label: string,
+  a: LoadResult | string,
+  b: LoadResult | string,
+  target: ReturnType<typeof atLeast>,
+): Figure {
+  const problem = !isLoad(a) ? a : (unsound(a) ?? (!isLoad(b) ? b : unsound(b)));
+  if (problem || !isLoad(a) || !isLoad(b)) return notMeasured(id, label, '×', short(problem ?? 'not run'), target);
+  return figure(id, label, a.rps / b.rps, '×', target, `${fmt(a.rps, 0)} vs ${fmt(b.rps, 0)} req/s`);
+}
+
+async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Promise<void> {
+  const { connections, durationS, warmupS } = ctx.opts;
+  const repetitions = ctx.opts.repetitions ?? 3;
+  const url = await pgc.another();
+  const first = await onDatabase(ctx, url, null, 'sandbox (PostgreSQL, instance 1 of 2)');
+  const second = await onDatabase(ctx, url, first.baseUrl, 'sandbox (PostgreSQL, instance 2 of 2)');
+  ctx.log('  capacity: creating 50 tenants');
+  const tenants: HistoryTenant[] = [];
+  for (let i = 0; i < 50; i += 10)
+    tenants.push(
+      ...(await Promise.all(
+        Array.from({ length: 10 }, (_, j) => createBenchTenant(first, { name: `capacity ${i + j}` })),
+      )),
+    );
+  const keys = tenants.map((t) => t.apiKey);
+  const spec = (origin: string): LoadSpec => ({
+    origin,
+    method: 'POST',
+    path: SUBMIT,
+    bearers: keys,
+    body: () => submitBody('capacity'),
+  });
+
+  // 1. one instance vs two instances of one shared sandbox, interleaved
+  const capacity: Record<'one' | 'two', (LoadResult | string)[]> = { one: [], two: [] };
+  const catchUpMs: Record<'one' | 'two', number[]> = { one: [], two: [] };
+  for (let rep = 0; rep < repetitions; rep++) {
+    for (const which of rep % 2 ? (['two', 'one'] as const) : (['one', 'two'] as const)) {
+      ctx.log(`  capacity: ${which === 'one' ? 'one instance' : 'two instances'}, submits over 50 tenants`);
+      const origins = which === 'one' ? [first.baseUrl] : [first.baseUrl, second.baseUrl];
+      // an instance left idle applies what the other wrote meanwhile before its first call: done here, untimed
+      const t0 = performance.now();
+      for (const sb of which === 'one' ? [first] : [first, second])
+        expectStatus(await sb.admin('GET', '/sandbox/v1/clock', undefined, 300_000), 200, 'catch-up read');
+      catchUpMs[which].push(performance.now() - t0);
+      try {
+        capacity[which].push(await measureSplit(origins.map(spec), { connections, durationS, warmupS }));
+      } catch (err) {
+        capacity[which].push(errorMessage(err));
+      }
+    }
+  }
+  await ctx.group.stop(second.child, SHUTDOWN_GRACE_MS);
+  const one = medianOf(capacity.one);
+  const two = medianOf(capacity.two);
+  out.figures.push(
+    ratioFigure(
+      'tenants.capacity.twoVsOne',
+      'Submits over 50 tenants: two instances / one instance req/s',
+      two,
+      one,
+      atLeast(1, '≥ 1×'),
+    ),
+  );
+
+  // 2. a second tenant's calls, alone and during a first tenant's burst
+  const [burster, prober] = [
+    await createBenchTenant(first, { name: 'burst' }),
+    await createBenchTenant(first, { name: 'probe' }),
+  ];
+  const probeS = Math.max(5, durationS * 2);
+  const probeRate = 20;
+  const probe = (): Promise<ProbeResult> =>
+    runWorker<ProbeResult>(
+      ctx.group,
+      'probe (second tenant)',
+      'probe.ts',
+      {
+        url: first.baseUrl + SEARCH,
+        apiKey: prober.apiKey,
+        ratePerS: probeRate,
+        durationS: probeS,
+      } satisfies ProbeArgs,
+      { timeoutMs: (probeS + 60) * 1000 },
+    );
+  const phases: Record<'alone' | 'burst', number[]> = { alone: [], burst: [] };
+  const failures: string[] = [];
+  const bursts: (LoadResult | string)[] = [];
+  for (let rep = 0; rep < repetitions; rep++) {
+    for (const phase of rep % 2 ? (['burst', 'alone'] as const) : (['alone', 'burst'] as const)) {
+      ctx.log(`  burst: second tenant's stream ${phase === 'alone' ? 'alone' : "during the first tenant's burst"}`);
+      let result: ProbeResult;
+      if (phase === 'alone') result = await probe();
+      else {
+        // the burst covers the probe's whole run, its worker's start-up included
+        const burst = measure(
+          {
+            origin: first.baseUrl,
+            method: 'POST',
+            path: SUBMIT,
+            headers: { authorization: `Bearer ${burster.apiKey}` },
+            body: () => submitBody('burst'),
+          },
+          { connections, durationS: probeS + 8, warmupS: 0 },
+        ).catch((err: unknown) => errorMessage(err));
+        await new Promise((r) => setTimeout(r, 1000));
+        result = await probe();
+        bursts.push(await burst);
+      }
+      phases[phase].push(...result.latenciesMs);
+      failures.push(...result.failures);
+    }
+  }
+  const alone = summarize(phases.alone);
+  const during = summarize(phases.burst);
+  const burstRps = bursts.filter(isLoad).map((r) => r.rps);
+  for (const q of ['p50', 'p99'] as const) {
+    const label = `Second tenant's ${q} during a first tenant's burst / alone`;
+    const target = atMost(1.5, '≤ 1.5×');
+    out.figures.push(
+      alone.count && during.count
+        ? figure(
+            `tenants.burst.${q}`,
+            label,
+            during[q] / alone[q],
+            '×',
+            target,
+            `${fmt(during[q], 1)} vs ${fmt(alone[q], 1)} ms`,
+          )
+        : notMeasured(`tenants.burst.${q}`, label, '×', short(failures[0] ?? 'no calls answered'), target),
+    );
+  }
+
+  // 3. submit on PostgreSQL (one instance, one tenant) beside Prism's mock
+  const submitTenant = await createBenchTenant(first, { name: 'submit' });
+  const prism = await startPrism(ctx.group, SCREENING, '/', 'bench').catch((err: unknown) => errorMessage(err));
+  const versus: Record<'postgres' | 'prism', (LoadResult | string)[]> = { postgres: [], prism: [] };
+  for (let rep = 0; rep < repetitions; rep++) {
+    for (const which of rep % 2 ? (['prism', 'postgres'] as const) : (['postgres', 'prism'] as const)) {
+      ctx.log(`  submit: ${which === 'postgres' ? 'PostgreSQL ×1' : 'Prism'}`);
+      if (which === 'prism' && typeof prism === 'string') {
+        versus.prism.push(`Prism did not start: ${prism}`);
+        continue;
+      }
+      const target =
+        which === 'postgres'
+          ? { origin: first.baseUrl, path: SUBMIT, key: submitTenant.apiKey }
+          : typeof prism === 'string'
+            ? null
+            : { origin: prism.origin, path: prismPath(prism, SUBMIT), key: 'rjk_live_bench' };
+      try {
+        versus[which].push(
+          await measure(
+            {
+              origin: target!.origin,
+              method: 'POST',
+              path: target!.path,
+              headers: { authorization: `Bearer ${target!.key}` },
+              body: () => submitBody('versus'),
+            },
+            { connections, durationS, warmupS },
+          ),
+        );
+      } catch (err) {
+        versus[which].push(errorMessage(err));
+      }
+    }
+  }
+  const pgSubmit = medianOf(versus.postgres);
+  const prismSubmit = medianOf(versus.prism);
+  out.figures.push(
+    ratioFigure(
+      'tenants.submit.postgresVsPrism',
+      'Submit (new key each): PostgreSQL ×1 / Prism req/s',
+      pgSubmit,
+      prismSubmit,
+      atLeast(2, '≥ 2×'),
+    ),
+  );
+  const runsOf = (rs: (LoadResult | string)[]) => rs.filter(isLoad).map((r) => r.rps);
+  out.tables.push({
+    title: `Load on one database: ${connections} connections, ${warmupS} s warm-up then ${repetitions} interleaved ${durationS} s runs per row, the median run shown (two instances: half the connections each, req/s summed, latencies pooled)`,
+    columns: ['row', 'req/s', 'p50 ms', 'p99 ms', 'note', 'req/s of each run'],
+    rows: [
+      loadRow('submits over 50 tenants, one instance', one, runsOf(capacity.one)),
+      loadRow(
+        `submits over 50 tenants, two instances (the idle one first caught up, untimed: ${catchUpMs.two.map((v) => fmt(v, 0)).join(' / ')} ms)`,
+        two,
+        runsOf(capacity.two),
+      ),
+      loadRow('submit, one tenant, PostgreSQL ×1', pgSubmit, runsOf(versus.postgres)),
+      loadRow('submit, Prism', prismSubmit, runsOf(versus.prism)),
+    ],
+  });
+  out.tables.push({
+    title: `Burst isolation: a second tenant's keyed searches at ${probeRate}/s for ${probeS} s (open loop, its own process), alone and during a first tenant's submits at full rate (${connections} connections); ${repetitions} runs of each, interleaved, latencies pooled`,
+    columns: ['phase', 'calls', 'p50 ms', 'p99 ms', 'max ms', 'failures', "first tenant's burst req/s"],
+    rows: [
+      ['alone', alone.count, fmt(alone.p50, 1), fmt(alone.p99, 1), fmt(alone.max, 1), '', ''],
+      [
+        'during the burst',
+        during.count,
+        fmt(during.p50, 1),
+        fmt(during.p99, 1),
+        fmt(during.max, 1),
+        failures.length ? `${failures.length} (${short(failures[0], 60)})` : '0',
+        burstRps.map((v) => fmt(v, 0)).join(' / '),
+      ],
+    ],
+  });
+  out.data.capacity = { ...capacity, catchUpMs };
+  out.data.burst = { alone, during, failures: failures.length, bursts };
+  out.data.submit = versus;
+  await ctx.group.stop(first.child, SHUTDOWN_GRACE_MS);
+}
+
+export const tenantsSection: Section = {
+  id: 'tenants',
+  title: 'A shared sandbox with many tenants (PostgreSQL, issue 24)',
+  // seeding and replaying the largest database dominate; the load parts are fixed
+  budgetS: (o) => (o.quick ? 600 : 1800),
+  async run(ctx) {
+    const pgc = await startTestDatabase();
+    const partS: Record<string, number> = {};
+    const out: Output = { figures: [], tables: [], notes: [], data: { partS } };
+    try {
+      for (const [name, part] of [
+        ['capacity, burst and submit', shared],
+        ['memory', memory],
+        ['restart', restart],
+      ] as const) {
+        const t0 = performance.now();
+        try {
+          await part(ctx, pgc, out);
+        } catch (err) {
+          ctx.log(`  ${name}: not measured: ${errorMessage(err)}`);
+          out.notes.push(`The ${name} part was not measured: ${short(errorMessage(err), 400)}`);
+        }
+        ctx.log(`  ${name}: ${fmt((performance.now() - t0) / 1000, 0)} s`);
+        partS[name] = (performance.now() - t0) / 1000;
+        await ctx.group.stopAll();
+      }
+    } finally {
+      await ctx.group.stopAll();
+      await pgc.stop();
+    }
+    out.notes.push(
+      'Every sandbox is `tsx src/cli.ts --no-rate-limits --store postgres://…` in a child process on a throwaway local cluster (fsync off, as the tests run it); all instances of one database name the same public URL. The load generator (autocannon), the cluster and the sandboxes share the same cores, and the machine may be shared: see the load average.',
+      "Histories: each tenant is created through the control API (scale plan), one template tenant makes its history through HTTP (keyed searches, a submit every hundredth call), and on D-112's log that history is copied to every other tenant in SQL with the key replaced, interleaved round by round; on any other storage every tenant makes its history through HTTP. Each restarted database is checked: a copied tenant and the template show every submit of their history paid and their audit events.",
+      'A restart is timed from spawning the process (tsx compiles the sources on the fly: about a second of every start, empty database included) to the first 200 answer to a keyed search; the previous instance was stopped with SIGTERM (a clean shutdown).',
+    );
+    return out;
+  },
+};

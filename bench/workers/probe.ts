@@ -1,0 +1,48 @@
+// A steady low-rate stream of one tenant's calls (open loop: one call every 1/rate s whether or not
+// the previous one answered), timed in a process of its own so a load generator running in the parent
+// never delays the timing. Reports every call's latency and status.
+
+import { runAsWorker } from './ipc.js';
+
+export interface ProbeArgs {
+  url: string;
+  apiKey: string;
+  ratePerS: number;
+  durationS: number;
+}
+
+export interface ProbeResult {
+  latenciesMs: number[];
+  failures: string[];
+}
+
+runAsWorker<ProbeArgs, ProbeResult>(async ({ url, apiKey, ratePerS, durationS }) => {
+  const latenciesMs: number[] = [];
+  const failures: string[] = [];
+  const gapMs = 1000 / ratePerS;
+  const count = Math.max(1, Math.round(durationS * ratePerS));
+  const t0 = performance.now();
+  const calls: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const wait = t0 + i * gapMs - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    calls.push(
+      (async () => {
+        const start = performance.now();
+        try {
+          const res = await fetch(url, {
+            headers: { authorization: `Bearer ${apiKey}` },
+            signal: AbortSignal.timeout(10_000),
+          });
+          await res.arrayBuffer();
+          if (res.status === 200) latenciesMs.push(performance.now() - start);
+          else failures.push(`HTTP ${res.status}`);
+        } catch (err) {
+          failures.push(err instanceof Error ? err.message : String(err));
+        }
+      })(),
+    );
+  }
+  await Promise.all(calls);
+  return { latenciesMs, failures };
+});
