@@ -429,27 +429,38 @@ async function runBoth(a: Sandbox, b: Sandbox, world: World, ops: readonly Op[])
 
 const close = (...sbs: Sandbox[]) => sbs.forEach((s) => s.core.clock.clear());
 
+/**
+ * Runs `before` on a sandbox, makes its twin from a snapshot, lets `between` change the original (or not), runs
+ * `after` on both (every answer alike) and compares their whole states at the end.
+ */
+async function twinsAgree(
+  before: readonly Op[],
+  after: readonly Op[],
+  between?: (a: Sandbox, world: World) => void,
+): Promise<void> {
+  const { sb: a, world } = await start();
+  let b: Sandbox | null = null;
+  try {
+    for (const op of before) {
+      await run(a, world, op);
+      await quiesce(a.core);
+    }
+    b = await twinOf(a);
+    between?.(a, world);
+    await runBoth(a, b, world, after);
+    expect(withoutDurations(exportState(b.core))).toEqual(withoutDurations(exportState(a.core)));
+  } finally {
+    close(a, ...(b ? [b] : []));
+  }
+}
+
 describe('snapshots of the state (D-137)', () => {
   it('a sandbox imported from a snapshot taken at any point answers every later call as the original', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(opArb, { minLength: 2, maxLength: 16 }),
         fc.array(opArb, { minLength: 3, maxLength: 16 }),
-        async (before, after) => {
-          const { sb: a, world } = await start();
-          let b: Sandbox | null = null;
-          try {
-            for (const op of before) {
-              await run(a, world, op);
-              await quiesce(a.core);
-            }
-            b = await twinOf(a);
-            await runBoth(a, b, world, after);
-            expect(withoutDurations(exportState(b.core))).toEqual(withoutDurations(exportState(a.core)));
-          } finally {
-            close(a, ...(b ? [b] : []));
-          }
-        },
+        (before, after) => twinsAgree(before, after),
       ),
       { numRuns: 20 },
     );
@@ -461,25 +472,13 @@ describe('snapshots of the state (D-137)', () => {
         fc.array(opArb, { minLength: 2, maxLength: 14 }),
         fc.array(opArb, { minLength: 3, maxLength: 14 }),
         fc.nat(5),
-        async (before, after, which) => {
-          const { sb: a, world } = await start();
-          let b: Sandbox | null = null;
-          try {
-            for (const op of before) {
-              await run(a, world, op);
-              await quiesce(a.core);
-            }
-            b = await twinOf(a);
+        (before, after, which) =>
+          twinsAgree(before, after, (a, world) => {
             const id = world.tenants[which % world.tenants.length].id;
             const part = JSON.parse(JSON.stringify(exportTenant(a.core, id)));
             forgetTenant(a.core, id);
             importTenant(a.core, id, part);
-            await runBoth(a, b, world, after);
-            expect(withoutDurations(exportState(a.core))).toEqual(withoutDurations(exportState(b.core)));
-          } finally {
-            close(a, ...(b ? [b] : []));
-          }
-        },
+          }),
       ),
       { numRuns: 12 },
     );
