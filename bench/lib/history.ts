@@ -78,7 +78,19 @@ export async function createTenants(sb: Seeder, count: number, concurrency = 16)
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** Tables a database may hold for the SQL copy to be complete: the log is the only state per tenant. */
-const KNOWN_TABLES = ['sandbox_log', 'sandbox_meta', 'sandbox_snapshots', 'schema_migrations'];
+/**
+ * The tables the copy knows: the log, its meta and snapshots, and three that hold no tenant's state (how far each
+ * instance applied the log, listeners' leases, console sign-outs: liveness and sessions only).
+ */
+const KNOWN_TABLES = [
+  'sandbox_log',
+  'sandbox_meta',
+  'sandbox_snapshots',
+  'schema_migrations',
+  'sandbox_instances',
+  'sandbox_listener_leases',
+  'console_sign_outs',
+];
 
 /**
  * The columns of D-112's log to copy with each step (besides `seq` and `step`), or null when the
