@@ -1,10 +1,12 @@
 // The webhook outbox in a snapshot (D-137): a tenant's deliveries and its endpoints' figures as data. A
-// snapshot holds no closures: a restored delivery's retry is armed again at the time it was due, and work
-// that had not finished when the snapshot was taken (an attempt in flight, a first attempt still to run) is
-// made again.
+// snapshot holds no closures: a restored delivery's retry is armed again at the time it was due; an attempt
+// in flight is data (what it sent, and the store's key of its answer), so when the store still awaits that
+// answer (a shared sandbox, D-112/D-138) the restored attempt is finished by it, exactly as it would have
+// been without the snapshot; otherwise (the in-memory default: the answer was a promise of the exporting
+// process) it is made again, like a first attempt still to run.
 // Requirements: none of its own (it keeps SCR-HOOK-5's schedule across a restart); decisions D-137.
 
-import { attempt } from './attempt.js';
+import { attempt, awaitAnswer } from './attempt.js';
 import type { Delivery, DeliveryState } from './delivery.js';
 import { RETRY_TIMER, type Outbox } from './outbox.js';
 import type { EndpointStats } from './stats.js';
@@ -22,9 +24,16 @@ function rearmRetry(o: Outbox, deliveryId: string, at: number): void {
 }
 
 function resumeRestored(o: Outbox, d: Delivery): void {
+  const key = d.inFlight ? (d.flight?.key ?? null) : null;
+  const answer = key === null ? null : (o.ctx.store.resumeWebhook?.(key) ?? null);
+  if (answer) {
+    awaitAnswer(o, d, answer);
+    return;
+  }
   const manual = d.inFlight && (d.status === 'delivered' || d.status === 'exhausted');
   const unfinished = d.inFlight || (d.status === 'pending' && d.attempts.length === 0);
   d.inFlight = false;
+  d.flight = null;
   d.retryAfterFlight = false;
   if (unfinished) o.ctx.clock.defer((x: Delivery, m: boolean) => attempt(o, x, m), d, manual);
 }
