@@ -182,6 +182,7 @@ export async function openShared(
         cursorSecret,
         ledgerFirstSeq: firstSeqAt(startedAt),
         sendWebhook: replica.sendWebhook,
+        resumeWebhook: replica.resumeWebhook,
         report: () => report(db, replica, writer, every),
         close: async () => {
           await replica.close();
