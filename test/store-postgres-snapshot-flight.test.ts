@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../src/config.js';
 import { startSandbox, type RunningSandbox, type StoreHooks } from '../src/main.js';
 import { listSnapshots, readSnapshot } from '../src/replication/snapshots.js';
+import { killListenersAfterEach, listen } from './support/listen.js';
 import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
@@ -116,6 +117,14 @@ async function pendingIn(pool: pg.Pool, seq: number): Promise<number> {
   const payload = (await readSnapshot(pool, seq)) as { replica: { pending?: unknown[] } };
   return payload.replica.pending?.length ?? 0;
 }
+
+/** The attempts awaiting a listener's answer that the snapshot of step `seq` holds. */
+async function relayedIn(pool: pg.Pool, seq: number): Promise<number> {
+  const payload = (await readSnapshot(pool, seq)) as { state: { relayed?: unknown[] } };
+  return payload.state.relayed?.length ?? 0;
+}
+
+killListenersAfterEach();
 
 describe.skipIf(why !== null)('shared sandbox snapshots with webhook attempts in flight', () => {
   let db: TestDatabase;
@@ -268,6 +277,52 @@ describe.skipIf(why !== null)('shared sandbox snapshots with webhook attempts in
       receiver.release();
       await Promise.all([b?.close(), c?.close()]);
       await receiver.close();
+      await pool.end();
+    }
+  }, 90_000);
+
+  it('an attempt awaiting the answer of a listener is in the snapshot; an instance started from it records the answer as the others do', async () => {
+    const url = await db.another();
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const local = await slowReceiver(0, Infinity);
+    local.hold();
+    const [a, b] = await Promise.all([start(url, { snapshotEvery: 5 }), start(url, { snapshotEvery: 5 })]);
+    let c: RunningSandbox | undefined;
+    try {
+      const t = await tenant(a.listenUrl, { planTier: 'scale', webhookUrl: 'http://127.0.0.1:9/unreachable' });
+      // the listener holds its stream on b; the attempt is made on a and awaits the listener's answer
+      await listen(b.listenUrl, t.apiKey, local.url);
+      const res = await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+      expect(res.status, res.text).toBe(201);
+      await waitFor(() => local.arrivals() >= 1, 'the attempt at the listener', 20_000);
+      const seq = await waitFor(
+        async () => {
+          await client(a.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`);
+          const [newest] = await listSnapshots(pool);
+          return newest && (await relayedIn(pool, newest.seq)) > 0 ? newest.seq : undefined;
+        },
+        'a snapshot holding the attempt awaiting the listener',
+        10_000,
+      );
+      c = await start(url, { snapshotEvery: 5 });
+      expect((await storeOf(c.listenUrl)).instance.loadedFrom.seq).toBeGreaterThanOrEqual(seq);
+      local.release();
+      const [delivery] = await waitFor(
+        async () => {
+          const list = await deliveries(a.listenUrl, t.tenantId);
+          return list[0]?.status === 'delivered' ? list : undefined;
+        },
+        'the delivery delivered through the listener',
+        20_000,
+      );
+      expect(delivery.attempts.map((x: any) => [x.attempt, x.url, x.statusCode])).toEqual([[1, 'listener:', 200]]);
+      const onC = await observe(c.listenUrl, t);
+      expect(onC).toEqual(await observe(a.listenUrl, t));
+      expect(await observe(b.listenUrl, t)).toEqual(await observe(c.listenUrl, t));
+    } finally {
+      local.release();
+      await Promise.all([a.close(), b.close(), c?.close()]);
+      await local.close();
       await pool.end();
     }
   }, 90_000);

@@ -15,8 +15,6 @@ export interface StatePort {
   exportState(): unknown;
   /** Into the state of a sandbox that has run no step yet. */
   importState(state: unknown): void;
-  /** True while work the state cannot hold is under way (a listener's attempt awaiting its answer, D-140). */
-  busy?(): boolean;
 }
 
 /** The recorder's own counters that a snapshot keeps beside the domain's state. */
@@ -56,7 +54,7 @@ export interface SnapshotActivity {
   loadedFrom: { seq: number; replayedSteps: number; readyMs: number } | null;
   /** The last snapshot it wrote: its step, how long calls waited while the state was exported, its size. */
   lastWritten: { seq: number; exportMs: number; writeMs: number; bytes: number; rawBytes: number } | null;
-  /** Whether a snapshot is due here but waits (for the one being written, or a listener's attempt's answer). */
+  /** Whether a snapshot is due here but waits for the one being written to finish. */
   waiting: boolean;
 }
 
@@ -93,12 +91,12 @@ export class Snapshotter {
 
   /**
    * Between batches: takes the snapshot that is due. Webhook attempts in flight are data of it (the domain's
-   * deliveries and the replica's pending keys); only a listener's attempt awaiting its answer (a promise of
-   * the hub the state cannot hold) puts it off to a later batch.
+   * deliveries, the replica's pending keys, the attempts awaiting a listener's answer), so nothing but a
+   * snapshot still being written puts it off.
    */
   between(seq: number, counters: () => ReplicaCounters): void {
     if (!this.wanted) return;
-    this.activity.waiting = this.writing !== null || (this.state?.busy?.() ?? false);
+    this.activity.waiting = this.writing !== null;
     if (this.activity.waiting || !this.state) return;
     this.wanted = false;
     this.take(seq, counters());
@@ -110,8 +108,7 @@ export class Snapshotter {
    */
   atStop(seq: number, counters: ReplicaCounters): void {
     if (!this.state || seq === 0 || this.activity.lastWritten?.seq === seq) return;
-    if (this.state.busy?.()) console.error('shared sandbox: no snapshot at stop (a listener awaits an answer)');
-    else this.take(seq, counters);
+    this.take(seq, counters);
   }
 
   /** Waits for a snapshot being written. */

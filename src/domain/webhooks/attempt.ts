@@ -8,7 +8,7 @@
 
 import type { AttemptStart, Delivery } from './delivery.js';
 import { DELIVERY_HEADER, tenantOf, TEST_HEADER, USER_AGENT, viaListener, type Outbox } from './outbox.js';
-import { LISTENER_URL } from './relay.js';
+import { LISTENER_URL, relayedAttemptId } from './relay.js';
 import type { SendOutcome, SentWebhook } from './sender.js';
 import { clearScheduledRetry, recordAttempt } from './retries.js';
 import { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, sign } from './signer.js';
@@ -86,7 +86,7 @@ export function attempt(o: Outbox, d: Delivery, manual: boolean): void {
   const sent: SentWebhook = relayed
     ? o.relay!.forward(
         {
-          attemptId: `${d.id}.${n}`,
+          attemptId: relayedAttemptId(d.id, n),
           deliveryId: d.id,
           attempt: n,
           tenantId: d.tenantId,

@@ -7,7 +7,9 @@
 // Requirements: none of its own (it keeps SCR-HOOK-5's schedule across a restart); decisions D-137.
 
 import { attempt, awaitAnswer } from './attempt.js';
-import type { Delivery, DeliveryState } from './delivery.js';
+import type { Delivery, DeliveryState, Flight } from './delivery.js';
+import { LISTENER_URL, relayedAttemptId } from './relay.js';
+import type { SendOutcome } from './sender.js';
 import { RETRY_TIMER, type Outbox } from './outbox.js';
 import type { EndpointStats } from './stats.js';
 
@@ -23,9 +25,15 @@ function rearmRetry(o: Outbox, deliveryId: string, at: number): void {
   d.cancelRetry = o.ctx.clock.of(d.tenantId).schedule(at, () => attempt(o, d, false), RETRY_TIMER, d.id);
 }
 
+/** The answer still awaited for a restored attempt in flight: the store's (by key) or the listeners' (by attempt id). */
+function answerOf(o: Outbox, d: Delivery, flight: Flight): Promise<SendOutcome> | null {
+  if (flight.key !== null) return o.ctx.store.resumeWebhook?.(flight.key) ?? null;
+  if (flight.start.url === LISTENER_URL) return o.relay?.resume?.(relayedAttemptId(d.id, flight.start.attempt)) ?? null;
+  return null;
+}
+
 function resumeRestored(o: Outbox, d: Delivery): void {
-  const key = d.inFlight ? (d.flight?.key ?? null) : null;
-  const answer = key === null ? null : (o.ctx.store.resumeWebhook?.(key) ?? null);
+  const answer = d.inFlight && d.flight ? answerOf(o, d, d.flight) : null;
   if (answer) {
     awaitAnswer(o, d, answer);
     return;
