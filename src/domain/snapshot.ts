@@ -33,6 +33,12 @@ import type { WebhooksTenantState } from './webhooks/snapshot.js';
  */
 export const SNAPSHOT_FORMAT = 2;
 
+/**
+ * The formats this version reads: its own, and format 1, which differs only in holding no attempt in flight as
+ * data (a delivery without `flight` is read as one whose attempt in flight, if any, is made again).
+ */
+export const READABLE_SNAPSHOT_FORMATS: readonly number[] = [1, SNAPSHOT_FORMAT];
+
 export interface Snapshot {
   format: number;
   global: unknown;
@@ -73,7 +79,7 @@ interface TenantSnapshot {
 }
 
 function refuseOther(format: unknown, what: string): void {
-  if (format !== SNAPSHOT_FORMAT) {
+  if (!READABLE_SNAPSHOT_FORMATS.includes(format as number)) {
     throw new Error(
       `cannot import a ${what} of snapshot format ${JSON.stringify(format)}: this version reads and writes snapshot format ${SNAPSHOT_FORMAT}; rebuild the state with the version that wrote it, or from the log of calls`,
     );

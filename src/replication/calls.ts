@@ -93,8 +93,8 @@ function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string): F
 /** A shared sandbox's snapshot: the domain's state and the webhook listeners connected to any instance. */
 type SharedSnapshot = Snapshot & {
   listeners: ReturnType<ListenerHub['presence']>;
-  /** The attempts awaiting a listener's answer (D-140). */
-  relayed: PendingRelayState[];
+  /** The attempts awaiting a listener's answer (D-140); absent in snapshot format 1. */
+  relayed?: PendingRelayState[];
 };
 
 /** Puts the replica in front of both apps and of the console's control calls; returns the fetch functions to serve. */
@@ -119,7 +119,7 @@ export function shareApps(
       const s = state as SharedSnapshot;
       // listeners first: putting an attempt back does not hand it to them again (its `waiting` is data)
       listeners.restore(s.listeners);
-      listeners.restorePending(s.relayed);
+      listeners.restorePending(s.relayed ?? []);
       importState(core, s);
     },
   });

@@ -262,7 +262,8 @@ export class Replica {
       // the attempts that awaited their answer are awaited here too (none of them is this process's: a
       // `sent` step from the instance that made it, or the lost-attempt sweep, settles each), before the
       // domain's import links its restored attempts in flight to them
-      for (const p of payload.replica.pending) this.awaitSent(p.key, p.startedAt, false);
+      // (a snapshot of format 1 holds none: it was taken with no attempt in flight)
+      for (const p of payload.replica.pending ?? []) this.awaitSent(p.key, p.startedAt, false);
       // work the import defers (the domain would make again an attempt whose answer is not awaited) is
       // dropped: the instances that ran the log up to the snapshot have no such work
       this.inStep = true;

@@ -21,8 +21,8 @@ export interface StatePort {
 export interface ReplicaCounters {
   sends: number;
   lastNow: number;
-  /** The webhook attempts awaiting their `sent` step, by key (the domain's deliveries name them). */
-  pending: PendingSendState[];
+  /** The webhook attempts awaiting their `sent` step, by key (the domain's deliveries name them); absent in format 1. */
+  pending?: PendingSendState[];
 }
 
 /** A webhook attempt awaiting its `sent` step, as a snapshot keeps it. */

@@ -135,7 +135,8 @@ export class DeliveryStore {
   /** Puts a tenant's deliveries back (no retry armed: the service re-arms them); returns them. */
   importTenant(tenantId: string, state: readonly DeliveryState[]): Delivery[] {
     this.forgetTenant(tenantId);
-    const list: Delivery[] = state.map((d) => ({ ...structuredClone(d), cancelRetry: null }));
+    // a delivery of snapshot format 1 has no `flight`: none is known (D-137)
+    const list: Delivery[] = state.map((d) => ({ ...structuredClone(d), flight: d.flight ?? null, cancelRetry: null }));
     for (const d of list) {
       this.byId.set(d.id, d);
       push(this.byTenant, d.tenantId, d);
