@@ -2,9 +2,11 @@
 // current secret (and, during a secret rotation, a second signature with the previous one), the headers,
 // then an injected chaos failure, a missing URL, the tenant's listener or a POST to its webhookUrl; the
 // answer goes to the retry schedule (retries.ts). One attempt at a time per delivery: a retry that comes
-// due while one is in flight runs after it.
+// due while one is in flight runs after it. An attempt is its start (`attempt`: sign, record the delivery's
+// `flight` as data, send) and its finish (`finishAttempt`: what the answer does), joined by `awaitAnswer`, so
+// the finish can be attached again to an attempt restored in flight from a snapshot (snapshot.ts, D-137).
 // Requirements: SCR-HOOK-3, SCR-HOOK-6, SCR-HOOK-7, SCR-HOOK-8, POL-HOOK-2, POL-HOOK-4; decisions D-09, D-10,
-// D-100, D-101, D-102, D-119.
+// D-100, D-101, D-102, D-119, D-137.
 
 import type { AttemptStart, Delivery } from './delivery.js';
 import { DELIVERY_HEADER, tenantOf, TEST_HEADER, USER_AGENT, viaListener, type Outbox } from './outbox.js';
