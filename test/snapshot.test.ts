@@ -21,7 +21,9 @@ import {
   SNAPSHOT_FORMAT,
   type Snapshot,
 } from '../src/domain/snapshot.js';
-import { openMemoryStore } from '../src/store/memory.js';
+import { openMemoryStore, type MemoryHooks } from '../src/store/memory.js';
+import type { ResumeWebhook, SendOutcome, SendWebhook } from '../src/domain/webhooks/sender.js';
+import { deliveryView } from '../src/domain/webhooks/index.js';
 
 const ADMIN = 'sat_snapshot_test_token';
 /** The wall clock both cores read: sandbox time moves only by the advances the sequence makes. */
@@ -51,13 +53,13 @@ interface Sandbox {
   call: (method: string, path: string, body?: unknown, key?: string) => Promise<{ status: number; body: unknown }>;
 }
 
-async function makeSandbox(): Promise<Sandbox> {
+async function makeSandbox(hooks: Partial<MemoryHooks> = {}): Promise<Sandbox> {
   const entropy = new Entropy();
   const core = await createCore(
     resolveConfig({ adminToken: ADMIN, seedDemo: true, corpusSize: 60, publicUrl: 'http://sandbox.test' }),
     (deps) => {
       deps.ids.share('snap00', entropy.draw);
-      return openMemoryStore(deps, { realNow: () => REAL_NOW, cursorSecret: CURSOR_SECRET });
+      return openMemoryStore(deps, { realNow: () => REAL_NOW, cursorSecret: CURSOR_SECRET, ...hooks });
     },
   );
   const app = createApp(core);
@@ -94,6 +96,11 @@ async function quiesce(core: Core): Promise<void> {
       await new Promise((r) => setTimeout(r, 2));
     } else calm++;
   }
+}
+
+/** Lets the work a few tasks deferred run (answers settled, deferred first attempts). */
+async function ticks(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
 }
 
 /** Real durations (the request log's, a receiver's answer time) differ between two runs; nothing else may. */
@@ -389,8 +396,8 @@ async function run(sb: Sandbox, world: World, op: Op): Promise<{ status: number;
 }
 
 /** A fresh sandbox with three tenants of its own (beside the demo ones), and the jobs applies go to. */
-async function start(): Promise<{ sb: Sandbox; world: World }> {
-  const sb = await makeSandbox();
+async function start(hooks: Partial<MemoryHooks> = {}): Promise<{ sb: Sandbox; world: World }> {
+  const sb = await makeSandbox(hooks);
   const world: World = { tenants: [], jobs: [] };
   for (const tier of ['pro', 'starter', 'free'] as const) await run(sb, world, { t: 'tenant', tier });
   // the first delivers, the second's receiver fails (retries), the third has nowhere to deliver
@@ -606,6 +613,53 @@ describe('snapshots of the state (D-137)', () => {
     }
   });
 
+  it('an attempt in flight at export is finished by its answer after import when the store still awaits it', async () => {
+    // a store that records attempts as a shared sandbox does (D-112): each answer is awaited under a key, and
+    // the answer to an attempt restored in flight is asked for again by that key
+    const answers = new Map<number, { answer: Promise<SendOutcome>; resolve(out: SendOutcome): void }>();
+    const sent: string[] = [];
+    const sendWebhook: SendWebhook = (_url, _headers, body) => {
+      const key = answers.size + 1;
+      let resolve!: (out: SendOutcome) => void;
+      const answer = new Promise<SendOutcome>((r) => (resolve = r));
+      answers.set(key, { answer, resolve });
+      sent.push(body);
+      return Object.assign(answer, { key });
+    };
+    const resumeWebhook: ResumeWebhook = (key) => answers.get(key)?.answer ?? null;
+    const { sb: a, world } = await start({ sendWebhook, resumeWebhook });
+    const b = await makeSandbox({ sendWebhook, resumeWebhook });
+    try {
+      const t = world.tenants[0];
+      await run(a, world, { t: 'submit', who: 0, idem: 1, cand: 0, title: 0 });
+      for (let i = 0; i < 100 && !a.core.webhooks.list({ tenantId: t.id }).some((d) => d.inFlight); i++)
+        await new Promise((r) => setTimeout(r, 1));
+      const [flying] = a.core.webhooks.list({ tenantId: t.id }).filter((d) => d.inFlight);
+      expect(flying).toBeDefined();
+      const attemptsBefore = sent.length;
+      importState(b.core, JSON.parse(JSON.stringify(exportState(a.core))));
+      await ticks();
+      // nothing was made again: the restored attempt awaits the same answer
+      expect(sent).toHaveLength(attemptsBefore);
+      expect(b.core.webhooks.get(flying.id)!.inFlight).toBe(true);
+      const out = {
+        statusCode: 503,
+        error: 'receiver answered 503',
+        durationMs: 7,
+        responseBody: 'busy',
+        responseTruncated: false,
+      };
+      for (const pending of answers.values()) pending.resolve(out);
+      await ticks();
+      const seen = [a, b].map((sb) => deliveryView(sb.core.webhooks.get(flying.id)!));
+      expect(seen[0].attempts.at(-1)).toMatchObject({ statusCode: 503, responseBody: 'busy', durationMs: 7 });
+      expect(seen[0].status).toBe('retrying');
+      expect(seen[1]).toEqual(seen[0]);
+    } finally {
+      close(a, b);
+    }
+  });
+
   it('refuses a snapshot of another format, naming both formats', async () => {
     const { sb: a, world } = await start();
     const b = await makeSandbox();
@@ -621,6 +675,33 @@ describe('snapshots of the state (D-137)', () => {
       expect(() => b.core.tenants.get(world.tenants[0].id)).toThrow(/does not exist/);
     } finally {
       close(a, b);
+    }
+  });
+
+  it('reads a snapshot of format 1 (no attempt in flight as data) into the same sandbox', async () => {
+    const { sb: a, world } = await start();
+    const b = await makeSandbox();
+    const c = await makeSandbox();
+    try {
+      await run(a, world, { t: 'submit', who: 0, idem: 1, cand: 0, title: 0 });
+      await run(a, world, { t: 'submit', who: 1, idem: 2, cand: 1, title: 1 });
+      await quiesce(a.core);
+      const snap = JSON.parse(JSON.stringify(exportState(a.core))) as Snapshot;
+      expect(snap.format).toBe(SNAPSHOT_FORMAT);
+      expect(JSON.stringify(snap)).toContain(`"flight":null`);
+      // format 1 as the previous version wrote it: the same, without `flight` on the deliveries
+      const old = structuredClone(snap) as any;
+      old.format = 1;
+      for (const part of Object.values<any>(old.tenants)) {
+        part.format = 1;
+        for (const d of part.webhooks.deliveries) delete d.flight;
+      }
+      expect(JSON.stringify(old)).not.toContain('"flight"');
+      importState(b.core, old);
+      importState(c.core, snap);
+      expect(exportState(b.core)).toStrictEqual(exportState(c.core));
+    } finally {
+      close(a, b, c);
     }
   });
 });

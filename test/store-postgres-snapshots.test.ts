@@ -13,6 +13,7 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../src/contract/ajv.js';
 import type { ConfigInput } from '../src/config.js';
+import { SNAPSHOT_FORMAT } from '../src/domain/snapshot.js';
 import { startSandbox, type RunningSandbox, type StoreHooks } from '../src/main.js';
 import { browser } from './support/console.js';
 import { axeViolations, launchChromium, overflow } from './support/pageChecks.js';
@@ -152,7 +153,7 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       busy = false;
       await watch;
       expect(during).toBeGreaterThanOrEqual(1);
-      // with webhook attempts in flight a due snapshot waits for a moment with none (their answers are steps)
+      // with webhook traffic too (attempts in flight are data of a snapshot)
       for (let round = 0; round < 2; round++) {
         const was = (await storeOf(a.listenUrl)).snapshots.newest.seq;
         await traffic([a.listenUrl, b.listenUrl], t, 40);
@@ -216,7 +217,11 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       const ajv = createAjv({ strict: false });
       const schema = doc.paths['/sandbox/v1/store'].get.responses['200'].content['application/json'].schema;
       expect(ajv.validate(schema, store) ? [] : ajv.errors).toEqual([]);
-      expect(store.versions).toEqual({ logFormat: 1, snapshotFormat: 1, codeVersion: expect.any(String) });
+      expect(store.versions).toEqual({
+        logFormat: 1,
+        snapshotFormat: SNAPSHOT_FORMAT,
+        codeVersion: expect.any(String),
+      });
       expect(store.snapshots.every).toBe(10);
       expect(store.snapshots.newest.codeVersion).toBe(store.versions.codeVersion);
       expect(store.instance.lastWritten.exportMs).toBeGreaterThanOrEqual(0);
@@ -242,7 +247,9 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
         await tab.getByRole('button', { name: 'Sign in' }).click();
         await tab.goto(`${a.listenUrl}/console/demo`);
         await tab.getByRole('heading', { level: 2, name: 'Where the state is kept' }).waitFor();
-        expect(await tab.locator('[data-field="versions"]').textContent()).toContain('snapshot format 1');
+        expect(await tab.locator('[data-field="versions"]').textContent()).toContain(
+          `snapshot format ${SNAPSHOT_FORMAT}`,
+        );
         expect(await axeViolations(tab)).toEqual([]);
         expect(await overflow(tab)).toBe(0);
         await tab.setViewportSize({ width: 390, height: 844 });
@@ -330,7 +337,9 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
     try {
       await pgc.query('UPDATE sandbox_snapshots SET snapshot_format = 99');
       await expect(start(url)).rejects.toThrow(
-        /snapshot was written by log format 1 \/ sandbox .* in snapshot format 99; this instance .* reads snapshot format 1.*start this version on a new database/,
+        new RegExp(
+          `snapshot was written by log format 1 / sandbox .* in snapshot format 99; this instance .* reads snapshot format ${SNAPSHOT_FORMAT}.*start this version on a new database`,
+        ),
       );
       // with the log whole (one snapshot, nothing pruned), the unreadable snapshot is passed over: a full replay
       const whole = await db.another();

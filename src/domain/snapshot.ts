@@ -7,7 +7,8 @@
 // were made, at the same due time on the same clock. Caches (the job-spec and score tables, the answers of
 // searches, the ledger's page texts, the corpus and the candidate pool, made from the seed) are not kept:
 // they are made again as they are used. Take a snapshot between calls: work deferred to right after a call
-// is not data, and a webhook attempt in flight is made again after import (receivers dedupe by delivery id).
+// is not data. A webhook attempt in flight is data (format 2): it is finished by its answer when the store
+// still awaits it (a shared sandbox), else made again after import (receivers dedupe by delivery id).
 // Requirements: none of the documents (a property of the sandbox's storage); decisions D-137.
 
 import type { AccountsGlobalState, AccountsTenantState } from './accounts.js';
@@ -30,7 +31,13 @@ import type { WebhooksTenantState } from './webhooks/snapshot.js';
  * how a holder writes or reads its part (a field added, renamed or re-encoded, a timer label added), so a
  * snapshot of another format is refused instead of read wrongly (D-137).
  */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
+
+/**
+ * The formats this version reads: its own, and format 1, which differs only in holding no attempt in flight as
+ * data (a delivery without `flight` is read as one whose attempt in flight, if any, is made again).
+ */
+export const READABLE_SNAPSHOT_FORMATS: readonly number[] = [1, SNAPSHOT_FORMAT];
 
 export interface Snapshot {
   format: number;
@@ -72,7 +79,7 @@ interface TenantSnapshot {
 }
 
 function refuseOther(format: unknown, what: string): void {
-  if (format !== SNAPSHOT_FORMAT) {
+  if (!READABLE_SNAPSHOT_FORMATS.includes(format as number)) {
     throw new Error(
       `cannot import a ${what} of snapshot format ${JSON.stringify(format)}: this version reads and writes snapshot format ${SNAPSHOT_FORMAT}; rebuild the state with the version that wrote it, or from the log of calls`,
     );

@@ -17,7 +17,7 @@ import type { RequestStore } from './screening/requests.js';
 import type { Settings } from './settings.js';
 import type { TenantService } from './tenants.js';
 import type { DeliveryStore } from './webhooks/delivery.js';
-import type { SendWebhook } from './webhooks/sender.js';
+import type { ResumeWebhook, SendWebhook } from './webhooks/sender.js';
 
 export interface Store {
   /** Which implementation holds the state (`memory`, …). */
@@ -52,6 +52,8 @@ export interface Store {
   readonly cursorSecret: Buffer;
   /** Makes webhook attempts, when the store must see them (D-112); absent: straight to the network. */
   readonly sendWebhook?: SendWebhook;
+  /** The answer to come of an attempt restored in flight from a snapshot (D-137); absent: it is made again. */
+  readonly resumeWebhook?: ResumeWebhook;
   /** Releases what the store holds open (connections, timers); the in-memory store holds nothing. */
   close(): Promise<void>;
   /** What the operator sees of where the state is kept (D-138); absent: nothing but the kind applies. */

@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import { DomainError, invalid } from '../errors/errors.js';
 import { shareConsoleSignOuts } from './consoleSessions.js';
 import { shareListeners } from './listeners.js';
-import type { ListenerHub } from '../sandbox/control/listen.js';
+import type { ListenerHub, PendingRelayState } from '../sandbox/control/listen.js';
 import type { Oversize, Replica } from './replica.js';
 import { settled } from './steps.js';
 import { readNode, readWeb } from '../web/bodyStream.js';
@@ -91,7 +91,11 @@ function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string): F
 }
 
 /** A shared sandbox's snapshot: the domain's state and the webhook listeners connected to any instance. */
-type SharedSnapshot = Snapshot & { listeners: ReturnType<ListenerHub['presence']> };
+type SharedSnapshot = Snapshot & {
+  listeners: ReturnType<ListenerHub['presence']>;
+  /** The attempts awaiting a listener's answer (D-140); absent in snapshot format 1. */
+  relayed?: PendingRelayState[];
+};
 
 /** Puts the replica in front of both apps and of the console's control calls; returns the fetch functions to serve. */
 export function shareApps(
@@ -102,17 +106,22 @@ export function shareApps(
 ): { main: Fetch; anon: Fetch } {
   const listeners = shareListeners(replica, core);
   shareConsoleSignOuts(replica.db, core);
-  // snapshots are of the domain's state (D-137) and of who is listening (D-140): a listener's attempt
-  // awaiting its answer is a promise, so no snapshot is taken meanwhile
+  // snapshots are of the domain's state (D-137) and of who is listening, with the attempts awaiting a
+  // listener's answer as data (D-140): put back before the domain's import, which awaits their answers again
   replica.holdState({
     format: SNAPSHOT_FORMAT,
-    exportState: (): SharedSnapshot => ({ ...exportState(core), listeners: listeners.presence() }),
+    exportState: (): SharedSnapshot => ({
+      ...exportState(core),
+      listeners: listeners.presence(),
+      relayed: listeners.pendingState(),
+    }),
     importState: (state) => {
       const s = state as SharedSnapshot;
-      importState(core, s);
+      // listeners first: putting an attempt back does not hand it to them again (its `waiting` is data)
       listeners.restore(s.listeners);
+      listeners.restorePending(s.relayed ?? []);
+      importState(core, s);
     },
-    busy: () => listeners.busy,
   });
   const control = controlApp(core);
   replica.mount('control', (req, env) => control.fetch(req, env));

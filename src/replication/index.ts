@@ -12,7 +12,7 @@ import type { OpenStore } from '../domain/store.js';
 import { openMemoryStore } from '../store/memory.js';
 import { migrate } from '../store/postgres/migrate.js';
 import { openPool, type Db } from '../store/postgres/pool.js';
-import { SNAPSHOT_FORMAT } from '../domain/snapshot.js';
+import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
 import type { StoreReport } from '../domain/store.js';
 import { Replica } from './replica.js';
 import type { LoadPlan, SnapshotPayload } from './snapshotter.js';
@@ -63,7 +63,7 @@ async function planLoad(db: Db, mine: Writer): Promise<LoadPlan> {
     return tail.first;
   };
   for (const s of snapshots) {
-    if (s.logFormat !== mine.logFormat || s.snapshotFormat !== SNAPSHOT_FORMAT) continue;
+    if (s.logFormat !== mine.logFormat || !READABLE_SNAPSHOT_FORMATS.includes(s.snapshotFormat)) continue;
     let payload: SnapshotPayload;
     try {
       payload = (await readSnapshot(db, s.seq)) as SnapshotPayload;
@@ -182,6 +182,7 @@ export async function openShared(
         cursorSecret,
         ledgerFirstSeq: firstSeqAt(startedAt),
         sendWebhook: replica.sendWebhook,
+        resumeWebhook: replica.resumeWebhook,
         report: () => report(db, replica, writer, every),
         close: async () => {
           await replica.close();

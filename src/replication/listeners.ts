@@ -34,7 +34,7 @@ interface Local {
 
 /**
  * Gives the core a replicated listener hub fed by the replica's `listen` steps; call before the log is applied.
- * Returns the hub, whose `presence`/`restore` and `busy` a snapshot of the shared state takes into account.
+ * Returns the hub, whose `presence`/`restore` and `pendingState`/`restorePending` a snapshot of the shared state keeps.
  */
 export function shareListeners(replica: Replica, core: Core): ListenerHub {
   const db = replica.db;

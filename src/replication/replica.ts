@@ -11,7 +11,8 @@
 //   order, so concurrent calls on different instances behave as they do on one process;
 // - steps queued while a transaction is open are committed together (group commit).
 // Webhook attempts are made only by the instance that runs the step making them; the receiver's
-// answer comes back as a `sent` step. Real-time timers are fired by a `timers` step.
+// answer comes back as a `sent` step. Real-time timers are fired by a `timers` step. The attempts awaiting
+// their `sent` step are data of a snapshot (their keys), so an instance started from it finishes them too.
 // A start loads the snapshot chosen when the store opened and applies only the steps after it; every
 // step carries the version that wrote it, and a step of another version or after a gap is refused (D-138).
 // Requirements: none of its own (it preserves the behaviour of every service); decisions D-112, D-113, D-21, D-138.
@@ -21,10 +22,23 @@ import type pg from 'pg';
 import { limits } from '../domain/plans.js';
 import type { Deferrer } from '../domain/clock.js';
 import { Rng } from '../domain/rng.js';
-import { postWebhook, type SendOutcome, type SendWebhook } from '../domain/webhooks/sender.js';
+import {
+  postWebhook,
+  type ResumeWebhook,
+  type SendOutcome,
+  type SendWebhook,
+  type SentWebhook,
+} from '../domain/webhooks/sender.js';
 import type { Db } from '../store/postgres/pool.js';
 import { connectionOf, requestOf, settled, type ListenOp, type LoggedStep, type Step } from './steps.js';
-import { Snapshotter, type LoadPlan, type SnapshotActivity, type StatePort } from './snapshotter.js';
+import {
+  Snapshotter,
+  type LoadPlan,
+  type PendingSendState,
+  type ReplicaCounters,
+  type SnapshotActivity,
+  type StatePort,
+} from './snapshotter.js';
 import { CODE_VERSION, describeWriter, LOG_FORMAT, sameWriter, type Writer } from './versions.js';
 
 /** The advisory lock that orders appends to the log (any constant shared by every instance). */
@@ -79,6 +93,8 @@ interface Answer {
 }
 
 interface PendingSend {
+  /** The answer to come, as the domain awaits it (again, after a restore: resumeWebhook). */
+  answer: Promise<SendOutcome>;
   resolve(out: SendOutcome): void;
   startedAt: number;
   /** Made by this instance (its answer will come); else made elsewhere, or before a restart. */
@@ -168,14 +184,25 @@ export class Replica {
   /** The webhook port: only the instance running the step sends; every instance waits for the `sent` step. */
   readonly sendWebhook: SendWebhook = (url, headers, body, timeoutMs) => {
     const key = ++this.sends;
-    return new Promise<SendOutcome>((resolve) => {
-      this.pending.set(key, { resolve, startedAt: this.now(), live: this.live, givenUp: false });
-      if (!this.live) return;
+    const p = this.awaitSent(key, this.now(), this.live);
+    if (this.live)
       void postWebhook(url, headers, body, timeoutMs).then((out) =>
         this.submitBackground({ t: 'sent', key, out, now: 0 }),
       );
-    });
+    return Object.assign(p.answer, { key }) satisfies SentWebhook;
   };
+
+  /** The answer to come of an attempt restored in flight from a snapshot: its `sent` step settles it. */
+  readonly resumeWebhook: ResumeWebhook = (key) => this.pending.get(key)?.answer ?? null;
+
+  /** A pending entry: the attempt `key` awaits its `sent` step. */
+  private awaitSent(key: number, startedAt: number, live: boolean): PendingSend {
+    let resolve!: (out: SendOutcome) => void;
+    const answer = new Promise<SendOutcome>((r) => (resolve = r));
+    const p: PendingSend = { answer, resolve, startedAt, live, givenUp: false };
+    this.pending.set(key, p);
+    return p;
+  }
 
   /** The apps whose calls are recorded, by name (a step names the app it ran on). */
   mount(name: string, app: AppFetch): void {
@@ -234,8 +261,13 @@ export class Replica {
     this.frozen = null;
     const { seq, payload } = this.plan;
     if (payload) {
-      // work the import defers (the domain resumes deliveries it finds unfinished) is dropped: a snapshot is
-      // taken with no attempt in flight, and the instances that ran the log up to it have no such work
+      // the attempts that awaited their answer are awaited here too (none of them is this process's: a
+      // `sent` step from the instance that made it, or the lost-attempt sweep, settles each), before the
+      // domain's import links its restored attempts in flight to them
+      // (a snapshot of format 1 holds none: it was taken with no attempt in flight)
+      for (const p of payload.replica.pending ?? []) this.awaitSent(p.key, p.startedAt, false);
+      // work the import defers (the domain would make again an attempt whose answer is not awaited) is
+      // dropped: the instances that ran the log up to the snapshot have no such work
       this.inStep = true;
       try {
         this.snapshots.load(payload);
@@ -270,10 +302,8 @@ export class Replica {
   async close(): Promise<void> {
     // the closers may still record steps (a listener that goes with this instance)
     for (const fn of this.closers.splice(0)) await fn().catch(() => undefined);
-    // the answers of this instance's webhook attempts are steps: let them in before the snapshot (bounded)
-    const until = performance.now() + limits.policy.webhook.timeoutMs + 1_000;
-    while (this.started && !this.fatal && this.hasLive() && performance.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
+    // the answers of this instance's webhook attempts are not waited for: the snapshot keeps them pending,
+    // and another instance (or the next start) records each as lost once its time is past (D-138)
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
     // a clean stop leaves a snapshot of every step committed so far (a read applies them first), so the
@@ -281,7 +311,7 @@ export class Replica {
     if (this.started && !this.fatal) {
       await this.snapshots.settled();
       await this.read(() => {
-        this.snapshots.atStop(this.applied, this.counters(), this.pending.size > 0);
+        this.snapshots.atStop(this.applied, this.counters());
         return Promise.resolve();
       }).catch((err: unknown) => console.error(`shared sandbox: no snapshot at stop (${(err as Error).message})`));
       await this.snapshots.settled();
@@ -292,13 +322,10 @@ export class Replica {
     await this.db.query(`DELETE FROM sandbox_instances WHERE instance = $1`, [this.instance]).catch(() => {});
   }
 
-  private counters() {
-    return { sends: this.sends, lastNow: this.lastNow };
-  }
-
-  private hasLive(): boolean {
-    for (const p of this.pending.values()) if (p.live && !p.givenUp) return true;
-    return false;
+  private counters(): ReplicaCounters {
+    const pending: PendingSendState[] = [];
+    for (const [key, p] of this.pending) pending.push({ key, startedAt: p.startedAt, live: p.live });
+    return { sends: this.sends, lastNow: this.lastNow, pending };
   }
 
   /** Runs one call that changes state (recorded) and answers once it is committed. */
@@ -353,7 +380,7 @@ export class Replica {
         const batch = this.queue.splice(0, BATCH_MAX);
         await this.runBatch(batch);
         // between batches no step runs: the state is exactly the log up to `applied`
-        this.snapshots.between(this.applied, this.counters(), this.pending.size > 0);
+        this.snapshots.between(this.applied, () => this.counters());
       }
     } finally {
       this.running = false;

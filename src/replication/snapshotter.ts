@@ -1,5 +1,5 @@
 // Taking the snapshots of a shared sandbox (D-138): which instance writes one (the one committing every
-// N-th step), when (between batches, with no webhook attempt in flight), and how (the state exported and
+// N-th step), when (between batches; webhook attempts in flight are data of it), and how (the state exported and
 // turned into JSON while calls wait, then compressed and written in the background); and what this
 // instance did with snapshots, for the operator. The replica (replica.ts) says when a batch is committed.
 // Requirements: none of its own; decisions D-138, D-137.
@@ -15,14 +15,23 @@ export interface StatePort {
   exportState(): unknown;
   /** Into the state of a sandbox that has run no step yet. */
   importState(state: unknown): void;
-  /** True while work the state cannot hold is under way besides the replica's own attempts (a listener's). */
-  busy?(): boolean;
 }
 
 /** The recorder's own counters that a snapshot keeps beside the domain's state. */
 export interface ReplicaCounters {
   sends: number;
   lastNow: number;
+  /** The webhook attempts awaiting their `sent` step, by key (the domain's deliveries name them); absent in format 1. */
+  pending?: PendingSendState[];
+}
+
+/** A webhook attempt awaiting its `sent` step, as a snapshot keeps it. */
+export interface PendingSendState {
+  key: number;
+  /** Real time the attempt was made (the lost-attempt sweep counts from it). */
+  startedAt: number;
+  /** Made by the instance that took the snapshot (informative: after a load no attempt is the loader's). */
+  live: boolean;
 }
 
 /** What a snapshot holds: the domain's state and the recorder's counters, as of one step. */
@@ -45,7 +54,7 @@ export interface SnapshotActivity {
   loadedFrom: { seq: number; replayedSteps: number; readyMs: number } | null;
   /** The last snapshot it wrote: its step, how long calls waited while the state was exported, its size. */
   lastWritten: { seq: number; exportMs: number; writeMs: number; bytes: number; rawBytes: number } | null;
-  /** Whether a snapshot is due here but waits for a moment with no webhook attempt in flight. */
+  /** Whether a snapshot is due here but waits for the one being written to finish. */
   waiting: boolean;
 }
 
@@ -83,26 +92,25 @@ export class Snapshotter {
   }
 
   /**
-   * Between batches: takes the snapshot that is due, unless a webhook attempt is in flight (its answer is a
-   * promise the state cannot hold); then it waits for a batch after the attempt's answer.
+   * Between batches: takes the snapshot that is due. Webhook attempts in flight are data of it (the domain's
+   * deliveries, the replica's pending keys, the attempts awaiting a listener's answer), so nothing but a
+   * snapshot still being written puts it off.
    */
-  between(seq: number, counters: ReplicaCounters, inFlight: boolean): void {
+  between(seq: number, counters: () => ReplicaCounters): void {
     if (!this.wanted) return;
-    this.activity.waiting = inFlight || this.writing !== null || (this.state?.busy?.() ?? false);
+    this.activity.waiting = this.writing !== null;
     if (this.activity.waiting || !this.state) return;
     this.wanted = false;
-    this.take(seq, counters);
+    this.take(seq, counters());
   }
 
   /**
    * At a clean stop, with every committed step applied and no step running (call it when no snapshot is
    * being written): takes a snapshot unless this one is written already.
    */
-  atStop(seq: number, counters: ReplicaCounters, inFlight: boolean): void {
+  atStop(seq: number, counters: ReplicaCounters): void {
     if (!this.state || seq === 0 || this.activity.lastWritten?.seq === seq) return;
-    if (inFlight || this.state.busy?.())
-      console.error('shared sandbox: no snapshot at stop (webhook attempts in flight)');
-    else this.take(seq, counters);
+    this.take(seq, counters);
   }
 
   /** Waits for a snapshot being written. */

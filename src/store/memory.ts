@@ -17,7 +17,7 @@ import { RequestStore } from '../domain/screening/requests.js';
 import type { Store, StoreDeps } from '../domain/store.js';
 import { TenantService } from '../domain/tenants.js';
 import { DeliveryStore } from '../domain/webhooks/delivery.js';
-import type { SendWebhook } from '../domain/webhooks/sender.js';
+import type { ResumeWebhook, SendWebhook } from '../domain/webhooks/sender.js';
 
 export interface MemoryHooks {
   kind: string;
@@ -27,6 +27,7 @@ export interface MemoryHooks {
   /** Where this sandbox's ledger numbering starts (firstSeqAt of its first start). */
   ledgerFirstSeq: number;
   sendWebhook: SendWebhook;
+  resumeWebhook: ResumeWebhook;
   close: () => Promise<void>;
   report: Store['report'];
 }
@@ -52,6 +53,7 @@ export function openMemoryStore({ config, rng, ids }: StoreDeps, hooks: Partial<
     cursorSecret: hooks.cursorSecret ?? randomBytes(32),
     faults: new Faults(rng.fork('faults'), () => clock.iso(), config.bugs),
     ...(hooks.sendWebhook ? { sendWebhook: hooks.sendWebhook } : {}),
+    ...(hooks.resumeWebhook ? { resumeWebhook: hooks.resumeWebhook } : {}),
     ...(hooks.report ? { report: hooks.report } : {}),
     close: async () => {
       // the shared store's close writes a snapshot at stop (D-138): the timers are part of it, so they go after

@@ -32,6 +32,7 @@ export function createDelivery(o: Outbox, input: EnqueueInput, test: boolean): D
     nextAttemptAt: null,
     createdAt: now,
     inFlight: false,
+    flight: null,
     cancelRetry: null,
     retryAfterFlight: false,
     test,

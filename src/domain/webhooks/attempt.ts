@@ -2,13 +2,16 @@
 // current secret (and, during a secret rotation, a second signature with the previous one), the headers,
 // then an injected chaos failure, a missing URL, the tenant's listener or a POST to its webhookUrl; the
 // answer goes to the retry schedule (retries.ts). One attempt at a time per delivery: a retry that comes
-// due while one is in flight runs after it.
+// due while one is in flight runs after it. An attempt is its start (`attempt`: sign, record the delivery's
+// `flight` as data, send) and its finish (`finishAttempt`: what the answer does), joined by `awaitAnswer`, so
+// the finish can be attached again to an attempt restored in flight from a snapshot (snapshot.ts, D-137).
 // Requirements: SCR-HOOK-3, SCR-HOOK-6, SCR-HOOK-7, SCR-HOOK-8, POL-HOOK-2, POL-HOOK-4; decisions D-09, D-10,
-// D-100, D-101, D-102, D-119.
+// D-100, D-101, D-102, D-119, D-137.
 
-import type { Delivery } from './delivery.js';
+import type { AttemptStart, Delivery } from './delivery.js';
 import { DELIVERY_HEADER, tenantOf, TEST_HEADER, USER_AGENT, viaListener, type Outbox } from './outbox.js';
-import { LISTENER_URL } from './relay.js';
+import { LISTENER_URL, relayedAttemptId } from './relay.js';
+import type { SendOutcome, SentWebhook } from './sender.js';
 import { clearScheduledRetry, recordAttempt } from './retries.js';
 import { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, sign } from './signer.js';
 
@@ -49,7 +52,6 @@ export function attempt(o: Outbox, d: Delivery, manual: boolean): void {
     return;
   }
   if (!manual) clearScheduledRetry(d);
-  const retry = () => attempt(o, d, false);
   const n = d.attempts.length + 1;
   const now = ctx.clock.of(d.tenantId).now();
   const at = ctx.clock.iso(now);
@@ -61,7 +63,7 @@ export function attempt(o: Outbox, d: Delivery, manual: boolean): void {
   const relayed = viaListener(o, d.tenantId);
   d.url = relayed ? LISTENER_URL : (tenant?.webhookUrl ?? null);
   const requestHeaders = headersOf(d, previousSignature);
-  const base = {
+  const start: AttemptStart = {
     attempt: n,
     at,
     manual,
@@ -69,26 +71,24 @@ export function attempt(o: Outbox, d: Delivery, manual: boolean): void {
     requestHeaders,
     body: d.body,
     signature: d.signature,
-    responseBody: '',
-    responseTruncated: false,
-    durationMs: 0,
   };
+  const unsent = { responseBody: '', responseTruncated: false, durationMs: 0 };
   const injected = ctx.faults.takeWebhookFailure(d.tenantId);
   if (injected !== null) {
     const error = `receiver answered ${injected} (injected by a sandbox chaos rule; nothing was sent)`;
-    recordAttempt(o, d, { ...base, statusCode: injected, error }, false, retry);
+    recordAttempt(o, d, { ...start, ...unsent, statusCode: injected, error }, false, retryOf(o, d));
     return;
   }
   if (!d.url) {
-    recordAttempt(o, d, { ...base, statusCode: null, error: 'the tenant has no webhookUrl configured' }, false, retry);
+    const error = 'the tenant has no webhookUrl configured';
+    recordAttempt(o, d, { ...start, ...unsent, statusCode: null, error }, false, retryOf(o, d));
     return;
   }
-  const gen = o.generation;
   d.inFlight = true;
-  const sent = relayed
+  const sent: SentWebhook = relayed
     ? o.relay!.forward(
         {
-          attemptId: `${d.id}.${n}`,
+          attemptId: relayedAttemptId(d.id, n),
           deliveryId: d.id,
           attempt: n,
           tenantId: d.tenantId,
@@ -100,13 +100,31 @@ export function attempt(o: Outbox, d: Delivery, manual: boolean): void {
         o.timeoutMs,
       )
     : o.send(d.url, requestHeaders, d.body, o.timeoutMs);
-  void sent.then((out) => {
+  d.flight = { start, key: relayed ? null : (sent.key ?? null) };
+  awaitAnswer(o, d, sent);
+}
+
+const retryOf = (o: Outbox, d: Delivery) => () => attempt(o, d, false);
+
+/** Attaches the finish of the delivery's attempt in flight to its answer (dropped after a reset). */
+export function awaitAnswer(o: Outbox, d: Delivery, answer: Promise<SendOutcome>): void {
+  const gen = o.generation;
+  void answer.then((out) => {
     if (gen !== o.generation) return;
-    d.inFlight = false;
-    recordAttempt(o, d, { ...base, ...out }, true, retry);
-    if (d.retryAfterFlight) {
-      d.retryAfterFlight = false;
-      if (d.status === 'retrying') attempt(o, d, false);
-    }
+    finishAttempt(o, d, out);
   });
+}
+
+/** What an attempt's answer does: records it, moves the schedule on, then runs a retry that came due meanwhile. */
+function finishAttempt(o: Outbox, d: Delivery, out: SendOutcome): void {
+  const { start } = d.flight!;
+  d.inFlight = false;
+  d.flight = null;
+  // the answer's fields where the attempt record has always had them
+  const unsent = { responseBody: '', responseTruncated: false, durationMs: 0 };
+  recordAttempt(o, d, { ...start, ...unsent, ...out }, true, retryOf(o, d));
+  if (d.retryAfterFlight) {
+    d.retryAfterFlight = false;
+    if (d.status === 'retrying') attempt(o, d, false);
+  }
 }

@@ -26,6 +26,19 @@ export interface Attempt {
   responseTruncated: boolean;
 }
 
+/** What an attempt records before its answer: everything but the answer's fields. */
+export type AttemptStart = Omit<Attempt, 'statusCode' | 'error' | 'durationMs' | 'responseBody' | 'responseTruncated'>;
+
+/**
+ * The attempt in flight, as data (D-137): what its finish needs to record the answer, and the store's key for
+ * the answer to come when the store records attempts (D-112), so a delivery restored from a snapshot awaits it.
+ */
+export interface Flight {
+  start: AttemptStart;
+  /** The store's key of the answer (null: posted or relayed by this process, made again after a restore). */
+  key: number | null;
+}
+
 export interface Delivery {
   id: string;
   tenantId: string;
@@ -45,6 +58,8 @@ export interface Delivery {
   nextAttemptAt: number | null;
   createdAt: number;
   inFlight: boolean;
+  /** The attempt in flight (null when none is). */
+  flight: Flight | null;
   cancelRetry: (() => void) | null;
   /** A scheduled retry came due while another attempt was in flight: run it after that one. */
   retryAfterFlight: boolean;
@@ -120,7 +135,8 @@ export class DeliveryStore {
   /** Puts a tenant's deliveries back (no retry armed: the service re-arms them); returns them. */
   importTenant(tenantId: string, state: readonly DeliveryState[]): Delivery[] {
     this.forgetTenant(tenantId);
-    const list: Delivery[] = state.map((d) => ({ ...structuredClone(d), cancelRetry: null }));
+    // a delivery of snapshot format 1 has no `flight`: none is known (D-137)
+    const list: Delivery[] = state.map((d) => ({ ...structuredClone(d), flight: d.flight ?? null, cancelRetry: null }));
     for (const d of list) {
       this.byId.set(d.id, d);
       push(this.byTenant, d.tenantId, d);

@@ -34,4 +34,9 @@ export interface WebhookRelay {
   connected(tenantId: string): boolean;
   /** Hands the attempt to every listener of the tenant; settles with the answer that counts, or a failure at the timeout. */
   forward(attempt: RelayedAttempt, timeoutMs: number): Promise<SendOutcome>;
+  /** The answer to come of an attempt restored from a snapshot as awaiting one (D-137); absent or null: none. */
+  resume?(attemptId: string): Promise<SendOutcome> | null;
 }
+
+/** The id a listener's answer names: `<deliveryId>.<attempt number>`. */
+export const relayedAttemptId = (deliveryId: string, attempt: number): string => `${deliveryId}.${attempt}`;

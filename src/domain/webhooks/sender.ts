@@ -20,13 +20,22 @@ export interface SendOutcome {
   responseTruncated: boolean;
 }
 
+/**
+ * An attempt's answer to come. A store that records attempts (D-112) names it by a `key`, kept with the
+ * delivery's attempt in flight, so the answer can be awaited again after the state is restored from a snapshot.
+ */
+export type SentWebhook = Promise<SendOutcome> & { readonly key?: number };
+
 /** Makes one attempt; a store that replays calls across instances puts its own in front (D-112). */
 export type SendWebhook = (
   url: string,
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
-) => Promise<SendOutcome>;
+) => SentWebhook;
+
+/** The answer to come of an attempt restored in flight, by its key (null: the store knows no such attempt). */
+export type ResumeWebhook = (key: number) => Promise<SendOutcome> | null;
 
 export function postWebhook(
   url: string,

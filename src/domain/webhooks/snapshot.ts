@@ -1,11 +1,15 @@
 // The webhook outbox in a snapshot (D-137): a tenant's deliveries and its endpoints' figures as data. A
-// snapshot holds no closures: a restored delivery's retry is armed again at the time it was due, and work
-// that had not finished when the snapshot was taken (an attempt in flight, a first attempt still to run) is
-// made again.
+// snapshot holds no closures: a restored delivery's retry is armed again at the time it was due; an attempt
+// in flight is data (what it sent, and the store's key of its answer), so when the store still awaits that
+// answer (a shared sandbox, D-112/D-138) the restored attempt is finished by it, exactly as it would have
+// been without the snapshot; otherwise (the in-memory default: the answer was a promise of the exporting
+// process) it is made again, like a first attempt still to run.
 // Requirements: none of its own (it keeps SCR-HOOK-5's schedule across a restart); decisions D-137.
 
-import { attempt } from './attempt.js';
-import type { Delivery, DeliveryState } from './delivery.js';
+import { attempt, awaitAnswer } from './attempt.js';
+import type { Delivery, DeliveryState, Flight } from './delivery.js';
+import { LISTENER_URL, relayedAttemptId } from './relay.js';
+import type { SendOutcome } from './sender.js';
 import { RETRY_TIMER, type Outbox } from './outbox.js';
 import type { EndpointStats } from './stats.js';
 
@@ -21,10 +25,23 @@ function rearmRetry(o: Outbox, deliveryId: string, at: number): void {
   d.cancelRetry = o.ctx.clock.of(d.tenantId).schedule(at, () => attempt(o, d, false), RETRY_TIMER, d.id);
 }
 
+/** The answer still awaited for a restored attempt in flight: the store's (by key) or the listeners' (by attempt id). */
+function answerOf(o: Outbox, d: Delivery, flight: Flight): Promise<SendOutcome> | null {
+  if (flight.key !== null) return o.ctx.store.resumeWebhook?.(flight.key) ?? null;
+  if (flight.start.url === LISTENER_URL) return o.relay?.resume?.(relayedAttemptId(d.id, flight.start.attempt)) ?? null;
+  return null;
+}
+
 function resumeRestored(o: Outbox, d: Delivery): void {
+  const answer = d.inFlight && d.flight ? answerOf(o, d, d.flight) : null;
+  if (answer) {
+    awaitAnswer(o, d, answer);
+    return;
+  }
   const manual = d.inFlight && (d.status === 'delivered' || d.status === 'exhausted');
   const unfinished = d.inFlight || (d.status === 'pending' && d.attempts.length === 0);
   d.inFlight = false;
+  d.flight = null;
   d.retryAfterFlight = false;
   if (unfinished) o.ctx.clock.defer((x: Delivery, m: boolean) => attempt(o, x, m), d, manual);
 }

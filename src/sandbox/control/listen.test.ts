@@ -1,5 +1,5 @@
 // The listener hub's rules apart from any transport (D-119, D-140): which answer counts, and what a shared
-// sandbox's snapshot keeps of it (the connected listeners; a snapshot waits while an attempt awaits an answer).
+// sandbox's snapshot keeps of it (the connected listeners, and the attempts awaiting an answer as data).
 
 import { describe, expect, it } from 'vitest';
 import type { RelayedAttempt } from '../../domain/webhooks/relay.js';
@@ -60,5 +60,25 @@ describe('the listener hub', () => {
     expect(copy.presence()).toEqual(hub.presence());
     expect(copy.listeners()).toEqual(hub.listeners());
     expect(copy.connected('ten_1') && copy.connected('ten_2') && !copy.connected('ten_3')).toBe(true);
+  });
+
+  it('gives a snapshot the attempts awaiting an answer; another instance settles them exactly as the first would', async () => {
+    const hub = new ListenerHub({ now: () => 1_000, timers: false });
+    hub.add({ id: 'lsn_a', tenantId: 'ten_1', connectedAt: 'x', instance: 'ins_1' });
+    hub.add({ id: 'lsn_b', tenantId: 'ten_1', connectedAt: 'x', instance: 'ins_1' });
+    void hub.forward(attempt('ten_1', 1), 15_000);
+    // lsn_a answered with a failure: only lsn_b is still awaited, and that failure counts if it goes
+    hub.answer('ten_1', 'lsn_a', 'whd_1.1', answer(500));
+    const copy = new ListenerHub({ now: () => 2_000, timers: false });
+    copy.restore(JSON.parse(JSON.stringify(hub.presence())) as ReturnType<ListenerHub['presence']>);
+    copy.restorePending(JSON.parse(JSON.stringify(hub.pendingState())) as ReturnType<ListenerHub['pendingState']>);
+    expect(copy.pendingState()).toEqual(hub.pendingState());
+    expect(copy.resume('whd_1.2')).toBeNull();
+    const restored = copy.resume('whd_1.1')!;
+    expect(copy.overdue(16_000)).toEqual(['whd_1.1']);
+    copy.remove('lsn_b');
+    hub.remove('lsn_b');
+    expect(await restored).toEqual(answer(500));
+    expect(copy.busy || hub.busy).toBe(false);
   });
 });

@@ -41,7 +41,18 @@ interface Pending {
   firstFailure: SendOutcome | null;
   startedAt: number;
   timeoutMs: number;
+  /** The answer that counts, as the outbox awaits it (again, after a restore: `resume`). */
+  answer: Promise<SendOutcome>;
   settle(out: SendOutcome): void;
+}
+
+/** An attempt awaiting its listeners' answer, as plain data (a shared sandbox's snapshot, D-140). */
+export interface PendingRelayState {
+  attempt: RelayedAttempt;
+  waiting: string[];
+  firstFailure: SendOutcome | null;
+  startedAt: number;
+  timeoutMs: number;
 }
 
 /** The wire form of an attempt on the stream: the body both as text and as base64 of its exact bytes. */
@@ -113,9 +124,37 @@ export class ListenerHub implements WebhookRelay {
       this.add({ id: l.listenerId, tenantId: l.tenantId, connectedAt: l.connectedAt, instance: l.instance });
   }
 
-  /** True while an attempt awaits a listener's answer: a snapshot waits for none to (its promise is not data). */
+  /** True while an attempt awaits a listener's answer. */
   get busy(): boolean {
     return this.pending.size > 0;
+  }
+
+  /** The attempts awaiting an answer as plain data: what a shared sandbox's snapshot keeps of them (D-140). */
+  pendingState(): PendingRelayState[] {
+    return [...this.pending.values()].map((p) => ({
+      attempt: structuredClone(p.attempt),
+      waiting: [...p.waiting],
+      firstFailure: p.firstFailure && { ...p.firstFailure },
+      startedAt: p.startedAt,
+      timeoutMs: p.timeoutMs,
+    }));
+  }
+
+  /**
+   * Puts back the attempts `pendingState` gave (loading a snapshot, before the outbox's import asks for their
+   * answers with `resume`); a listener connecting later is sent them, as on the instances that kept them.
+   */
+  restorePending(list: readonly PendingRelayState[]): void {
+    for (const s of list) {
+      const p = this.open(structuredClone(s.attempt), s.timeoutMs, s.startedAt);
+      for (const id of s.waiting) p.waiting.add(id);
+      p.firstFailure = s.firstFailure && { ...s.firstFailure };
+    }
+  }
+
+  /** The answer to come of an attempt restored as awaiting one (null: none such). */
+  resume(attemptId: string): Promise<SendOutcome> | null {
+    return this.pending.get(attemptId)?.answer ?? null;
   }
 
   /** Whether the attempt still awaits an answer. */
@@ -131,28 +170,35 @@ export class ListenerHub implements WebhookRelay {
   }
 
   forward(attempt: RelayedAttempt, timeoutMs: number): Promise<SendOutcome> {
-    return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
-      const p: Pending = {
-        attempt,
-        waiting: new Set(),
-        firstFailure: null,
-        startedAt: this.opts.now(),
-        timeoutMs,
-        settle: (out) => {
-          if (!this.pending.delete(attempt.attemptId)) return;
-          clearTimeout(timer);
-          resolve(out);
-        },
-      };
-      if (this.opts.timers) {
-        timer = setTimeout(() => this.expire(attempt.attemptId), timeoutMs);
-        timer.unref();
-      }
-      this.pending.set(attempt.attemptId, p);
-      this.opts.onForward?.();
-      for (const l of this.byTenant.get(attempt.tenantId)?.values() ?? []) this.sendTo(l, p);
-    });
+    const p = this.open(attempt, timeoutMs, this.opts.now());
+    this.opts.onForward?.();
+    for (const l of this.byTenant.get(attempt.tenantId)?.values() ?? []) this.sendTo(l, p);
+    return p.answer;
+  }
+
+  /** Registers an attempt as awaiting an answer (its timeout a real timer on one process). */
+  private open(attempt: RelayedAttempt, timeoutMs: number, startedAt: number): Pending {
+    let timer: NodeJS.Timeout | undefined;
+    let resolve!: (out: SendOutcome) => void;
+    const p: Pending = {
+      attempt,
+      waiting: new Set(),
+      firstFailure: null,
+      startedAt,
+      timeoutMs,
+      answer: new Promise<SendOutcome>((r) => (resolve = r)),
+      settle: (out) => {
+        if (!this.pending.delete(attempt.attemptId)) return;
+        clearTimeout(timer);
+        resolve(out);
+      },
+    };
+    if (this.opts.timers) {
+      timer = setTimeout(() => this.expire(attempt.attemptId), Math.max(0, startedAt + timeoutMs - this.opts.now()));
+      timer.unref();
+    }
+    this.pending.set(attempt.attemptId, p);
+    return p;
   }
 
   /** The attempt's timeout passed: the first failure reported counts, else "no listener answered". */
