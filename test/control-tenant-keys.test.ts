@@ -102,6 +102,7 @@ const CALLS: Record<string, (o: Owned) => Call> = {
   'DELETE /sandbox/v1/bugs/{bugName}': () => ({ path: '/sandbox/v1/bugs/skip-idempotency' }),
   'POST /sandbox/v1/reset': () => ({ path: '/sandbox/v1/reset' }),
   'GET /sandbox/v1/demo': () => ({ path: '/sandbox/v1/demo' }),
+  'GET /sandbox/v1/store': () => ({ path: '/sandbox/v1/store' }),
 };
 
 async function send(baseUrl: string, key: string, method: string, c: Call) {
@@ -233,6 +234,7 @@ describe("a tenant's own key on the control API", () => {
         'DELETE /sandbox/v1/bugs/{bugName}',
         'POST /sandbox/v1/reset',
         'GET /sandbox/v1/demo',
+        'GET /sandbox/v1/store',
       ].sort(),
     );
   });

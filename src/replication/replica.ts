@@ -50,6 +50,8 @@ const CATCH_UP_PAGE = 2_000;
 /** How long past the receiver timeout an attempt with no answer is taken for lost with its instance. */
 const LOST_ATTEMPT_GRACE_MS = 10_000;
 const SWEEP_MS = 2_000;
+/** How often a busy instance reports how far it applied the log (an idle one reports every SWEEP_MS). */
+const REPORT_EVERY_MS = 200;
 
 export type AppFetch = (req: Request, env: unknown) => Response | Promise<Response>;
 
@@ -132,6 +134,7 @@ export class Replica {
   private readonly seeded: Rng;
   // this instance's name in `sandbox_instances` (how far it applied the log): drawn outside any step
   private readonly instance = `ins_${randomBytes(8).toString('hex')}`;
+  private reportedAt = 0;
   // the webhook listeners' steps (listeners.ts), and whether this batch's commit must wake their instances
   private onListen: ((op: ListenOp) => void) | null = null;
   private notifyListeners = false;
@@ -379,6 +382,7 @@ export class Replica {
       while (this.queue.length && !this.fatal) {
         const batch = this.queue.splice(0, BATCH_MAX);
         await this.runBatch(batch);
+        if (performance.now() - this.reportedAt >= REPORT_EVERY_MS) this.reportApplied();
         // between batches no step runs: the state is exactly the log up to `applied`
         this.snapshots.between(this.applied, () => this.counters());
       }
@@ -583,6 +587,7 @@ export class Replica {
    */
   private reportApplied(): void {
     if (this.closed || this.fatal) return;
+    this.reportedAt = performance.now();
     this.db
       .query(
         `INSERT INTO sandbox_instances (instance, applied_seq, seen_at) VALUES ($1, $2, now())
