@@ -8,7 +8,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } fr
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { freePort } from './ports.js';
 import type { ConfigInput } from '../../src/config.js';
 import { startSandbox, type RunningSandbox } from '../../src/main.js';
@@ -56,10 +56,14 @@ async function createDatabase(serverUrl: string): Promise<string> {
   return url.toString();
 }
 
-export async function startTestDatabase(): Promise<TestDatabase> {
-  const external = process.env.SANDBOX_TEST_DATABASE_URL;
-  if (external)
-    return { url: await createDatabase(external), another: () => createDatabase(external), stop: async () => {} };
+/** A throwaway cluster: its server's connection URL (of the `postgres` database) and how to remove it. */
+export interface TestCluster {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** initdb in a temporary directory and a server on a free loopback port; `stop` removes both. */
+export async function startTestCluster(maxConnections = 200): Promise<TestCluster> {
   const bin = postgresBin();
   if (!bin) throw new Error(postgresUnavailable() ?? 'no PostgreSQL');
   const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-pg-'));
@@ -81,12 +85,10 @@ export async function startTestDatabase(): Promise<TestDatabase> {
   const user = asRoot ? 'postgres' : userInfo().username;
   run('initdb', ['-D', data, '-U', user, '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const port = await freePort();
-  const opts = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const opts = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=${maxConnections}`;
   run('pg_ctl', ['-D', data, '-o', opts, '-l', path.join(dir, 'log'), '-w', '-t', '60', 'start']);
-  const serverUrl = `postgres://${user}@127.0.0.1:${port}/postgres`;
   return {
-    url: await createDatabase(serverUrl),
-    another: () => createDatabase(serverUrl),
+    url: `postgres://${user}@127.0.0.1:${port}/postgres`,
     async stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
@@ -94,6 +96,42 @@ export async function startTestDatabase(): Promise<TestDatabase> {
         rmSync(dir, { recursive: true, force: true });
       }
     },
+  };
+}
+
+/**
+ * The cluster every test file of this vitest run shares, started on first demand by the global setup
+ * (test/support/postgres-global.ts), or null outside such a run (a single file run by another config, the
+ * bench's processes).
+ */
+async function sharedCluster(): Promise<string | null> {
+  let broker: string | undefined;
+  try {
+    broker = inject('postgresBroker');
+  } catch {
+    return null; // not inside a vitest worker
+  }
+  if (!broker) return null;
+  const answer = await fetch(broker);
+  const text = await answer.text();
+  if (!answer.ok) throw new Error(`the shared test PostgreSQL did not start: ${text}`);
+  return text;
+}
+
+/**
+ * A fresh database for a test file: on the server SANDBOX_TEST_DATABASE_URL names, else on the cluster this
+ * vitest run shares (each file its own databases on it), else on a throwaway cluster of its own that `stop`
+ * removes.
+ */
+export async function startTestDatabase(): Promise<TestDatabase> {
+  const external = process.env.SANDBOX_TEST_DATABASE_URL ?? (await sharedCluster());
+  if (external)
+    return { url: await createDatabase(external), another: () => createDatabase(external), stop: async () => {} };
+  const cluster = await startTestCluster();
+  return {
+    url: await createDatabase(cluster.url),
+    another: () => createDatabase(cluster.url),
+    stop: () => cluster.stop(),
   };
 }
 
