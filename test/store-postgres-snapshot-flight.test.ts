@@ -5,7 +5,6 @@
 // snapshot, the attempt is recorded as lost and retried on schedule on every instance, the one started from
 // the snapshot included.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -15,6 +14,7 @@ import { startSandbox, type RunningSandbox, type StoreHooks } from '../src/main.
 import { listSnapshots, readSnapshot } from '../src/replication/snapshots.js';
 import { killListenersAfterEach, listen } from './support/listen.js';
 import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { spawnCliInstance } from './support/instances.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
 
@@ -202,27 +202,8 @@ describe.skipIf(why !== null)('shared sandbox snapshots with webhook attempts in
     }
   }, 120_000);
 
-  function spawnInstance(url: string): Promise<{ child: ChildProcess; base: string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', '--anon-port', '0'], {
-      env: {
-        ...process.env,
-        SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN,
-        SANDBOX_PUBLIC_URL: PUBLIC_URL,
-        SANDBOX_DATABASE_URL: url,
-        SANDBOX_SNAPSHOT_EVERY: '5',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    return new Promise((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /this instance\s+(\S+)/.exec(out);
-        if (m) resolve({ child, base: m[1] });
-      });
-      child.once('exit', (code) => reject(new Error(`instance exited (${code}) before it listened: ${out}`)));
-    });
-  }
+  const spawnInstance = (url: string) =>
+    spawnCliInstance(url, { adminToken: ADMIN_TOKEN, publicUrl: PUBLIC_URL }, { env: { SANDBOX_SNAPSHOT_EVERY: '5' } });
 
   it('an attempt whose instance is killed after a snapshot is recorded as lost and retried on schedule on every instance', async () => {
     const url = await db.another();

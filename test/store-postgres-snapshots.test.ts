@@ -5,7 +5,6 @@
 // snapshot loses nothing acknowledged, and an instance of another version refuses a database whose
 // steps it would replay into another state, naming both versions and the way forward.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -18,6 +17,7 @@ import { startSandbox, type RunningSandbox, type StoreHooks } from '../src/main.
 import { browser } from './support/console.js';
 import { axeViolations, launchChromium, overflow } from './support/pageChecks.js';
 import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { spawnCliInstance } from './support/instances.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, startReceiver, submitBody, waitFor } from './support/screening.js';
 
@@ -379,27 +379,12 @@ describe.skipIf(why !== null)('shared sandbox snapshots: kill -9', () => {
     await db?.stop();
   });
 
-  function spawnInstance(url: string): Promise<{ child: ChildProcess; base: string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', '--anon-port', '0'], {
-      env: {
-        ...process.env,
-        SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN,
-        SANDBOX_PUBLIC_URL: PUBLIC_URL,
-        SANDBOX_DATABASE_URL: url,
-        SANDBOX_SNAPSHOT_EVERY: '25',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    return new Promise((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /this instance\s+(\S+)/.exec(out);
-        if (m) resolve({ child, base: m[1] });
-      });
-      child.once('exit', (code) => reject(new Error(`instance exited (${code}) before it listened: ${out}`)));
-    });
-  }
+  const spawnInstance = (url: string) =>
+    spawnCliInstance(
+      url,
+      { adminToken: ADMIN_TOKEN, publicUrl: PUBLIC_URL },
+      { env: { SANDBOX_SNAPSHOT_EVERY: '25' } },
+    );
 
   it('loses nothing it acknowledged after a snapshot, and the restart starts from that snapshot', async () => {
     const first = await spawnInstance(db.url);

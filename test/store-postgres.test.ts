@@ -4,7 +4,6 @@
 // instances append, every change seen at once everywhere, webhook attempts made once — and a restart,
 // even after kill -9, loses nothing that was acknowledged.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../src/main.js';
@@ -18,6 +17,7 @@ import {
   twoSharedInstances,
   type TestDatabase,
 } from './support/postgres.js';
+import { spawnCliInstance } from './support/instances.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, startReceiver, submitBody, waitFor } from './support/screening.js';
 
@@ -302,31 +302,8 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
   });
 
   /** An instance in a child process; `viaEnv` names the database with SANDBOX_DATABASE_URL instead of --store. */
-  function spawnInstance(url: string, viaEnv = false): Promise<{ child: ChildProcess; base: string }> {
-    const store = viaEnv ? [] : ['--store', url];
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...store, '--port', '0', '--anon-port', '0'],
-      {
-        env: {
-          ...process.env,
-          SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN,
-          SANDBOX_PUBLIC_URL: PUBLIC_URL,
-          ...(viaEnv ? { SANDBOX_DATABASE_URL: url } : {}),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    return new Promise((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /this instance\s+(\S+)/.exec(out);
-        if (m) resolve({ child, base: m[1] });
-      });
-      child.once('exit', (code) => reject(new Error(`instance exited (${code}) before it listened: ${out}`)));
-    });
-  }
+  const spawnInstance = (url: string, viaEnv = false) =>
+    spawnCliInstance(url, { adminToken: ADMIN_TOKEN, publicUrl: PUBLIC_URL }, { viaEnv });
 
   it('loses nothing it acknowledged, and pending review expiries still fire after the restart', async () => {
     const first = await spawnInstance(db.url);

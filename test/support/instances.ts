@@ -104,3 +104,39 @@ export function startInstance(name: string, s: InstanceSettings): Promise<Instan
     proc.stdout.on('data', onData);
   });
 }
+
+/**
+ * One instance in a child process, started the way an operator starts one (the admin token, public URL and
+ * database through the environment, or the database with `--store` unless `viaEnv`), resolved with its
+ * address once it listens. `env` adds settings (e.g. SANDBOX_SNAPSHOT_EVERY).
+ */
+export function spawnCliInstance(
+  url: string,
+  base: { adminToken: string; publicUrl: string },
+  { viaEnv = true, env = {} }: { viaEnv?: boolean; env?: Record<string, string> } = {},
+): Promise<{ child: ChildProcess; base: string }> {
+  const store = viaEnv ? [] : ['--store', url];
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli.ts', ...store, '--port', '0', '--anon-port', '0'],
+    {
+      env: {
+        ...process.env,
+        SANDBOX_ADMIN_TOKEN: base.adminToken,
+        SANDBOX_PUBLIC_URL: base.publicUrl,
+        ...(viaEnv ? { SANDBOX_DATABASE_URL: url } : {}),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /this instance\s+(\S+)/.exec(out);
+      if (m) resolve({ child, base: m[1] });
+    });
+    child.once('exit', (code) => reject(new Error(`instance exited (${code}) before it listened: ${out}`)));
+  });
+}
