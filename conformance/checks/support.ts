@@ -11,19 +11,6 @@ import type { Answer } from '../json.js';
 export const SCREENING = '/api/screening/v1';
 export const JOBS = '/api/v1';
 
-export const STATES = [
-  'received',
-  'parsed',
-  'scored',
-  'pending_review',
-  'approved',
-  'rejected',
-  'edited',
-  'delivered',
-  'failed',
-  'expired',
-] as const;
-
 /** A short random token, unique per call (keys, nonces). */
 export const nonce = (prefix = 'cf') => `${prefix}-${randomBytes(6).toString('hex')}`;
 

@@ -12,7 +12,8 @@ import { submissionView } from '../submission.js';
 import { deliveryHealth, healthBadge, stateInWords } from '../states.js';
 import type { ConsoleEnv } from '../types.js';
 import { decisionForm } from './decisionForm.js';
-import { STATES, type ReviewSummary } from './reviews.js';
+import { SCREENING_STATES as STATES } from '../../../domain/screening/types.js';
+import type { ReviewSummary } from './reviews.js';
 import type { Wire } from '../types.js';
 
 interface AuditEvent {

@@ -13,19 +13,8 @@ import { submissionView } from '../submission.js';
 import type { ConsoleEnv } from '../types.js';
 import { decisionBody, decisionForm, type FormState } from './decisionForm.js';
 import type { Wire } from '../types.js';
+import { SCREENING_STATES as STATES } from '../../../domain/screening/types.js';
 
-export const STATES = [
-  'received',
-  'parsed',
-  'scored',
-  'pending_review',
-  'approved',
-  'rejected',
-  'edited',
-  'delivered',
-  'failed',
-  'expired',
-] as const;
 export { decisionForm };
 
 export interface ReviewSummary {
