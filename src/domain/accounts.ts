@@ -223,6 +223,11 @@ export class AccountService {
     return account ? { session, account } : null;
   }
 
+  /** The tenant of the account with this e-mail address (as signIn reads it), or null. */
+  tenantOfEmail(email: string): string | null {
+    return this.byEmail.get(email.trim().toLowerCase())?.tenantId ?? null;
+  }
+
   signOut(id: string): void {
     this.sessions.delete(id);
   }

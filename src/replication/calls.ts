@@ -68,7 +68,7 @@ const isConsole = (path: string) => path === '/console' || path.startsWith('/con
 const LISTENER_STREAM = '/sandbox/v1/webhooks/listen';
 
 /** Calls that change state: every API and MCP call (rate windows, request log, chaos counts), and any write. */
-function recorded(method: string, path: string, apiPrefix: string): boolean {
+export function isRecorded(method: string, path: string, apiPrefix: string): boolean {
   if (path.startsWith(apiPrefix)) return method !== 'OPTIONS';
   return method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
 }
@@ -82,7 +82,7 @@ function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string): F
       await replica.read(() => Promise.resolve(undefined));
       return app(req, env);
     }
-    if (!recorded(req.method, path, apiPrefix)) return replica.read(async () => settled(await app(req, env)));
+    if (!isRecorded(req.method, path, apiPrefix)) return replica.read(async () => settled(await app(req, env)));
     const incoming = (env as { incoming?: Incoming } | undefined)?.incoming;
     const body = await bodyOf(req, incoming).catch((err: unknown) => err as Error);
     if (body instanceof Error) return refused(body);
