@@ -8,9 +8,9 @@
 // - what a tenant's call changes of the global state is one of the couplings listed below, each a known
 //   obstacle to rebuilding a tenant from its own steps (docs/design/tenant-partitions.md).
 
-import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Entropy } from './support/entropy.js';
 import { createAnonApp, createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
 import { createCore, type Core } from '../src/domain/core.js';
@@ -37,19 +37,6 @@ const KNOWN_COUPLINGS = new Set([
   'mail', // the sign-up mail of the dashboard
   'perMinute', // the client address's window, counted by a tenant's call that never reached its key's window (a fault, no route)
 ]);
-
-class Entropy {
-  drawn = 0;
-  readonly draw = (length: number): Uint8Array => {
-    const out = Buffer.alloc(length);
-    for (let i = 0; i < length; i += 32)
-      createHash('sha256')
-        .update(`entropy ${this.drawn++}`)
-        .digest()
-        .copy(out, i, 0, Math.min(32, length - i));
-    return out;
-  };
-}
 
 interface Call {
   app: 'main' | 'anon';

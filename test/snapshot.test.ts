@@ -4,11 +4,11 @@
 // attempts and their times) and ends in the same state; one tenant exported, forgotten and imported again
 // answers as before while the others are untouched; a snapshot of another format is refused.
 
-import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Entropy } from './support/entropy.js';
 import { createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
 import { createCore, type Core } from '../src/domain/core.js';
@@ -29,23 +29,6 @@ const ADMIN = 'sat_snapshot_test_token';
 /** The wall clock both cores read: sandbox time moves only by the advances the sequence makes. */
 const REAL_NOW = Date.UTC(2026, 2, 2, 9, 30, 0);
 const CURSOR_SECRET = Buffer.alloc(32, 7);
-
-/**
- * Secrets (API keys, webhook secrets, session ids) drawn from a numbered stream instead of crypto, so two
- * cores that draw the same number of bytes hand out the same secrets; a twin starts where its original stands.
- */
-class Entropy {
-  drawn = 0;
-  readonly draw = (length: number): Uint8Array => {
-    const out = Buffer.alloc(length);
-    for (let i = 0; i < length; i += 32)
-      createHash('sha256')
-        .update(`entropy ${this.drawn++}`)
-        .digest()
-        .copy(out, i, 0, Math.min(32, length - i));
-    return out;
-  };
-}
 
 interface Sandbox {
   core: Core;
