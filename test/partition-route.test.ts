@@ -10,7 +10,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Entropy } from './support/entropy.js';
+import { Entropy, quiesce } from './support/inProcess.js';
 import { createAnonApp, createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
 import { createCore, type Core } from '../src/domain/core.js';
@@ -214,16 +214,6 @@ function stateOf(core: Core): { tenants: Map<string, string>; global: Map<string
 
 const changed = (a: Map<string, string>, b: Map<string, string>) =>
   [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
-
-async function quiesce(core: Core): Promise<void> {
-  for (let calm = 0; calm < 3;) {
-    await new Promise((r) => setTimeout(r, 0));
-    if (core.webhooks.list().some((d) => d.inFlight)) {
-      calm = 0;
-      await new Promise((r) => setTimeout(r, 2));
-    } else calm++;
-  }
-}
 
 async function world(): Promise<{ w: World; main: ReturnType<typeof createApp>; anon: { fetch: typeof fetch } }> {
   const entropy = new Entropy();

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Entropy } from './support/entropy.js';
+import { Entropy, quiesce } from './support/inProcess.js';
 import { createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
 import { createCore, type Core } from '../src/domain/core.js';
@@ -68,17 +68,6 @@ async function makeSandbox(hooks: Partial<MemoryHooks> = {}): Promise<Sandbox> {
     return { status: res.status, body: parsed };
   };
   return { core, entropy, call };
-}
-
-/** Lets deferred work, timers due now and webhook attempts in flight finish. */
-async function quiesce(core: Core): Promise<void> {
-  for (let calm = 0; calm < 3;) {
-    await new Promise((r) => setTimeout(r, 0));
-    if (core.webhooks.list().some((d) => d.inFlight)) {
-      calm = 0;
-      await new Promise((r) => setTimeout(r, 2));
-    } else calm++;
-  }
 }
 
 /** Lets the work a few tasks deferred run (answers settled, deferred first attempts). */
