@@ -1,10 +1,14 @@
-// A shared sandbox answers recorded submits on the REST fast path (D-143): the instance that takes the
-// call runs it there, every other instance replays the step there too, and the answer is the routed
-// app's (status, header names in their case and order, body) as on a shared sandbox without it.
+// The hot path of a shared sandbox's recorded calls (D-143): a recorded submit is answered on the REST
+// fast path (the instance that takes the call runs it there, every other instance replays the step there
+// too, and the answer is the routed app's: status, header names in their case and order, body); and a
+// body goes into the log as an escape-format bytea literal that PostgreSQL reads back byte for byte.
 
 import { request } from 'node:http';
+import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../src/main.js';
+import { byteaLiteral } from '../src/replication/replica.js';
 import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody } from './support/screening.js';
@@ -128,4 +132,40 @@ describe.skipIf(why !== null)('shared sandbox: recorded submits on the REST fast
     expect(fast.failures).toEqual([]);
     expect(routed.failures).toEqual([]);
   }, 120_000);
+});
+
+describe.skipIf(why !== null)('shared sandbox: a body in the log', () => {
+  let db: TestDatabase;
+  let conn: pg.Client;
+  beforeAll(async () => {
+    db = await startTestDatabase();
+    conn = new pg.Client({ connectionString: db.url });
+    await conn.connect();
+    // as the replica's writer sets it
+    await conn.query('SET standard_conforming_strings = on');
+  }, 120_000);
+  afterAll(async () => {
+    await conn?.end();
+    await db?.stop();
+  });
+
+  it('is read back as the same bytes, whatever they are', async () => {
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 300 }),
+      // text with the bytes that need escaping: quotes, backslashes (a leading \x too), controls, UTF-8
+      fc
+        .array(fc.constantFrom("'", '\\', '\\x', '\\000', '\n', '\u0000', 'é', '日本', '{"a":1}', 'x'), {
+          maxLength: 40,
+        })
+        .map((parts) => new TextEncoder().encode(parts.join(''))),
+    );
+    await fc.assert(
+      fc.asyncProperty(bytes, async (b) => {
+        const buf = Buffer.from(b);
+        const { rows } = await conn.query<{ b: Buffer }>(`SELECT ${byteaLiteral(buf)} AS b`);
+        expect(rows[0].b.equals(buf)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  }, 60_000);
 });

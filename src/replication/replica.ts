@@ -92,6 +92,19 @@ export interface ReplicaOptions {
 /** A string as an SQL literal under standard_conforming_strings: backslashes are plain characters. */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
+// every byte that is not printable ASCII, and the quote and the backslash
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\x00-\x1f'\\\x7f-\xff]/g;
+const escapeByte = (c: string) =>
+  c === "'" ? "''" : c === '\\' ? '\\\\' : `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`;
+
+/**
+ * Bytes as a bytea literal under standard_conforming_strings, in bytea's escape format: printable ASCII as
+ * itself, a backslash doubled, a quote doubled, any other byte as \ooo. A JSON body costs about its own
+ * size in the statement (the hex format costs twice), and no byte depends on the connection's encoding.
+ */
+export const byteaLiteral = (bytes: Buffer) => `'${bytes.toString('latin1').replace(UNPRINTABLE, escapeByte)}'::bytea`;
+
 /** A body that was not kept because it passed every route's limit: only its (capped) size is recorded. */
 export interface Oversize {
   oversize: number;
@@ -495,8 +508,7 @@ export class Replica {
     const { logFormat, codeVersion } = this.options.writer;
     const by = `${Math.floor(logFormat)}, ${literal(codeVersion)}`;
     const rows = steps.map(
-      (s) =>
-        `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'}, ${by})`,
+      (s) => `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? byteaLiteral(s.body) : 'NULL'}, ${by})`,
     );
     return `INSERT INTO sandbox_log (seq, step, body, log_format, code_version) VALUES ${rows.join(', ')}; `;
   }
