@@ -135,7 +135,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'off',
     shown: 'on',
     meaning:
-      'answer every call through the routed app, without the REST fast path (same bytes; for comparing the two; `SANDBOX_FAST_PATH=0`); a shared sandbox always does',
+      'answer every call through the routed app, without the REST fast path (same bytes; for comparing the two; `SANDBOX_FAST_PATH=0`); on a shared sandbox the fast path answers recorded submits (D-144)',
   },
   {
     key: 'snapshotEvery',

@@ -59,7 +59,7 @@ export async function startSandbox(
 ): Promise<RunningSandbox> {
   const options = resolveOptions(input, env);
   // Listen first (port 0 picks a free port), then bind the config to the real address.
-  const holder: { app?: { fetch: Fetch }; anon?: { fetch: Fetch }; fast?: FastPath } = {};
+  const holder: { app?: { fetch: Fetch }; anon?: { fetch: Fetch }; fast?: FastPath; stepFast?: FastPath } = {};
   const notReady = () => new Response('starting', { status: 503 });
   const server = await listen(
     (req, env) => (holder.app ? holder.app.fetch(req, env) : notReady()),
@@ -95,7 +95,15 @@ export async function startSandbox(
     const app = createApp(core);
     const anon = createAnonApp(core);
     if (shared) {
-      const fetches = shareApps(shared.replica, core, app, anon);
+      // the fast path answers recorded submits too, on the step as Node's request (src/replication/steps.ts)
+      const fast = settings.fastPath ? restFastPath(core) : undefined;
+      const fetches = shareApps(
+        shared.replica,
+        core,
+        { fetch: (req, env) => app.fetch(req, env), fast: fast && ((req, res) => fast.take(req, res)) },
+        anon,
+      );
+      holder.stepFast = fast;
       await shared.replica.start();
       holder.app = { fetch: fetches.main };
       holder.anon = { fetch: fetches.anon };
@@ -117,7 +125,7 @@ export async function startSandbox(
     listenUrl: `http://${hostForUrl}:${port}`,
     anonMcpUrl: `http://${hostForUrl}:${anonPort}/mcp`,
     adminToken: settings.adminToken,
-    fastPathCalls: () => holder.fast?.taken ?? 0,
+    fastPathCalls: () => (holder.fast ?? holder.stepFast)?.taken ?? 0,
     async close() {
       await core.store.close();
       await Promise.all([closeServer(server), closeServer(anonServer)]);

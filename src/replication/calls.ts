@@ -14,7 +14,7 @@ import { shareConsoleSignOuts } from './consoleSessions.js';
 import { shareListeners } from './listeners.js';
 import type { ListenerHub, PendingRelayState } from '../sandbox/control/listen.js';
 import type { Oversize, Replica } from './replica.js';
-import { settled } from './steps.js';
+import { settled, type NodeHandler } from './steps.js';
 import { readNode, readWeb } from '../web/bodyStream.js';
 import { envelopeOf } from '../web/envelope.js';
 
@@ -73,8 +73,8 @@ export function isRecorded(method: string, path: string, apiPrefix: string): boo
   return method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
 }
 
-function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string): Fetch {
-  replica.mount(name, app);
+function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string, fast?: NodeHandler): Fetch {
+  replica.mount(name, app, fast);
   return async (req, env) => {
     const path = pathOf(req.url);
     if (isConsole(path)) return app(req, env);
@@ -97,11 +97,15 @@ type SharedSnapshot = Snapshot & {
   relayed?: PendingRelayState[];
 };
 
-/** Puts the replica in front of both apps and of the console's control calls; returns the fetch functions to serve. */
+/**
+ * Puts the replica in front of both apps and of the console's control calls; returns the fetch functions to
+ * serve. `main.fast`, when given, answers the recorded calls it takes itself (the REST fast path, D-131): it
+ * runs on the step as Node's request, live and on every replay alike.
+ */
 export function shareApps(
   replica: Replica,
   core: Core,
-  main: { fetch: Fetch },
+  main: { fetch: Fetch; fast?: NodeHandler },
   anon: { fetch: Fetch },
 ): { main: Fetch; anon: Fetch } {
   const listeners = shareListeners(replica, core);
@@ -131,7 +135,7 @@ export function shareApps(
     return body instanceof Error ? refused(body) : replica.call('control', req, body, null, 'console');
   });
   return {
-    main: gated(replica, 'main', (req, env) => main.fetch(req, env), '/api/'),
+    main: gated(replica, 'main', (req, env) => main.fetch(req, env), '/api/', main.fast),
     anon: gated(replica, 'anon', (req, env) => anon.fetch(req, env), '/mcp'),
   };
 }

@@ -30,7 +30,16 @@ import {
   type SentWebhook,
 } from '../domain/webhooks/sender.js';
 import type { Db } from '../store/postgres/pool.js';
-import { connectionOf, requestOf, settled, type ListenOp, type LoggedStep, type Step } from './steps.js';
+import {
+  connectionOf,
+  requestOf,
+  settled,
+  takenBy,
+  type ListenOp,
+  type LoggedStep,
+  type NodeHandler,
+  type Step,
+} from './steps.js';
 import {
   Snapshotter,
   type LoadPlan,
@@ -83,6 +92,19 @@ export interface ReplicaOptions {
 /** A string as an SQL literal under standard_conforming_strings: backslashes are plain characters. */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
+// every byte that is not printable ASCII, and the quote and the backslash
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\x00-\x1f'\\\x7f-\xff]/g;
+const escapeByte = (c: string) =>
+  c === "'" ? "''" : c === '\\' ? '\\\\' : `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`;
+
+/**
+ * Bytes as a bytea literal under standard_conforming_strings, in bytea's escape format: printable ASCII as
+ * itself, a backslash doubled, a quote doubled, any other byte as \ooo. A JSON body costs about its own
+ * size in the statement (the hex format costs twice), and no byte depends on the connection's encoding.
+ */
+export const byteaLiteral = (bytes: Buffer) => `'${bytes.toString('latin1').replace(UNPRINTABLE, escapeByte)}'::bytea`;
+
 /** A body that was not kept because it passed every route's limit: only its (capped) size is recorded. */
 export interface Oversize {
   oversize: number;
@@ -106,6 +128,8 @@ interface PendingSend {
 
 export class Replica {
   private apps = new Map<string, AppFetch>();
+  /** The calls of an app that a Node-level handler answers itself when it takes them (the REST fast path). */
+  private fast = new Map<string, NodeHandler>();
   private applied = 0;
   private queue: Item[] = [];
   private running = false;
@@ -128,6 +152,13 @@ export class Replica {
   private inStep = false;
   // the connection that holds the log's lock for each batch of steps
   private writer: pg.PoolClient | null = null;
+  /**
+   * The writer's transaction holds the log's lock between two batches (taken again in the first one's commit
+   * round trip while calls waited), with the page of steps committed elsewhere read under it, still to apply.
+   */
+  private held: { page: StoredStep[] } | null = null;
+  /** The writer's transaction is open without the lock (not granted again at the last commit). */
+  private opened = false;
   private fireDue: (() => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
@@ -208,8 +239,9 @@ export class Replica {
   }
 
   /** The apps whose calls are recorded, by name (a step names the app it ran on). */
-  mount(name: string, app: AppFetch): void {
+  mount(name: string, app: AppFetch, fast?: NodeHandler): void {
     this.apps.set(name, app);
+    if (fast) this.fast.set(name, fast);
   }
 
   /** The clock's timers that real time made due are fired by a `timers` step. */
@@ -395,15 +427,26 @@ export class Replica {
     const writes = batch.some((i) => i.step !== null);
     const results: { item: Item; ok: boolean; value: unknown }[] = [];
     try {
-      if (writes) {
+      if (this.held) {
+        // the lock was taken again in the previous batch's commit round trip: apply what was read under it
+        await this.applyPage(this.held.page, this.writer!);
+      } else if (writes) {
         this.writer ??= await this.openWriter();
-        // one round trip: the transaction, the lock and the first page of steps committed elsewhere
+        // one round trip: the transaction (unless one is open), the lock and the first page of steps
+        // committed elsewhere
         const out = (await this.writer.query(
-          `BEGIN; SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.pageAfter(this.applied)}`,
+          `${this.opened ? '' : 'BEGIN; '}SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.pageAfter(this.applied)}`,
         )) as unknown as pg.QueryResult[];
-        await this.applyPage(out[2].rows, this.writer);
+        this.opened = false;
+        this.held = { page: [] };
+        await this.applyPage(out[out.length - 1].rows, this.writer);
       } else {
         await this.catchUp(this.db);
+        // a transaction left open without the lock holds nothing: end it
+        if (this.opened) {
+          this.opened = false;
+          await this.writer!.query('COMMIT');
+        }
       }
       const done: LoggedStep[] = [];
       for (const item of batch) {
@@ -418,13 +461,32 @@ export class Replica {
       // one round trip: the steps and the commit
       const notify = this.notifyListeners ? `NOTIFY ${LISTEN_CHANNEL}; ` : '';
       this.notifyListeners = false;
-      if (writes) await this.writer!.query(`${done.length ? this.insertOf(done) : ''}${notify}COMMIT`);
+      if (this.held) {
+        // when more calls wait, the same round trip opens their transaction and tries the lock again: it is
+        // granted only when no other instance waits for it (the commit hands it to a waiting one first)
+        const again = this.queue.length > 0;
+        const next = again
+          ? ` BEGIN; SELECT pg_try_advisory_xact_lock(${LOG_LOCK}) AS locked; ${this.pageAfter(this.applied + done.length)}`
+          : '';
+        const out = (await this.writer!.query(`${done.length ? this.insertOf(done) : ''}${notify}COMMIT;${next}`)) as
+          pg.QueryResult | pg.QueryResult[];
+        this.held = null;
+        if (again) {
+          const rs = out as pg.QueryResult[];
+          // not granted: the transaction stays open, and the next batch waits for the lock in it
+          if ((rs[rs.length - 2].rows[0] as { locked: boolean }).locked)
+            this.held = { page: rs[rs.length - 1].rows as StoredStep[] };
+          else this.opened = true;
+        }
+      }
       if (done.length) this.snapshots.committed(this.applied, this.applied + done.length);
       this.applied += done.length;
     } catch (err) {
       // what ran here may not be in the log: this instance's memory can no longer be trusted
       this.writer?.release(err as Error);
       this.writer = null;
+      this.held = null;
+      this.opened = false;
       this.stop(err, batch);
       return;
     }
@@ -446,8 +508,7 @@ export class Replica {
     const { logFormat, codeVersion } = this.options.writer;
     const by = `${Math.floor(logFormat)}, ${literal(codeVersion)}`;
     const rows = steps.map(
-      (s) =>
-        `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? `'\\x${s.body.toString('hex')}'::bytea` : 'NULL'}, ${by})`,
+      (s) => `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? byteaLiteral(s.body) : 'NULL'}, ${by})`,
     );
     return `INSERT INTO sandbox_log (seq, step, body, log_format, code_version) VALUES ${rows.join(', ')}; `;
   }
@@ -517,7 +578,11 @@ export class Replica {
           // a chaos latency rule delays the answer after the commit, never the steps queued behind this one
           const answer: Answer = { response: null, delayMs: 0 };
           const delay = (ms: number) => void (answer.delayMs += ms);
-          answer.response = await settled(await app(requestOf(step, body), connectionOf(step, !live, delay)));
+          const fast = this.fast.get(step.app);
+          const taken = fast ? takenBy(fast, step, body) : null;
+          answer.response = taken
+            ? await taken
+            : await settled(await app(requestOf(step, body), connectionOf(step, !live, delay)));
           await this.drain();
           return answer;
         }

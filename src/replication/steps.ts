@@ -6,7 +6,10 @@
 // - `sent`: what a webhook receiver answered to one attempt (or that the attempt's instance stopped);
 // - `listen`: a webhook listener connected or gone, or a listener attempt's timeout passed (D-119).
 
+import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import type { SendOutcome } from '../domain/webhooks/sender.js';
+import { stringBodyOf } from '../web/callLog.js';
 
 export type Step =
   | {
@@ -61,10 +64,61 @@ export function connectionOf(
   return { incoming: { socket: { remoteAddress: step.ip }, rawHeaders: step.headers.flat() }, replaying, delayAnswer };
 }
 
+/**
+ * A handler on Node's request and response that answers some calls itself (the REST fast path, D-131): true
+ * when it took the call, which it then answers with one `writeHead` and one `end`.
+ */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * Offers a recorded call to `take` as Node's request would bring it (the step's method, target, header lines,
+ * peer address and body, the same on every replay); the answer it writes comes back as a Response, with its
+ * headers as written (names, case and order), or null when it left the call to the app. Only calls with a
+ * body are offered: the fast path leaves every such call to the app while a chaos rule is armed, so no
+ * latency rule is ever served inside a step (the app hands its delay to the replica instead).
+ */
+export function takenBy(
+  take: NodeHandler,
+  step: Extract<Step, { t: 'call' }>,
+  body: Buffer | null,
+): Promise<Response> | null {
+  if (step.method !== 'POST' || step.oversize || !body) return null;
+  const at = step.url.indexOf('/', step.url.indexOf('//') + 2);
+  const rawHeaders = step.headers.flat();
+  let authorization: string | undefined;
+  for (const [name, value] of step.headers) if (name.toLowerCase() === 'authorization') authorization ??= value;
+  const req = Object.assign(new Readable({ read() {} }), {
+    method: step.method,
+    url: at < 0 ? '/' : step.url.slice(at),
+    rawHeaders,
+    headers: { authorization },
+    socket: { remoteAddress: step.ip },
+  });
+  req.push(body);
+  req.push(null);
+  let answer!: (res: Response) => void;
+  const answered = new Promise<Response>((resolve) => (answer = resolve));
+  let status = 200;
+  const head: Record<string, string> = {};
+  const res = {
+    writeHead(code: number, headers: OutgoingHttpHeader[]) {
+      status = code;
+      for (let i = 0; i + 1 < headers.length; i += 2) head[String(headers[i])] = String(headers[i + 1]);
+    },
+    end(bytes: string | Uint8Array) {
+      answer(new Response(bytes as string | Uint8Array<ArrayBuffer>, { status, headers: head }));
+    },
+  };
+  if (!take(req as unknown as IncomingMessage, res as unknown as ServerResponse)) return null;
+  return answered;
+}
+
 const NO_BODY = new Set([101, 204, 205, 304]);
 
 /** The answer with its body read whole, so the call is over (state included) before it is committed. */
 export async function settled(res: Response): Promise<Response> {
+  // built from a string or bytes, it is whole already: served as it is (the server adapter writes it straight)
+  if (stringBodyOf(res) !== null) return res;
   const body = NO_BODY.has(res.status) ? null : new Uint8Array(await res.arrayBuffer());
   return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
