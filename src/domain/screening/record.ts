@@ -6,6 +6,7 @@
 // Requirements: SCR-LEDGER-2, SCR-HOOK-4 (the kept ScoreResultV1); decisions D-02.
 
 import type { TimerHandle } from '../clock.js';
+import { copyData } from '../copy.js';
 import { flatten } from './flatten.js';
 import type { StoredJobSpec } from './jobSpecs.js';
 import { type LedgerRow, type RowChain, rowsOfChain } from './ledger.js';
@@ -123,7 +124,7 @@ export class StoredRequest implements ScreeningRequest, RowChain {
 
   /** Everything but the expiry timer, which its service re-arms from the clock's timers on import. */
   exportState(): StoredRequestState {
-    return structuredClone({
+    return copyData({
       id: this.id,
       idempotencyKey: this.idempotencyKey,
       createdAt: this.createdAt,
