@@ -1,10 +1,10 @@
 // What a shared sandbox's snapshot costs on a large state, measured black-box and side by side: for each
 // checkout named (this one, and optionally another, e.g. the commit before snapshots were stored by part), an
 // instance (the CLI in a child process, `--store postgres://…`) is given many tenants with history through
-// HTTP and stopped cleanly (its stop writes a snapshot); a fresh instance is started on it, and the peak
-// resident memory of its process (VmHWM) and its time to ready are read; then submits keep arriving while it
-// writes a snapshot of that state, and the store report says how long calls waited (exportMs) and how long the
-// write took, beside the submits' latencies around it.
+// HTTP and stopped cleanly (its stop writes a snapshot); fresh instances are started on it (three per
+// checkout, interleaved; medians), and the peak resident memory of the process (VmHWM) and its time to ready
+// are read; then submits keep arriving while an instance writes a snapshot of that state, and the store report
+// says how long calls waited (exportMs) and how long the write took, beside the submits' latencies around it.
 //
 //   npx tsx bench/snapshot-parts.ts [--tenants 5000] [--requests 4] [--base <checkout>]
 //
@@ -137,8 +137,8 @@ const pct = (xs: number[], p: number) => {
 };
 const MB = 1024 * 1024;
 
-async function measure(label: string, cwd: string, url: string) {
-  // 1. history: tenants with requests, then a clean stop (which writes a snapshot of it all)
+/** Gives the database at `url` many tenants with history, then stops cleanly (the stop writes a snapshot of it all). */
+async function seed(label: string, cwd: string, url: string): Promise<{ steps: number; keys: string[] }> {
   const seeder = await spawnInstance(cwd, url, { SANDBOX_SNAPSHOT_EVERY: '0' });
   const t0 = performance.now();
   const keys: string[] = [];
@@ -149,61 +149,81 @@ async function measure(label: string, cwd: string, url: string) {
   await pool(TENANTS * REQUESTS, 16, async (i) => {
     await call(seeder.base, 'POST', `${SCREENING}/screen`, submit(i), keys[i % TENANTS]);
   });
-  const seeded = (await call<StoreView>(seeder.base, 'GET', '/sandbox/v1/store')).log.lastSeq;
-  console.log(`  ${label}: ${seeded} steps seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const steps = (await call<StoreView>(seeder.base, 'GET', '/sandbox/v1/store')).log.lastSeq;
+  console.log(`  ${label}: ${steps} steps seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   await seeder.stop();
+  return { steps, keys };
+}
 
-  // 2. a start on it: peak resident memory and time to ready; the next snapshot is due 200 steps in
+/** A start on the seeded database: time to listening, time the store took to load, peak and current RSS. */
+async function startOnce(cwd: string, url: string) {
   const s0 = performance.now();
-  const sb = await spawnInstance(cwd, url, { SANDBOX_SNAPSHOT_EVERY: String(seeded + 200) });
+  const sb = await spawnInstance(cwd, url, { SANDBOX_SNAPSHOT_EVERY: '0' });
   const readyMs = performance.now() - s0;
   const pid = sb.proc.pid!;
-  const startPeak = status(pid, 'VmHWM');
-  const afterStart = status(pid, 'VmRSS');
+  const peak = status(pid, 'VmHWM');
+  const rss = status(pid, 'VmRSS');
   const loaded = (await call<StoreView>(sb.base, 'GET', '/sandbox/v1/store')).instance.loadedFrom;
+  await sb.stop();
+  return { readyMs, loadMs: loaded?.readyMs ?? NaN, peak, rss };
+}
 
-  // 3. submits keep arriving while that snapshot is taken and written
+/** Submits keep arriving while a snapshot of the seeded state is taken and written (due 200 steps in). */
+async function writeWhileCalled(cwd: string, url: string, steps: number, keys: string[]) {
+  const sb = await spawnInstance(cwd, url, { SANDBOX_SNAPSHOT_EVERY: String(steps + 200) });
   const latencies: number[] = [];
   await pool(PROBE, 8, async (i) => {
     const a = performance.now();
-    await call(sb.base, 'POST', `${SCREENING}/screen`, submit(i), keys[i % TENANTS]);
+    await call(sb.base, 'POST', `${SCREENING}/screen`, submit(i), keys[i % keys.length]);
     latencies.push(performance.now() - a);
   });
   let store = await call<StoreView>(sb.base, 'GET', '/sandbox/v1/store');
-  for (let i = 0; i < 600; i++) {
-    store = await call<StoreView>(sb.base, 'GET', '/sandbox/v1/store');
-    if (store.instance.lastWritten) break;
+  for (let i = 0; i < 600 && !store.instance.lastWritten; i++) {
     await new Promise((r) => setTimeout(r, 100));
+    store = await call<StoreView>(sb.base, 'GET', '/sandbox/v1/store');
   }
-  const written = store.instance.lastWritten;
-  const peak = status(pid, 'VmHWM');
+  const peak = status(sb.proc.pid!, 'VmHWM');
   await sb.stop();
-  return {
-    label,
-    steps: seeded,
-    readyMs: Math.round(readyMs),
-    loadedReadyMs: loaded?.readyMs ?? null,
-    startPeakMB: +(startPeak / MB).toFixed(0),
-    afterStartMB: +(afterStart / MB).toFixed(0),
-    peakWithSnapshotMB: +(peak / MB).toFixed(0),
-    exportMs: written?.exportMs ?? null,
-    writeMs: written?.writeMs ?? null,
-    rawMB: written ? +(written.rawBytes / MB).toFixed(1) : null,
-    compressedMB: written ? +(written.bytes / MB).toFixed(2) : null,
-    parts: store.snapshots.newest?.parts?.count ?? null,
-    submitP50: +pct(latencies, 50).toFixed(0),
-    submitP99: +pct(latencies, 99).toFixed(0),
-    submitMax: +pct(latencies, 100).toFixed(0),
-  };
+  return { written: store.instance.lastWritten, parts: store.snapshots.newest?.parts?.count ?? null, latencies, peak };
 }
 
+const median = (xs: number[]) => pct(xs, 50);
 const db = await startTestDatabase();
 try {
-  const runs: Record<string, unknown>[] = [];
-  const checkouts: [string, string][] = [['this checkout', process.cwd()]];
-  if (values.base) checkouts.unshift([`base (${values.base})`, path.resolve(values.base)]);
+  const checkouts: { label: string; cwd: string; url: string; steps: number; keys: string[] }[] = [];
+  const named: [string, string][] = [['this checkout', process.cwd()]];
+  if (values.base) named.unshift([`base (${values.base})`, path.resolve(values.base)]);
   console.log(`snapshot of ${TENANTS} tenants × ${REQUESTS} requests, ${PROBE} submits while one is written`);
-  for (const [label, cwd] of checkouts) runs.push(await measure(label, cwd, await db.another()));
+  for (const [label, cwd] of named) {
+    const url = await db.another();
+    checkouts.push({ label, cwd, url, ...(await seed(label, cwd, url)) });
+  }
+  // starts interleaved, three each: a load spike on the shared machine falls on every checkout alike
+  const starts = new Map<string, Awaited<ReturnType<typeof startOnce>>[]>();
+  for (let rep = 0; rep < 3; rep++)
+    for (const c of checkouts) starts.set(c.label, [...(starts.get(c.label) ?? []), await startOnce(c.cwd, c.url)]);
+  const runs: Record<string, unknown>[] = [];
+  for (const c of checkouts) {
+    const s = starts.get(c.label)!;
+    const w = await writeWhileCalled(c.cwd, c.url, c.steps, c.keys);
+    runs.push({
+      label: c.label,
+      steps: c.steps,
+      startPeakMB: +(median(s.map((x) => x.peak)) / MB).toFixed(0),
+      afterStartMB: +(median(s.map((x) => x.rss)) / MB).toFixed(0),
+      readyMs: Math.round(median(s.map((x) => x.readyMs))),
+      loadMs: Math.round(median(s.map((x) => x.loadMs))),
+      exportMs: w.written?.exportMs ?? null,
+      writeMs: w.written?.writeMs ?? null,
+      rawMB: w.written ? +(w.written.rawBytes / MB).toFixed(1) : null,
+      compressedMB: w.written ? +(w.written.bytes / MB).toFixed(2) : null,
+      parts: w.parts,
+      peakWritingMB: +(w.peak / MB).toFixed(0),
+      submitP50: +pct(w.latencies, 50).toFixed(0),
+      submitP99: +pct(w.latencies, 99).toFixed(0),
+      submitMax: +pct(w.latencies, 100).toFixed(0),
+    });
+  }
   console.table(runs);
   mkdirSync('reports', { recursive: true });
   writeFileSync(
