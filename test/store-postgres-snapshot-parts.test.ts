@@ -12,6 +12,7 @@ import { exportState } from '../src/domain/snapshot.js';
 import type { Core } from '../src/domain/core.js';
 import { startSandbox, type RunningSandbox, type StoreHooks } from '../src/main.js';
 import { readSnapshot } from '../src/replication/snapshots.js';
+import { browser } from './support/console.js';
 import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
@@ -139,6 +140,15 @@ describe.skipIf(why !== null)('shared sandbox snapshots stored by part on Postgr
       // the global part and one per tenant (the demo tenants included)
       expect(store.snapshots.newest.parts.count).toBe(1 + Object.keys(exportState(a.core).tenants).length);
       expect(store.snapshots.newest.parts.count).toBeGreaterThan(240);
+      expect(store.snapshots.newest.parts.globalBytes).toBeGreaterThan(0);
+      expect(store.snapshots.newest.parts.largestTenantBytes).toBeGreaterThan(0);
+      expect(store.snapshots.newest.bytes).toBeGreaterThan(store.snapshots.newest.parts.largestTenantBytes);
+      // the operator's console shows the parts too
+      const page = browser(a.listenUrl);
+      await page.login();
+      expect((await page.request('GET', '/console/demo')).text).toContain(
+        `data-field="parts">${store.snapshots.newest.parts.count} parts, one per tenant and one for the rest`,
+      );
       expect(store.log.firstSeq).toBe(1);
       // steps after the snapshot's were committed while it was being written (after its export, before its
       // header): the snapshot holds none of them
@@ -167,11 +177,11 @@ describe.skipIf(why !== null)('shared sandbox snapshots stored by part on Postgr
         const meta = await pgc.query('SELECT key, value FROM sandbox_meta');
         for (const r of meta.rows) await other.query('INSERT INTO sandbox_meta VALUES ($1, $2)', [r.key, r.value]);
         const log = await pgc.query('SELECT seq, step, body, log_format, code_version FROM sandbox_log ORDER BY seq');
-        for (const r of log.rows)
-          await other.query(
-            'INSERT INTO sandbox_log (seq, step, body, log_format, code_version) VALUES ($1, $2, $3, $4, $5)',
-            [r.seq, r.step, r.body, r.log_format, r.code_version],
-          );
+        await other.query(
+          `INSERT INTO sandbox_log (seq, step, body, log_format, code_version)
+           SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[], $4::int[], $5::text[])`,
+          ['seq', 'step', 'body', 'log_format', 'code_version'].map((k) => log.rows.map((r) => r[k])),
+        );
         const last = Number(log.rows[log.rows.length - 1].seq);
         [c, d] = await Promise.all([start(url), start(copy)]);
         const fromSnapshot = (await storeOf(c.listenUrl)).instance;
