@@ -122,23 +122,26 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return withSubject(JSON.parse(this.scoreText) as ScoreResultV1, subjectOf(name));
   }
 
-  /** Everything but the expiry timer, which its service re-arms from the clock's timers on import. */
+  /**
+   * Everything but the expiry timer, which its service re-arms from the clock's timers on import. A copy: the
+   * decision and edits (the only fields that are not strings or numbers) are copied, the rest are values.
+   */
   exportState(): StoredRequestState {
-    return copyData({
+    return {
       id: this.id,
       idempotencyKey: this.idempotencyKey,
       createdAt: this.createdAt,
       candidate: this.candidateText,
       jobSpec: this.job.json,
       state: this.state,
-      decision: this.decision,
-      edits: this.edits,
+      decision: copyData(this.decision),
+      edits: copyData(this.edits),
       queuedForReviewAt: this.queuedForReviewAt,
       firstRow: this.firstRow,
       lastRow: this.lastRow,
       scoreText: this.scoreText,
       scoreName: this.scoreName,
-    });
+    };
   }
 
   /** The request exported as `s`, its rows in `store`, its job spec the shared `job`. */
