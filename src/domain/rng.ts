@@ -57,6 +57,42 @@ export class Rng {
   }
 }
 
+/**
+ * One random stream per tenant, each forked by tenant id from a base fixed by the seed, so the draws a tenant's
+ * calls make depend on its calls alone; a stream goes into a snapshot with its tenant (D-143).
+ */
+export class TenantRngs {
+  private rngs = new Map<string, Rng>();
+
+  /** `base`: a generator's position at construction (the streams fork from it, whatever it draws later). */
+  constructor(private readonly base: number) {}
+
+  /** The tenant's stream (made on first use). */
+  of(tenantId: string): Rng {
+    let r = this.rngs.get(tenantId);
+    if (r === undefined) this.rngs.set(tenantId, (r = new Rng(this.base).fork(tenantId)));
+    return r;
+  }
+
+  /** Where the tenant's stream stands; null: it never drew. */
+  exportTenant(tenantId: string): number | null {
+    return this.rngs.get(tenantId)?.position ?? null;
+  }
+
+  importTenant(tenantId: string, position: number | null | undefined): void {
+    this.rngs.delete(tenantId);
+    if (position !== null && position !== undefined) this.of(tenantId).moveTo(position);
+  }
+
+  forgetTenant(tenantId: string): void {
+    this.rngs.delete(tenantId);
+  }
+
+  clear(): void {
+    this.rngs.clear();
+  }
+}
+
 /** Cryptographically random token from the same alphabet, for secrets created at run time. */
 export function secureToken(length: number): string {
   return tokenOf(randomBytes(length));

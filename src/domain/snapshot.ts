@@ -17,8 +17,9 @@ import type { CallLogState } from './callLog.js';
 import type { ClockState, TimerData } from './clock.js';
 import type { Core } from './core.js';
 import type { PostingsTenantState } from './employer/postings.js';
+import type { EmployerTenantState } from './employer/service.js';
 import type { OutboxMessage } from './employer/outbox.js';
-import type { ChaosRule, FaultsState } from './faults.js';
+import type { FaultsState, FaultsTenantState } from './faults.js';
 import type { Application } from './jobs/types.js';
 import type { WindowState } from './ratelimit/limiter.js';
 import type { IdFactoryState, TenantIdState } from './rng.js';
@@ -74,10 +75,10 @@ interface TenantSnapshot {
   applications: Application[];
   postings: PostingsTenantState;
   draftQuota: { month: number; count: number } | null;
-  faults: ChaosRule[];
+  faults: FaultsTenantState;
   perMinute: WindowState[];
   perDay: WindowState[];
-  replyTokens: Record<string, string>;
+  employer: EmployerTenantState;
   /** The tenant's own id stream (D-143). */
   ids: TenantIdState | null;
   /** The mail its calls sent. */
@@ -180,7 +181,7 @@ function tenantPart(
     faults: core.faults.exportTenant(tenantId),
     perMinute: groups ? (groups.perMinute.get(tenantId) ?? []) : store.perMinute.exportState(mine!),
     perDay: groups ? (groups.perDay.get(tenantId) ?? []) : store.perDay.exportState(mine!),
-    replyTokens: core.employer.exportTenant(tenantId),
+    employer: core.employer.exportTenant(tenantId),
     ids: core.ids.exportTenant(tenantId),
     mail: store.mail.exportTenant(tenantId),
   };
@@ -205,7 +206,7 @@ function putTenant(core: Core, tenantId: string, data: unknown, cleared: boolean
   core.faults.importTenant(tenantId, s.faults);
   store.perMinute.importState(s.perMinute);
   store.perDay.importState(s.perDay);
-  core.employer.importTenant(tenantId, s.replyTokens);
+  core.employer.importTenant(tenantId, s.employer);
   core.ids.importTenant(tenantId, s.ids);
   store.mail.importTenant(tenantId, s.mail);
   return s.clock?.timers ?? [];
