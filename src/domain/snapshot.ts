@@ -83,6 +83,8 @@ interface TenantSnapshot {
   ids: TenantIdState | null;
   /** The mail its calls sent. */
   mail: OutboxMessage[];
+  /** Its ring of the request log (D-143). */
+  callLog: CallLogState | null;
 }
 
 function refuseOther(format: unknown, what: string): void {
@@ -184,6 +186,7 @@ function tenantPart(
     employer: core.employer.exportTenant(tenantId),
     ids: core.ids.exportTenant(tenantId),
     mail: store.mail.exportTenant(tenantId),
+    callLog: core.callLog.exportTenant(tenantId),
   };
 }
 
@@ -209,6 +212,7 @@ function putTenant(core: Core, tenantId: string, data: unknown, cleared: boolean
   core.employer.importTenant(tenantId, s.employer);
   core.ids.importTenant(tenantId, s.ids);
   store.mail.importTenant(tenantId, s.mail);
+  core.callLog.importTenant(tenantId, s.callLog);
   return s.clock?.timers ?? [];
 }
 
@@ -276,4 +280,5 @@ export function forgetTenant(core: Core, tenantId: string): void {
   core.clock.forget(tenantId);
   core.ids.forgetTenant(tenantId);
   store.mail.forgetTenant(tenantId);
+  core.callLog.forgetTenant(tenantId);
 }
