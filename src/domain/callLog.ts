@@ -9,6 +9,11 @@
 import { tagOfTenant } from './rng.js';
 
 export const CAPACITY = 2000;
+/**
+ * The bound of each tenant's ring: the same as the ring of no tenant's calls (D-143). Memory grows with the tenants
+ * that have calls in the log (up to about 6 KB per entry with a long answer) until a store evicts idle tenants.
+ */
+export const TENANT_CAPACITY = CAPACITY;
 export const LOG_TEXT_CAP = 2048;
 
 export interface CallEntry {
@@ -84,28 +89,31 @@ interface Slot {
 }
 
 /**
- * A ring of the latest CAPACITY calls of one tenant (or of no tenant), numbered by position since the ring
+ * A ring of the latest `capacity` calls of one tenant (or of no tenant), numbered by position since the ring
  * began: an entry's id is `log_<position>` plus the ring's suffix (`_<tenant tag>`; none for calls of no
  * tenant). Slots are made as calls come and reused once the ring is full; an answer in bytes is copied (its
  * first CAP_BYTES at most), so nothing of it stays alive. Entries are built, and answers decoded, only when
  * the log is read; an entry once built is kept until its slot is written again.
  */
 class Ring {
-  /** Position p sits at p % CAPACITY; slots of positions no longer shown may be empty. */
+  /** Position p sits at p % this.capacity; slots of positions no longer shown may be empty. */
   slots: Slot[] = [];
   /** Calls recorded since the ring began: the next call's position. */
   count = 0;
   /** Position of the oldest call still shown (clear() moves it). */
   first = 0;
 
-  constructor(readonly suffix: string) {}
+  constructor(
+    readonly suffix: string,
+    readonly capacity: number,
+  ) {}
 
   idOf(position: number): string {
     return `log_${(position + 1).toString(36).padStart(6, '0')}${this.suffix}`;
   }
 
   record(call: CallRecord): void {
-    const i = this.count++ % CAPACITY;
+    const i = this.count++ % this.capacity;
     let flags = 0;
     let request = call.request;
     if (request.length > LOG_TEXT_CAP) {
@@ -140,11 +148,11 @@ class Ring {
 
   /** Position of the oldest call shown. */
   get oldest(): number {
-    return Math.max(this.first, this.count - CAPACITY);
+    return Math.max(this.first, this.count - this.capacity);
   }
 
   entryAt(position: number): CallEntry {
-    const s = this.slots[position % CAPACITY];
+    const s = this.slots[position % this.capacity];
     if (s.built) return s.built;
     const res =
       typeof s.response === 'string' ? { text: s.response, cut: (s.flags & RESPONSE_CUT) !== 0 } : capBytes(s.response);
@@ -179,7 +187,7 @@ class Ring {
   exportState(): CallLogState {
     const entries: CallLogState['entries'] = [];
     for (let p = this.oldest; p < this.count; p++) {
-      const s = this.slots[p % CAPACITY];
+      const s = this.slots[p % this.capacity];
       const e = this.entryAt(p);
       entries.push({
         atMs: s.atMs,
@@ -201,7 +209,7 @@ class Ring {
   importState(state: CallLogState): void {
     const start = state.count - state.entries.length;
     this.slots = [];
-    state.entries.forEach((e, i) => (this.slots[(start + i) % CAPACITY] = { ...e, built: null }));
+    state.entries.forEach((e, i) => (this.slots[(start + i) % this.capacity] = { ...e, built: null }));
     this.count = state.count;
     this.first = state.first;
   }
@@ -221,7 +229,7 @@ const beforeAcross = (a: CallEntry, b: CallEntry): boolean =>
 
 /** The request log: one ring for the calls of no tenant, one per tenant (made on its first call). */
 export class CallLog {
-  private readonly global = new Ring('');
+  private readonly global = new Ring('', CAPACITY);
   private rings = new Map<string, Ring>();
   /** Tenant by tag, to find the ring an entry id names. */
   private byTag = new Map<string, string>();
@@ -234,7 +242,7 @@ export class CallLog {
     let r = this.rings.get(tenantId);
     if (r === undefined) {
       const tag = tagOfTenant(tenantId);
-      this.rings.set(tenantId, (r = new Ring(`_${tag}`)));
+      this.rings.set(tenantId, (r = new Ring(`_${tag}`, TENANT_CAPACITY)));
       this.byTag.set(tag, tenantId);
     }
     return r;
