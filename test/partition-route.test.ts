@@ -27,14 +27,9 @@ const REAL_NOW = Date.UTC(2026, 2, 2, 9, 30, 0);
  * must remove or record (the design note's table); anything else a tenant's call changes fails the test.
  */
 const KNOWN_COUPLINGS = new Set([
-  'ids', // the id factory's counters and suffix generator
-  'callLog', // one request-log ring for every tenant
-  'ledger', // the audit ledger's sequence across tenants
-  'clock', // the timers' sequence numbers (and timers of tenants that follow the sandbox clock)
-  'employer', // the employer tools' generator
+  'clock', // the sandbox-wide list of recent clock advances, a tenant's among them
   'faults', // counts of rules of no tenant, consumed by every tenant's calls
   'accounts', // failed sign-ins counted per address
-  'mail', // the sign-up mail of the dashboard
   'perMinute', // the client address's window, counted by a tenant's call that never reached its key's window (a fault, no route)
 ]);
 

@@ -318,7 +318,7 @@ class Call implements Asked {
       atMs: this.atMs,
       t0: this.t0,
       t1: performance.now(),
-      tenantId: this.principal?.tenant.id ?? null,
+      tenantId: this.principal?.tenant.id ?? callerTenant(this.core.tenants, this.authorization),
       api: 'rest',
       method,
       path: this.url,

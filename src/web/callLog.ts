@@ -8,6 +8,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { LOG_TEXT_CAP, type CallRecord } from '../domain/callLog.js';
 import type { Core } from '../domain/core.js';
+import { callerTenant } from './chaos.js';
 import type { AppEnv } from './env.js';
 
 // bodies larger than this are not copied at all: the log keeps LOG_TEXT_CAP characters anyway
@@ -109,7 +110,8 @@ export const callLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   // a stream (an MCP answer), or a response something already read (self-check mode), is copied
   const resCopy =
     resString === null && /json|text|event-stream/.test(c.res.headers.get('content-type') ?? '') ? c.res.clone() : null;
-  const tenantId = c.var.principal?.tenant.id ?? null;
+  // a refused call with a tenant's key (403) is that tenant's too: every call its keys make is in its log
+  const tenantId = c.var.principal?.tenant.id ?? callerTenant(core.tenants, c.req.header('authorization'));
   const write = (reqText: string, resText: string | Uint8Array) => {
     const url = c.req.url;
     const q = url.indexOf('?');

@@ -21,7 +21,7 @@ export function createDelivery(o: Outbox, input: EnqueueInput, test: boolean): D
   const now = ctx.clock.of(input.tenantId).now();
   const tenant = tenantOf(o, input.tenantId);
   const d: Delivery = {
-    id: ctx.ids.next('whd'),
+    id: ctx.ids.nextOf(input.tenantId, 'whd'),
     ...input,
     url: tenant?.webhookUrl ?? null,
     body: '',
@@ -55,7 +55,12 @@ export function sendTestEvent(o: Outbox, tenantId: string, result: object): Deli
     );
   return createDelivery(
     o,
-    { tenantId, requestId: ctx.ids.next('scr').replace(/^scr_/, 'scr_test_'), event: 'screening.scored', result },
+    {
+      tenantId,
+      requestId: ctx.ids.nextOf(tenantId, 'scr').replace(/^scr_/, 'scr_test_'),
+      event: 'screening.scored',
+      result,
+    },
     true,
   );
 }
