@@ -163,7 +163,7 @@ export class AccountService {
     this.signUps.hit(input.address, POLICY.accountsPerAddressPerDay, now);
     const { tenant, apiKey } = this.tenants.create({ planTier: 'free', name: email });
     const account: Account = {
-      id: this.ids.next('acct'),
+      id: this.ids.nextOf(tenant.id, 'acct'),
       email,
       password: hashPassword(input.password, this.ids.secret(24)),
       tenantId: tenant.id,
@@ -278,7 +278,7 @@ export class AccountService {
     }
     this.tenants.applyPlan(tenant, tier);
     const payment: Payment = {
-      id: this.ids.next('pay'),
+      id: this.ids.nextOf(account.tenantId, 'pay'),
       planTier: tier,
       currency,
       amount,

@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LOG_TEXT_CAP, CAP_BYTES, CallLog, capBody, capBytes } from './callLog.js';
+import { CAPACITY, LOG_TEXT_CAP, CAP_BYTES, CallLog, capBody, capBytes } from './callLog.js';
 
 const whole = (bytes: Uint8Array) => capBody(Buffer.from(bytes).toString('utf8'));
 
@@ -70,5 +70,57 @@ describe('capBytes', () => {
       'responseBody',
       'truncated',
     ]);
+  });
+});
+
+describe('a ring per tenant (D-143)', () => {
+  const call = (tenantId: string | null, n: number) => ({
+    atMs: Date.UTC(2026, 10, 24) + n,
+    tenantId,
+    api: 'rest' as const,
+    method: 'GET',
+    path: `/api/v1/me?n=${n}`,
+    tool: null,
+    status: 200,
+    durationMs: 1,
+    request: '',
+    response: Buffer.from(`{"n":${n}}`),
+  });
+
+  it("keeps a tenant's calls whatever other tenants do, merges every ring by time, and finds each entry by id", () => {
+    const alone = new CallLog();
+    const shared = new CallLog();
+    const [a, b] = ['ten_ep0c00000001abcd', 'ten_ep0c00000002efgh'];
+    let n = 0;
+    for (let i = 0; i < 5; i++) {
+      alone.record(call(a, n));
+      shared.record(call(a, n++));
+      // another tenant's flood rolls nothing of a's off, and a's entries keep their ids
+      for (let j = 0; j < CAPACITY / 2; j++) shared.record(call(b, n++));
+      shared.record(call(null, n++));
+    }
+    expect(shared.exportTenant(a)).toEqual(alone.exportTenant(a));
+    expect(shared.window(a).entries).toEqual(alone.window(a).entries);
+    expect(shared.window(b).entries).toHaveLength(CAPACITY);
+    const merged = shared.window().entries;
+    expect(merged).toHaveLength(5 + CAPACITY + 5);
+    expect(merged.map((e) => e.at)).toEqual([...merged.map((e) => e.at)].sort());
+    for (const e of [merged[0], merged.at(-1)!, shared.window(a).entries[3]]) expect(shared.get(e.id)).toBe(e);
+    expect(new Set(merged.map((e) => e.id)).size).toBe(merged.length);
+  });
+
+  it("exports, forgets and imports a tenant's ring: the same entries under the same ids, numbered on after them", () => {
+    const log = new CallLog();
+    const t = 'ten_ep0c00000003ijkl';
+    for (let n = 0; n < 4; n++) log.record(call(t, n));
+    const part = JSON.parse(JSON.stringify(log.exportTenant(t)));
+    const before = log.window(t).entries.map((e) => ({ ...e }));
+    log.forgetTenant(t);
+    expect(log.window(t).entries).toEqual([]);
+    expect(log.get(before[0].id)).toBeUndefined();
+    log.importTenant(t, part);
+    expect(log.window(t).entries).toEqual(before);
+    log.record(call(t, 9));
+    expect(log.window(t).entries.at(-1)!.id > before.at(-1)!.id).toBe(true);
   });
 });

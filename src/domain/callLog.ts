@@ -1,9 +1,12 @@
 // The request log: the most recent API and MCP calls (method, path or tool, status, duration, and
 // the first bytes of each body), the sandbox's counterpart of a payment provider's developer logs.
-// Adapters record; the control API and console read. Memory is bounded twice over: at most CAPACITY
-// entries (the oldest roll off), and per entry at most LOG_TEXT_CAP characters of text or CAP_BYTES bytes
-// of an answer per body.
-// Requirements: none of the documents (a sandbox convenience, like a payment provider's developer logs); decisions D-104.
+// Adapters record; the control API and console read. One ring per tenant and one for the calls of no
+// tenant (D-143), so what a tenant's calls leave in the log depends on its calls alone and goes with the
+// tenant into a snapshot. Memory is bounded twice over: at most CAPACITY entries per ring (the oldest roll
+// off), and per entry at most LOG_TEXT_CAP characters of text or CAP_BYTES bytes of an answer per body.
+// Requirements: none of the documents (a sandbox convenience, like a payment provider's developer logs); decisions D-104, D-143.
+
+import { tagOfTenant } from './rng.js';
 
 export const CAPACITY = 2000;
 export const LOG_TEXT_CAP = 2048;
@@ -54,7 +57,7 @@ export type CallRecord = Pick<CallEntry, 'tenantId' | 'api' | 'method' | 'path' 
   response: string | Uint8Array;
 };
 
-/** The log in a snapshot: the calls shown, each with its texts as shown and whether they were cut (D-137). */
+/** A ring in a snapshot: the calls shown, each with its texts as shown and whether they were cut (D-137). */
 export interface CallLogState {
   count: number;
   first: number;
@@ -64,46 +67,52 @@ export interface CallLogState {
 const REQUEST_CUT = 1;
 const RESPONSE_CUT = 2;
 
-const idOf = (position: number) => `log_${(position + 1).toString(36).padStart(6, '0')}`;
+/** One call as a ring keeps it: the answer as text, or as a copy of its first CAP_BYTES bytes. */
+interface Slot {
+  atMs: number;
+  durationMs: number;
+  status: number;
+  flags: number;
+  tenantId: string | null;
+  api: 'rest' | 'mcp';
+  method: string;
+  path: string;
+  tool: string | null;
+  request: string;
+  response: string | Uint8Array;
+  built: CallEntry | null;
+}
 
 /**
- * The log: a ring of the latest CAPACITY calls, kept column by column as they were handed over. An answer
- * in bytes is copied, up to its first CAP_BYTES, into its slot of one byte ring made once: recording
- * allocates nothing and keeps nothing of the answer alive, so a busy sandbox's heap does not grow with its
- * traffic. Entries are built, and answers decoded, only when the log is read; an entry once built is kept
- * until its slot is written again.
+ * A ring of the latest CAPACITY calls of one tenant (or of no tenant), numbered by position since the ring
+ * began: an entry's id is `log_<position>` plus the ring's suffix (`_<tenant tag>`; none for calls of no
+ * tenant). Slots are made as calls come and reused once the ring is full; an answer in bytes is copied (its
+ * first CAP_BYTES at most), so nothing of it stays alive. Entries are built, and answers decoded, only when
+ * the log is read; an entry once built is kept until its slot is written again.
  */
-export class CallLog {
-  private readonly at = new Float64Array(CAPACITY);
-  private readonly duration = new Float64Array(CAPACITY);
-  private readonly status = new Uint16Array(CAPACITY);
-  private readonly flags = new Uint8Array(CAPACITY);
-  private readonly tenant: Array<string | null> = new Array(CAPACITY).fill(null);
-  private readonly api: Array<'rest' | 'mcp'> = new Array(CAPACITY).fill('rest');
-  private readonly method: string[] = new Array(CAPACITY).fill('');
-  private readonly path: string[] = new Array(CAPACITY).fill('');
-  private readonly tool: Array<string | null> = new Array(CAPACITY).fill(null);
-  private readonly request: string[] = new Array(CAPACITY).fill('');
-  /** The answer's text, or null when its bytes are in the byte ring. */
-  private readonly response: Array<string | null> = new Array(CAPACITY).fill('');
-  private readonly headLength = new Uint16Array(CAPACITY);
-  /** CAP_BYTES per slot, made at the first answer in bytes. */
-  private heads: Uint8Array | null = null;
-  private readonly built: Array<CallEntry | null> = new Array(CAPACITY).fill(null);
-  /** Calls recorded since start: the next call's position. */
-  private count = 0;
+class Ring {
+  /** Position p sits at p % CAPACITY; slots of positions no longer shown may be empty. */
+  slots: Slot[] = [];
+  /** Calls recorded since the ring began: the next call's position. */
+  count = 0;
   /** Position of the oldest call still shown (clear() moves it). */
-  private first = 0;
+  first = 0;
+
+  constructor(readonly suffix: string) {}
+
+  idOf(position: number): string {
+    return `log_${(position + 1).toString(36).padStart(6, '0')}${this.suffix}`;
+  }
 
   record(call: CallRecord): void {
-    const slot = this.count++ % CAPACITY;
+    const i = this.count++ % CAPACITY;
     let flags = 0;
     let request = call.request;
     if (request.length > LOG_TEXT_CAP) {
       request = cutCopy(request);
       flags |= REQUEST_CUT;
     }
-    let response: string | null;
+    let response: string | Uint8Array;
     if (typeof call.response === 'string') {
       response = call.response;
       // the answer's text is cut now, so an entry never holds on to the whole of it
@@ -111,86 +120,69 @@ export class CallLog {
         response = cutCopy(response);
         flags |= RESPONSE_CUT;
       }
-    } else {
-      response = null;
-      const head = call.response.byteLength > CAP_BYTES ? call.response.subarray(0, CAP_BYTES) : call.response;
-      (this.heads ??= new Uint8Array(CAPACITY * CAP_BYTES)).set(head, slot * CAP_BYTES);
-      this.headLength[slot] = head.byteLength;
-    }
-    this.at[slot] = call.atMs;
-    this.duration[slot] = call.durationMs;
-    this.status[slot] = call.status;
-    this.flags[slot] = flags;
-    this.tenant[slot] = call.tenantId;
-    this.api[slot] = call.api;
-    this.method[slot] = call.method;
-    this.path[slot] = call.path;
-    this.tool[slot] = call.tool;
-    this.request[slot] = request;
-    this.response[slot] = response;
-    this.built[slot] = null;
+    } else response = call.response.slice(0, CAP_BYTES);
+    const slot: Slot = {
+      atMs: call.atMs,
+      durationMs: call.durationMs,
+      status: call.status,
+      flags,
+      tenantId: call.tenantId,
+      api: call.api,
+      method: call.method,
+      path: call.path,
+      tool: call.tool,
+      request,
+      response,
+      built: null,
+    };
+    this.slots[i] = slot;
   }
 
   /** Position of the oldest call shown. */
-  private get oldest(): number {
+  get oldest(): number {
     return Math.max(this.first, this.count - CAPACITY);
   }
 
-  private entryAt(position: number): CallEntry {
-    const slot = position % CAPACITY;
-    const known = this.built[slot];
-    if (known) return known;
-    const kept = this.response[slot];
-    const at = slot * CAP_BYTES;
+  entryAt(position: number): CallEntry {
+    const s = this.slots[position % CAPACITY];
+    if (s.built) return s.built;
     const res =
-      kept !== null
-        ? { text: kept, cut: (this.flags[slot] & RESPONSE_CUT) !== 0 }
-        : capBytes(this.heads!.subarray(at, at + this.headLength[slot]));
-    const e: CallEntry = {
-      id: idOf(position),
-      at: new Date(this.at[slot]).toISOString(),
-      tenantId: this.tenant[slot],
-      api: this.api[slot],
-      method: this.method[slot],
-      path: this.path[slot],
-      tool: this.tool[slot],
-      status: this.status[slot],
-      durationMs: this.duration[slot],
-      requestBody: this.request[slot],
+      typeof s.response === 'string' ? { text: s.response, cut: (s.flags & RESPONSE_CUT) !== 0 } : capBytes(s.response);
+    return (s.built = {
+      id: this.idOf(position),
+      at: new Date(s.atMs).toISOString(),
+      tenantId: s.tenantId,
+      api: s.api,
+      method: s.method,
+      path: s.path,
+      tool: s.tool,
+      status: s.status,
+      durationMs: s.durationMs,
+      requestBody: s.request,
       responseBody: res.text,
-      truncated: (this.flags[slot] & REQUEST_CUT) !== 0 || res.cut,
-    };
-    this.built[slot] = e;
-    return e;
+      truncated: (s.flags & REQUEST_CUT) !== 0 || res.cut,
+    });
   }
 
-  /** Entries oldest first (read only) and the position of the first one, for keyset paging. */
-  window(): { entries: readonly CallEntry[]; base: number } {
+  window(): { entries: CallEntry[]; base: number } {
     const base = this.oldest;
     const entries: CallEntry[] = [];
     for (let p = base; p < this.count; p++) entries.push(this.entryAt(p));
     return { entries, base };
   }
 
-  get(id: string): CallEntry | undefined {
-    if (!/^log_[0-9a-z]{6,11}$/.test(id)) return undefined;
-    const position = parseInt(id.slice(4), 36) - 1;
-    if (!(position >= this.oldest && position < this.count) || idOf(position) !== id) return undefined;
-    return this.entryAt(position);
+  /** The entry at a position named by an id (its suffix already checked), if still shown. */
+  get(position: number): CallEntry | undefined {
+    return position >= this.oldest && position < this.count ? this.entryAt(position) : undefined;
   }
 
-  clear(): void {
-    this.first = this.count;
-  }
-
-  /** The entries shown (oldest first) with the positions that number them, JSON-safe (D-137). */
   exportState(): CallLogState {
     const entries: CallLogState['entries'] = [];
     for (let p = this.oldest; p < this.count; p++) {
-      const slot = p % CAPACITY;
+      const s = this.slots[p % CAPACITY];
       const e = this.entryAt(p);
       entries.push({
-        atMs: this.at[slot],
+        atMs: s.atMs,
         tenantId: e.tenantId,
         api: e.api,
         method: e.method,
@@ -200,31 +192,107 @@ export class CallLog {
         durationMs: e.durationMs,
         request: e.requestBody,
         response: e.responseBody,
-        flags: this.flags[slot] | (e.truncated && !(this.flags[slot] & REQUEST_CUT) ? RESPONSE_CUT : 0),
+        flags: s.flags | (e.truncated && !(s.flags & REQUEST_CUT) ? RESPONSE_CUT : 0),
       });
     }
     return { count: this.count, first: this.first, entries };
   }
 
-  /** Shows exactly the exported entries, under the same ids; the next call is numbered after them. */
   importState(state: CallLogState): void {
     const start = state.count - state.entries.length;
-    state.entries.forEach((e, i) => {
-      const slot = (start + i) % CAPACITY;
-      this.at[slot] = e.atMs;
-      this.duration[slot] = e.durationMs;
-      this.status[slot] = e.status;
-      this.flags[slot] = e.flags;
-      this.tenant[slot] = e.tenantId;
-      this.api[slot] = e.api;
-      this.method[slot] = e.method;
-      this.path[slot] = e.path;
-      this.tool[slot] = e.tool;
-      this.request[slot] = e.request;
-      this.response[slot] = e.response;
-      this.built[slot] = null;
-    });
+    this.slots = [];
+    state.entries.forEach((e, i) => (this.slots[(start + i) % CAPACITY] = { ...e, built: null }));
     this.count = state.count;
     this.first = state.first;
+  }
+}
+
+const LOG_ID = /^log_([0-9a-z]{6,11})(?:_([0-9a-z]+))?$/;
+
+/** Creation order across rings: by time, then the calls of no tenant before a tenant's, tenants by id, then position. */
+const beforeAcross = (a: CallEntry, b: CallEntry): boolean =>
+  a.at !== b.at
+    ? a.at < b.at
+    : a.tenantId !== b.tenantId
+      ? a.tenantId === null || (b.tenantId !== null && a.tenantId < b.tenantId)
+      : a.id.length !== b.id.length
+        ? a.id.length < b.id.length
+        : a.id < b.id;
+
+/** The request log: one ring for the calls of no tenant, one per tenant (made on its first call). */
+export class CallLog {
+  private readonly global = new Ring('');
+  private rings = new Map<string, Ring>();
+  /** Tenant by tag, to find the ring an entry id names. */
+  private byTag = new Map<string, string>();
+
+  record(call: CallRecord): void {
+    (call.tenantId === null ? this.global : this.ringOf(call.tenantId)).record(call);
+  }
+
+  private ringOf(tenantId: string): Ring {
+    let r = this.rings.get(tenantId);
+    if (r === undefined) {
+      const tag = tagOfTenant(tenantId);
+      this.rings.set(tenantId, (r = new Ring(`_${tag}`)));
+      this.byTag.set(tag, tenantId);
+    }
+    return r;
+  }
+
+  /**
+   * Entries oldest first (read only) and the position of the first one, for keyset paging: one tenant's ring
+   * (null: the calls of no tenant), or, with no argument, every ring merged in creation order (by time; base 0,
+   * positions then count in the merged list).
+   */
+  window(tenantId?: string | null): { entries: readonly CallEntry[]; base: number } {
+    if (tenantId === null) return this.global.window();
+    if (tenantId !== undefined) return this.rings.get(tenantId)?.window() ?? { entries: [], base: 0 };
+    const all = this.global.window().entries;
+    for (const r of this.rings.values()) for (const e of r.window().entries) all.push(e);
+    return { entries: all.sort((a, b) => (beforeAcross(a, b) ? -1 : beforeAcross(b, a) ? 1 : 0)), base: 0 };
+  }
+
+  get(id: string): CallEntry | undefined {
+    const m = LOG_ID.exec(id);
+    if (!m) return undefined;
+    const ring = m[2] === undefined ? this.global : this.rings.get(this.byTag.get(m[2]) ?? '');
+    const position = parseInt(m[1], 36) - 1;
+    if (!ring || ring.idOf(position) !== id) return undefined;
+    return ring.get(position);
+  }
+
+  /** Hides every entry shown (reset): the rings go on numbering, so no id is handed out twice. */
+  clear(): void {
+    for (const r of [this.global, ...this.rings.values()]) {
+      r.first = r.count;
+      r.slots = [];
+    }
+  }
+
+  /** The ring of no tenant's calls, JSON-safe (D-137). */
+  exportState(): CallLogState {
+    return this.global.exportState();
+  }
+
+  /** Shows exactly the exported entries, under the same ids; the next call is numbered after them. */
+  importState(state: CallLogState): void {
+    this.global.importState(state);
+    this.rings.clear();
+    this.byTag.clear();
+  }
+
+  /** A tenant's ring (null: it made no call), JSON-safe (D-143). */
+  exportTenant(tenantId: string): CallLogState | null {
+    return this.rings.get(tenantId)?.exportState() ?? null;
+  }
+
+  importTenant(tenantId: string, state: CallLogState | null): void {
+    this.forgetTenant(tenantId);
+    if (state !== null) this.ringOf(tenantId).importState(state);
+  }
+
+  forgetTenant(tenantId: string): void {
+    if (this.rings.delete(tenantId)) this.byTag.delete(tagOfTenant(tenantId));
   }
 }

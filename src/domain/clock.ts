@@ -63,7 +63,7 @@ export interface TimeSource {
 export interface TimerData {
   /** On the time of the clock that holds it. */
   at: number;
-  /** Creation order across every clock: re-arming in this order keeps the order of timers due together. */
+  /** Creation order on its clock: re-arming in this order keeps the order of timers due together (D-143). */
   seq: number;
   label: string;
   ref: string | null;
@@ -72,7 +72,7 @@ export interface TimerData {
 /** The sandbox clock's part of a snapshot: its offset, its timers and the last advances (D-137). */
 export interface ClockState {
   offsetMs: number;
-  /** The creation number the next timer gets (the sandbox clock's state only; 0 in a tenant's). */
+  /** The creation number the clock's next timer gets. */
   seq: number;
   timers: TimerData[];
   advances: AdvanceRecord[];
@@ -95,6 +95,8 @@ export class Zone {
   offsetMs = 0;
   heap: Timer[] = [];
   live = 0;
+  /** The creation number the zone's next timer gets: each clock numbers its own timers (D-143). */
+  seq = 0;
   advances: AdvanceRecord[] = [];
   constructor(readonly tenantId: string | null) {}
 
@@ -188,7 +190,8 @@ export class Clock implements TimeSource {
   private zones = new Map<string, Zone>();
   private tenantClocks = new Map<string, TenantClock>();
   private live = 0;
-  private seq = 0;
+  /** Set while a timer is re-armed from a snapshot: the creation number it takes (rearmAs). */
+  private forcedSeq: number | null = null;
   private handle: NodeJS.Timeout | null = null;
   private armedFor = Infinity;
   /** Collects what fires during advance(); null otherwise. */
@@ -370,7 +373,13 @@ export class Clock implements TimeSource {
     label: string,
     ref: string | null,
   ): Timer {
-    const timer: Timer = { at, seq: this.seq++, fn, arg, cancelled: false, label, ref, zone };
+    let seq: number;
+    if (this.forcedSeq === null) seq = zone.seq++;
+    else {
+      seq = this.forcedSeq;
+      zone.seq = Math.max(zone.seq, seq + 1);
+    }
+    const timer: Timer = { at, seq, fn, arg, cancelled: false, label, ref, zone };
     zone.push(timer);
     zone.live++;
     this.live++;
@@ -396,7 +405,7 @@ export class Clock implements TimeSource {
   exportState(): ClockState {
     return {
       offsetMs: this.offsetMs,
-      seq: this.seq,
+      seq: this.root.seq,
       timers: this.timersOf(this.root),
       advances: structuredClone(this.advances),
     };
@@ -405,18 +414,17 @@ export class Clock implements TimeSource {
   /** Takes the offset and history of an exported clock; the timers are re-armed by their services. */
   importState(state: ClockState): void {
     this.offsetMs = state.offsetMs;
-    this.seq = Math.max(this.seq, state.seq);
+    this.root.seq = Math.max(this.root.seq, state.seq);
     this.advances = structuredClone(state.advances);
   }
 
   /** Runs `rearm`, whose one timer takes the creation number `seq` it had when exported (import only). */
   rearmAs(seq: number, rearm: () => void): void {
-    const next = this.seq;
-    this.seq = seq;
+    this.forcedSeq = seq;
     try {
       rearm();
     } finally {
-      this.seq = Math.max(next, seq + 1);
+      this.forcedSeq = null;
     }
   }
 
@@ -424,7 +432,12 @@ export class Clock implements TimeSource {
   exportTenant(tenantId: string): ClockState | null {
     const zone = this.zones.get(tenantId);
     if (!zone) return null;
-    return { offsetMs: zone.offsetMs, seq: 0, timers: this.timersOf(zone), advances: structuredClone(zone.advances) };
+    return {
+      offsetMs: zone.offsetMs,
+      seq: zone.seq,
+      timers: this.timersOf(zone),
+      advances: structuredClone(zone.advances),
+    };
   }
 
   /** Makes a tenant's clock from its exported state, without timers (its services re-arm them). */
@@ -433,6 +446,7 @@ export class Clock implements TimeSource {
     this.of(tenantId);
     const zone = this.zones.get(tenantId)!;
     zone.offsetMs = state.offsetMs;
+    zone.seq = state.seq;
     zone.advances = structuredClone(state.advances);
   }
 

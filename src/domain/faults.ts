@@ -8,7 +8,7 @@
 
 import { invalid } from '../errors/errors.js';
 import { BUGS, isBugName, PlantedBugs, type BugName } from './bugs.js';
-import type { Rng } from './rng.js';
+import { tagOfTenant, TenantRngs, type Rng } from './rng.js';
 
 // the list of planted bugs, where each applies and what each does: bugs.ts
 export { BUGS, isBugName, type BugName } from './bugs.js';
@@ -60,20 +60,47 @@ export interface FaultsState {
   rules: ChaosRule[];
 }
 
+/** A tenant's rules, its rule counter and its ratio generator's position (D-143). */
+export interface FaultsTenantState {
+  rules: ChaosRule[];
+  seq: number;
+  rng: number | null;
+}
+
+/** A rule's number in its owner's sequence (`flt_<n>` or `flt_<n>_<tag>`). */
+const numberOf = (r: ChaosRule): number => parseInt(r.id.slice(4), 10);
+
+/**
+ * The order rules are tried and listed in: the rules of no tenant first, then each tenant's, each in the order
+ * they were made. It is a function of the rules alone, so a tenant's rules go back to their places when it is
+ * imported again, and a tenant's call meets the same rules in the same order whatever other tenants made.
+ */
+const ruleBefore = (a: ChaosRule, b: ChaosRule): boolean =>
+  a.tenantId === b.tenantId
+    ? numberOf(a) < numberOf(b)
+    : a.tenantId === null || (b.tenantId !== null && a.tenantId < b.tenantId);
+
 export class Faults {
   private bugs = new Set<BugName>();
   /** The planted bugs' effects, each asked where it applies (bugs.ts). */
   readonly planted = new PlantedBugs((name) => this.bugs.has(name));
   private rules: ChaosRule[] = [];
   private seq = 0;
+  /** Each tenant's rule counter: a tenant's rule ids come from its own sequence and carry its tag (D-143). */
+  private seqOf = new Map<string, number>();
+  /** Ratio draws for a tenant's calls and deliveries come from that tenant's stream (D-143). */
+  private readonly rngs: TenantRngs;
   /** How many active rules belong to one tenant: with none, a call's tenant need not be known. */
   private scopedCount = 0;
+  /** How many active rules apply to a share of calls (they draw, from the caller's tenant's stream). */
+  private ratioCount = 0;
 
   constructor(
     private readonly rng: Rng,
     private readonly nowIso: () => string,
     initialBugs: readonly string[] = [],
   ) {
+    this.rngs = new TenantRngs(rng.position);
     for (const b of initialBugs) this.enableBug(b);
   }
 
@@ -85,6 +112,11 @@ export class Faults {
   /** Whether any active rule belongs to one tenant (then take() needs the caller's tenant). */
   get scoped(): boolean {
     return this.scopedCount > 0;
+  }
+
+  /** Whether take() needs the caller's tenant: a rule of one tenant, or a rule that draws, is active. */
+  get needsTenant(): boolean {
+    return this.scopedCount > 0 || this.ratioCount > 0;
   }
 
   enableBug(name: string): void {
@@ -121,8 +153,16 @@ export class Faults {
     // every API call walks the rules, and the list is answered whole: keep both bounded (D-103)
     if (this.rules.length >= MAX_RULES)
       throw invalid(`at most ${MAX_RULES} chaos rules can be active; remove some first`, 'mode');
+    const owner = input.tenantId ?? null;
+    let id: string;
+    if (owner === null) id = `flt_${++this.seq}`;
+    else {
+      const n = (this.seqOf.get(owner) ?? 0) + 1;
+      this.seqOf.set(owner, n);
+      id = `flt_${n}_${tagOfTenant(owner)}`;
+    }
     const rule: ChaosRule = {
-      id: `flt_${++this.seq}`,
+      id,
       path: input.path ?? '*',
       method: input.method ? input.method.toUpperCase() : null,
       mode: input.mode,
@@ -132,9 +172,11 @@ export class Faults {
       ratio: input.ratio ?? 1,
       hits: 0,
       createdAt: this.nowIso(),
-      tenantId: input.tenantId ?? null,
+      tenantId: owner,
     };
-    this.rules.push(rule);
+    let i = this.rules.length;
+    while (i > 0 && ruleBefore(rule, this.rules[i - 1])) i--;
+    this.rules.splice(i, 0, rule);
     this.recount();
     return rule;
   }
@@ -175,7 +217,7 @@ export class Faults {
       if (r.tenantId !== null && r.tenantId !== tenantId) continue;
       if (r.method && r.method !== method.toUpperCase()) continue;
       if (r.path !== '*' && !path.startsWith(r.path)) continue;
-      if (this.fire(r)) fired.push({ ...r });
+      if (this.fire(r, tenantId)) fired.push({ ...r });
     }
     this.drop();
     return fired;
@@ -186,7 +228,7 @@ export class Faults {
     for (const r of this.rules) {
       if (r.mode !== 'webhook_failure') continue;
       if (r.tenantId !== null && r.tenantId !== tenantId) continue;
-      if (this.fire(r)) {
+      if (this.fire(r, tenantId)) {
         this.drop();
         return r.status ?? 500;
       }
@@ -196,7 +238,7 @@ export class Faults {
 
   reset(): void {
     this.rules = [];
-    this.scopedCount = 0;
+    this.recount();
   }
 
   /** The planted bugs, the rules of no tenant, the rule counter and the ratio generator's position (D-137). */
@@ -213,27 +255,37 @@ export class Faults {
     this.bugs = new Set(state.bugs.filter(isBugName));
     this.seq = state.seq;
     this.rng.moveTo(state.rng);
+    this.seqOf.clear();
+    this.rngs.clear();
     this.putRules(null, state.rules);
   }
 
-  /** A tenant's rules with their remaining counts. */
-  exportTenant(tenantId: string): ChaosRule[] {
-    return structuredClone(this.rules.filter((r) => r.tenantId === tenantId));
+  /** A tenant's rules with their remaining counts, its rule counter and its ratio stream (D-143). */
+  exportTenant(tenantId: string): FaultsTenantState {
+    return {
+      rules: structuredClone(this.rules.filter((r) => r.tenantId === tenantId)),
+      seq: this.seqOf.get(tenantId) ?? 0,
+      rng: this.rngs.exportTenant(tenantId),
+    };
   }
 
-  importTenant(tenantId: string, rules: readonly ChaosRule[]): void {
-    this.putRules(tenantId, rules);
+  importTenant(tenantId: string, state: FaultsTenantState): void {
+    this.putRules(tenantId, state.rules);
+    if (state.seq > 0) this.seqOf.set(tenantId, state.seq);
+    else this.seqOf.delete(tenantId);
+    this.rngs.importTenant(tenantId, state.rng);
   }
 
   forgetTenant(tenantId: string): void {
     this.clearRules(tenantId);
+    this.seqOf.delete(tenantId);
+    this.rngs.forgetTenant(tenantId);
   }
 
-  /** Replaces the rules of one owner, keeping every rule in the order it was made (rules are tried in order). */
+  /** Replaces the rules of one owner, keeping every rule in its place (rules are tried in order). */
   private putRules(tenantId: string | null, rules: readonly ChaosRule[]): void {
-    const n = (r: ChaosRule) => Number(r.id.slice(4));
-    this.rules = [...this.rules.filter((r) => r.tenantId !== tenantId), ...structuredClone([...rules])].sort(
-      (a, b) => n(a) - n(b),
+    this.rules = [...this.rules.filter((r) => r.tenantId !== tenantId), ...structuredClone([...rules])].sort((a, b) =>
+      ruleBefore(a, b) ? -1 : ruleBefore(b, a) ? 1 : 0,
     );
     this.recount();
   }
@@ -248,11 +300,13 @@ export class Faults {
 
   private recount(): void {
     this.scopedCount = this.rules.reduce((n, r) => n + (r.tenantId !== null ? 1 : 0), 0);
+    this.ratioCount = this.rules.reduce((n, r) => n + (r.ratio < 1 ? 1 : 0), 0);
   }
 
-  private fire(r: ChaosRule): boolean {
+  /** A share-of-calls rule draws from the stream of the tenant whose call or delivery it is; else the global one. */
+  private fire(r: ChaosRule, tenantId: string | null): boolean {
     if (r.remaining === 0) return false;
-    if (r.ratio < 1 && this.rng.next() >= r.ratio) return false;
+    if (r.ratio < 1 && (tenantId === null ? this.rng : this.rngs.of(tenantId)).next() >= r.ratio) return false;
     r.hits++;
     if (r.remaining !== null) r.remaining--;
     return true;

@@ -57,6 +57,42 @@ export class Rng {
   }
 }
 
+/**
+ * One random stream per tenant, each forked by tenant id from a base fixed by the seed, so the draws a tenant's
+ * calls make depend on its calls alone; a stream goes into a snapshot with its tenant (D-143).
+ */
+export class TenantRngs {
+  private rngs = new Map<string, Rng>();
+
+  /** `base`: a generator's position at construction (the streams fork from it, whatever it draws later). */
+  constructor(private readonly base: number) {}
+
+  /** The tenant's stream (made on first use). */
+  of(tenantId: string): Rng {
+    let r = this.rngs.get(tenantId);
+    if (r === undefined) this.rngs.set(tenantId, (r = new Rng(this.base).fork(tenantId)));
+    return r;
+  }
+
+  /** Where the tenant's stream stands; null: it never drew. */
+  exportTenant(tenantId: string): number | null {
+    return this.rngs.get(tenantId)?.position ?? null;
+  }
+
+  importTenant(tenantId: string, position: number | null | undefined): void {
+    this.rngs.delete(tenantId);
+    if (position !== null && position !== undefined) this.of(tenantId).moveTo(position);
+  }
+
+  forgetTenant(tenantId: string): void {
+    this.rngs.delete(tenantId);
+  }
+
+  clear(): void {
+    this.rngs.clear();
+  }
+}
+
 /** Cryptographically random token from the same alphabet, for secrets created at run time. */
 export function secureToken(length: number): string {
   return tokenOf(randomBytes(length));
@@ -78,21 +114,71 @@ export interface IdFactoryState {
   rng: number;
 }
 
+/** One tenant's id stream (D-143): its counters and its suffix generator's position. */
+export interface TenantIdState {
+  counters: Record<string, number>;
+  rng: number;
+}
+
+/** Generated tenant ids: `ten_` + the epoch (6) + the counter (6) + the suffix (4). */
+const GENERATED_TENANT = /^ten_[0-9a-z]{16}$/;
+
 /**
- * Ids: prefix + this start's epoch + zero-padded counter + seeded suffix. The epoch comes from crypto, so a
+ * The short tag every id drawn on a tenant's stream carries, so the tenant of an object is known from its id
+ * alone (D-143). Unique by construction: a generated tenant's tag is its number on the sandbox's global `ten`
+ * counter (base 36, no leading zeros: 1 to 6 characters; one epoch per sandbox, so no two tenants share a
+ * number); any other tenant id (the demo tenants' `ten_demo…`, derived from the seed) is tagged with its whole
+ * text after `ten_` (7 characters or more, so never a counter's tag), hex-encoded when it holds other characters.
+ */
+export function tagOfTenant(tenantId: string): string {
+  if (GENERATED_TENANT.test(tenantId) && !tenantId.startsWith('ten_demo'))
+    return parseInt(tenantId.slice(10, 16), 36).toString(36);
+  const rest = tenantId.startsWith('ten_') ? tenantId.slice(4) : tenantId;
+  return /^[0-9a-z]{7,}$/.test(rest) && !/^x[0-9a-f]*$/.test(rest) ? rest : `x${Buffer.from(tenantId).toString('hex')}`;
+}
+
+/**
+ * The tag of the tenant an id was drawn for (`<prefix>_<epoch><counter><suffix>_<tag>`, an attempt id's
+ * `.<n>` ignored), or null for an id of no tenant (tenants themselves, anything global).
+ */
+export function tenantTagOf(id: string): string | null {
+  const first = id.indexOf('_');
+  const second = first < 0 ? -1 : id.indexOf('_', first + 1);
+  if (second < 0) return null;
+  const dot = id.indexOf('.', second + 1);
+  const tag = dot < 0 ? id.slice(second + 1) : id.slice(second + 1, dot);
+  return tag === '' ? null : tag;
+}
+
+/** A tenant's stream: its counters, its suffix generator (forked by tenant id) and its tag. */
+interface TenantStream {
+  counters: Map<string, number>;
+  rng: Rng;
+  tag: string;
+}
+
+/**
+ * Ids: prefix + the sandbox's epoch + zero-padded counter + seeded suffix. The epoch comes from crypto, so a
  * restart (same seed, counters from 1 again) never hands out an id of an earlier run (D-83); within a run
- * ids of one prefix sort by creation.
+ * ids of one prefix and one stream sort by creation. Ids of no tenant (tenants themselves) come from the global
+ * stream; ids of a tenant's objects from that tenant's own stream (its own counters, a suffix generator forked
+ * by its id) and end in `_<tag>` (tagOfTenant), so what a tenant's calls draw depends on its calls alone and
+ * the tenant of an object is read from its id (D-143).
  */
 export class IdFactory {
   private counters = new Map<string, number>();
   epoch: string;
   private entropy: Entropy | null = null;
+  private streams = new Map<string, TenantStream>();
+  /** Where every tenant's suffix generator is forked from: fixed by the seed. */
+  private readonly base: number;
 
   constructor(
     private readonly rng: Rng,
     epoch: string = secureToken(6),
   ) {
     this.epoch = epoch;
+    this.base = rng.position;
   }
 
   /**
@@ -109,7 +195,7 @@ export class IdFactory {
     return this.entropy ? tokenOf(this.entropy(length)) : secureToken(length);
   }
 
-  /** The counters, the epoch and the suffix generator's position: what the next id depends on (D-137). */
+  /** The global stream: the counters, the epoch and the suffix generator's position (D-137). */
   exportState(): IdFactoryState {
     return { epoch: this.epoch, counters: Object.fromEntries(this.counters), rng: this.rng.position };
   }
@@ -119,11 +205,53 @@ export class IdFactory {
     this.epoch = state.epoch;
     this.counters = new Map(Object.entries(state.counters));
     this.rng.moveTo(state.rng);
+    this.streams.clear();
   }
 
+  /** An id of no tenant, from the global stream. */
   next(prefix: string): string {
     const n = (this.counters.get(prefix) ?? 0) + 1;
     this.counters.set(prefix, n);
     return `${prefix}_${this.epoch}${n.toString(36).padStart(6, '0')}${this.rng.token(4)}`;
+  }
+
+  /** An id of one of `tenantId`'s objects, from that tenant's own stream. */
+  nextOf(tenantId: string, prefix: string): string {
+    const s = this.stream(tenantId);
+    const n = (s.counters.get(prefix) ?? 0) + 1;
+    s.counters.set(prefix, n);
+    return `${prefix}_${this.epoch}${n.toString(36).padStart(6, '0')}${s.rng.token(4)}_${s.tag}`;
+  }
+
+  private stream(tenantId: string): TenantStream {
+    let s = this.streams.get(tenantId);
+    if (s === undefined) {
+      s = { counters: new Map(), rng: new Rng(this.base).fork(tenantId), tag: tagOfTenant(tenantId) };
+      this.streams.set(tenantId, s);
+    }
+    return s;
+  }
+
+  /** A tenant's stream; null when it never drew an id. */
+  exportTenant(tenantId: string): TenantIdState | null {
+    const s = this.streams.get(tenantId);
+    return s ? { counters: Object.fromEntries(s.counters), rng: s.rng.position } : null;
+  }
+
+  importTenant(tenantId: string, state: TenantIdState | null): void {
+    this.streams.delete(tenantId);
+    if (state === null) return;
+    const s = this.stream(tenantId);
+    s.counters = new Map(Object.entries(state.counters));
+    s.rng.moveTo(state.rng);
+  }
+
+  forgetTenant(tenantId: string): void {
+    this.streams.delete(tenantId);
+  }
+
+  /** Drops every tenant's stream (reset): the global stream goes on. */
+  clearTenants(): void {
+    this.streams.clear();
   }
 }

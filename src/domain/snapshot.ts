@@ -9,18 +9,20 @@
 // they are made again as they are used. Take a snapshot between calls: work deferred to right after a call
 // is not data. A webhook attempt in flight is data (format 2): it is finished by its answer when the store
 // still awaits it (a shared sandbox), else made again after import (receivers dedupe by delivery id).
-// Requirements: none of the documents (a property of the sandbox's storage); decisions D-137.
+// Format 3: a tenant's part holds its own id stream and the mail its calls sent (D-143).
+// Requirements: none of the documents (a property of the sandbox's storage); decisions D-137, D-143.
 
 import type { AccountsGlobalState, AccountsTenantState } from './accounts.js';
 import type { CallLogState } from './callLog.js';
 import type { ClockState, TimerData } from './clock.js';
 import type { Core } from './core.js';
 import type { PostingsTenantState } from './employer/postings.js';
+import type { EmployerTenantState } from './employer/service.js';
 import type { OutboxMessage } from './employer/outbox.js';
-import type { ChaosRule, FaultsState } from './faults.js';
+import type { FaultsState, FaultsTenantState } from './faults.js';
 import type { Application } from './jobs/types.js';
 import type { WindowState } from './ratelimit/limiter.js';
-import type { IdFactoryState } from './rng.js';
+import type { IdFactoryState, TenantIdState } from './rng.js';
 import type { ScreeningTenantState } from './screening/service.js';
 import type { DemoSeed } from './seed.js';
 import type { TenantState } from './tenants.js';
@@ -31,13 +33,14 @@ import type { WebhooksTenantState } from './webhooks/snapshot.js';
  * how a holder writes or reads its part (a field added, renamed or re-encoded, a timer label added), so a
  * snapshot of another format is refused instead of read wrongly (D-137).
  */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 
 /**
- * The formats this version reads: its own, and format 1, which differs only in holding no attempt in flight as
- * data (a delivery without `flight` is read as one whose attempt in flight, if any, is made again).
+ * The formats this version reads: its own only. Formats 1 and 2 drew every tenant's ids and random draws from
+ * streams shared by all tenants; converting their global counters into per-tenant streams would hand out other
+ * ids than the version that wrote them, so they are refused, naming both formats (D-143).
  */
-export const READABLE_SNAPSHOT_FORMATS: readonly number[] = [1, SNAPSHOT_FORMAT];
+export const READABLE_SNAPSHOT_FORMATS: readonly number[] = [SNAPSHOT_FORMAT];
 
 export interface Snapshot {
   format: number;
@@ -72,10 +75,16 @@ interface TenantSnapshot {
   applications: Application[];
   postings: PostingsTenantState;
   draftQuota: { month: number; count: number } | null;
-  faults: ChaosRule[];
+  faults: FaultsTenantState;
   perMinute: WindowState[];
   perDay: WindowState[];
-  replyTokens: Record<string, string>;
+  employer: EmployerTenantState;
+  /** The tenant's own id stream (D-143). */
+  ids: TenantIdState | null;
+  /** The mail its calls sent. */
+  mail: OutboxMessage[];
+  /** Its ring of the request log (D-143). */
+  callLog: CallLogState | null;
 }
 
 function refuseOther(format: unknown, what: string): void {
@@ -174,7 +183,10 @@ function tenantPart(
     faults: core.faults.exportTenant(tenantId),
     perMinute: groups ? (groups.perMinute.get(tenantId) ?? []) : store.perMinute.exportState(mine!),
     perDay: groups ? (groups.perDay.get(tenantId) ?? []) : store.perDay.exportState(mine!),
-    replyTokens: core.employer.exportTenant(tenantId),
+    employer: core.employer.exportTenant(tenantId),
+    ids: core.ids.exportTenant(tenantId),
+    mail: store.mail.exportTenant(tenantId),
+    callLog: core.callLog.exportTenant(tenantId),
   };
 }
 
@@ -197,7 +209,10 @@ function putTenant(core: Core, tenantId: string, data: unknown, cleared: boolean
   core.faults.importTenant(tenantId, s.faults);
   store.perMinute.importState(s.perMinute);
   store.perDay.importState(s.perDay);
-  core.employer.importTenant(tenantId, s.replyTokens);
+  core.employer.importTenant(tenantId, s.employer);
+  core.ids.importTenant(tenantId, s.ids);
+  store.mail.importTenant(tenantId, s.mail);
+  core.callLog.importTenant(tenantId, s.callLog);
   return s.clock?.timers ?? [];
 }
 
@@ -263,4 +278,7 @@ export function forgetTenant(core: Core, tenantId: string): void {
   store.accounts.forgetTenant(tenantId);
   core.tenants.forgetTenant(tenantId);
   core.clock.forget(tenantId);
+  core.ids.forgetTenant(tenantId);
+  store.mail.forgetTenant(tenantId);
+  core.callLog.forgetTenant(tenantId);
 }

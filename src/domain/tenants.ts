@@ -139,7 +139,7 @@ export class TenantService {
     this.get(tenantId);
     const apiKey = fixed ?? `${KEY_PREFIX}${this.ids.secret(32)}`;
     const key: ApiKey = {
-      id: this.ids.next('key'),
+      id: this.ids.nextOf(tenantId, 'key'),
       tenantId,
       hash: hashKey(apiKey),
       hint: `${apiKey.slice(0, KEY_PREFIX.length + 4)}…`,

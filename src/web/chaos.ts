@@ -28,8 +28,9 @@ export function applyChaos(
   tenantOf?: () => string | null,
 ): Promise<void> | undefined {
   if (!faults.armed) return undefined;
-  // a rule of one tenant matches that tenant's calls only: the caller's key tells whose (D-121)
-  const fired = faults.take(method, path, faults.scoped && tenantOf ? tenantOf() : null);
+  // a rule of one tenant matches that tenant's calls only, and a share-of-calls rule draws from the caller's
+  // tenant's stream: the caller's key tells whose (D-121, D-143)
+  const fired = faults.take(method, path, faults.needsTenant && tenantOf ? tenantOf() : null);
   if (fired.length === 0) return undefined;
   const latency: number[] = [];
   for (const r of fired) {

@@ -85,7 +85,7 @@ export function hire(
     const lines = shortlist.map(
       (s, i) => `${i + 1}. ${s.id} (score ${s.score}): ${s.headline}; ${s.region}; skills: ${s.skills.join(', ')}`,
     );
-    const msg = outbox.send({
+    const msg = outbox.send(principal.tenant.id, {
       to: args.contact_email,
       kind: 'hire_shortlist',
       subject: `${shortlist.length} strong matches for ${title} at ${args.company}`,
@@ -125,7 +125,7 @@ export function hire(
     manual_review: `"${title}" is waiting for manual review because the scam check flagged: ${flagged}. Once approved it goes live and every applicant will be forwarded to ${args.contact_email}.`,
     rejected: `"${title}" was rejected by the scam check (${flagged}) and will not be published.`,
   }[created.status];
-  outbox.send({
+  outbox.send(principal.tenant.id, {
     to: args.contact_email,
     kind:
       created.status === 'live'

@@ -7,6 +7,7 @@
 import type { CoreContext } from '../context.js';
 import { notFound } from '../../errors/errors.js';
 import type { JobsService } from '../jobs/index.js';
+import { TenantRngs } from '../rng.js';
 import { jobsTierOf, limits, upgradeUrlOf } from '../plans.js';
 import type { Principal } from '../tenants.js';
 import { generatePool } from './candidatePool.js';
@@ -17,7 +18,7 @@ import { criteriaFrom, matchCandidates, type EmployerSearchArgs } from './matchC
 import { postJob, type PostJobArgs } from './postJob.js';
 import { orderView } from './postings.js';
 import { resumeOf } from './seekerResumes.js';
-import type { EmployerService } from './service.js';
+import type { EmployerService, EmployerTenantState } from './service.js';
 import { talentSearch } from './talentSearch.js';
 
 /** Reply-to addresses route employer replies to the seeker; the sandbox only mints them. */
@@ -26,6 +27,8 @@ export const REPLY_DOMAIN = 'replies.remote-jobs.example';
 export function createEmployer(ctx: CoreContext, jobs: JobsService): EmployerService {
   const pool = generatePool(ctx.config.seed);
   const rng = ctx.rng.fork('employer');
+  // a tenant's reply tokens are drawn from its own stream (D-143)
+  const rngs = new TenantRngs(rng.position);
   const { mail: outbox, postings, draftQuota: quota } = ctx.store;
   const replyTokens = new Map<string, string>();
 
@@ -34,7 +37,7 @@ export function createEmployer(ctx: CoreContext, jobs: JobsService): EmployerSer
     if (jobsTierOf(principal.tenant.planTier) === 'free') return null;
     const k = `${principal.tenant.id}:${jobId}`;
     let token = replyTokens.get(k);
-    if (!token) replyTokens.set(k, (token = rng.token(20)));
+    if (!token) replyTokens.set(k, (token = rngs.of(principal.tenant.id).token(20)));
     return `reply+${token}@${REPLY_DOMAIN}`;
   };
 
@@ -104,23 +107,26 @@ export function createEmployer(ctx: CoreContext, jobs: JobsService): EmployerSer
 
     curatedList,
 
-    /** The reply-token generator's position: global in a snapshot (D-137). */
+    /** The global generator's position (it draws nothing for a tenant any more; kept in a snapshot, D-137). */
     exportState: () => ({ rng: rng.position }),
     importState(state: { rng: number }): void {
       rng.moveTo(state.rng);
+      rngs.clear();
     },
-    /** A tenant's reply tokens, by job id. */
-    exportTenant(tenantId: string): Record<string, string> {
+    /** A tenant's reply tokens, by job id, and its token stream's position (D-143). */
+    exportTenant(tenantId: string): EmployerTenantState {
       const prefix = `${tenantId}:`;
-      const out: Record<string, string> = {};
-      for (const [k, token] of replyTokens) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = token;
-      return out;
+      const tokens: Record<string, string> = {};
+      for (const [k, token] of replyTokens) if (k.startsWith(prefix)) tokens[k.slice(prefix.length)] = token;
+      return { tokens, rng: rngs.exportTenant(tenantId) };
     },
-    importTenant(tenantId: string, tokens: Record<string, string>): void {
-      for (const [jobId, token] of Object.entries(tokens)) replyTokens.set(`${tenantId}:${jobId}`, token);
+    importTenant(tenantId: string, state: EmployerTenantState): void {
+      for (const [jobId, token] of Object.entries(state.tokens)) replyTokens.set(`${tenantId}:${jobId}`, token);
+      rngs.importTenant(tenantId, state.rng);
     },
     forgetTenant(tenantId: string): void {
       for (const k of [...replyTokens.keys()]) if (k.startsWith(`${tenantId}:`)) replyTokens.delete(k);
+      rngs.forgetTenant(tenantId);
     },
 
     reset() {

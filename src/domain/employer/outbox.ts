@@ -3,6 +3,7 @@
 // Requirements: MCP-TOOL-12, MCP-TOOL-13; decisions D-32.
 
 import type { CoreContext } from '../context.js';
+import { byTimeThenId, insertInOrder, mergeInOrder } from '../mergeOrder.js';
 
 export type OutboxKind = 'hire_shortlist' | 'listing_published' | 'listing_review' | 'listing_rejected';
 
@@ -16,14 +17,23 @@ export interface OutboxMessage {
   data: Record<string, unknown>;
 }
 
+const before = byTimeThenId<OutboxMessage>(
+  (m) => m.createdAt,
+  (m) => m.id,
+);
+
 export class Outbox {
   private messages: OutboxMessage[] = [];
+  /** The tenant whose call sent each message (by message id); a message of no tenant has none. */
+  private senders = new Map<string, string>();
 
   constructor(private readonly ctx: Pick<CoreContext, 'ids' | 'clock'>) {}
 
-  send(input: Omit<OutboxMessage, 'id' | 'createdAt'>): OutboxMessage {
-    const msg: OutboxMessage = { id: this.ctx.ids.next('msg'), createdAt: this.ctx.clock.iso(), ...input };
-    this.messages.push(msg);
+  /** Sends a message for a call of `tenantId` (its id drawn on the tenant's stream, D-143). */
+  send(tenantId: string, input: Omit<OutboxMessage, 'id' | 'createdAt'>): OutboxMessage {
+    const msg: OutboxMessage = { id: this.ctx.ids.nextOf(tenantId, 'msg'), createdAt: this.ctx.clock.iso(), ...input };
+    insertInOrder(this.messages, msg, before);
+    this.senders.set(msg.id, tenantId);
     return msg;
   }
 
@@ -40,14 +50,36 @@ export class Outbox {
 
   clear(): void {
     this.messages = [];
+    this.senders.clear();
   }
 
-  /** Every message: they name an address, not a tenant, so they are global in a snapshot (D-137). */
+  /** The messages of no tenant's call (global in a snapshot, D-137). */
   exportState(): OutboxMessage[] {
-    return structuredClone(this.messages);
+    return structuredClone(this.messages.filter((m) => !this.senders.has(m.id)));
   }
 
   importState(state: readonly OutboxMessage[]): void {
+    this.clear();
     this.messages = structuredClone([...state]);
+  }
+
+  /** The messages a tenant's calls sent, oldest first (D-143). */
+  exportTenant(tenantId: string): OutboxMessage[] {
+    return structuredClone(this.messages.filter((m) => this.senders.get(m.id) === tenantId));
+  }
+
+  importTenant(tenantId: string, state: readonly OutboxMessage[]): void {
+    this.forgetTenant(tenantId);
+    for (const m of state) this.senders.set(m.id, tenantId);
+    this.messages = mergeInOrder(this.messages, structuredClone([...state]), before);
+  }
+
+  forgetTenant(tenantId: string): void {
+    if (![...this.senders.values()].includes(tenantId)) return;
+    this.messages = this.messages.filter((m) => {
+      if (this.senders.get(m.id) !== tenantId) return true;
+      this.senders.delete(m.id);
+      return false;
+    });
   }
 }

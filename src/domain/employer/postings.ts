@@ -72,7 +72,7 @@ export class Postings {
 
   createOrder(tenantId: string, tier: OrderTier, listing: Listing, scamCheck: ScamCheckResult): Order {
     const now = this.ctx.clock.of(tenantId).now();
-    const orderId = this.ctx.ids.next('ord');
+    const orderId = this.ctx.ids.nextOf(tenantId, 'ord');
     const status: PostingStatus =
       tier === 'pilot' ? 'manual_review' : scamCheck.verdict === 'live' ? 'pending_payment' : scamCheck.verdict;
     const payable = status === 'pending_payment';
@@ -123,7 +123,7 @@ export class Postings {
 
   createListing(tenantId: string, listing: Listing, scamCheck: ScamCheckResult): FreeListing {
     const l: FreeListing = {
-      listingId: this.ctx.ids.next('lst'),
+      listingId: this.ctx.ids.nextOf(tenantId, 'lst'),
       tenantId,
       status: scamCheck.verdict,
       listing,

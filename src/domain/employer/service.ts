@@ -50,8 +50,14 @@ export interface EmployerService extends Resettable {
   /** The reply-token generator's position: global in a snapshot (D-137). */
   exportState(): { rng: number };
   importState(state: { rng: number }): void;
-  /** A tenant's reply tokens, by job id. */
-  exportTenant(tenantId: string): Record<string, string>;
-  importTenant(tenantId: string, tokens: Record<string, string>): void;
+  /** A tenant's reply tokens, by job id, and its token stream (D-143). */
+  exportTenant(tenantId: string): EmployerTenantState;
+  importTenant(tenantId: string, state: EmployerTenantState): void;
   forgetTenant(tenantId: string): void;
+}
+
+/** A tenant's part of the employer tools in a snapshot: its reply tokens by job id, its token stream's position. */
+export interface EmployerTenantState {
+  tokens: Record<string, string>;
+  rng: number | null;
 }

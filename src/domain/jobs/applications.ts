@@ -2,14 +2,19 @@
 // (REST and MCP alike) and the control API's listing. Readers get copies, never the stored records.
 // Requirements: JOB-APPLY-1, MCP-KEYED-5; decisions D-23, D-110.
 
-import { mergeById } from '../mergeOrder.js';
+import { byTimeThenId, insertInOrder, mergeInOrder } from '../mergeOrder.js';
 import type { Application } from './types.js';
+
+const before = byTimeThenId<Application>(
+  (a) => a.createdAt,
+  (a) => a.applicationId,
+);
 
 export class ApplicationQueue {
   private queue: Application[] = [];
 
   push(application: Application): void {
-    this.queue.push(application);
+    insertInOrder(this.queue, application, before);
   }
 
   /** Oldest first; optionally for one tenant. */
@@ -39,10 +44,10 @@ export class ApplicationQueue {
   /** Puts a tenant's applications back into the queue in creation order. */
   importTenant(tenantId: string, state: readonly Application[]): void {
     this.forgetTenant(tenantId);
-    this.queue = mergeById(
+    this.queue = mergeInOrder(
       this.queue,
       state.map((a) => ({ ...a })),
-      (a) => a.applicationId,
+      before,
     );
   }
 

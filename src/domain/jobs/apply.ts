@@ -45,7 +45,7 @@ export class ApplyDesk {
       return { status: 'external', applyUrl: job.applyUrl, jobId: job.id, creditsRemaining: wallet.remaining };
     }
     const application: Application = {
-      applicationId: this.ctx.ids.next('app'),
+      applicationId: this.ctx.ids.nextOf(tenant.id, 'app'),
       tenantId: tenant.id,
       jobId: job.id,
       jobTitle: job.title,

@@ -68,11 +68,11 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
         const s = r.exportState();
         return { ...s, jobSpec: ref(s.jobSpec), scoreText: s.scoreText === null ? null : ref(s.scoreText) };
       });
-      return { rows: ledger.exportTenant(tenantId), texts, requests: reqs };
+      return { rows: ledger.exportTenant(tenantId), seq: ledger.seqOfTenant(tenantId), texts, requests: reqs };
     },
     /** Restores a tenant's rows and requests; their timers come back through rearm(). */
     importTenant(tenantId: string, state: ScreeningTenantState): void {
-      const rows = ledger.importTenant(tenantId, state.rows);
+      const rows = ledger.importTenant(tenantId, state.rows, state.seq);
       const jobs = new Map<number, StoredJobSpec>();
       const jobOf = (i: number) => jobs.get(i) ?? jobs.set(i, pipeline.jobOf(state.texts[i])).get(i)!;
       const reqs = state.requests.map((s) =>

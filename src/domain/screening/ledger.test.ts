@@ -16,6 +16,24 @@ describe('Ledger', () => {
     expect(l.size).toBe(3);
   });
 
+  it("numbers each tenant's rows on its own sequence, which a reset does not restart (D-143)", () => {
+    const shared = new Ledger(5000);
+    const alone = new Ledger(5000);
+    for (let i = 0; i < 6; i++) {
+      shared.append('ten_demoaaaaaaaaaaaa', `scr_${i}`, null, 'received', 'system', null, 1000 + i);
+      alone.append('ten_demoaaaaaaaaaaaa', `scr_${i}`, null, 'received', 'system', null, 1000 + i);
+      shared.append('ten_demobbbbbbbbbbbb', `scr_x${i}`, null, 'received', 'system', null, 1000 + i);
+    }
+    const ids = (l: Ledger, t: string) => l.rowsOf(t).map((r) => r.id);
+    expect(ids(shared, 'ten_demoaaaaaaaaaaaa')).toEqual(ids(alone, 'ten_demoaaaaaaaaaaaa'));
+    expect(shared.rowsOf('ten_demoaaaaaaaaaaaa').map((r) => r.seq)).toEqual([5001, 5002, 5003, 5004, 5005, 5006]);
+    const all = [...ids(shared, 'ten_demoaaaaaaaaaaaa'), ...ids(shared, 'ten_demobbbbbbbbbbbb')];
+    expect(new Set(all).size).toBe(12);
+    shared.reset();
+    shared.append('ten_demoaaaaaaaaaaaa', 'scr_9', null, 'received', 'system', null, 2000);
+    expect(shared.rowsOf('ten_demoaaaaaaaaaaaa')[0].seq).toBe(5007);
+  });
+
   it('finds positions by sequence and by time with binary searches', () => {
     const l = new Ledger();
     for (let i = 0; i < 100; i++)

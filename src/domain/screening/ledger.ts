@@ -1,6 +1,7 @@
 // The append-only audit ledger. Each tenant's rows live in their own column store (tenantRows.ts),
-// ordered by one process-wide, strictly increasing sequence; createdAt never decreases within a
-// tenant. A page is a binary search plus a run of rows, so reading any page costs O(log n + limit)
+// ordered by the tenant's own strictly increasing sequence (D-143: what a tenant's calls write depends
+// on its calls alone; event ids carry the tenant's tag, so they stay unique across tenants); createdAt
+// never decreases within a tenant. A page is a binary search plus a run of rows, so reading any page costs O(log n + limit)
 // however long the ledger. Identical payloads are stored once, so a million rows stay within a few
 // tens of megabytes; row objects are only made when asked for.
 // Requirements: SCR-LEDGER-1, SCR-LEDGER-2, SCR-LEDGER-3, SCR-LEDGER-4, SCR-LEDGER-5, SCR-AUDIT-3; decisions D-21.
@@ -31,10 +32,12 @@ export class LedgerRow {
     readonly payload: LedgerPayload | null,
     /** ms since the epoch on the sandbox clock */
     readonly at: number,
+    /** The tenant's tag, as event ids end in it. */
+    readonly suffix: string,
   ) {}
 
   get id(): string {
-    return eventIdOf(this.seq);
+    return eventIdOf(this.seq, this.suffix);
   }
 }
 
@@ -67,6 +70,7 @@ export const rowAt = (rows: TenantRows, i: number): LedgerRow =>
     rows.actorAt(i) as Actor,
     rows.payloadAt(i),
     rows.atOf(i),
+    rows.suffix,
   );
 
 /** First index in [0, n) for which `isRight(i)` holds, given it is false then true along the array. */
@@ -122,19 +126,28 @@ export class Ledger {
   private actors = new ActorTable();
   private interned = new Map<string, LedgerPayload>();
   private pages = new Map<string, Buffer<ArrayBuffer>>();
-  // Never reset: a cursor issued before a sandbox reset can never point into the new ledger.
-  private seq: number;
+  /** Where every tenant's sequence starts: after this number (firstSeqAt of the sandbox's first start). */
+  private firstSeq: number;
+  /**
+   * The sequences of tenants whose rows a reset dropped: never reset, so a cursor issued before a sandbox reset
+   * can never point into the new ledger of a tenant that comes back (the demo tenants).
+   */
+  private retired = new Map<string, number>();
   private count = 0;
 
-  /** `firstSeq`: the sequence after which this run's rows are numbered (firstSeqAt, so runs never overlap). */
+  /** `firstSeq`: the number after which every tenant's rows are numbered (firstSeqAt, so runs never overlap). */
   constructor(firstSeq = 0) {
-    this.seq = firstSeq;
+    this.firstSeq = firstSeq;
   }
 
   /** The tenant's row store, created empty on first use. */
   rowsFor(tenantId: string): TenantRows {
     let rows = this.byTenant.get(tenantId);
-    if (!rows) this.byTenant.set(tenantId, (rows = new TenantRows(tenantId, this.actors)));
+    if (!rows)
+      this.byTenant.set(
+        tenantId,
+        (rows = new TenantRows(tenantId, this.actors, this.retired.get(tenantId) ?? this.firstSeq)),
+      );
     return rows;
   }
 
@@ -179,7 +192,7 @@ export class Ledger {
   ): number {
     // clamp, so a `since` binary search stays valid even if the host clock steps back
     const at = rows.length > 0 ? Math.max(now, rows.atOf(rows.length - 1)) : now;
-    const i = rows.push(++this.seq, requestId, from, to, actor, this.store(payload), at, previous);
+    const i = rows.push(++rows.seq, requestId, from, to, actor, this.store(payload), at, previous);
     this.count++;
     return i;
   }
@@ -249,13 +262,19 @@ export class Ledger {
     return this.count;
   }
 
-  /** The sequence the next row follows: global, so it goes in the global part of a snapshot (D-137). */
+  /** Where every tenant's sequence starts (D-137, D-143). */
   exportState(): { seq: number } {
-    return { seq: this.seq };
+    return { seq: this.firstSeq };
   }
 
   importState(state: { seq: number }): void {
-    this.seq = state.seq;
+    this.firstSeq = state.seq;
+    this.retired.clear();
+  }
+
+  /** The number of a tenant's latest row (its sequence goes on after it). */
+  seqOfTenant(tenantId: string): number {
+    return this.byTenant.get(tenantId)?.seq ?? this.retired.get(tenantId) ?? this.firstSeq;
   }
 
   /** A tenant's rows in order (the chains of its requests follow from the request ids). */
@@ -276,10 +295,11 @@ export class Ledger {
     return out;
   }
 
-  /** Rebuilds a tenant's row store exactly as exported (same rows, same chains) and returns it. */
-  importTenant(tenantId: string, state: readonly LedgerRowState[]): TenantRows {
+  /** Rebuilds a tenant's row store exactly as exported (same rows, same chains, its sequence at `seq`). */
+  importTenant(tenantId: string, state: readonly LedgerRowState[], seq: number): TenantRows {
     this.forgetTenant(tenantId);
     const rows = this.rowsFor(tenantId);
+    rows.seq = seq;
     const last = new Map<string, number>();
     for (const [seq, requestId, from, to, actor, payload, at] of state) {
       const i = rows.push(seq, requestId, from, to, actor, this.store(payload), at, last.get(requestId) ?? -1);
@@ -290,8 +310,9 @@ export class Ledger {
     return rows;
   }
 
-  /** Drops a tenant's rows (the sequence goes on: a later row never reuses a number). */
+  /** Drops a tenant's rows and its sequence (a snapshot of the tenant carries them). */
   forgetTenant(tenantId: string): void {
+    this.retired.delete(tenantId);
     const rows = this.byTenant.get(tenantId);
     if (!rows) return;
     this.count -= rows.length;
@@ -300,6 +321,8 @@ export class Ledger {
   }
 
   reset(): void {
+    // the sequences go on: a later row of a tenant that comes back never reuses a number
+    for (const rows of this.byTenant.values()) this.retired.set(rows.tenantId, rows.seq);
     this.byTenant.clear();
     this.actors = new ActorTable();
     this.interned.clear();

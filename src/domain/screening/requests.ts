@@ -2,7 +2,7 @@
 // synchronous, so the idempotency check-and-insert cannot interleave with another request.
 // Requirements: SCR-IDEMP-1, SCR-IDEMP-2, SCR-IDEMP-4; decisions D-12.
 
-import { mergeById } from '../mergeOrder.js';
+import { byTimeThenId, insertInOrder, mergeInOrder } from '../mergeOrder.js';
 import type { StoredRequest } from './record.js';
 import type { ScreeningState } from './types.js';
 
@@ -11,10 +11,15 @@ export interface RequestFilter {
   state?: ScreeningState;
 }
 
+const before = byTimeThenId<StoredRequest>(
+  (r) => r.createdAt,
+  (r) => r.id,
+);
+
 export class RequestStore {
   private byId = new Map<string, StoredRequest>();
   private byKey = new Map<string, Map<string, StoredRequest>>();
-  // creation order, overall and per tenant: the control API pages through these by position
+  // creation order, overall (mergeOrder.ts) and per tenant: the control API pages through these by position
   private order: StoredRequest[] = [];
   private orderByTenant = new Map<string, StoredRequest[]>();
   private states = new Map<ScreeningState, number>();
@@ -33,7 +38,7 @@ export class RequestStore {
     if (keys.has(req.idempotencyKey)) throw new Error(`idempotency key ${req.idempotencyKey} already stored`);
     keys.set(req.idempotencyKey, req);
     this.byId.set(req.id, req);
-    this.order.push(req);
+    insertInOrder(this.order, req, before);
     const mine = this.orderByTenant.get(req.tenantId);
     if (mine) mine.push(req);
     else this.orderByTenant.set(req.tenantId, [req]);
@@ -68,7 +73,7 @@ export class RequestStore {
     return this.byId.size;
   }
 
-  /** Puts a tenant's requests back (in their creation order), into the overall order by id (D-137). */
+  /** Puts a tenant's requests back (in their creation order), into the overall order (D-137, D-143). */
   importTenant(tenantId: string, reqs: readonly StoredRequest[]): void {
     this.forgetTenant(tenantId);
     const keys = new Map<string, StoredRequest>();
@@ -80,7 +85,7 @@ export class RequestStore {
     if (reqs.length === 0) return;
     this.byKey.set(tenantId, keys);
     this.orderByTenant.set(tenantId, [...reqs]);
-    this.order = mergeById(this.order, reqs, (r) => r.id);
+    this.order = mergeInOrder(this.order, reqs, before);
   }
 
   /** Drops every request of a tenant. */

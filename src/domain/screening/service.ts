@@ -20,6 +20,8 @@ import type { ScreeningUsage } from './usage.js';
 /** A tenant's screening state in a snapshot: its ledger rows and its requests (D-137). */
 export interface ScreeningTenantState {
   rows: LedgerRowState[];
+  /** The number of the tenant's latest ledger row: its sequence goes on after it (D-143). */
+  seq: number;
   /** The job specs and score texts, each once (requests share them): requests refer to them by index. */
   texts: string[];
   requests: (Omit<StoredRequestState, 'jobSpec' | 'scoreText'> & { jobSpec: number; scoreText: number | null })[];

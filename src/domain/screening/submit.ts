@@ -44,6 +44,6 @@ export function submit(
     return { requestId: existing.id, state: existing.state, replayed: true };
   }
   if (!tenant.screeningWallet.tryCharge(limits.spec.creditsPerScreen, now)) throw walletExhausted(ctx, tenant);
-  const req = pipeline.admit(ctx.ids.next('scr'), tenant.id, submission, now);
+  const req = pipeline.admit(ctx.ids.nextOf(tenant.id, 'scr'), tenant.id, submission, now);
   return { requestId: req.id, state: req.state, replayed: false };
 }

@@ -5,6 +5,7 @@
 // JSON is built by concatenating pieces that were mostly encoded once.
 // Requirements: SCR-LEDGER-1, SCR-LEDGER-2, SCR-LEDGER-3, SCR-LEDGER-4, SCR-LEDGER-5, SCR-AUDIT-3; decisions D-21.
 
+import { tagOfTenant } from '../rng.js';
 import type { LedgerPayload } from './ledger.js';
 import { SCREENING_STATES, type ScreeningState } from './types.js';
 
@@ -96,16 +97,23 @@ export function isoOf(ms: number): string {
   return `${minutePrefix}${TWO_DIGITS[second]}.${THREE_DIGITS[inMinute - second * 1000]}Z`;
 }
 
-export const eventIdOf = (seq: number) => `evt_${seq.toString(36).padStart(8, '0')}`;
+/** An event's id: its number in its tenant's sequence and the tenant's tag (`_<tag>`, D-143). */
+export const eventIdOf = (seq: number, suffix: string) => `evt_${seq.toString(36).padStart(8, '0')}${suffix}`;
 
 export class TenantRows {
   private readonly chunks: Chunk[] = [];
   private count = 0;
+  /** What every event id of the tenant ends in: its tag (D-143). */
+  readonly suffix: string;
 
   constructor(
     readonly tenantId: string,
     private readonly actors: ActorTable,
-  ) {}
+    /** The number of the tenant's latest row: its sequence goes on from here (D-143). */
+    public seq: number,
+  ) {
+    this.suffix = `_${tagOfTenant(tenantId)}`;
+  }
 
   get length(): number {
     return this.count;
@@ -181,7 +189,7 @@ export class TenantRows {
     const from = states >> 4;
     const payload = c.payload[o];
     return (
-      `{"id":"${eventIdOf(c.seq[o])}","requestId":${JSON.stringify(c.requestId[o])},"fromState":${from === NO_STATE ? 'null' : STATE_JSON[from]}` +
+      `{"id":"${eventIdOf(c.seq[o], this.suffix)}","requestId":${JSON.stringify(c.requestId[o])},"fromState":${from === NO_STATE ? 'null' : STATE_JSON[from]}` +
       `,"toState":${STATE_JSON[states & 15]},"actor":${this.actors.json[c.actor[o]]},"payload":${payload === null ? 'null' : JSON.stringify(payload)},"createdAt":"${isoOf(c.at[o])}"}`
     );
   }

@@ -21,7 +21,7 @@ export function createDelivery(o: Outbox, input: EnqueueInput, test: boolean): D
   const now = ctx.clock.of(input.tenantId).now();
   const tenant = tenantOf(o, input.tenantId);
   const d: Delivery = {
-    id: ctx.ids.next('whd'),
+    id: ctx.ids.nextOf(input.tenantId, 'whd'),
     ...input,
     url: tenant?.webhookUrl ?? null,
     body: '',

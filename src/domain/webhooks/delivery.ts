@@ -2,7 +2,7 @@
 // kept by id, by tenant and by request, so the control API and console can list them either way.
 // Requirements: SCR-HOOK-3, POL-HOOK-1; decisions D-09.
 
-import { mergeById } from '../mergeOrder.js';
+import { byTimeThenId, insertInOrder, mergeInOrder } from '../mergeOrder.js';
 
 export type WebhookEvent = 'screening.scored' | 'screening.review_decided';
 export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'exhausted';
@@ -89,6 +89,11 @@ export type DeliveryView = ReturnType<typeof deliveryView>;
 /** A delivery as a snapshot keeps it: everything but the canceller of its retry timer (D-137). */
 export type DeliveryState = Omit<Delivery, 'cancelRetry'>;
 
+const before = byTimeThenId<Delivery>(
+  (d) => d.createdAt,
+  (d) => d.id,
+);
+
 export class DeliveryStore {
   private byId = new Map<string, Delivery>();
   private byTenant = new Map<string, Delivery[]>();
@@ -97,7 +102,7 @@ export class DeliveryStore {
 
   add(d: Delivery): void {
     this.byId.set(d.id, d);
-    this.order.push(d);
+    insertInOrder(this.order, d, before);
     push(this.byTenant, d.tenantId, d);
     push(this.byRequest, d.requestId, d);
   }
@@ -142,7 +147,7 @@ export class DeliveryStore {
       push(this.byTenant, d.tenantId, d);
       push(this.byRequest, d.requestId, d);
     }
-    this.order = mergeById(this.order, list, (d) => d.id);
+    this.order = mergeInOrder(this.order, list, before);
     return list;
   }
 

@@ -1,5 +1,6 @@
 // Control API: the request log, newest first, filtered by tenant, API and status class, and
-// searched by a word that may appear in the method, path, tool, status or either body.
+// searched by a word that may appear in the method, path, tool, status or either body. A tenant's
+// calls are its own ring of the log; unfiltered, every ring is read merged in creation order (D-143).
 
 import { Hono } from 'hono';
 import type { CallEntry } from '../../domain/callLog.js';
@@ -22,15 +23,21 @@ export function logsRoutes() {
     if (query.q && query.q.length > 200) throw invalid('q must be at most 200 characters', 'q');
     const q = query.q?.toLowerCase();
     const match = (e: CallEntry) =>
-      (!tenantId || e.tenantId === tenantId) &&
       (!api || e.api === api) &&
       (!status || String(e.status)[0] === status[0]) &&
       (!q ||
         `${e.method} ${e.path} ${e.tool ?? ''} ${e.status}\n${e.requestBody}\n${e.responseBody}`
           .toLowerCase()
           .includes(q));
-    const { entries, base } = c.var.core.callLog.window();
-    const page = pageOf(entries, readPageQuery(query, 'desc'), (e) => e.id, match, base);
+    const { entries, base } = c.var.core.callLog.window(tenantId);
+    const paging = readPageQuery(query, 'desc');
+    // merged rings roll off in the middle of the merged list: find the cursor's entry where it now sits
+    const after = paging.after;
+    if (tenantId === undefined && after && entries[after.p]?.id !== after.id) {
+      const at = entries.findIndex((e) => e.id === after.id);
+      if (at >= 0) paging.after = { p: at, id: after.id };
+    }
+    const page = pageOf(entries, paging, (e) => e.id, match, base);
     return c.json({ entries: page.items, nextCursor: page.nextCursor });
   });
 

@@ -74,14 +74,8 @@ export function activityPages() {
 
   r.get('/logs', (c) => {
     const tenantId = c.var.account.tenantId;
-    const { entries, base } = c.var.core.callLog.window();
-    const page = pageOf(
-      entries,
-      pageQuery(c),
-      (e) => e.id,
-      (e: CallEntry) => e.tenantId === tenantId,
-      base,
-    );
+    const { entries, base } = c.var.core.callLog.window(tenantId);
+    const page = pageOf(entries, pageQuery(c), (e: CallEntry) => e.id, undefined, base);
     const rows = page.items.map(
       (
         e,
