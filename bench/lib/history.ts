@@ -86,6 +86,7 @@ const KNOWN_TABLES = [
   'sandbox_log',
   'sandbox_meta',
   'sandbox_snapshots',
+  'sandbox_snapshot_parts',
   'schema_migrations',
   'sandbox_instances',
   'sandbox_listener_leases',
@@ -157,6 +158,9 @@ async function copyInSql(
     await db.query(`DELETE FROM sandbox_log WHERE seq > $1`, [after]);
     const snapshots = await db.query(`SELECT to_regclass('sandbox_snapshots') IS NOT NULL AS has`);
     if (snapshots.rows[0].has) await db.query(`DELETE FROM sandbox_snapshots WHERE seq > $1`, [after]);
+    // their parts too (D-143), where snapshots are stored by part
+    const parts = await db.query(`SELECT to_regclass('sandbox_snapshot_parts') IS NOT NULL AS has`);
+    if (parts.rows[0].has) await db.query(`DELETE FROM sandbox_snapshot_parts WHERE seq > $1`, [after]);
     // round by round across the tenants; steps not of the template (timers) kept once, in place
     await db.query(
       `INSERT INTO sandbox_log (seq, step${extra})

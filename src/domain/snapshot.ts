@@ -236,6 +236,22 @@ function rearm(core: Core, timers: TimerData[]): void {
  * A snapshot of another format is refused, naming both.
  */
 export function importState(core: Core, snap: Snapshot): void {
+  const run = beginImport(core, snap);
+  for (const [tenantId, data] of Object.entries(snap.tenants)) importTenantPart(core, run, tenantId, data);
+  finishImport(core, run);
+}
+
+/** A whole snapshot's import in progress, one tenant at a time: the timers to re-arm once every part is in. */
+export interface ImportRun {
+  readonly timers: TimerData[];
+}
+
+/**
+ * The first step of a whole snapshot's import taken one part at a time (a store that keeps a part per tenant
+ * reads them one by one, never the whole text at once): empties the core and loads what belongs to no tenant.
+ * Then `importTenantPart` for each tenant, then `finishImport`; the result is `importState`'s.
+ */
+export function beginImport(core: Core, snap: Pick<Snapshot, 'format' | 'global'>): ImportRun {
   refuseOther(snap?.format, 'sandbox');
   const g = snap.global as GlobalState;
   const { store } = core;
@@ -252,9 +268,17 @@ export function importState(core: Core, snap: Snapshot): void {
   core.employer.importState(g.employer);
   core.callLog.importState(g.callLog);
   core.demo = structuredClone(g.demo);
-  const timers = [...g.clock.timers];
-  for (const [tenantId, data] of Object.entries(snap.tenants)) timers.push(...putTenant(core, tenantId, data, true));
-  rearm(core, timers);
+  return { timers: [...g.clock.timers] };
+}
+
+/** One tenant of a whole snapshot, after `beginImport`: its timers wait for `finishImport`. */
+export function importTenantPart(core: Core, run: ImportRun, tenantId: string, data: unknown): void {
+  run.timers.push(...putTenant(core, tenantId, data, true));
+}
+
+/** Re-arms every timer of the import, in the order they were made. */
+export function finishImport(core: Core, run: ImportRun): void {
+  rearm(core, run.timers);
 }
 
 /** Loads one tenant's exported state (replacing whatever of it is in memory) and re-arms its timers. */

@@ -88,6 +88,8 @@ export interface StoreReport {
       logFormat: number;
       snapshotFormat: number;
       codeVersion: string;
+      /** How it is stored: its parts (the global one and one per tenant) and their compressed sizes; null: one whole row. */
+      parts: { count: number; globalBytes: number; largestTenantBytes: number } | null;
     } | null;
   };
   /** What this instance writes and reads. */

@@ -7,6 +7,7 @@
 import { hash } from 'node:crypto';
 import { DomainError, forbidden, notFound, unauthorized } from '../errors/errors.js';
 import type { TenantClock } from './clock.js';
+import { copyData } from './copy.js';
 import type { IdFactory } from './rng.js';
 import { type PlanTier, jobsLimitsOf, limits } from './plans.js';
 import { Wallet, type WalletState } from './wallet.js';
@@ -245,12 +246,12 @@ export class TenantService {
   exportTenant(tenantId: string, position = this.order.findIndex((t) => t.id === tenantId)): TenantState {
     const { clock: _clock, screeningWallet, applyWallet, ...rest } = this.get(tenantId);
     return {
-      tenant: structuredClone({
+      tenant: copyData({
         ...rest,
         screeningWallet: screeningWallet.exportState(),
         applyWallet: applyWallet.exportState(),
       }),
-      keys: structuredClone(this.keysOf(tenantId)),
+      keys: copyData(this.keysOf(tenantId)),
       position,
     };
   }

@@ -6,7 +6,16 @@
 // after the log is applied, outside the read queue (its connect and disconnect are steps, listeners.ts).
 
 import type { Core } from '../domain/core.js';
-import { exportState, importState, SNAPSHOT_FORMAT, type Snapshot } from '../domain/snapshot.js';
+import {
+  beginImport,
+  exportState,
+  finishImport,
+  importState,
+  importTenantPart,
+  SNAPSHOT_FORMAT,
+  type ImportRun,
+  type Snapshot,
+} from '../domain/snapshot.js';
 import { controlApp, routeControlCalls } from '../sandbox/console/control.js';
 import type { IncomingMessage } from 'node:http';
 import { DomainError, invalid } from '../errors/errors.js';
@@ -111,20 +120,42 @@ export function shareApps(
   const listeners = shareListeners(replica, core);
   shareConsoleSignOuts(replica.db, core);
   // snapshots are of the domain's state (D-137) and of who is listening, with the attempts awaiting a
-  // listener's answer as data (D-140): put back before the domain's import, which awaits their answers again
+  // listener's answer as data (D-140): put back before the domain's import, which awaits their answers again.
+  // Stored by part (D-143): the global part holds all but the tenants' slices, each tenant's slice is a part.
+  const restoreGlobal = (s: Omit<SharedSnapshot, 'tenants'>) => {
+    // listeners first: putting an attempt back does not hand it to them again (its `waiting` is data)
+    listeners.restore(s.listeners);
+    listeners.restorePending(s.relayed ?? []);
+  };
+  let run: ImportRun | null = null;
   replica.holdState({
     format: SNAPSHOT_FORMAT,
-    exportState: (): SharedSnapshot => ({
-      ...exportState(core),
-      listeners: listeners.presence(),
-      relayed: listeners.pendingState(),
-    }),
+    exportParts: () => {
+      const { tenants, ...global } = exportState(core);
+      const shared: Omit<SharedSnapshot, 'tenants'> = {
+        ...global,
+        listeners: listeners.presence(),
+        relayed: listeners.pendingState(),
+      };
+      return { global: shared, tenants: Object.entries(tenants) };
+    },
     importState: (state) => {
       const s = state as SharedSnapshot;
-      // listeners first: putting an attempt back does not hand it to them again (its `waiting` is data)
-      listeners.restore(s.listeners);
-      listeners.restorePending(s.relayed ?? []);
+      restoreGlobal(s);
       importState(core, s);
+    },
+    beginImport: (global) => {
+      const s = global as Omit<SharedSnapshot, 'tenants'>;
+      restoreGlobal(s);
+      run = beginImport(core, s);
+    },
+    importTenant: (tenantId, data) => {
+      if (!run) throw new Error("a tenant's part came before the snapshot's global part");
+      importTenantPart(core, run, tenantId, data);
+    },
+    finishImport: () => {
+      if (run) finishImport(core, run);
+      run = null;
     },
   });
   const control = controlApp(core);

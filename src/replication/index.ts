@@ -16,7 +16,7 @@ import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.j
 import type { StoreReport } from '../domain/store.js';
 import { Replica } from './replica.js';
 import type { LoadPlan, SnapshotPayload } from './snapshotter.js';
-import { listSnapshots, readSnapshot, tailAfter } from './snapshots.js';
+import { GLOBAL_PART, listSnapshots, readWholeSnapshot, tailAfter } from './snapshots.js';
 import {
   CODE_VERSION,
   LOG_FORMAT,
@@ -64,9 +64,12 @@ async function planLoad(db: Db, mine: Writer): Promise<LoadPlan> {
   };
   for (const s of snapshots) {
     if (s.logFormat !== mine.logFormat || !READABLE_SNAPSHOT_FORMATS.includes(s.snapshotFormat)) continue;
-    let payload: SnapshotPayload;
+    let payload: SnapshotPayload | null = null;
     try {
-      payload = (await readSnapshot(db, s.seq)) as SnapshotPayload;
+      // stored by part: read at the start, one part at a time; here only whether every part is there
+      if (s.parts !== null) await partsPresent(db, s.seq, s.parts);
+      // stored whole (written before parts): read and parsed now, as before
+      else payload = (await readWholeSnapshot(db, s.seq)) as SnapshotPayload;
     } catch (err) {
       console.error(
         `shared sandbox: snapshot ${s.seq} cannot be read (${(err as Error).message}); trying an older one`,
@@ -76,24 +79,39 @@ async function planLoad(db: Db, mine: Writer): Promise<LoadPlan> {
     const first = await tailOk(s.seq);
     if (first !== null && first !== s.seq + 1)
       throw new Error(`the log lacks steps ${s.seq + 1} to ${first - 1} after snapshot ${s.seq}`);
-    return { seq: s.seq, payload };
+    return s.parts !== null ? { seq: s.seq, payload: null, parts: s.parts } : { seq: s.seq, payload };
   }
   const first = await tailOk(0);
   if (snapshots.length && first !== 1) throw refuseSnapshot(snapshots[0], { ...mine, snapshotFormat: SNAPSHOT_FORMAT });
   return { seq: 0, payload: null };
 }
 
+/** Refuses a snapshot stored by part whose parts are not all there (its global part first). */
+async function partsPresent(db: Db, seq: number, parts: number): Promise<void> {
+  const { rows } = await db.query<{ n: string; global: boolean }>(
+    `SELECT count(*) AS n, bool_or(ord = 0 AND part = $2) AS global FROM sandbox_snapshot_parts WHERE seq = $1`,
+    [seq, GLOBAL_PART],
+  );
+  if (Number(rows[0].n) !== parts || !rows[0].global)
+    throw new Error(`it lists ${parts} parts, ${rows[0].n} are stored${rows[0].global ? '' : ', and no global part'}`);
+}
+
 /** The log's and the snapshots' sizes, the versions, and what this instance did (GET /sandbox/v1/store). */
 async function report(db: Db, replica: Replica, mine: Writer, every: number): Promise<StoreReport> {
   const snapshots = await listSnapshots(db);
   const newest = snapshots[0] ?? null;
-  const [tail, sizes] = await Promise.all([
+  const [tail, sizes, parts] = await Promise.all([
     tailAfter(db, newest?.seq ?? 0),
     db.query<{ steps: number; first: number | null; last: number | null; table: number; age: number | null }>(
       `SELECT count(*)::bigint AS steps, min(seq) AS first, max(seq) AS last,
               pg_total_relation_size('sandbox_log')::bigint AS table,
               (SELECT extract(epoch FROM now() - created_at)::float8 FROM sandbox_snapshots ORDER BY seq DESC LIMIT 1) AS age
          FROM sandbox_log`,
+    ),
+    db.query<{ global: string | null; largest: string | null }>(
+      `SELECT max(octet_length(data)) FILTER (WHERE ord = 0) AS global, max(octet_length(data)) FILTER (WHERE ord > 0) AS largest
+         FROM sandbox_snapshot_parts WHERE seq = $1`,
+      [newest?.seq ?? -1],
     ),
   ]);
   const s = sizes.rows[0];
@@ -120,6 +138,14 @@ async function report(db: Db, replica: Replica, mine: Writer, every: number): Pr
         logFormat: newest.logFormat,
         snapshotFormat: newest.snapshotFormat,
         codeVersion: newest.codeVersion,
+        parts:
+          newest.parts === null
+            ? null
+            : {
+                count: newest.parts,
+                globalBytes: Number(parts.rows[0].global ?? 0),
+                largestTenantBytes: Number(parts.rows[0].largest ?? 0),
+              },
       },
     },
     versions: { logFormat: mine.logFormat, snapshotFormat: SNAPSHOT_FORMAT, codeVersion: mine.codeVersion },

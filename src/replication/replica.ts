@@ -294,26 +294,31 @@ export class Replica {
   async start(): Promise<void> {
     const t0 = performance.now();
     this.frozen = null;
-    const { seq, payload } = this.plan;
-    if (payload) {
+    const { seq, payload, parts } = this.plan;
+    if (payload || parts) {
       // the attempts that awaited their answer are awaited here too (none of them is this process's: a
       // `sent` step from the instance that made it, or the lost-attempt sweep, settles each), before the
       // domain's import links its restored attempts in flight to them
       // (a snapshot of format 1 holds none: it was taken with no attempt in flight)
-      for (const p of payload.replica.pending ?? []) this.awaitSent(p.key, p.startedAt, false);
+      const counters = (c: ReplicaCounters) => {
+        for (const p of c.pending ?? []) this.awaitSent(p.key, p.startedAt, false);
+        this.sends = c.sends;
+        this.lastNow = c.lastNow;
+      };
       // work the import defers (the domain would make again an attempt whose answer is not awaited) is
       // dropped: the instances that ran the log up to the snapshot have no such work
       this.inStep = true;
       try {
-        this.snapshots.load(payload);
+        if (payload) {
+          counters(payload.replica);
+          this.snapshots.load(payload);
+        } else await this.snapshots.loadParts(seq, counters);
       } finally {
         this.inStep = false;
       }
       const dropped = this.deferred.splice(0).length;
       if (dropped)
         console.error(`shared sandbox: ${dropped} piece(s) of work deferred by the snapshot's import were dropped`);
-      this.sends = payload.replica.sends;
-      this.lastNow = payload.replica.lastNow;
       this.applied = seq;
     }
     this.plan = { seq: 0, payload: null };

@@ -1,16 +1,35 @@
-// Snapshots of a shared sandbox in PostgreSQL (D-138): the whole state as of one step of the log, so a
-// start loads the newest snapshot it can read and replays only the steps after it. The state is JSON,
-// gzip-compressed off the event loop; a new snapshot prunes what the two newest make useless (older
-// snapshots, and the steps up to the older of the two), so the database follows the state, not the history.
-// Requirements: none of its own; decisions D-138, D-112.
+// Snapshots of a shared sandbox in PostgreSQL (D-138, D-143): the whole state as of one step of the log, so a
+// start loads the newest snapshot it can read and replays only the steps after it. A snapshot is its row in
+// `sandbox_snapshots` (its header: step, versions, sizes) and its parts in `sandbox_snapshot_parts`, each
+// gzip-compressed JSON: `global` (what belongs to no tenant, and the recorder's counters) and one per tenant.
+// The parts and then the header are written in one transaction, so a snapshot is seen whole or not at all;
+// a start reads them one page at a time in one repeatable-read transaction (pruning meanwhile does not
+// reach it). A snapshot written before parts (its whole state in the header's `state`) is still read.
+// A new snapshot prunes what the two newest make useless (older snapshots with their parts, and the steps up
+// to the older of the two), so the database follows the state, not the history.
+// Requirements: none of its own; decisions D-138, D-143, D-112.
 
 import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
+import { gunzip, gunzipSync, gzip } from 'node:zlib';
 import type { Db } from '../store/postgres/pool.js';
 import type { Writer } from './versions.js';
 
-const zip = promisify(gzip);
+export const zip = promisify(gzip);
 const unzip = promisify(gunzip);
+
+/** The part of a snapshot that belongs to no tenant (first in import order); every other part is a tenant id. */
+export const GLOBAL_PART = 'global';
+/** Tenant parts read per round trip at a start: each is imported and dropped before the next page. */
+const PARTS_PAGE = 200;
+/** Part rows per INSERT when a snapshot is written. */
+const PARTS_PER_INSERT = 500;
+
+/** One part of a snapshot, compressed, as it is written. */
+export interface EncodedPart {
+  part: string;
+  data: Buffer;
+  rawBytes: number;
+}
 
 /** How many snapshots are kept: the newest, and one before it in case the newest cannot be read. */
 export const SNAPSHOTS_KEPT = 2;
@@ -22,6 +41,8 @@ export interface SnapshotInfo extends Writer {
   bytes: number;
   rawBytes: number;
   createdAt: Date;
+  /** How many parts it is stored as (the global one included); null: one whole row (written before parts). */
+  parts: number | null;
 }
 
 interface InfoRow {
@@ -32,6 +53,7 @@ interface InfoRow {
   bytes: number;
   raw_bytes: number;
   created_at: Date;
+  parts: number | null;
 }
 
 const info = (r: InfoRow): SnapshotInfo => ({
@@ -42,42 +64,161 @@ const info = (r: InfoRow): SnapshotInfo => ({
   bytes: Number(r.bytes),
   rawBytes: Number(r.raw_bytes),
   createdAt: r.created_at,
+  parts: r.parts,
 });
 
 /** Every snapshot kept, newest first. */
 export async function listSnapshots(db: Db): Promise<SnapshotInfo[]> {
   const { rows } = await db.query<InfoRow>(
-    `SELECT seq, log_format, snapshot_format, code_version, octet_length(state) AS bytes, raw_bytes, created_at
+    `SELECT seq, log_format, snapshot_format, code_version, coalesce(bytes, octet_length(state)) AS bytes, raw_bytes,
+            created_at, parts
        FROM sandbox_snapshots ORDER BY seq DESC`,
   );
   return rows.map(info);
 }
 
-/** The state a snapshot holds, parsed. */
-export async function readSnapshot(db: Db, seq: number): Promise<unknown> {
-  const { rows } = await db.query<{ state: Buffer }>(`SELECT state FROM sandbox_snapshots WHERE seq = $1`, [seq]);
+/** The payload of a snapshot stored whole (written before parts), parsed. */
+export async function readWholeSnapshot(db: Db, seq: number): Promise<unknown> {
+  const { rows } = await db.query<{ state: Buffer | null }>(`SELECT state FROM sandbox_snapshots WHERE seq = $1`, [
+    seq,
+  ]);
   if (!rows.length) throw new Error(`snapshot ${seq} was pruned while it was being read`);
+  if (!rows[0].state) throw new Error(`snapshot ${seq} is stored by part, not whole`);
   return JSON.parse((await unzip(rows[0].state)).toString('utf8')) as unknown;
 }
 
-/** Writes a snapshot (its JSON already taken) and prunes what it makes useless; returns its compressed size. */
+/** What a part holds, parsed (its compressed text is dropped as soon as it is parsed). */
+const parsePart = (data: Buffer): unknown => JSON.parse(gunzipSync(data).toString('utf8')) as unknown;
+
+/**
+ * Reads a snapshot stored by part, one page of parts at a time, in one repeatable-read transaction (a
+ * snapshot pruned meanwhile is still read whole): `global` gets the global part, then `tenant` each tenant's
+ * part in the order they were written; only one page of compressed parts is in memory at a time.
+ */
+export async function readParts(
+  db: Db,
+  seq: number,
+  global: (data: unknown) => void,
+  tenant: (tenantId: string, data: unknown) => void,
+): Promise<{ parts: number }> {
+  const client = await db.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const head = await client.query<{ parts: number | null }>(`SELECT parts FROM sandbox_snapshots WHERE seq = $1`, [
+      seq,
+    ]);
+    if (!head.rows.length) throw new Error(`snapshot ${seq} was pruned before it was read`);
+    const expected = head.rows[0].parts;
+    if (expected === null) throw new Error(`snapshot ${seq} is stored whole, not by part`);
+    const first = await client.query<{ part: string; data: Buffer }>(
+      `SELECT part, data FROM sandbox_snapshot_parts WHERE seq = $1 AND ord = 0`,
+      [seq],
+    );
+    if (first.rows[0]?.part !== GLOBAL_PART) throw new Error(`snapshot ${seq} has no global part`);
+    global(parsePart(first.rows[0].data));
+    let read = 1;
+    for (let after = 0; ;) {
+      const page = await client.query<{ part: string; ord: number; data: Buffer }>(
+        `SELECT part, ord, data FROM sandbox_snapshot_parts WHERE seq = $1 AND ord > $2 ORDER BY ord LIMIT ${PARTS_PAGE}`,
+        [seq, after],
+      );
+      for (const row of page.rows) {
+        tenant(row.part, parsePart(row.data));
+        read++;
+      }
+      if (page.rows.length < PARTS_PAGE) break;
+      after = page.rows[page.rows.length - 1].ord;
+    }
+    if (read !== expected) throw new Error(`snapshot ${seq} lists ${expected} parts and ${read} were found`);
+    await client.query('COMMIT');
+    return { parts: read };
+  } catch (err) {
+    // a connection that cannot even roll back is closed, not put back in the pool
+    await client.query('ROLLBACK').catch(() => (broken = true));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * The payload of any snapshot as one value, `{ replica, state: { …global state, tenants } }` (a snapshot stored
+ * by part assembled in memory): for tests and tools; a start reads parts one at a time (`readParts`).
+ */
+export async function readSnapshot(db: Db, seq: number): Promise<unknown> {
+  const { rows } = await db.query<{ parts: number | null }>(`SELECT parts FROM sandbox_snapshots WHERE seq = $1`, [
+    seq,
+  ]);
+  if (!rows.length) throw new Error(`snapshot ${seq} was pruned while it was being read`);
+  if (rows[0].parts === null) return readWholeSnapshot(db, seq);
+  let whole: { replica: unknown; state: Record<string, unknown> } | null = null;
+  const tenants: Record<string, unknown> = {};
+  await readParts(
+    db,
+    seq,
+    (g) => (whole = g as { replica: unknown; state: Record<string, unknown> }),
+    (id, data) => (tenants[id] = data),
+  );
+  const g = whole as unknown as { replica: unknown; state: Record<string, unknown> };
+  return { replica: g.replica, state: { ...g.state, tenants } };
+}
+
+/**
+ * Writes a snapshot's parts (compressed, the global one first, then the tenants in their order) and then its
+ * header, in one transaction, and prunes what it makes useless; returns its compressed size.
+ */
 export async function writeSnapshot(
   db: Db,
   seq: number,
-  json: string,
+  parts: readonly EncodedPart[],
   writer: Writer,
   snapshotFormat: number,
   /** The writing instance, which has applied every step up to `seq`. */
   self: string,
 ): Promise<number> {
-  const state = await zip(Buffer.from(json, 'utf8'));
-  await db.query(
-    `INSERT INTO sandbox_snapshots (seq, log_format, snapshot_format, code_version, state, raw_bytes)
-     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (seq) DO NOTHING`,
-    [seq, writer.logFormat, snapshotFormat, writer.codeVersion, state, Buffer.byteLength(json, 'utf8')],
-  );
+  if (parts[0]?.part !== GLOBAL_PART) throw new Error('a snapshot starts with its global part');
+  let bytes = 0;
+  let rawBytes = 0;
+  for (const p of parts) {
+    bytes += p.data.length;
+    rawBytes += p.rawBytes;
+  }
+  const client = await db.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    for (let at = 0; at < parts.length; at += PARTS_PER_INSERT) {
+      const page = parts.slice(at, at + PARTS_PER_INSERT);
+      // two instances writing the snapshot of one step write the same state: the first one stays
+      await client.query(
+        `INSERT INTO sandbox_snapshot_parts (part, seq, ord, data, raw_bytes)
+         SELECT part, $1, ord, data, raw FROM unnest($2::text[], $3::int[], $4::bytea[], $5::bigint[]) AS p(part, ord, data, raw)
+         ON CONFLICT (part, seq) DO NOTHING`,
+        [
+          seq,
+          page.map((p) => p.part),
+          page.map((_, i) => at + i),
+          page.map((p) => p.data),
+          page.map((p) => p.rawBytes),
+        ],
+      );
+    }
+    // the header last: a snapshot is read from its header, which exists only with every part
+    await client.query(
+      `INSERT INTO sandbox_snapshots (seq, log_format, snapshot_format, code_version, state, raw_bytes, parts, bytes)
+       VALUES ($1, $2, $3, $4, NULL, $5, $6, $7) ON CONFLICT (seq) DO NOTHING`,
+      [seq, writer.logFormat, snapshotFormat, writer.codeVersion, rawBytes, parts.length, bytes],
+    );
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => (broken = true));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
   await prune(db, self);
-  return state.length;
+  return bytes;
 }
 
 /** An instance not heard of for this long is taken for gone: pruning no longer waits for it. */
@@ -101,6 +242,7 @@ export async function prune(db: Db, self: string): Promise<void> {
   const behind = live.rows[0]?.applied;
   const steps = behind === null || behind === undefined ? floor : Math.min(floor, Number(behind));
   await db.query(`DELETE FROM sandbox_snapshots WHERE seq < $1`, [floor]);
+  await db.query(`DELETE FROM sandbox_snapshot_parts WHERE seq < $1`, [floor]);
   await db.query(`DELETE FROM sandbox_log WHERE seq <= $1`, [steps]);
   await db.query(
     `DELETE FROM sandbox_instances WHERE seen_at < now() - interval '${INSTANCE_GONE_AFTER_S * 10} seconds'`,

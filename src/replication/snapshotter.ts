@@ -1,21 +1,45 @@
-// Taking the snapshots of a shared sandbox (D-138): which instance writes one (the one committing every
-// N-th step), when (between batches; webhook attempts in flight are data of it), and how (the state exported and
-// turned into JSON while calls wait, then compressed and written in the background); and what this
-// instance did with snapshots, for the operator. The replica (replica.ts) says when a batch is committed.
-// Requirements: none of its own; decisions D-138, D-137.
+// Taking the snapshots of a shared sandbox (D-138, D-143): which instance writes one (the one committing every
+// N-th step), when (between batches; webhook attempts in flight are data of it), and how: the state exported
+// by part (a copy, which later steps do not change) while calls wait, then each part turned into JSON and
+// compressed in short slices between which calls run, and written in the background; loading one a part at
+// a time; and what this instance did with snapshots, for the operator. The replica (replica.ts) says when a
+// batch is committed.
+// Requirements: none of its own; decisions D-138, D-143, D-137.
 
 import type { Db } from '../store/postgres/pool.js';
-import { writeSnapshot } from './snapshots.js';
+import { GLOBAL_PART, readParts, writeSnapshot, zip, type EncodedPart } from './snapshots.js';
 import type { Writer } from './versions.js';
 
-/** The state the log rebuilds, as the domain exports and imports it (D-137). */
-export interface StatePort {
-  /** The format of what `exportState` returns. */
-  readonly format: number;
-  exportState(): unknown;
-  /** Into the state of a sandbox that has run no step yet. */
-  importState(state: unknown): void;
+/** The state as of one moment, by part: what belongs to no tenant, and each tenant's slice in their order. */
+export interface StateParts {
+  global: unknown;
+  tenants: [string, unknown][];
 }
+
+/** The state the log rebuilds, as the domain exports and imports it (D-137), whole or one part at a time. */
+export interface StatePort {
+  /** The format of what `exportParts` returns. */
+  readonly format: number;
+  /** A copy of the state by part, JSON-safe: the steps that run after it do not change it. */
+  exportParts(): StateParts;
+  /** Into the state of a sandbox that has run no step yet: a whole state (a snapshot stored before parts). */
+  importState(state: unknown): void;
+  /** The same one part at a time: the global part (the state of a sandbox that has run no step yet is replaced)… */
+  beginImport(global: unknown): void;
+  /** …each tenant's part, in their order… */
+  importTenant(tenantId: string, data: unknown): void;
+  /** …and the end: the timers of every part re-armed in the order they were made. */
+  finishImport(): void;
+}
+
+/** The global part of a snapshot: the recorder's counters and what of the state belongs to no tenant. */
+interface GlobalPart {
+  replica: ReplicaCounters;
+  state: unknown;
+}
+
+/** How long one slice of turning parts into JSON may hold calls up before they run again. */
+const SLICE_MS = 8;
 
 /** The recorder's own counters that a snapshot keeps beside the domain's state. */
 export interface ReplicaCounters {
@@ -34,16 +58,21 @@ export interface PendingSendState {
   live: boolean;
 }
 
-/** What a snapshot holds: the domain's state and the recorder's counters, as of one step. */
+/** What a snapshot stored whole holds (written before parts): the domain's state and the recorder's counters. */
 export interface SnapshotPayload {
   replica: ReplicaCounters;
   state: unknown;
 }
 
-/** The snapshot a start loads (null: replay the log from its first step). */
+/**
+ * The snapshot a start loads: stored whole (its payload read when it was chosen), by part (read at the start,
+ * one part at a time), or none (seq 0: replay the log from its first step).
+ */
 export interface LoadPlan {
   seq: number;
   payload: SnapshotPayload | null;
+  /** Stored by part: how many. */
+  parts?: number;
 }
 
 /** What this instance did with snapshots, for the operator (GET /sandbox/v1/store). */
@@ -80,10 +109,35 @@ export class Snapshotter {
     this.state = port;
   }
 
-  /** Loads a snapshot's state into the held state. */
+  /** Loads a snapshot stored whole into the held state. */
   load(payload: SnapshotPayload): void {
+    this.port().importState(payload.state);
+  }
+
+  /**
+   * Loads the snapshot of step `seq` stored by part, one part at a time (only a page of parts is read and
+   * only one part parsed at once); `counters` hears the recorder's counters before the state is imported.
+   */
+  async loadParts(seq: number, counters: (c: ReplicaCounters) => void): Promise<void> {
+    const port = this.port();
+    let begun = false;
+    await readParts(
+      this.db,
+      seq,
+      (data) => {
+        const g = data as GlobalPart;
+        counters(g.replica);
+        port.beginImport(g.state);
+        begun = true;
+      },
+      (tenantId, data) => port.importTenant(tenantId, data),
+    );
+    if (begun) port.finishImport();
+  }
+
+  private port(): StatePort {
     if (!this.state) throw new Error('a snapshot was chosen but this instance holds no state to load it into');
-    this.state.importState(payload.state);
+    return this.state;
   }
 
   /** This instance committed the steps after `from` up to `to`: the one committing every N-th step writes a snapshot. */
@@ -118,27 +172,34 @@ export class Snapshotter {
     await this.writing;
   }
 
-  /** Exports the state as of `seq` now (calls wait meanwhile), then compresses and writes it in the background. */
+  /**
+   * Exports the state as of `seq` now, by part (calls wait meanwhile: a copy, no JSON yet), then turns each part
+   * into JSON in slices of at most SLICE_MS between which calls run, compresses them off the event loop, and
+   * writes them in the background. Steps that run meanwhile do not change the copy: the snapshot is the state
+   * after step `seq`.
+   */
   private take(seq: number, counters: ReplicaCounters): void {
     const t0 = performance.now();
-    let json: string;
+    let parts: StateParts;
     try {
-      const payload: SnapshotPayload = { replica: { ...counters }, state: this.state!.exportState() };
-      json = JSON.stringify(payload);
+      parts = this.state!.exportParts();
     } catch (err) {
       console.error(`shared sandbox: the state as of step ${seq} could not be exported (${(err as Error).message})`);
       return;
     }
+    const global: GlobalPart = { replica: { ...counters }, state: parts.global };
+    const encoding = encode(global, parts.tenants);
+    // what calls waited for: the copy, and the JSON made before encode first lets them run (the global part's, a slice)
     const exportMs = performance.now() - t0;
-    const rawBytes = Buffer.byteLength(json, 'utf8');
-    this.writing = writeSnapshot(this.db, seq, json, this.writer, this.state!.format, this.instance)
-      .then((bytes) => {
+    this.writing = encoding
+      .then(async (encoded) => {
+        const bytes = await writeSnapshot(this.db, seq, encoded, this.writer, this.state!.format, this.instance);
         this.activity.lastWritten = {
           seq,
           exportMs: tenth(exportMs),
           writeMs: tenth(performance.now() - t0),
           bytes,
-          rawBytes,
+          rawBytes: encoded.reduce((n, p) => n + p.rawBytes, 0),
         };
       })
       .catch((err: unknown) => {
@@ -149,4 +210,37 @@ export class Snapshotter {
         this.writing = null;
       });
   }
+}
+
+/** One part as JSON, compressed off the event loop. */
+async function encodePart(part: string, value: unknown): Promise<EncodedPart> {
+  const json = Buffer.from(JSON.stringify(value), 'utf8');
+  return { part, data: await zip(json), rawBytes: json.length };
+}
+
+/**
+ * The parts as compressed JSON, the global one first: JSON is made in slices of at most SLICE_MS, each
+ * followed by a turn of the event loop (calls run between them); each tenant's exported copy is let go as
+ * soon as its JSON is made.
+ */
+async function encode(global: GlobalPart, tenants: [string, unknown][]): Promise<EncodedPart[]> {
+  const out: Promise<EncodedPart>[] = [];
+  // a part that fails fails Promise.all below, not the process (in between, the loop yields to the event loop)
+  const add = (p: Promise<EncodedPart>) => {
+    out.push(p);
+    p.catch(() => undefined);
+  };
+  add(encodePart(GLOBAL_PART, global));
+  let slice = performance.now();
+  for (let i = 0; i < tenants.length; i++) {
+    const [tenantId, value] = tenants[i];
+    if (tenantId === GLOBAL_PART) throw new Error(`a tenant's id is the global part's name (${GLOBAL_PART})`);
+    tenants[i] = [tenantId, null];
+    add(encodePart(tenantId, value));
+    if (performance.now() - slice >= SLICE_MS) {
+      await new Promise((r) => setImmediate(r));
+      slice = performance.now();
+    }
+  }
+  return Promise.all(out);
 }

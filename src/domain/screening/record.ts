@@ -6,6 +6,7 @@
 // Requirements: SCR-LEDGER-2, SCR-HOOK-4 (the kept ScoreResultV1); decisions D-02.
 
 import type { TimerHandle } from '../clock.js';
+import { copyData } from '../copy.js';
 import { flatten } from './flatten.js';
 import type { StoredJobSpec } from './jobSpecs.js';
 import { type LedgerRow, type RowChain, rowsOfChain } from './ledger.js';
@@ -121,23 +122,26 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return withSubject(JSON.parse(this.scoreText) as ScoreResultV1, subjectOf(name));
   }
 
-  /** Everything but the expiry timer, which its service re-arms from the clock's timers on import. */
+  /**
+   * Everything but the expiry timer, which its service re-arms from the clock's timers on import. A copy: the
+   * decision and edits (the only fields that are not strings or numbers) are copied, the rest are values.
+   */
   exportState(): StoredRequestState {
-    return structuredClone({
+    return {
       id: this.id,
       idempotencyKey: this.idempotencyKey,
       createdAt: this.createdAt,
       candidate: this.candidateText,
       jobSpec: this.job.json,
       state: this.state,
-      decision: this.decision,
-      edits: this.edits,
+      decision: copyData(this.decision),
+      edits: copyData(this.edits),
       queuedForReviewAt: this.queuedForReviewAt,
       firstRow: this.firstRow,
       lastRow: this.lastRow,
       scoreText: this.scoreText,
       scoreName: this.scoreName,
-    });
+    };
   }
 
   /** The request exported as `s`, its rows in `store`, its job spec the shared `job`. */

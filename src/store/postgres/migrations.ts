@@ -209,4 +209,27 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'snapshots stored by part: one row per tenant and one for the rest (D-143)',
+    sql: `
+      -- a snapshot's parts: 'global' (what belongs to no tenant, and the recorder's counters) and one per
+      -- tenant (its slice), each gzip-compressed JSON; keyed by part first, so the table can be distributed
+      -- by it. ord is the order a start imports them in (0: global, then the tenants in their order).
+      CREATE TABLE sandbox_snapshot_parts (
+        part text NOT NULL,
+        seq bigint NOT NULL,
+        ord integer NOT NULL,
+        data bytea NOT NULL,
+        raw_bytes bigint NOT NULL,
+        PRIMARY KEY (part, seq)
+      );
+      CREATE INDEX sandbox_snapshot_parts_order ON sandbox_snapshot_parts (seq, ord);
+      -- already compressed: stored as it comes
+      ALTER TABLE sandbox_snapshot_parts ALTER COLUMN data SET STORAGE EXTERNAL;
+      -- a snapshot's row is its header, written in the transaction of its parts, after them: with parts (their
+      -- count and compressed size), or a whole state in state (written before this version; still read)
+      ALTER TABLE sandbox_snapshots ALTER COLUMN state DROP NOT NULL, ADD COLUMN parts integer, ADD COLUMN bytes bigint;
+    `,
+  },
 ];

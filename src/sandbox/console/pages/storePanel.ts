@@ -1,6 +1,7 @@
 // The "Where the state is kept" panel of the Demo & reset page (D-138): for a shared sandbox, what a
 // start replays (steps and bytes since the newest snapshot), the snapshots' count, size and age, the
-// versions, and what this instance loaded and last wrote; for the in-memory default, its kind.
+// versions, how the newest is stored (its parts, D-143), and what this instance loaded and last wrote;
+// for the in-memory default, its kind.
 
 import type { Context } from 'hono';
 import type { StoreReport } from '../../../domain/store.js';
@@ -23,6 +24,7 @@ function shared(r: Report): Html {
   <div><dt>Log kept</dt><dd data-field="log">${count(log.steps)} steps${log.firstSeq !== null ? html`, ${count(log.firstSeq)} to ${count(log.lastSeq ?? 0)}` : ''}; ${size(log.tableBytes)} on disk</dd></div>
   <div><dt>Snapshots</dt><dd data-field="snapshots">${count(snapshots.count)} kept, ${size(snapshots.bytes)} compressed; ${snapshots.every ? `one every ${count(snapshots.every)} steps` : 'only at a clean stop'} and at each clean stop</dd></div>
   <div><dt>Newest snapshot</dt><dd data-field="newest">${newest ? html`step ${count(newest.seq)}, ${size(newest.bytes)} (${size(newest.rawBytes)} before compression), ${time(newest.createdAt)}, ${count(newest.ageSeconds)} s ago, written by sandbox ${newest.codeVersion}` : 'none yet'}</dd></div>
+  ${newest ? html`<div><dt>Stored as</dt><dd data-field="parts">${newest.parts ? `${count(newest.parts.count)} parts, one per tenant and one for the rest (${size(newest.parts.globalBytes)}); the largest tenant's ${size(newest.parts.largestTenantBytes)}` : 'one whole row (written before snapshots were stored by part)'}</dd></div>` : ''}
   <div><dt>Versions</dt><dd data-field="versions">log format ${versions.logFormat}, snapshot format ${versions.snapshotFormat}, sandbox ${versions.codeVersion}</dd></div>
   <div><dt>This instance</dt><dd data-field="instance">at step ${count(instance.appliedSeq)}; ${instance.loadedFrom ? (instance.loadedFrom.seq ? `started from the snapshot of step ${count(instance.loadedFrom.seq)} and ${count(instance.loadedFrom.replayedSteps)} steps after it` : `started by replaying ${count(instance.loadedFrom.replayedSteps)} steps`) + ` in ${count(instance.loadedFrom.readyMs)} ms` : ''}${instance.lastWritten ? `; last wrote the snapshot of step ${count(instance.lastWritten.seq)} (calls waited ${instance.lastWritten.exportMs} ms)` : ''}${instance.waiting ? '; a snapshot is due and waits for the one being written' : ''}</dd></div>
 </dl>`;
