@@ -9,6 +9,7 @@ import { createCore, type Core } from './domain/core.js';
 import { createAnonApp, createApp } from './app.js';
 import { openMemoryStore } from './store/memory.js';
 import { openShared, type SharedSandbox } from './replication/index.js';
+import type { Replica } from './replication/replica.js';
 import { shareApps } from './replication/calls.js';
 import { restFastPath, type FastPath } from './http/fastPath.js';
 import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './web/headLimit.js';
@@ -22,6 +23,8 @@ export interface RunningSandbox {
   adminToken: string;
   /** Calls the REST fast path answered so far (0 when it is off). */
   fastPathCalls(): number;
+  /** A shared sandbox's recorder (null in memory): its routing directory and partition counts, for tests and reports. */
+  replica: Replica | null;
   close(): Promise<void>;
 }
 
@@ -126,6 +129,7 @@ export async function startSandbox(
     anonMcpUrl: `http://${hostForUrl}:${anonPort}/mcp`,
     adminToken: settings.adminToken,
     fastPathCalls: () => (holder.fast ?? holder.stepFast)?.taken ?? 0,
+    replica: shared?.replica ?? null,
     async close() {
       await core.store.close();
       await Promise.all([closeServer(server), closeServer(anonServer)]);
