@@ -170,6 +170,15 @@ describe.skipIf(why !== null)('the routing directory and the partition of every 
       { numRuns: 6 },
     );
 
+    // the operator sees the steps by partition and the directory's size
+    const report = await client(a.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/store');
+    expect(report.status, report.text).toBe(200);
+    const parts = (
+      report.json as { instance: { partitions: { directoryTenants: number; steps: Record<string, number> } } }
+    ).instance.partitions;
+    expect(parts.directoryTenants).toBe(a.core.tenants.list().length);
+    for (const kind of ['tenant', 'global', 'create', 'all']) expect(parts.steps[kind]).toBeGreaterThan(0);
+
     // an instance started now rebuilds the directory from the table (and the steps after its snapshot)
     const late = await shared.start(db.url);
     try {

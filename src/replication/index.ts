@@ -149,7 +149,10 @@ async function report(db: Db, replica: Replica, mine: Writer, every: number): Pr
       },
     },
     versions: { logFormat: mine.logFormat, snapshotFormat: SNAPSHOT_FORMAT, codeVersion: mine.codeVersion },
-    instance: replica.snapshotActivity(),
+    instance: {
+      ...replica.snapshotActivity(),
+      partitions: { directoryTenants: replica.directory.size, steps: { ...replica.partitionCounts } },
+    },
   };
 }
 
