@@ -6,6 +6,7 @@ import { createServer as createHttpServer, type RequestListener, type Server, ty
 import type { AddressInfo } from 'node:net';
 import { bindConfig, resolveOptions, type ConfigInput } from './config.js';
 import { createCore, type Core } from './domain/core.js';
+import { exportTenant } from './domain/snapshot.js';
 import { createAnonApp, createApp } from './app.js';
 import { openMemoryStore } from './store/memory.js';
 import { openShared, type SharedSandbox } from './replication/index.js';
@@ -107,6 +108,30 @@ export async function startSandbox(
         anon,
       );
       holder.stepFast = fast;
+      const sharedSandbox = shared;
+      const scratchSettings = settings;
+      // a scratch core of the same settings, on a recorder that records nothing: a tenant is rebuilt in it from the
+      // log (src/replication/loader.ts)
+      shared.replica.scratchWith(async () => {
+        const made = sharedSandbox.scratch();
+        const sc = await createCore(scratchSettings, made.openStore);
+        const scApp = createApp(sc);
+        const scFast = scratchSettings.fastPath ? restFastPath(sc) : undefined;
+        shareApps(
+          made.replica,
+          sc,
+          { fetch: (req, env) => scApp.fetch(req, env), fast: scFast && ((req, res) => scFast.take(req, res)) },
+          createAnonApp(sc),
+        );
+        return {
+          replica: made.replica,
+          exportTenant: (tenantId) => exportTenant(sc, tenantId),
+          dispose: async () => {
+            sc.clock.clear();
+            await sc.store.close();
+          },
+        };
+      });
       await shared.replica.start();
       holder.app = { fetch: fetches.main };
       holder.anon = { fetch: fetches.anon };

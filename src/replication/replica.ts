@@ -32,6 +32,7 @@ import {
 import type { Db } from '../store/postgres/pool.js';
 import { directorySql, TenantDirectory, type DirectoryChange, type DirectorySource } from './directory.js';
 import { partitionOf } from './route.js';
+import { tenantBase, tenantStepsSql } from './loader.js';
 import {
   connectionOf,
   partitionText,
@@ -67,6 +68,13 @@ const SWEEP_MS = 2_000;
 const REPORT_EVERY_MS = 200;
 
 export type AppFetch = (req: Request, env: unknown) => Response | Promise<Response>;
+
+/** A scratch core of the same settings on its own recorder (never started, recording nothing), for a rebuild. */
+export interface Scratch {
+  replica: Replica;
+  exportTenant(tenantId: string): unknown;
+  dispose(): Promise<void>;
+}
 
 interface Item {
   /** Null for a read: it needs the log applied first and records nothing. */
@@ -192,6 +200,9 @@ export class Replica {
   private partition = 'all';
   /** The tenant of each connected webhook listener, from the `connect` steps (for the partition of a `gone`). */
   private listenerTenants = new Map<string, string>();
+  /** A scratch recorder records nothing: it only replays steps read from the log (rebuildTenant). */
+  private scratch = false;
+  private makeScratch: (() => Promise<Scratch>) | null = null;
   /** How many steps of each kind of partition this instance committed and applied (the operator report). */
   readonly partitionCounts = { tenant: 0, global: 0, create: 0, all: 0 };
 
@@ -273,6 +284,63 @@ export class Replica {
       this.timersQueued = true;
       this.submitBackground({ t: 'timers', now: 0 });
     };
+  }
+
+  /** Marks a scratch recorder (index.ts): it never records a step. */
+  markScratch(): void {
+    this.scratch = true;
+  }
+
+  /** How a scratch core of this sandbox is made (the composition root knows its apps). */
+  scratchWith(make: () => Promise<Scratch>): void {
+    this.makeScratch = make;
+  }
+
+  /**
+   * A tenant's slice as the log says it is after the steps applied here, rebuilt without this instance's memory
+   * (loader.ts): the newest snapshot's global part and the tenant's part imported into a scratch core, then the
+   * steps after it whose partition is the tenant's, global, create or all, replayed there in log order.
+   * Call it between batches (inside `read`).
+   */
+  async rebuildTenant(tenantId: string): Promise<unknown> {
+    if (!this.makeScratch) throw new Error('this instance cannot make a scratch core');
+    const upTo = this.applied;
+    const base = await tenantBase(this.db, tenantId, upTo);
+    const scratch = await this.makeScratch();
+    const r = scratch.replica;
+    try {
+      r.frozen = null;
+      const counters = (c: ReplicaCounters) => {
+        for (const p of c.pending ?? []) r.awaitSent(p.key, p.startedAt, false);
+        r.sends = c.sends;
+        r.lastNow = c.lastNow;
+      };
+      r.inStep = true;
+      try {
+        if ('whole' in base) {
+          counters(base.whole.replica);
+          r.snapshots.load(base.whole);
+        } else if ('global' in base)
+          r.snapshots.importSome(base.global, base.tenant === null ? [] : [[tenantId, base.tenant]], counters);
+      } finally {
+        r.inStep = false;
+      }
+      // as at a start: the work an import defers is not the log's
+      r.deferred.splice(0);
+      const partitions = [tenantId, 'global', 'create', 'all'];
+      for (let after = base.seq; ;) {
+        const { rows } = await this.db.query<StoredStep>(tenantStepsSql(after, upTo, CATCH_UP_PAGE), [partitions]);
+        for (const row of rows) {
+          r.partition = row.partition ?? 'all';
+          await r.apply(JSON.parse(row.step) as Step, row.body, false);
+          after = Number(row.seq);
+        }
+        if (rows.length < CATCH_UP_PAGE) break;
+      }
+      return scratch.exportTenant(tenantId);
+    } finally {
+      await scratch.dispose();
+    }
   }
 
   /** The state the directory is kept from (set before the log is applied). */
@@ -440,6 +508,7 @@ export class Replica {
   }
 
   private push(item: Item): void {
+    if (this.scratch) return item.reject(new Error('a scratch core records no step'));
     if (this.fatal) return item.reject(this.fatal);
     this.queue.push(item);
     if (!this.running) void this.loop();
