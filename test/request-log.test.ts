@@ -114,4 +114,35 @@ describe('request log', () => {
     expect(second.entries[0].id < first.entries.at(-1).id).toBe(true);
     expect(new Set([...first.entries, ...second.entries].map((e: { id: string }) => e.id)).size).toBe(1000);
   });
+
+  it('pages every ring merged newest first, also while one ring rolls off entries older than the cursor (D-143)', async () => {
+    const { core } = sb.get();
+    const log = core.callLog;
+    const base = core.clock.now() + 10_000_000;
+    const call = (tenantId: string, at: number) => ({
+      atMs: base + at,
+      tenantId,
+      api: 'rest' as const,
+      method: 'GET',
+      path: `/api/v1/me?at=${at}`,
+      tool: null,
+      status: 200,
+      durationMs: 1,
+      request: '',
+      response: '{}',
+    });
+    const [x, y] = ['ten_mergedringxxxx', 'ten_mergedringyyyy'];
+    for (let i = 0; i < 500; i++) log.record(call(x, i));
+    for (let i = 0; i < 300; i++) log.record(call(y, 1000 + i));
+    const first = await logOf('limit=100');
+    expect(first.entries.map((e: { path: string }) => e.path)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `/api/v1/me?at=${1299 - i}`),
+    );
+    // x's ring turns over: every entry of x older than the cursor rolls off, newer ones come after it
+    for (let i = 0; i < CAPACITY; i++) log.record(call(x, 2000 + i));
+    const second = await logOf(`limit=100&cursor=${first.nextCursor}`);
+    expect(second.entries.map((e: { path: string }) => e.path)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `/api/v1/me?at=${1199 - i}`),
+    );
+  });
 });

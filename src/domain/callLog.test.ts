@@ -124,3 +124,43 @@ describe('a ring per tenant (D-143)', () => {
     expect(log.window(t).entries.at(-1)!.id > before.at(-1)!.id).toBe(true);
   });
 });
+
+describe("a ring's arena of answer bytes", () => {
+  it('shows every call still in the ring exactly as recorded, whatever the sizes of the answers and the roll-off', () => {
+    const size = fc.oneof(
+      fc.integer({ min: 0, max: 64 }),
+      fc.integer({ min: 1000, max: 9000 }),
+      fc.constant(CAP_BYTES + 50),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(size, fc.boolean()), { minLength: 1, maxLength: 80 }),
+        fc.integer({ min: 0, max: 3 }),
+        (shape, laps) => {
+          const log = new CallLog();
+          const expected: string[] = [];
+          const calls = Array.from({ length: shape.length * (laps * 30 + 1) }, (_, k) => shape[k % shape.length]);
+          calls.forEach(([n, asText], k) => {
+            const text = `${k}:`.padEnd(n, String.fromCharCode(97 + (k % 26)));
+            expected.push(capBody(text).text);
+            log.record({
+              atMs: Date.UTC(2026, 10, 24) + k,
+              tenantId: null,
+              api: 'rest',
+              method: 'GET',
+              path: '/x',
+              tool: null,
+              status: 200,
+              durationMs: 1,
+              request: '',
+              response: asText ? text : Buffer.from(text),
+            });
+          });
+          const shown = log.window(null).entries.map((e) => e.responseBody);
+          expect(shown).toEqual(expected.slice(-CAPACITY));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -9,6 +9,11 @@
 import { tagOfTenant } from './rng.js';
 
 export const CAPACITY = 2000;
+/**
+ * The bound of each tenant's ring: the same as the ring of no tenant's calls (D-143). Memory grows with the tenants
+ * that have calls in the log (up to about 6 KB per entry with a long answer) until a store evicts idle tenants.
+ */
+export const TENANT_CAPACITY = CAPACITY;
 export const LOG_TEXT_CAP = 2048;
 
 export interface CallEntry {
@@ -67,7 +72,7 @@ export interface CallLogState {
 const REQUEST_CUT = 1;
 const RESPONSE_CUT = 2;
 
-/** One call as a ring keeps it: the answer as text, or as a copy of its first CAP_BYTES bytes. */
+/** One call as a ring keeps it: the answer as text, or (response null) its first bytes in the ring's arena. */
 interface Slot {
   atMs: number;
   durationMs: number;
@@ -79,40 +84,59 @@ interface Slot {
   path: string;
   tool: string | null;
   request: string;
-  response: string | Uint8Array;
+  response: string | null;
+  /** Where the answer's bytes sit in the arena, and how many (response null). */
+  off: number;
+  len: number;
   built: CallEntry | null;
 }
 
+/** The arena a ring starts with at its first answer in bytes; it doubles when the live bytes need more. */
+const ARENA_START = 64 * 1024;
+
 /**
- * A ring of the latest CAPACITY calls of one tenant (or of no tenant), numbered by position since the ring
+ * A ring of the latest `capacity` calls of one tenant (or of no tenant), numbered by position since the ring
  * began: an entry's id is `log_<position>` plus the ring's suffix (`_<tenant tag>`; none for calls of no
- * tenant). Slots are made as calls come and reused once the ring is full; an answer in bytes is copied (its
- * first CAP_BYTES at most), so nothing of it stays alive. Entries are built, and answers decoded, only when
- * the log is read; an entry once built is kept until its slot is written again.
+ * tenant). Slots are made as calls come and written over in place once the ring is full. An answer in bytes is
+ * copied (its first CAP_BYTES at most) into the ring's arena, a circular byte buffer that grows only while the
+ * bytes of the calls shown need more: once warm, recording allocates nothing and keeps nothing of an answer
+ * alive, so a busy sandbox's heap does not grow with its traffic. Entries are built, and answers decoded, only
+ * when the log is read; an entry once built is kept until its slot is written again.
  */
 class Ring {
-  /** Position p sits at p % CAPACITY; slots of positions no longer shown may be empty. */
+  /** Position p sits at p % this.capacity; slots of positions no longer shown may be empty. */
   slots: Slot[] = [];
   /** Calls recorded since the ring began: the next call's position. */
   count = 0;
   /** Position of the oldest call still shown (clear() moves it). */
   first = 0;
+  private arena: Uint8Array | null = null;
+  /** Where the next answer's bytes go. */
+  private head = 0;
+  /** No live call before this position has bytes in the arena (it only moves forward). */
+  private tailPos = 0;
 
-  constructor(readonly suffix: string) {}
+  constructor(
+    readonly suffix: string,
+    readonly capacity: number,
+  ) {}
 
   idOf(position: number): string {
     return `log_${(position + 1).toString(36).padStart(6, '0')}${this.suffix}`;
   }
 
   record(call: CallRecord): void {
-    const i = this.count++ % CAPACITY;
+    const position = this.count;
+    const i = position % this.capacity;
     let flags = 0;
     let request = call.request;
     if (request.length > LOG_TEXT_CAP) {
       request = cutCopy(request);
       flags |= REQUEST_CUT;
     }
-    let response: string | Uint8Array;
+    let response: string | null = null;
+    let off = 0;
+    let len = 0;
     if (typeof call.response === 'string') {
       response = call.response;
       // the answer's text is cut now, so an entry never holds on to the whole of it
@@ -120,34 +144,117 @@ class Ring {
         response = cutCopy(response);
         flags |= RESPONSE_CUT;
       }
-    } else response = call.response.slice(0, CAP_BYTES);
-    const slot: Slot = {
-      atMs: call.atMs,
-      durationMs: call.durationMs,
-      status: call.status,
-      flags,
-      tenantId: call.tenantId,
-      api: call.api,
-      method: call.method,
-      path: call.path,
-      tool: call.tool,
-      request,
-      response,
-      built: null,
-    };
-    this.slots[i] = slot;
+    } else {
+      const head = call.response.byteLength > CAP_BYTES ? call.response.subarray(0, CAP_BYTES) : call.response;
+      len = head.byteLength;
+      off = this.place(position, len);
+      this.arena!.set(head, off);
+    }
+    this.count++;
+    const s = this.slots[i];
+    if (s === undefined) {
+      this.slots[i] = {
+        atMs: call.atMs,
+        durationMs: call.durationMs,
+        status: call.status,
+        flags,
+        tenantId: call.tenantId,
+        api: call.api,
+        method: call.method,
+        path: call.path,
+        tool: call.tool,
+        request,
+        response,
+        off,
+        len,
+        built: null,
+      };
+      return;
+    }
+    s.atMs = call.atMs;
+    s.durationMs = call.durationMs;
+    s.status = call.status;
+    s.flags = flags;
+    s.tenantId = call.tenantId;
+    s.api = call.api;
+    s.method = call.method;
+    s.path = call.path;
+    s.tool = call.tool;
+    s.request = request;
+    s.response = response;
+    s.off = off;
+    s.len = len;
+    s.built = null;
+  }
+
+  /**
+   * Where `n` bytes of the call at `position` go in the arena: after the bytes of the calls still live (the
+   * `capacity - 1` before it that are shown), wrapping round to the start when the oldest of them leave room
+   * there, else in an arena twice as large that the live bytes are moved into. The live bytes run from the
+   * oldest live call's bytes (`tail`) to `head`, wrapped round the end when `head` is not past them.
+   */
+  private place(position: number, n: number): number {
+    const live = Math.max(this.first, position - this.capacity + 1, this.tailPos);
+    // the oldest live call with bytes in the arena (an empty answer holds none)
+    let tail = live;
+    for (; tail < position; tail++) {
+      const s = this.slots[tail % this.capacity];
+      if (s !== undefined && s.response === null && s.len > 0) break;
+    }
+    this.tailPos = tail;
+    if (this.arena === null) this.arena = new Uint8Array(Math.max(ARENA_START, 2 * n));
+    if (tail === position) this.head = 0;
+    const size = this.arena.length;
+    if (tail === position) {
+      if (n > size) this.grow(position, tail, n);
+    } else {
+      const tailOff = this.slots[tail % this.capacity].off;
+      if (this.head > tailOff) {
+        if (this.head + n > size) {
+          if (n <= tailOff) this.head = 0;
+          else this.grow(position, tail, n);
+        }
+      } else if (this.head + n > tailOff) this.grow(position, tail, n);
+    }
+    const off = this.head;
+    this.head += n;
+    return off;
+  }
+
+  /** Moves the live bytes (positions tail..position-1), in order, to the start of a larger arena. */
+  private grow(position: number, tail: number, n: number): void {
+    let used = 0;
+    for (let p = tail; p < position; p++) {
+      const s = this.slots[p % this.capacity];
+      if (s.response === null) used += s.len;
+    }
+    let size = this.arena!.length * 2;
+    while (size < used + n) size *= 2;
+    const next = new Uint8Array(size);
+    let at = 0;
+    for (let p = tail; p < position; p++) {
+      const s = this.slots[p % this.capacity];
+      if (s.response !== null) continue;
+      next.set(this.arena!.subarray(s.off, s.off + s.len), at);
+      s.off = at;
+      at += s.len;
+    }
+    this.arena = next;
+    this.head = at;
   }
 
   /** Position of the oldest call shown. */
   get oldest(): number {
-    return Math.max(this.first, this.count - CAPACITY);
+    return Math.max(this.first, this.count - this.capacity);
   }
 
   entryAt(position: number): CallEntry {
-    const s = this.slots[position % CAPACITY];
+    const s = this.slots[position % this.capacity];
     if (s.built) return s.built;
     const res =
-      typeof s.response === 'string' ? { text: s.response, cut: (s.flags & RESPONSE_CUT) !== 0 } : capBytes(s.response);
+      s.response !== null
+        ? { text: s.response, cut: (s.flags & RESPONSE_CUT) !== 0 }
+        : capBytes(this.arena!.subarray(s.off, s.off + s.len));
     return (s.built = {
       id: this.idOf(position),
       at: new Date(s.atMs).toISOString(),
@@ -179,7 +286,7 @@ class Ring {
   exportState(): CallLogState {
     const entries: CallLogState['entries'] = [];
     for (let p = this.oldest; p < this.count; p++) {
-      const s = this.slots[p % CAPACITY];
+      const s = this.slots[p % this.capacity];
       const e = this.entryAt(p);
       entries.push({
         atMs: s.atMs,
@@ -201,7 +308,10 @@ class Ring {
   importState(state: CallLogState): void {
     const start = state.count - state.entries.length;
     this.slots = [];
-    state.entries.forEach((e, i) => (this.slots[(start + i) % CAPACITY] = { ...e, built: null }));
+    state.entries.forEach((e, i) => (this.slots[(start + i) % this.capacity] = { ...e, off: 0, len: 0, built: null }));
+    this.arena = null;
+    this.head = 0;
+    this.tailPos = state.count;
     this.count = state.count;
     this.first = state.first;
   }
@@ -221,7 +331,7 @@ const beforeAcross = (a: CallEntry, b: CallEntry): boolean =>
 
 /** The request log: one ring for the calls of no tenant, one per tenant (made on its first call). */
 export class CallLog {
-  private readonly global = new Ring('');
+  private readonly global = new Ring('', CAPACITY);
   private rings = new Map<string, Ring>();
   /** Tenant by tag, to find the ring an entry id names. */
   private byTag = new Map<string, string>();
@@ -234,7 +344,7 @@ export class CallLog {
     let r = this.rings.get(tenantId);
     if (r === undefined) {
       const tag = tagOfTenant(tenantId);
-      this.rings.set(tenantId, (r = new Ring(`_${tag}`)));
+      this.rings.set(tenantId, (r = new Ring(`_${tag}`, TENANT_CAPACITY)));
       this.byTag.set(tag, tenantId);
     }
     return r;
