@@ -3,8 +3,9 @@
 // instance (the CLI in a child process, `--store postgres://…`) is given many tenants with history through
 // HTTP and stopped cleanly (its stop writes a snapshot); fresh instances are started on it (three per
 // checkout, interleaved; medians), and the peak resident memory of the process (VmHWM) and its time to ready
-// are read; then submits keep arriving while an instance writes a snapshot of that state, and the store report
-// says how long calls waited (exportMs) and how long the write took, beside the submits' latencies around it.
+// are read; then submits keep arriving while an instance writes a snapshot of that state (three times per
+// checkout, interleaved; medians), and the store report says how long calls waited (exportMs) and how long the
+// write took, beside the submits' latencies around it (pooled).
 //
 //   npx tsx bench/snapshot-parts.ts [--tenants 5000] [--requests 4] [--base <checkout>]
 //
@@ -17,6 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { startTestDatabase } from '../test/support/postgres.js';
 
 const ADMIN = 'sat_snapshot_parts_bench';
@@ -168,9 +170,14 @@ async function startOnce(cwd: string, url: string) {
   return { readyMs, loadMs: loaded?.readyMs ?? NaN, peak, rss };
 }
 
-/** Submits keep arriving while a snapshot of the seeded state is taken and written (due 200 steps in). */
-async function writeWhileCalled(cwd: string, url: string, steps: number, keys: string[]) {
-  const sb = await spawnInstance(cwd, url, { SANDBOX_SNAPSHOT_EVERY: String(steps + 200) });
+/** Submits keep arriving while a snapshot of the state is taken and written (due 200 steps in). */
+async function writeWhileCalled(cwd: string, url: string, keys: string[]) {
+  const pgc = new pg.Client({ connectionString: url });
+  await pgc.connect();
+  const last = Number((await pgc.query<{ seq: string }>('SELECT max(seq) AS seq FROM sandbox_log')).rows[0].seq);
+  await pgc.end();
+  // the first step past `last + 200` is the first multiple of the interval
+  const sb = await spawnInstance(cwd, url, { SANDBOX_SNAPSHOT_EVERY: String(last + 200) });
   const latencies: number[] = [];
   await pool(PROBE, 8, async (i) => {
     const a = performance.now();
@@ -202,10 +209,17 @@ try {
   const starts = new Map<string, Awaited<ReturnType<typeof startOnce>>[]>();
   for (let rep = 0; rep < 3; rep++)
     for (const c of checkouts) starts.set(c.label, [...(starts.get(c.label) ?? []), await startOnce(c.cwd, c.url)]);
+  // snapshots written under calls, interleaved the same way (each adds PROBE requests to that database)
+  const writes = new Map<string, Awaited<ReturnType<typeof writeWhileCalled>>[]>();
+  for (let rep = 0; rep < 3; rep++)
+    for (const c of checkouts)
+      writes.set(c.label, [...(writes.get(c.label) ?? []), await writeWhileCalled(c.cwd, c.url, c.keys)]);
   const runs: Record<string, unknown>[] = [];
   for (const c of checkouts) {
     const s = starts.get(c.label)!;
-    const w = await writeWhileCalled(c.cwd, c.url, c.steps, c.keys);
+    const w = writes.get(c.label)!;
+    const of = (f: (x: (typeof w)[number]) => number | undefined) => median(w.map(f).filter((x) => x !== undefined));
+    const latencies = w.flatMap((x) => x.latencies);
     runs.push({
       label: c.label,
       steps: c.steps,
@@ -213,15 +227,16 @@ try {
       afterStartMB: +(median(s.map((x) => x.rss)) / MB).toFixed(0),
       readyMs: Math.round(median(s.map((x) => x.readyMs))),
       loadMs: Math.round(median(s.map((x) => x.loadMs))),
-      exportMs: w.written?.exportMs ?? null,
-      writeMs: w.written?.writeMs ?? null,
-      rawMB: w.written ? +(w.written.rawBytes / MB).toFixed(1) : null,
-      compressedMB: w.written ? +(w.written.bytes / MB).toFixed(2) : null,
-      parts: w.parts,
-      peakWritingMB: +(w.peak / MB).toFixed(0),
-      submitP50: +pct(w.latencies, 50).toFixed(0),
-      submitP99: +pct(w.latencies, 99).toFixed(0),
-      submitMax: +pct(w.latencies, 100).toFixed(0),
+      exportMs: of((x) => x.written?.exportMs),
+      exportMsEach: w.map((x) => x.written?.exportMs ?? null).join(' / '),
+      writeMs: of((x) => x.written?.writeMs),
+      rawMB: +(of((x) => x.written?.rawBytes) / MB).toFixed(1),
+      compressedMB: +(of((x) => x.written?.bytes) / MB).toFixed(2),
+      parts: w[0].parts,
+      peakWritingMB: +(of((x) => x.peak) / MB).toFixed(0),
+      submitP50: +pct(latencies, 50).toFixed(0),
+      submitP99: +pct(latencies, 99).toFixed(0),
+      submitMax: +pct(latencies, 100).toFixed(0),
     });
   }
   console.table(runs);

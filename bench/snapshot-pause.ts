@@ -1,0 +1,91 @@
+// What calls wait for while a shared sandbox takes a snapshot, in process and side by side with another
+// checkout: both build the same state through their own app (in-memory store, the same calls), then take
+// turns doing the synchronous part of a snapshot seven times: the other checkout's `exportState` and its whole
+// JSON (what calls waited for before snapshots were stored by part), and this one's `exportState` copy and the
+// JSON of its global part (what they wait for now, but for the first 8 ms slice). Medians; less noisy than
+// `bench/snapshot-parts.ts`, which measures the same through PostgreSQL and HTTP.
+//
+//   npx tsx bench/snapshot-pause.ts --base tmp/base [--tenants 5000] [--requests 4]
+
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    tenants: { type: 'string', default: '5000' },
+    requests: { type: 'string', default: '4' },
+    base: { type: 'string' },
+  },
+});
+const TENANTS = Number(values.tenants);
+const REQUESTS = Number(values.requests);
+if (!values.base) throw new Error('--base <checkout> is required (see bench/README.md)');
+
+type Exported = { tenants: Record<string, unknown> } & Record<string, unknown>;
+interface Built {
+  exportState(): Exported;
+}
+
+/** The checkout at `root` with TENANTS tenants of REQUESTS screening requests each, made through its app. */
+async function build(root: string): Promise<Built> {
+  const at = (file: string) => import(pathToFileURL(path.join(root, file)).href);
+  const { createApp } = await at('src/app.ts');
+  const { resolveConfig } = await at('src/config.ts');
+  const { createCore } = await at('src/domain/core.ts');
+  const { openMemoryStore } = await at('src/store/memory.ts');
+  const snap = await at('src/domain/snapshot.ts');
+  const admin = 'sat_snapshot_pause_bench';
+  const core: unknown = await createCore(
+    resolveConfig({ adminToken: admin, noRateLimits: true, corpusSize: 2000 }),
+    openMemoryStore,
+  );
+  const app = createApp(core) as { fetch(req: Request): Promise<Response> };
+  const call = async (p: string, body: unknown, key = admin) => {
+    const res = await app.fetch(
+      new Request(`http://bench${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
+    const json = (await res.json()) as { apiKey: string };
+    if (res.status >= 300) throw new Error(`${p}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const keys: string[] = [];
+  for (let i = 0; i < TENANTS; i++) keys.push((await call('/sandbox/v1/tenants', { planTier: 'scale' })).apiKey);
+  let n = 0;
+  for (let r = 0; r < REQUESTS; r++)
+    for (const key of keys)
+      await call(
+        '/api/screening/v1/screen',
+        {
+          idempotencyKey: `pause-${n++}`,
+          candidate: { kind: 'structured', fullName: 'Ayu Lestari', skills: ['TypeScript'], experienceYears: 5 },
+          jobSpec: { title: 'Backend Engineer', mustHaves: ['TypeScript'] },
+        },
+        key,
+      );
+  return { exportState: () => snap.exportState(core) as Exported };
+}
+
+const base = await build(path.resolve(values.base));
+const mine = await build(process.cwd());
+const before: number[] = [];
+const after: number[] = [];
+let mb = 0;
+for (let k = 0; k < 7; k++) {
+  let t = performance.now();
+  mb = JSON.stringify({ replica: {}, state: base.exportState() }).length / 1024 / 1024;
+  before.push(performance.now() - t);
+  t = performance.now();
+  const { tenants: _tenants, ...global } = mine.exportState();
+  JSON.stringify({ replica: {}, state: global });
+  after.push(performance.now() - t);
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' / ');
+console.log(`${TENANTS} tenants × ${REQUESTS} requests, ${mb.toFixed(1)} MB of JSON`);
+console.log(`  ${values.base}: export and whole JSON ${ms(before)} ms, median ${median(before).toFixed(0)} ms`);
+console.log(`  this checkout: export and global JSON ${ms(after)} ms, median ${median(after).toFixed(0)} ms`);
