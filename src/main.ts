@@ -6,9 +6,11 @@ import { createServer as createHttpServer, type RequestListener, type Server, ty
 import type { AddressInfo } from 'node:net';
 import { bindConfig, resolveOptions, type ConfigInput } from './config.js';
 import { createCore, type Core } from './domain/core.js';
+import { exportTenant } from './domain/snapshot.js';
 import { createAnonApp, createApp } from './app.js';
 import { openMemoryStore } from './store/memory.js';
 import { openShared, type SharedSandbox } from './replication/index.js';
+import type { Replica } from './replication/replica.js';
 import { shareApps } from './replication/calls.js';
 import { restFastPath, type FastPath } from './http/fastPath.js';
 import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './web/headLimit.js';
@@ -22,6 +24,8 @@ export interface RunningSandbox {
   adminToken: string;
   /** Calls the REST fast path answered so far (0 when it is off). */
   fastPathCalls(): number;
+  /** A shared sandbox's recorder (null in memory): its routing directory and partition counts, for tests and reports. */
+  replica: Replica | null;
   close(): Promise<void>;
 }
 
@@ -104,6 +108,30 @@ export async function startSandbox(
         anon,
       );
       holder.stepFast = fast;
+      const sharedSandbox = shared;
+      const scratchSettings = settings;
+      // a scratch core of the same settings, on a recorder that records nothing: a tenant is rebuilt in it from the
+      // log (src/replication/loader.ts)
+      shared.replica.scratchWith(async () => {
+        const made = sharedSandbox.scratch();
+        const sc = await createCore(scratchSettings, made.openStore);
+        const scApp = createApp(sc);
+        const scFast = scratchSettings.fastPath ? restFastPath(sc) : undefined;
+        shareApps(
+          made.replica,
+          sc,
+          { fetch: (req, env) => scApp.fetch(req, env), fast: scFast && ((req, res) => scFast.take(req, res)) },
+          createAnonApp(sc),
+        );
+        return {
+          replica: made.replica,
+          exportTenant: (tenantId) => exportTenant(sc, tenantId),
+          dispose: async () => {
+            sc.clock.clear();
+            await sc.store.close();
+          },
+        };
+      });
       await shared.replica.start();
       holder.app = { fetch: fetches.main };
       holder.anon = { fetch: fetches.anon };
@@ -126,6 +154,7 @@ export async function startSandbox(
     anonMcpUrl: `http://${hostForUrl}:${anonPort}/mcp`,
     adminToken: settings.adminToken,
     fastPathCalls: () => (holder.fast ?? holder.stepFast)?.taken ?? 0,
+    replica: shared?.replica ?? null,
     async close() {
       await core.store.close();
       await Promise.all([closeServer(server), closeServer(anonServer)]);

@@ -329,6 +329,23 @@ export class AccountService {
     }
   }
 
+  /**
+   * What names a tenant among the accounts (each account's e-mail, each session's id), of one tenant or of all,
+   * read without copying: a shared sandbox keeps its routing directory with it.
+   */
+  namesOf(tenantId?: string): { tenantId: string; kind: 'email' | 'session'; name: string }[] {
+    const out: { tenantId: string; kind: 'email' | 'session'; name: string }[] = [];
+    for (const a of this.byId.values())
+      if (tenantId === undefined || a.tenantId === tenantId)
+        out.push({ tenantId: a.tenantId, kind: 'email', name: a.email });
+    for (const s of this.sessions.values()) {
+      const a = this.byId.get(s.accountId);
+      if (a && (tenantId === undefined || a.tenantId === tenantId))
+        out.push({ tenantId: a.tenantId, kind: 'session', name: s.id });
+    }
+    return out;
+  }
+
   clear(): void {
     this.byId.clear();
     this.byEmail.clear();

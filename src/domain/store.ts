@@ -100,6 +100,11 @@ export interface StoreReport {
     loadedFrom: { seq: number; replayedSteps: number; readyMs: number } | null;
     lastWritten: { seq: number; exportMs: number; writeMs: number; bytes: number; rawBytes: number } | null;
     waiting: boolean;
+    /** The steps it ran or applied since it started, by partition kind, and the tenants its routing directory knows. */
+    partitions?: {
+      directoryTenants: number;
+      steps: { tenant: number; global: number; create: number; all: number };
+    };
   };
 }
 

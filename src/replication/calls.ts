@@ -26,6 +26,38 @@ import type { Oversize, Replica } from './replica.js';
 import { settled, type NodeHandler } from './steps.js';
 import { readNode, readWeb } from '../web/bodyStream.js';
 import { envelopeOf } from '../web/envelope.js';
+import type { DirectorySource, Entry } from './directory.js';
+
+/** What the directory of a shared sandbox is kept from (directory.ts): the tenants of the state in memory. */
+function directorySource(core: Core): DirectorySource {
+  const exists = (tenantId: string) => {
+    try {
+      core.tenants.get(tenantId);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const shallow = (tenantId: string): Entry[] => [
+    ['tenant', tenantId],
+    ...core.tenants.keysOf(tenantId).map((k): Entry => ['key', k.hash]),
+  ];
+  return {
+    entriesOf(tenantId, deep) {
+      if (!exists(tenantId)) return [];
+      const out = shallow(tenantId);
+      if (deep) for (const n of core.store.accounts.namesOf(tenantId)) out.push([n.kind, n.name]);
+      return out;
+    },
+    allEntries() {
+      const all = new Map<string, Entry[]>();
+      for (const t of core.tenants.ordered()) all.set(t.id, shallow(t.id));
+      for (const n of core.store.accounts.namesOf()) all.get(n.tenantId)?.push([n.kind, n.name]);
+      return all;
+    },
+    tenants: () => core.tenants.ordered(),
+  };
+}
 
 /** Bytes of a body kept for the log: more than any route accepts, so a refused body is refused on replay too. */
 const RECORDED_BODY_CAP = 1024 * 1024;
@@ -158,6 +190,7 @@ export function shareApps(
       run = null;
     },
   });
+  replica.holdDirectory(directorySource(core));
   const control = controlApp(core);
   replica.mount('control', (req, env) => control.fetch(req, env));
   routeControlCalls(core, async (app, req) => {

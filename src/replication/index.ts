@@ -149,7 +149,10 @@ async function report(db: Db, replica: Replica, mine: Writer, every: number): Pr
       },
     },
     versions: { logFormat: mine.logFormat, snapshotFormat: SNAPSHOT_FORMAT, codeVersion: mine.codeVersion },
-    instance: replica.snapshotActivity(),
+    instance: {
+      ...replica.snapshotActivity(),
+      partitions: { directoryTenants: replica.directory.size, steps: { ...replica.partitionCounts } },
+    },
   };
 }
 
@@ -158,6 +161,11 @@ export interface SharedSandbox {
   /** The admin token every instance uses: the operator's, or the one the first instance generated. */
   adminToken: string;
   openStore: OpenStore;
+  /**
+   * A scratch recorder and the store of a scratch core on it: the same settings, epoch and secrets, never started,
+   * recording nothing (a tenant is rebuilt in it from the log, loader.ts).
+   */
+  scratch(): { replica: Replica; openStore: OpenStore };
 }
 
 async function shared(db: Db, key: string, make: () => string): Promise<string> {
@@ -200,26 +208,34 @@ export async function openShared(
     const every = config.snapshotEvery > 0 ? config.snapshotEvery : Infinity;
     const replica = new Replica(db, config.seed, startedAt, onFatal, { writer, snapshotEvery: every });
     replica.loadFrom(plan);
-    const openStore: OpenStore = (deps) => {
-      deps.ids.share(epoch, replica.entropy);
-      const store = openMemoryStore(deps, {
-        kind: 'postgres',
-        realNow: replica.now,
-        cursorSecret,
-        ledgerFirstSeq: firstSeqAt(startedAt),
-        sendWebhook: replica.sendWebhook,
-        resumeWebhook: replica.resumeWebhook,
-        report: () => report(db, replica, writer, every),
-        close: async () => {
-          await replica.close();
-          await db.end();
-        },
-      });
-      store.clock.dispatchDueTo(replica.fireTimersWith(() => store.clock.fireDueNow()));
-      store.clock.deferWith(replica.defer);
-      return store;
+    const storeOn =
+      (on: Replica, own: boolean): OpenStore =>
+      (deps) => {
+        deps.ids.share(epoch, on.entropy);
+        const store = openMemoryStore(deps, {
+          kind: 'postgres',
+          realNow: on.now,
+          cursorSecret,
+          ledgerFirstSeq: firstSeqAt(startedAt),
+          sendWebhook: on.sendWebhook,
+          resumeWebhook: on.resumeWebhook,
+          report: () => report(db, on, writer, every),
+          close: async () => {
+            await on.close();
+            // a scratch core's pool is the instance's own
+            if (own) await db.end();
+          },
+        });
+        store.clock.dispatchDueTo(on.fireTimersWith(() => store.clock.fireDueNow()));
+        store.clock.deferWith(on.defer);
+        return store;
+      };
+    const scratch = () => {
+      const on = new Replica(db, config.seed, startedAt, onFatal, { writer, snapshotEvery: Infinity });
+      on.markScratch();
+      return { replica: on, openStore: storeOn(on, false) };
     };
-    return { replica, adminToken, openStore };
+    return { replica, adminToken, openStore: storeOn(replica, true), scratch };
   } catch (err) {
     await db.end().catch(() => {});
     throw err;

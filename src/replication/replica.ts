@@ -30,9 +30,14 @@ import {
   type SentWebhook,
 } from '../domain/webhooks/sender.js';
 import type { Db } from '../store/postgres/pool.js';
+import { directorySql, TenantDirectory, type DirectoryChange, type DirectorySource } from './directory.js';
+import { partitionOf } from './route.js';
+import { tenantBase, tenantStepsSql } from './loader.js';
 import {
   connectionOf,
+  partitionText,
   requestOf,
+  routedCall,
   settled,
   takenBy,
   type ListenOp,
@@ -64,6 +69,13 @@ const REPORT_EVERY_MS = 200;
 
 export type AppFetch = (req: Request, env: unknown) => Response | Promise<Response>;
 
+/** A scratch core of the same settings on its own recorder (never started, recording nothing), for a rebuild. */
+export interface Scratch {
+  replica: Replica;
+  exportTenant(tenantId: string): unknown;
+  dispose(): Promise<void>;
+}
+
 interface Item {
   /** Null for a read: it needs the log applied first and records nothing. */
   step: Step | null;
@@ -80,6 +92,8 @@ interface StoredStep {
   body: Buffer | null;
   log_format: number | null;
   code_version: string | null;
+  /** Null on a step written before steps carried their partition: read as `all`. */
+  partition: string | null;
 }
 
 export interface ReplicaOptions {
@@ -124,6 +138,8 @@ interface PendingSend {
   /** Made by this instance (its answer will come); else made elsewhere, or before a restart. */
   live: boolean;
   givenUp: boolean;
+  /** The partition of the step that made the attempt (its `sent` step's); `all` when not known (restored). */
+  partition: string;
 }
 
 export class Replica {
@@ -173,6 +189,22 @@ export class Replica {
   // snapshots (D-138, D-137): the one a start loads, and the ones this instance takes
   private plan: LoadPlan = { seq: 0, payload: null };
   private readonly snapshots: Snapshotter;
+  /** Where routing looks tenants up (directory.ts), kept by the steps; and the state it is diffed against. */
+  readonly directory = new TenantDirectory();
+  private dirSource: DirectorySource | null = null;
+  /** Whether this instance has compared its directory with its state under the lock since it started. */
+  private dirChecked = false;
+  /** Directory changes made outside a step (the demo tenants), written with the next batch. */
+  private dirExtra: DirectoryChange[] = [];
+  /** The partition of the step being run. */
+  private partition = 'all';
+  /** The tenant of each connected webhook listener, from the `connect` steps (for the partition of a `gone`). */
+  private listenerTenants = new Map<string, string>();
+  /** A scratch recorder records nothing: it only replays steps read from the log (rebuildTenant). */
+  private scratch = false;
+  private makeScratch: (() => Promise<Scratch>) | null = null;
+  /** How many steps of each kind of partition this instance committed and applied (the operator report). */
+  readonly partitionCounts = { tenant: 0, global: 0, create: 0, all: 0 };
 
   constructor(
     readonly db: Db,
@@ -218,7 +250,7 @@ export class Replica {
   /** The webhook port: only the instance running the step sends; every instance waits for the `sent` step. */
   readonly sendWebhook: SendWebhook = (url, headers, body, timeoutMs) => {
     const key = ++this.sends;
-    const p = this.awaitSent(key, this.now(), this.live);
+    const p = this.awaitSent(key, this.now(), this.live, this.partition);
     if (this.live)
       void postWebhook(url, headers, body, timeoutMs).then((out) =>
         this.submitBackground({ t: 'sent', key, out, now: 0 }),
@@ -230,10 +262,10 @@ export class Replica {
   readonly resumeWebhook: ResumeWebhook = (key) => this.pending.get(key)?.answer ?? null;
 
   /** A pending entry: the attempt `key` awaits its `sent` step. */
-  private awaitSent(key: number, startedAt: number, live: boolean): PendingSend {
+  private awaitSent(key: number, startedAt: number, live: boolean, partition = 'all'): PendingSend {
     let resolve!: (out: SendOutcome) => void;
     const answer = new Promise<SendOutcome>((r) => (resolve = r));
-    const p: PendingSend = { answer, resolve, startedAt, live, givenUp: false };
+    const p: PendingSend = { answer, resolve, startedAt, live, givenUp: false, partition };
     this.pending.set(key, p);
     return p;
   }
@@ -252,6 +284,68 @@ export class Replica {
       this.timersQueued = true;
       this.submitBackground({ t: 'timers', now: 0 });
     };
+  }
+
+  /** Marks a scratch recorder (index.ts): it never records a step. */
+  markScratch(): void {
+    this.scratch = true;
+  }
+
+  /** How a scratch core of this sandbox is made (the composition root knows its apps). */
+  scratchWith(make: () => Promise<Scratch>): void {
+    this.makeScratch = make;
+  }
+
+  /**
+   * A tenant's slice as the log says it is after the steps applied here, rebuilt without this instance's memory
+   * (loader.ts): the newest snapshot's global part and the tenant's part imported into a scratch core, then the
+   * steps after it whose partition is the tenant's, global, create or all, replayed there in log order.
+   * Call it between batches (inside `read`).
+   */
+  async rebuildTenant(tenantId: string): Promise<unknown> {
+    if (!this.makeScratch) throw new Error('this instance cannot make a scratch core');
+    const upTo = this.applied;
+    const base = await tenantBase(this.db, tenantId, upTo);
+    const scratch = await this.makeScratch();
+    const r = scratch.replica;
+    try {
+      r.frozen = null;
+      const counters = (c: ReplicaCounters) => {
+        for (const p of c.pending ?? []) r.awaitSent(p.key, p.startedAt, false);
+        r.sends = c.sends;
+        r.lastNow = c.lastNow;
+      };
+      r.inStep = true;
+      try {
+        if ('whole' in base) {
+          counters(base.whole.replica);
+          r.snapshots.load(base.whole);
+        } else if ('global' in base)
+          r.snapshots.importSome(base.global, base.tenant === null ? [] : [[tenantId, base.tenant]], counters);
+      } finally {
+        r.inStep = false;
+      }
+      // as at a start: the work an import defers is not the log's
+      r.deferred.splice(0);
+      const partitions = [tenantId, 'global', 'create', 'all'];
+      for (let after = base.seq; ;) {
+        const { rows } = await this.db.query<StoredStep>(tenantStepsSql(after, upTo, CATCH_UP_PAGE), [partitions]);
+        for (const row of rows) {
+          r.partition = row.partition ?? 'all';
+          await r.apply(JSON.parse(row.step) as Step, row.body, false);
+          after = Number(row.seq);
+        }
+        if (rows.length < CATCH_UP_PAGE) break;
+      }
+      return scratch.exportTenant(tenantId);
+    } finally {
+      await scratch.dispose();
+    }
+  }
+
+  /** The state the directory is kept from (set before the log is applied). */
+  holdDirectory(source: DirectorySource): void {
+    this.dirSource = source;
   }
 
   /** What applies a `listen` step (set before the log is applied). */
@@ -322,6 +416,12 @@ export class Replica {
       this.applied = seq;
     }
     this.plan = { seq: 0, payload: null };
+    // the directory as of the log's head; the steps replayed below apply their changes again (each sets or
+    // removes an entry, so the head's directory is what remains)
+    const { rows } = await this.db.query<{ kind: DirectoryChange[0]; name: string; tenant_id: string }>(
+      `SELECT kind, name, tenant_id FROM sandbox_directory`,
+    );
+    this.directory.apply(rows.map((r) => [r.kind, r.name, r.tenant_id]));
     await this.catchUp(this.db);
     this.snapshots.activity.loadedFrom = {
       seq,
@@ -408,6 +508,7 @@ export class Replica {
   }
 
   private push(item: Item): void {
+    if (this.scratch) return item.reject(new Error('a scratch core records no step'));
     if (this.fatal) return item.reject(this.fatal);
     this.queue.push(item);
     if (!this.running) void this.loop();
@@ -453,15 +554,28 @@ export class Replica {
           await this.writer!.query('COMMIT');
         }
       }
+      // under the lock, with every committed step applied, the state is the log's head: what the directory lacks
+      // of it was made outside any step (the demo tenants, seeded by every instance at its start)
+      if (this.held && !this.dirChecked && this.dirSource) {
+        this.dirChecked = true;
+        this.dirExtra.push(...this.directory.diffAll(this.dirSource));
+      }
       const done: LoggedStep[] = [];
       for (const item of batch) {
+        this.partition = 'all';
         try {
           results.push({ item, ok: true, value: await item.run() });
         } catch (err) {
           results.push({ item, ok: false, value: err });
         }
         // a step that failed part-way fails the same way on every replay: it is in the log either way
-        if (item.step) done.push({ seq: this.applied + done.length + 1, step: item.step, body: item.body });
+        if (item.step)
+          done.push({
+            seq: this.applied + done.length + 1,
+            step: item.step,
+            body: item.body,
+            partition: this.partition,
+          });
       }
       // one round trip: the steps and the commit
       const notify = this.notifyListeners ? `NOTIFY ${LISTEN_CHANNEL}; ` : '';
@@ -473,8 +587,13 @@ export class Replica {
         const next = again
           ? ` BEGIN; SELECT pg_try_advisory_xact_lock(${LOG_LOCK}) AS locked; ${this.pageAfter(this.applied + done.length)}`
           : '';
-        const out = (await this.writer!.query(`${done.length ? this.insertOf(done) : ''}${notify}COMMIT;${next}`)) as
-          pg.QueryResult | pg.QueryResult[];
+        const dir = directorySql([
+          ...this.dirExtra.splice(0),
+          ...done.flatMap((d) => (d.step.t === 'call' && d.step.dir) || []),
+        ]);
+        const out = (await this.writer!.query(
+          `${done.length ? this.insertOf(done) : ''}${dir}${notify}COMMIT;${next}`,
+        )) as pg.QueryResult | pg.QueryResult[];
         this.held = null;
         if (again) {
           const rs = out as pg.QueryResult[];
@@ -513,9 +632,10 @@ export class Replica {
     const { logFormat, codeVersion } = this.options.writer;
     const by = `${Math.floor(logFormat)}, ${literal(codeVersion)}`;
     const rows = steps.map(
-      (s) => `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? byteaLiteral(s.body) : 'NULL'}, ${by})`,
+      (s) =>
+        `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? byteaLiteral(s.body) : 'NULL'}, ${by}, ${literal(s.partition)})`,
     );
-    return `INSERT INTO sandbox_log (seq, step, body, log_format, code_version) VALUES ${rows.join(', ')}; `;
+    return `INSERT INTO sandbox_log (seq, step, body, log_format, code_version, partition) VALUES ${rows.join(', ')}; `;
   }
 
   /** The connection that appends: with standard strings, so a literal needs only its quotes doubled. */
@@ -526,14 +646,19 @@ export class Replica {
   }
 
   private pageAfter(seq: number): string {
-    return `SELECT seq, step, body, log_format, code_version FROM sandbox_log WHERE seq > ${Math.floor(seq)} ORDER BY seq LIMIT ${CATCH_UP_PAGE}`;
+    return `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log WHERE seq > ${Math.floor(seq)} ORDER BY seq LIMIT ${CATCH_UP_PAGE}`;
   }
 
   /** Applies a page of committed steps; when the page was full, reads and applies the rest. */
   private async applyPage(rows: StoredStep[], db: Db | pg.PoolClient): Promise<void> {
     for (const r of rows) {
       this.check(r);
-      await this.apply(JSON.parse(r.step) as Step, r.body, false);
+      const step = JSON.parse(r.step) as Step;
+      this.partition = r.partition ?? 'all';
+      await this.apply(step, r.body, false);
+      // the directory changes the step made where it ran
+      if (step.t === 'call' && step.dir) this.directory.apply(step.dir);
+      this.count(this.partition);
       this.applied = Number(r.seq);
     }
     if (rows.length === CATCH_UP_PAGE) await this.catchUp(db);
@@ -561,10 +686,66 @@ export class Replica {
     await this.applyPage(rows, db);
   }
 
-  private runLive(step: Step, body: Buffer | null): Promise<unknown> {
+  private async runLive(step: Step, body: Buffer | null): Promise<unknown> {
     // never backwards, whichever instance's real clock ran the step before
     step.now = Math.max(Date.now(), this.lastNow);
-    return this.apply(step, body, true);
+    this.partition = this.partitionOfStep(step, body);
+    this.count(this.partition);
+    try {
+      return await this.apply(step, body, true);
+    } finally {
+      if (step.t === 'call') {
+        const dir = this.directoryChanges(step, this.partition);
+        if (dir.length) step.dir = dir;
+      }
+    }
+  }
+
+  private count(partition: string): void {
+    const kind = partition === 'global' || partition === 'create' || partition === 'all' ? partition : 'tenant';
+    this.partitionCounts[kind]++;
+  }
+
+  /**
+   * The partition a live step belongs to, decided before it runs: a call's by the router (route.ts); a `sent`
+   * step's that of the step that made the attempt; a `listen` step's the listener's tenant (or the attempt's);
+   * a `timers` step fires every zone's due timers (`all`).
+   */
+  private partitionOfStep(step: Step, body: Buffer | null): string {
+    switch (step.t) {
+      case 'call':
+        return partitionText(partitionOf(routedCall(step, body), this.directory));
+      case 'timers':
+        return 'all';
+      case 'sent':
+        return this.pending.get(step.key)?.partition ?? 'all';
+      case 'listen': {
+        const op = step.op;
+        if (op.op === 'connect') return this.directory.hasTenant(op.tenantId) ? op.tenantId : 'global';
+        if (op.op === 'gone') return this.listenerTenants.get(op.listenerId) ?? 'all';
+        return this.directory.tenantOfObject('delivery', op.attemptId.slice(0, op.attemptId.lastIndexOf('.'))) ?? 'all';
+      }
+    }
+  }
+
+  /**
+   * What the call just run changed in the directory (applied here, recorded with the step): its tenant's keys
+   * (and accounts and sessions, for a call of the console or the dashboard), the tenants a `create` call made,
+   * everything after an `all` call. A `global` call changes no tenant.
+   */
+  private directoryChanges(step: Extract<Step, { t: 'call' }>, partition: string): DirectoryChange[] {
+    const source = this.dirSource;
+    if (!source || partition === 'global') return [];
+    if (partition === 'all') return this.directory.diffAll(source);
+    if (partition === 'create') {
+      const out: DirectoryChange[] = [];
+      for (const t of this.directory.created(source))
+        out.push(...this.directory.diff(t, source.entriesOf(t, true), true));
+      return out;
+    }
+    const path = step.url.slice(step.url.indexOf('/', step.url.indexOf('//') + 2));
+    const deep = step.app !== 'anon' && !path.startsWith('/api/');
+    return this.directory.diff(partition, source.entriesOf(partition, deep), deep);
   }
 
   /** Runs one step on this instance's state; the same code whether it is live or replayed. */
@@ -600,6 +781,8 @@ export class Replica {
         case 'listen':
           this.tape = [];
           if (!this.onListen) throw new Error('the log holds a webhook listener step and no listener board is set');
+          if (step.op.op === 'connect') this.listenerTenants.set(step.op.listenerId, step.op.tenantId);
+          if (step.op.op === 'gone') this.listenerTenants.delete(step.op.listenerId);
           this.onListen(step.op);
           await this.drain();
           return null;

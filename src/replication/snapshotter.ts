@@ -135,6 +135,19 @@ export class Snapshotter {
     if (begun) port.finishImport();
   }
 
+  /**
+   * Imports the global part of a snapshot and the parts of the tenants given (a scratch core rebuilding one
+   * tenant, loader.ts); `counters` hears the recorder's counters first.
+   */
+  importSome(global: unknown, tenants: [string, unknown][], counters: (c: ReplicaCounters) => void): void {
+    const port = this.port();
+    const g = global as GlobalPart;
+    counters(g.replica);
+    port.beginImport(g.state);
+    for (const [tenantId, data] of tenants) port.importTenant(tenantId, data);
+    port.finishImport();
+  }
+
   private port(): StatePort {
     if (!this.state) throw new Error('a snapshot was chosen but this instance holds no state to load it into');
     return this.state;

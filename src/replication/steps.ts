@@ -10,6 +10,8 @@ import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:h
 import { Readable } from 'node:stream';
 import type { SendOutcome } from '../domain/webhooks/sender.js';
 import { stringBodyOf } from '../web/callLog.js';
+import type { DirectoryChange } from './directory.js';
+import type { Partition, RoutedCall } from './route.js';
 
 export type Step =
   | {
@@ -22,6 +24,8 @@ export type Step =
       now: number;
       tape: string[];
       oversize?: number;
+      /** The directory changes the call made (directory.ts), recorded by the instance that ran it. */
+      dir?: DirectoryChange[];
     }
   | { t: 'timers'; now: number }
   | { t: 'sent'; key: number; out: SendOutcome; now: number }
@@ -33,11 +37,33 @@ export type ListenOp =
   | { op: 'gone'; listenerId: string; reason: 'disconnected' | 'lease' }
   | { op: 'timeout'; attemptId: string };
 
-/** A recorded step with its body (calls only) and its place in the log. */
+/** A recorded step with its body (calls only), its place in the log and its partition (route.ts). */
 export interface LoggedStep {
   seq: number;
   step: Step;
   body: Buffer | null;
+  /** A tenant's id, or `global`, `create` or `all` (partitionText). */
+  partition: string;
+}
+
+/** The partition column's text: a tenant's id (generated ids start `ten_`), or the kind of a partition of no one tenant. */
+export function partitionText(p: Partition): string {
+  return p.kind === 'tenant' ? p.tenantId : p.kind;
+}
+
+/** The call as the router reads it (route.ts). */
+export function routedCall(step: Extract<Step, { t: 'call' }>, body: Buffer | null): RoutedCall {
+  return {
+    app: step.app,
+    method: step.method,
+    url: step.url,
+    header(name) {
+      const lower = name.toLowerCase();
+      for (const [n, v] of step.headers) if (n.toLowerCase() === lower) return v;
+      return undefined;
+    },
+    body: step.oversize ? null : body,
+  };
 }
 
 /** The request an app sees for a recorded call, on the instance that took it and on every replay. */

@@ -232,4 +232,23 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sandbox_snapshots ALTER COLUMN state DROP NOT NULL, ADD COLUMN parts integer, ADD COLUMN bytes bigint;
     `,
   },
+  {
+    version: 8,
+    name: 'the partition of every step, and the directory routing reads (tenants resident on demand)',
+    sql: `
+      -- the partition a step belongs to (route.ts): a tenant's id, or 'global', 'create' or 'all'; null on steps
+      -- written before steps carried it
+      ALTER TABLE sandbox_log ADD COLUMN partition text;
+      -- what routing needs of tenants that are not in memory (directory.ts): 'tenant' (the tenant's own id), 'key'
+      -- (an API key's hash), 'email' (a dashboard account's), 'session' (a dashboard session's id), each with its
+      -- tenant; written in the transaction of the step that changed it. A small global table.
+      CREATE TABLE sandbox_directory (
+        kind text NOT NULL,
+        name text NOT NULL,
+        tenant_id text NOT NULL,
+        PRIMARY KEY (kind, name)
+      );
+      CREATE INDEX sandbox_directory_tenant ON sandbox_directory (tenant_id);
+    `,
+  },
 ];
