@@ -8,7 +8,7 @@ import { bindConfig, resolveOptions, type ConfigInput } from './config.js';
 import { createCore, type Core } from './domain/core.js';
 import { createAnonApp, createApp } from './app.js';
 import { openMemoryStore } from './store/memory.js';
-import { openShared, type SharedSandbox } from './replication/index.js';
+import { openShared, type ReplicaTiming, type SharedSandbox } from './replication/index.js';
 import { shareApps } from './replication/calls.js';
 import { restFastPath, type FastPath } from './http/fastPath.js';
 import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './web/headLimit.js';
@@ -51,6 +51,8 @@ export interface StoreHooks {
   onStoreFailure?: (err: Error) => void;
   /** The code version a shared instance writes and replays as (default: package.json's; tests simulate an upgrade). */
   codeVersion?: string;
+  /** How soon a shared instance takes another's unanswered webhook attempt for lost (default D-138's; tests shorten it). */
+  replicaTiming?: Partial<ReplicaTiming>;
 }
 
 export async function startSandbox(
@@ -88,6 +90,7 @@ export async function startSandbox(
       shared = await openShared(options.store, settings, {
         onFatal: input.onStoreFailure,
         codeVersion: input.codeVersion,
+        replicaTiming: input.replicaTiming,
       });
       settings = { ...settings, adminToken: shared.adminToken };
     }

@@ -12,6 +12,7 @@ import { browser } from './support/console.js';
 import { applyBody } from './support/jobs.js';
 import {
   postgresUnavailable,
+  QUICK_LOST_ATTEMPTS,
   sharedInstances,
   startTestDatabase,
   twoSharedInstances,
@@ -359,7 +360,7 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const hook = `http://127.0.0.1:${(receiver.address() as import('node:net').AddressInfo).port}/hooks`;
     const doomed = await spawnInstance(url);
-    const survivor = await shared.start(url);
+    const survivor = await shared.start(url, QUICK_LOST_ATTEMPTS);
     try {
       const t = await client(doomed.base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', {
         planTier: 'pro',
@@ -369,7 +370,7 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
       expect(made.status).toBe(201);
       await waitFor(() => got.length === 1, 'the first attempt to reach the receiver');
       doomed.child.kill('SIGKILL');
-      // 15 s of receiver timeout and 10 s of grace later, the survivor records the lost attempt
+      // 15 s of receiver timeout and the grace later (10 s, 1 s here), the survivor records the lost attempt
       const lost = await waitFor(
         async () => {
           const list = (
