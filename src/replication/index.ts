@@ -41,9 +41,9 @@ function sharedSettings(config: Readonly<Settings>): Record<string, unknown> {
   };
 }
 
-/** How a shared instance opens its store beyond its settings (hooks for tests). */
 export type { ReplicaTiming };
 
+/** How a shared instance opens its store beyond its settings (hooks for tests). */
 export interface SharedOptions {
   /** What the instance fails with when the log cannot be written (default: log and exit). */
   onFatal?: (err: Error) => void;
