@@ -18,15 +18,12 @@ export const OWN_PROCESS = [
   'test/*-shared.test.ts',
   'test/shared-harness.test.ts',
   'test/bench-*.test.ts',
-  'test/mutants-*.test.ts',
+  'test/mutants-run.test.ts',
   'test/package.test.ts',
   'test/cli-banner.test.ts',
   'test/webhooks-listen*.test.ts',
   'test/clients-inspector.test.ts',
   'test/mcp-conformance.test.ts',
-  'test/snapshot.test.ts',
-  'test/tenant-clocks.test.ts',
-  'test/alt-deployment/violations.test.ts',
 ];
 
 export default defineConfig({
