@@ -18,7 +18,7 @@ const started = Date.now();
 rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 // BUILD_NO_TYPECHECK=1 emits without checking types (the same output): for a caller that has just run
-// `npm run typecheck` on the same tree, as `npm test` does before the packaging test packs.
+// `npm run typecheck` on the same tree, as `npm test` does beside the packaging test.
 const noCheck = process.env.BUILD_NO_TYPECHECK === '1' ? ['--noCheck'] : [];
 execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json'), ...noCheck], {
   stdio: 'inherit',

@@ -9,7 +9,7 @@ import { createCore, type Core } from './domain/core.js';
 import { exportTenant } from './domain/snapshot.js';
 import { createAnonApp, createApp } from './app.js';
 import { openMemoryStore } from './store/memory.js';
-import { openShared, type SharedSandbox } from './replication/index.js';
+import { openShared, type ReplicaTiming, type SharedSandbox } from './replication/index.js';
 import type { Replica } from './replication/replica.js';
 import { shareApps } from './replication/calls.js';
 import { restFastPath, type FastPath } from './http/fastPath.js';
@@ -55,6 +55,8 @@ export interface StoreHooks {
   onStoreFailure?: (err: Error) => void;
   /** The code version a shared instance writes and replays as (default: package.json's; tests simulate an upgrade). */
   codeVersion?: string;
+  /** How soon a shared instance takes another's unanswered webhook attempt for lost (default D-138's; tests shorten it). */
+  replicaTiming?: Partial<ReplicaTiming>;
 }
 
 export async function startSandbox(
@@ -92,6 +94,7 @@ export async function startSandbox(
       shared = await openShared(options.store, settings, {
         onFatal: input.onStoreFailure,
         codeVersion: input.codeVersion,
+        replicaTiming: input.replicaTiming,
       });
       settings = { ...settings, adminToken: shared.adminToken };
     }

@@ -67,7 +67,7 @@ describe('the packed package, installed outside the checkout', () => {
     app = path.join(dir, 'app');
     mkdirSync(app);
     let t = Date.now();
-    // `npm test` type-checks this tree right before; the build's own check would only repeat it
+    // `npm test` type-checks this tree beside the test files; the build's own check would only repeat it
     const packed = await run(
       'npm',
       ['pack', '--json', '--pack-destination', dir],

@@ -13,7 +13,7 @@ import type { ConfigInput } from '../src/config.js';
 import { startSandbox, type RunningSandbox, type StoreHooks } from '../src/main.js';
 import { listSnapshots, readSnapshot } from '../src/replication/snapshots.js';
 import { killListenersAfterEach, listen } from './support/listen.js';
-import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { postgresUnavailable, QUICK_LOST_ATTEMPTS, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { spawnCliInstance } from './support/instances.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
@@ -214,7 +214,8 @@ describe.skipIf(why !== null)('shared sandbox snapshots with webhook attempts in
     let b: RunningSandbox | undefined;
     let c: RunningSandbox | undefined;
     try {
-      b = await start(url, { snapshotEvery: 5 });
+      // b and c take the maker's attempt for lost 1 s past the receiver timeout, not 10 s (QUICK_LOST_ATTEMPTS)
+      b = await start(url, { snapshotEvery: 5, ...QUICK_LOST_ATTEMPTS });
       const t = await tenant(maker.base, { planTier: 'scale', webhookUrl: receiver.url });
       const res = await client(maker.base, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
       expect(res.status, res.text).toBe(201);
@@ -231,7 +232,7 @@ describe.skipIf(why !== null)('shared sandbox snapshots with webhook attempts in
       );
       maker.child.kill('SIGKILL');
       await new Promise((r) => maker.child.once('exit', r));
-      c = await start(url);
+      c = await start(url, QUICK_LOST_ATTEMPTS);
       expect((await storeOf(c.listenUrl)).instance.loadedFrom.seq).toBeGreaterThanOrEqual(seq);
       // the receiver answers from now on: the retry succeeds
       receiver.release();

@@ -12,6 +12,7 @@ import { browser } from './support/console.js';
 import { applyBody } from './support/jobs.js';
 import {
   postgresUnavailable,
+  QUICK_LOST_ATTEMPTS,
   sharedInstances,
   startTestDatabase,
   twoSharedInstances,
@@ -359,7 +360,7 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const hook = `http://127.0.0.1:${(receiver.address() as import('node:net').AddressInfo).port}/hooks`;
     const doomed = await spawnInstance(url);
-    const survivor = await shared.start(url);
+    const survivor = await shared.start(url, QUICK_LOST_ATTEMPTS);
     try {
       const t = await client(doomed.base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', {
         planTier: 'pro',
@@ -368,13 +369,18 @@ describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
       const made = await client(doomed.base, t.json.apiKey)('POST', `${SCREENING}/screen`, submitBody());
       expect(made.status).toBe(201);
       await waitFor(() => got.length === 1, 'the first attempt to reach the receiver');
+      const arrived = Date.now();
       doomed.child.kill('SIGKILL');
-      // 15 s of receiver timeout and 10 s of grace later, the survivor records the lost attempt
+      const deliveries = async () =>
+        (await adminAt(survivor)('GET', `/sandbox/v1/webhooks/deliveries?requestId=${made.json.requestId}`)).json
+          .deliveries;
+      // not before the 15 s receiver timeout (2 s of slack for the attempt's way to the receiver): it could still be answered
+      await new Promise((r) => setTimeout(r, arrived + 13_000 - Date.now()));
+      expect((await deliveries())[0]?.attempts ?? []).toEqual([]);
+      // 15 s of receiver timeout and the grace later (10 s, 1 s here), the survivor records the lost attempt
       const lost = await waitFor(
         async () => {
-          const list = (
-            await adminAt(survivor)('GET', `/sandbox/v1/webhooks/deliveries?requestId=${made.json.requestId}`)
-          ).json.deliveries;
+          const list = await deliveries();
           return list[0]?.attempts?.length === 1 ? list[0] : undefined;
         },
         'the lost attempt to be recorded',

@@ -14,7 +14,7 @@ import { migrate } from '../store/postgres/migrate.js';
 import { openPool, type Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
 import type { StoreReport } from '../domain/store.js';
-import { Replica } from './replica.js';
+import { Replica, type ReplicaTiming } from './replica.js';
 import type { LoadPlan, SnapshotPayload } from './snapshotter.js';
 import { GLOBAL_PART, listSnapshots, readWholeSnapshot, tailAfter } from './snapshots.js';
 import {
@@ -41,12 +41,16 @@ function sharedSettings(config: Readonly<Settings>): Record<string, unknown> {
   };
 }
 
+export type { ReplicaTiming };
+
 /** How a shared instance opens its store beyond its settings (hooks for tests). */
 export interface SharedOptions {
   /** What the instance fails with when the log cannot be written (default: log and exit). */
   onFatal?: (err: Error) => void;
   /** The code version it writes and replays as (default: package.json's); a test simulates an upgrade with it. */
   codeVersion?: string;
+  /** Tests only: a shorter lost-attempt grace and sweep interval (default: DEFAULT_REPLICA_TIMING, D-138). */
+  replicaTiming?: Partial<ReplicaTiming>;
 }
 
 /**
@@ -181,7 +185,7 @@ async function shared(db: Db, key: string, make: () => string): Promise<string> 
 export async function openShared(
   url: string,
   config: Readonly<Settings>,
-  { onFatal, codeVersion = CODE_VERSION }: SharedOptions = {},
+  { onFatal, codeVersion = CODE_VERSION, replicaTiming }: SharedOptions = {},
 ): Promise<SharedSandbox> {
   const db = openPool(url);
   try {
@@ -206,7 +210,11 @@ export async function openShared(
     const writer: Writer = { logFormat: LOG_FORMAT, codeVersion };
     const plan = await planLoad(db, writer);
     const every = config.snapshotEvery > 0 ? config.snapshotEvery : Infinity;
-    const replica = new Replica(db, config.seed, startedAt, onFatal, { writer, snapshotEvery: every });
+    const replica = new Replica(db, config.seed, startedAt, onFatal, {
+      writer,
+      snapshotEvery: every,
+      timing: replicaTiming,
+    });
     replica.loadFrom(plan);
     const storeOn =
       (on: Replica, own: boolean): OpenStore =>

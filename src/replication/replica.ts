@@ -61,10 +61,21 @@ export const LOG_LOCK = 0x5a4e_1065;
 export const LISTEN_CHANNEL = 'sandbox_listen';
 const BATCH_MAX = 256;
 const CATCH_UP_PAGE = 2_000;
-/** How long past the receiver timeout an attempt with no answer is taken for lost with its instance. */
-const LOST_ATTEMPT_GRACE_MS = 10_000;
-const SWEEP_MS = 2_000;
-/** How often a busy instance reports how far it applied the log (an idle one reports every SWEEP_MS). */
+/**
+ * How the replica notices what happens without a step: a webhook attempt taken for lost with its instance
+ * once the receiver timeout and `lostAttemptGraceMs` have passed since it was made, looked for every
+ * `sweepMs`, when an idle instance also applies the others' steps (D-113, D-138). Tests shorten both
+ * (a StoreHooks option, never a setting); a deployment always runs these defaults.
+ */
+export interface ReplicaTiming {
+  lostAttemptGraceMs: number;
+  sweepMs: number;
+}
+export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
+  lostAttemptGraceMs: 10_000,
+  sweepMs: 2_000,
+});
+/** How often a busy instance reports how far it applied the log (an idle one reports every `sweepMs`). */
 const REPORT_EVERY_MS = 200;
 
 export type AppFetch = (req: Request, env: unknown) => Response | Promise<Response>;
@@ -101,6 +112,8 @@ export interface ReplicaOptions {
   writer: Writer;
   /** A snapshot is written by the instance committing every this-many-th step (and at a clean stop). */
   snapshotEvery: number;
+  /** Tests only: shorter lost-attempt grace and sweep (default DEFAULT_REPLICA_TIMING). */
+  timing?: Partial<ReplicaTiming>;
 }
 
 /** A string as an SQL literal under standard_conforming_strings: backslashes are plain characters. */
@@ -205,6 +218,7 @@ export class Replica {
   private makeScratch: (() => Promise<Scratch>) | null = null;
   /** How many steps of each kind of partition this instance committed and applied (the operator report). */
   readonly partitionCounts = { tenant: 0, global: 0, create: 0, all: 0 };
+  private readonly timing: Readonly<ReplicaTiming>;
 
   constructor(
     readonly db: Db,
@@ -223,6 +237,7 @@ export class Replica {
     this.seeded = new Rng(seed).fork('shared secrets');
     this.frozen = startedAt;
     this.snapshots = new Snapshotter(db, options.writer, options.snapshotEvery, this.instance);
+    this.timing = { ...DEFAULT_REPLICA_TIMING, ...options.timing };
   }
 
   /** The clock's deferrer: inside a step, deferred work runs before the step ends; outside, after the task. */
@@ -435,7 +450,7 @@ export class Replica {
     this.sweeper = setInterval(() => {
       this.sweepLostAttempts();
       this.keepUp();
-    }, SWEEP_MS);
+    }, this.timing.sweepMs);
     this.sweeper.unref();
   }
 
@@ -853,8 +868,9 @@ export class Replica {
   /** An attempt whose instance stopped before the receiver answered is recorded as a failed attempt. */
   private sweepLostAttempts(): void {
     const now = Date.now();
+    const lostAfter = limits.policy.webhook.timeoutMs + this.timing.lostAttemptGraceMs;
     for (const [key, p] of this.pending) {
-      if (p.live || p.givenUp || now - p.startedAt < limits.policy.webhook.timeoutMs + LOST_ATTEMPT_GRACE_MS) continue;
+      if (p.live || p.givenUp || now - p.startedAt < lostAfter) continue;
       p.givenUp = true;
       this.submitBackground({ t: 'sent', key, out: LOST_ATTEMPT, now: 0 });
     }

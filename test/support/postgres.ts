@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { freePort } from './ports.js';
 import type { ConfigInput } from '../../src/config.js';
-import { startSandbox, type RunningSandbox } from '../../src/main.js';
+import { startSandbox, type RunningSandbox, type StoreHooks } from '../../src/main.js';
 import { ADMIN_TOKEN } from './sandbox.js';
 
 export interface TestDatabase {
@@ -135,10 +135,17 @@ export async function startTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/**
+ * For an instance that must notice another's lost webhook attempt: it takes one for lost 1 s (not 10 s) past
+ * the receiver timeout, looking every 0.5 s (not 2 s). Only the wait shrinks: the attempt is still recorded
+ * as failed and retried on the schedule, after the 15 s timeout as before (D-138's defaults stay the product's).
+ */
+export const QUICK_LOST_ATTEMPTS: StoreHooks = { replicaTiming: { lostAttemptGraceMs: 1_000, sweepMs: 500 } };
+
 /** Starts instances of one shared sandbox on a database, collecting what its store reports failing (a test expects none). */
 export function sharedInstances(publicUrl: string, settings: ConfigInput = {}) {
   const failures: Error[] = [];
-  const start = (url: string, extra: ConfigInput = {}): Promise<RunningSandbox> =>
+  const start = (url: string, extra: ConfigInput & StoreHooks = {}): Promise<RunningSandbox> =>
     startSandbox({
       host: '127.0.0.1',
       port: 0,
