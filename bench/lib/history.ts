@@ -91,6 +91,8 @@ const KNOWN_TABLES = [
   'sandbox_instances',
   'sandbox_listener_leases',
   'console_sign_outs',
+  // the routing directory (D-145): every tenant's keys are in it already (the copy makes no key)
+  'sandbox_directory',
 ];
 
 /**
@@ -131,7 +133,15 @@ async function copyInSql(
   others: HistoryTenant[],
 ): Promise<number> {
   const extra = columns.map((c) => `, ${quoted(c)}`).join('');
-  const extraOf = (alias: string) => columns.map((c) => `, ${alias}.${quoted(c)}`).join('');
+  // a copied step is the copy's tenant's: its partition (D-145) too
+  const extraOf = (alias: string) =>
+    columns
+      .map((c) =>
+        c === 'partition'
+          ? `, CASE WHEN ${alias}.mine THEN k.tenant ELSE ${alias}.partition END`
+          : `, ${alias}.${quoted(c)}`,
+      )
+      .join('');
   await db.query('BEGIN');
   try {
     const { rows: span } = await db.query<{ first: string | null; n: string }>(
@@ -152,8 +162,12 @@ async function copyInSql(
     if (Number(rows[0].mine) === 0) throw new Error('the template history holds no step with the template key');
     await db.query(
       `CREATE TEMP TABLE history_keys ON COMMIT DROP AS
-       SELECT t - 1 AS t, key FROM unnest($1::text[]) WITH ORDINALITY AS k(key, t)`,
-      [[template.apiKey, ...others.map((o) => o.apiKey)]],
+       SELECT k.t - 1 AS t, k.key, i.tenant FROM unnest($1::text[]) WITH ORDINALITY AS k(key, t)
+       JOIN unnest($2::text[]) WITH ORDINALITY AS i(tenant, t) ON i.t = k.t`,
+      [
+        [template.apiKey, ...others.map((o) => o.apiKey)],
+        [template.tenantId, ...others.map((o) => o.tenantId)],
+      ],
     );
     await db.query(`DELETE FROM sandbox_log WHERE seq > $1`, [after]);
     const snapshots = await db.query(`SELECT to_regclass('sandbox_snapshots') IS NOT NULL AS has`);
