@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Entropy, quiesce } from './support/inProcess.js';
+import { appCaller, Entropy, quiesce, withoutDurations } from './support/inProcess.js';
 import { createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
 import { createCore, type Core } from '../src/domain/core.js';
@@ -46,43 +46,13 @@ async function makeSandbox(hooks: Partial<MemoryHooks> = {}): Promise<Sandbox> {
     },
   );
   const app = createApp(core);
-  const call = async (method: string, path: string, body?: unknown, key: string = ADMIN) => {
-    const res = await app.fetch(
-      new Request(`http://sandbox.test${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          accept: 'application/json, text/event-stream',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // not JSON: compared as text
-    }
-    return { status: res.status, body: parsed };
-  };
+  const call = appCaller(app, ADMIN);
   return { core, entropy, call };
 }
 
 /** Lets the work a few tasks deferred run (answers settled, deferred first attempts). */
 async function ticks(): Promise<void> {
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
-}
-
-/** Real durations (the request log's, a receiver's answer time) differ between two runs; nothing else may. */
-function withoutDurations(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutDurations);
-  if (v !== null && typeof v === 'object')
-    return Object.fromEntries(
-      Object.entries(v).flatMap(([k, x]) => (k === 'durationMs' ? [] : [[k, withoutDurations(x)]])),
-    );
-  return v;
 }
 
 // a receiver whose answer depends on the path only: /ok answers 200, anything else 500

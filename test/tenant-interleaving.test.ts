@@ -13,9 +13,10 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { appCaller, quiesce, withoutDurations } from './support/inProcess.js';
 import { createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
-import { createCore, type Core } from '../src/domain/core.js';
+import { createCore } from '../src/domain/core.js';
 import { exportTenant, forgetTenant, importTenant } from '../src/domain/snapshot.js';
 import { openMemoryStore } from '../src/store/memory.js';
 
@@ -144,49 +145,10 @@ async function makeSandbox() {
     },
   );
   const app = createApp(core);
-  const call = async (method: string, path: string, body?: unknown, key: string = ADMIN): Promise<Answer> => {
-    const res = await app.fetch(
-      new Request(`http://sandbox.test${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          accept: 'application/json, text/event-stream',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-    );
-    const text = await res.text();
-    try {
-      return { status: res.status, body: JSON.parse(text) };
-    } catch {
-      return { status: res.status, body: text };
-    }
-  };
+  const call = appCaller(app, ADMIN);
   return { core, call, setOp: (name: string) => (op = name) };
 }
 type Sandbox = Awaited<ReturnType<typeof makeSandbox>>;
-
-/** Lets deferred work and webhook attempts in flight finish. */
-async function quiesce(core: Core): Promise<void> {
-  for (let calm = 0; calm < 3;) {
-    await new Promise((r) => setTimeout(r, 0));
-    if (core.webhooks.list().some((d) => d.inFlight)) {
-      calm = 0;
-      await new Promise((r) => setTimeout(r, 1));
-    } else calm++;
-  }
-}
-
-/** Real durations (the request log's, an attempt's) differ between two runs; nothing else may. */
-function withoutDurations(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutDurations);
-  if (v !== null && typeof v === 'object')
-    return Object.fromEntries(
-      Object.entries(v).flatMap(([k, x]) => (k === 'durationMs' ? [] : [[k, withoutDurations(x)]])),
-    );
-  return v;
-}
 
 interface World {
   tenants: { id: string; keys: string[] }[];

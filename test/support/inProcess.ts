@@ -27,3 +27,38 @@ export async function quiesce(core: Core): Promise<void> {
     } else calm++;
   }
 }
+
+/** A call through an app in process with a bearer key (the admin token by default), the answer's body parsed when JSON. */
+export function appCaller(app: { fetch: (req: Request) => Response | Promise<Response> }, admin: string) {
+  return async (method: string, path: string, body?: unknown, key: string = admin) => {
+    const res = await app.fetch(
+      new Request(`http://sandbox.test${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          accept: 'application/json, text/event-stream',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: compared as text
+    }
+    return { status: res.status, body: parsed };
+  };
+}
+
+/** Real durations (the request log's, a receiver's answer time) differ between two runs; nothing else may. */
+export function withoutDurations(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutDurations);
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v).flatMap(([k, x]) => (k === 'durationMs' ? [] : [[k, withoutDurations(x)]])),
+    );
+  return v;
+}
