@@ -4,7 +4,16 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CAPACITY, LOG_TEXT_CAP, CAP_BYTES, CallLog, TENANT_CAPACITY, capBody, capBytes } from './callLog.js';
+import {
+  CAPACITY,
+  LOG_TEXT_CAP,
+  CAP_BYTES,
+  CallLog,
+  TENANT_CAPACITY,
+  capBody,
+  capBytes,
+  keptBytes,
+} from './callLog.js';
 
 const whole = (bytes: Uint8Array) => capBody(Buffer.from(bytes).toString('utf8'));
 
@@ -31,6 +40,26 @@ describe('capBytes', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('needs only the bytes keptBytes() keeps: ASCII answers near the cap, with or without other bytes after it', () => {
+    const ascii = fc
+      .tuple(
+        fc.integer({ min: LOG_TEXT_CAP - 3, max: LOG_TEXT_CAP + 3 }),
+        fc.constantFrom('', 'é', '漢😀', 'a'),
+        fc.nat(4),
+      )
+      .map(([n, tail, at]) => Buffer.from('x'.repeat(Math.max(0, n - at)) + tail + 'y'.repeat(at)));
+    fc.assert(
+      fc.property(fc.oneof(ascii, bytes), (b) => {
+        const kept = keptBytes(b);
+        expect(kept).toBeLessThanOrEqual(CAP_BYTES);
+        expect(capBytes(b.subarray(0, kept))).toEqual(whole(b));
+      }),
+      { numRuns: 400 },
+    );
+    // a long JSON answer keeps a third of what the worst case needs
+    expect(keptBytes(Buffer.from('{"jobs":[' + '1,'.repeat(4000) + ']}'))).toBe(LOG_TEXT_CAP + 1);
   });
 
   it('is what the log shows for an answer kept as bytes, truncation included', () => {

@@ -47,6 +47,17 @@ export const capBody = (text: string): { text: string; cut: boolean } =>
  */
 export const CAP_BYTES = 3 * LOG_TEXT_CAP + 3;
 
+/**
+ * How many leading bytes of a UTF-8 answer the log keeps: CAP_BYTES in general, but only LOG_TEXT_CAP + 1 when those
+ * are all ASCII (one character each: they decide capBytes() alone, the cut included), which is the common case of a
+ * JSON answer and a third of the memory.
+ */
+export function keptBytes(bytes: Uint8Array): number {
+  const ascii = Math.min(bytes.byteLength, LOG_TEXT_CAP + 1);
+  for (let i = 0; i < ascii; i++) if (bytes[i] & 0x80) return Math.min(bytes.byteLength, CAP_BYTES);
+  return ascii;
+}
+
 /** capBody() of a UTF-8 body's text, from its first CAP_BYTES bytes (a copy: the result holds nothing larger). */
 export function capBytes(head: Uint8Array): { text: string; cut: boolean } {
   const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, CAP_BYTES)).toString('utf8');
@@ -93,7 +104,7 @@ interface Slot {
 }
 
 /** The arena a ring starts with at its first answer in bytes; it doubles when the live bytes need more. */
-const ARENA_START = 64 * 1024;
+const ARENA_START = 8 * 1024;
 
 /**
  * A ring of the latest `capacity` calls of one tenant (or of no tenant), numbered by position since the ring
@@ -146,7 +157,8 @@ class Ring {
         flags |= RESPONSE_CUT;
       }
     } else {
-      const head = call.response.byteLength > CAP_BYTES ? call.response.subarray(0, CAP_BYTES) : call.response;
+      const kept = keptBytes(call.response);
+      const head = call.response.byteLength > kept ? call.response.subarray(0, kept) : call.response;
       len = head.byteLength;
       off = this.place(position, len);
       this.arena!.set(head, off);
