@@ -10,7 +10,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Entropy, quiesce } from './support/inProcess.js';
+import { Entropy, quiesce, toolCall } from './support/inProcess.js';
 import { createAnonApp, createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
 import { createCore, type Core } from '../src/domain/core.js';
@@ -83,8 +83,7 @@ const SUBMIT = (n: number) => ({
   candidate: { kind: 'structured', fullName: 'Sari Wulandari', skills: ['TypeScript'], experienceYears: 6 },
   jobSpec: { title: n % 2 ? 'Senior Backend Engineer' : 'sandbox expire', mustHaves: ['TypeScript'] },
 });
-const mcp = (name: string, args: unknown) =>
-  json({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+const mcp = (name: string, args: unknown) => json(toolCall(name, args));
 const MCP_HEADERS = { ...JSONH, accept: 'application/json, text/event-stream' };
 
 MAKERS.push(

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appCaller, Entropy, quiesce, withoutDurations } from './support/inProcess.js';
+import { appCaller, employerToolCall, Entropy, quiesce, withoutDurations } from './support/inProcess.js';
 import { createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
 import { createCore, type Core } from '../src/domain/core.js';
@@ -282,19 +282,7 @@ async function run(sb: Sandbox, world: World, op: Op): Promise<{ status: number;
     }
     case 'mcp': {
       // the employer tools and draft_application over the keyed MCP server (a stateless JSON-RPC POST)
-      const args =
-        op.tool === 'draft_application'
-          ? { id: world.jobs[op.arg % world.jobs.length] }
-          : op.tool === 'talent_search'
-            ? { query: QUERIES[op.arg] }
-            : {
-                brief: `${['Backend engineer', 'Data analyst', 'Zookeeper'][op.arg]} needed for our team`,
-                company: 'Acme Nusantara',
-                contact_email: 'talent@acme.example',
-                publish_if_no_match: true,
-              };
-      const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: op.tool, arguments: args } };
-      return call('POST', '/api/mcp', rpc, key(op.who));
+      return call('POST', '/api/mcp', employerToolCall(op.tool, op.arg, world.jobs, QUERIES), key(op.who));
     }
     case 'key': {
       const t = tenant(op.who);

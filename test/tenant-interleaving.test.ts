@@ -13,7 +13,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appCaller, quiesce, withoutDurations } from './support/inProcess.js';
+import { appCaller, employerToolCall, quiesce, withoutDurations } from './support/inProcess.js';
 import { createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
 import { createCore } from '../src/domain/core.js';
@@ -232,25 +232,8 @@ async function run(sb: Sandbox, world: World, who: number, op: TenantOp): Promis
         },
         key,
       );
-    case 'mcp': {
-      const args =
-        op.tool === 'draft_application'
-          ? { id: world.jobs[op.arg % world.jobs.length] }
-          : op.tool === 'talent_search'
-            ? { query: QUERIES[op.arg] }
-            : {
-                brief: `${['Backend engineer', 'Data analyst', 'Zookeeper'][op.arg]} needed for our team`,
-                company: 'Acme Nusantara',
-                contact_email: 'talent@acme.example',
-                publish_if_no_match: true,
-              };
-      return call(
-        'POST',
-        '/api/mcp',
-        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: op.tool, arguments: args } },
-        key,
-      );
-    }
+    case 'mcp':
+      return call('POST', '/api/mcp', employerToolCall(op.tool, op.arg, world.jobs, QUERIES), key);
     case 'key': {
       const res = await call('POST', `/sandbox/v1/tenants/${t.id}/keys`, {});
       if (res.status === 201) t.keys.push((res.body as { apiKey: string }).apiKey);

@@ -62,3 +62,32 @@ export function withoutDurations(v: unknown): unknown {
     );
   return v;
 }
+
+/** The JSON-RPC body of an MCP `tools/call`. */
+export const toolCall = (name: string, args: unknown) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+
+/** A drawn call of the employer tools or draft_application (`arg` picks a job, a query or a brief). */
+export function employerToolCall(
+  tool: 'draft_application' | 'talent_search' | 'hire',
+  arg: number,
+  jobs: readonly string[],
+  queries: readonly string[],
+) {
+  const args =
+    tool === 'draft_application'
+      ? { id: jobs[arg % jobs.length] }
+      : tool === 'talent_search'
+        ? { query: queries[arg % queries.length] }
+        : {
+            brief: `${['Backend engineer', 'Data analyst', 'Zookeeper'][arg % 3]} needed for our team`,
+            company: 'Acme Nusantara',
+            contact_email: 'talent@acme.example',
+            publish_if_no_match: true,
+          };
+  return toolCall(tool, args);
+}
