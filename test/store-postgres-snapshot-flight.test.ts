@@ -9,11 +9,16 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigInput } from '../src/config.js';
-import { startSandbox, type RunningSandbox, type StoreHooks } from '../src/main.js';
+import type { RunningSandbox } from '../src/main.js';
 import { listSnapshots, readSnapshot } from '../src/replication/snapshots.js';
 import { killListenersAfterEach, listen } from './support/listen.js';
-import { postgresUnavailable, QUICK_LOST_ATTEMPTS, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import {
+  postgresUnavailable,
+  sharedInstances,
+  QUICK_LOST_ATTEMPTS,
+  startTestDatabase,
+  type TestDatabase,
+} from './support/postgres.js';
 import { spawnCliInstance } from './support/instances.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
@@ -22,20 +27,11 @@ const why = postgresUnavailable();
 if (why) console.warn(why);
 
 const PUBLIC_URL = 'http://sandbox.test';
-const failures: Error[] = [];
-const start = (url: string, extra: ConfigInput & StoreHooks = {}) =>
-  startSandbox({
-    host: '127.0.0.1',
-    port: 0,
-    anonMcpPort: 0,
-    adminToken: ADMIN_TOKEN,
-    publicUrl: PUBLIC_URL,
-    store: url,
-    // often enough for several snapshots mid-traffic, seldom enough that an idle instance keeps up (D-138)
-    snapshotEvery: 60,
-    onStoreFailure: (e) => failures.push(e),
-    ...extra,
-  });
+/** Instances of the shared sandbox on a database, their store failures collected. */
+const { failures, start } = sharedInstances(PUBLIC_URL, {
+  // often enough for several snapshots mid-traffic, seldom enough that an idle instance keeps up (D-138)
+  snapshotEvery: 60,
+});
 
 const admin = (base: string) => client(base, ADMIN_TOKEN);
 

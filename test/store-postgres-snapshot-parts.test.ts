@@ -7,33 +7,20 @@
 import pg from 'pg';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigInput } from '../src/config.js';
 import { exportState } from '../src/domain/snapshot.js';
 import type { Core } from '../src/domain/core.js';
-import { startSandbox, type RunningSandbox, type StoreHooks } from '../src/main.js';
+import type { RunningSandbox } from '../src/main.js';
 import { readSnapshot } from '../src/replication/snapshots.js';
 import { browser } from './support/console.js';
-import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
 
 const why = postgresUnavailable();
 if (why) console.warn(why);
 
-const failures: Error[] = [];
-const start = (url: string, extra: ConfigInput & StoreHooks = {}) =>
-  startSandbox({
-    host: '127.0.0.1',
-    port: 0,
-    anonMcpPort: 0,
-    adminToken: ADMIN_TOKEN,
-    publicUrl: 'http://sandbox.test',
-    store: url,
-    snapshotEvery: 0,
-    noRateLimits: true,
-    onStoreFailure: (e) => failures.push(e),
-    ...extra,
-  });
+/** Instances of the shared sandbox on a database, their store failures collected. */
+const { failures, start } = sharedInstances('http://sandbox.test', { snapshotEvery: 0, noRateLimits: true });
 
 interface Tenant {
   tenantId: string;

@@ -11,12 +11,11 @@ import pg from 'pg';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../src/contract/ajv.js';
-import type { ConfigInput } from '../src/config.js';
 import { SNAPSHOT_FORMAT } from '../src/domain/snapshot.js';
-import { startSandbox, type RunningSandbox, type StoreHooks } from '../src/main.js';
+import type { RunningSandbox } from '../src/main.js';
 import { browser } from './support/console.js';
 import { axeViolations, launchChromium, overflow } from './support/pageChecks.js';
-import { postgresUnavailable, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { spawnCliInstance } from './support/instances.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, startReceiver, submitBody, waitFor } from './support/screening.js';
@@ -25,20 +24,8 @@ const why = postgresUnavailable();
 if (why) console.warn(why);
 
 const PUBLIC_URL = 'http://sandbox.test';
-const failures: Error[] = [];
-/** An instance of the shared sandbox on `url` (a snapshot every 40 steps unless told), its store failures collected. */
-const start = (url: string, extra: ConfigInput & StoreHooks = {}) =>
-  startSandbox({
-    host: '127.0.0.1',
-    port: 0,
-    anonMcpPort: 0,
-    adminToken: ADMIN_TOKEN,
-    publicUrl: PUBLIC_URL,
-    store: url,
-    snapshotEvery: 40,
-    onStoreFailure: (e) => failures.push(e),
-    ...extra,
-  });
+/** Instances of the shared sandbox on a database, their store failures collected. */
+const { failures, start } = sharedInstances(PUBLIC_URL, { snapshotEvery: 40 });
 
 interface Tenant {
   tenantId: string;
