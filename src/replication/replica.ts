@@ -22,6 +22,7 @@ import type pg from 'pg';
 import { limits } from '../domain/plans.js';
 import type { Deferrer } from '../domain/clock.js';
 import { Rng } from '../domain/rng.js';
+import { deliveryOfAttempt } from '../domain/webhooks/relay.js';
 import {
   postWebhook,
   type ResumeWebhook,
@@ -738,7 +739,7 @@ export class Replica {
         const op = step.op;
         if (op.op === 'connect') return this.directory.hasTenant(op.tenantId) ? op.tenantId : 'global';
         if (op.op === 'gone') return this.listenerTenants.get(op.listenerId) ?? 'all';
-        return this.directory.tenantOfObject('delivery', op.attemptId.slice(0, op.attemptId.lastIndexOf('.'))) ?? 'all';
+        return this.directory.tenantOfObject('delivery', deliveryOfAttempt(op.attemptId)) ?? 'all';
       }
     }
   }

@@ -12,6 +12,7 @@
 // Requirements: none of the documents; decisions D-143.
 
 import type { Core } from '../domain/core.js';
+import { deliveryOfAttempt } from '../domain/webhooks/relay.js';
 import { bearerToken } from '../web/auth.js';
 import { readCookie } from '../sandbox/console/session.js';
 import { COOKIE as DASHBOARD_COOKIE } from '../sandbox/dashboard/session.js';
@@ -20,7 +21,7 @@ export type Partition =
   { kind: 'tenant'; tenantId: string } | { kind: 'global' } | { kind: 'create' } | { kind: 'all' };
 
 /** What a route names a tenant by, besides its id. */
-export type ObjectKind = 'request' | 'delivery' | 'fault' | 'application' | 'key';
+export type ObjectKind = 'request' | 'delivery' | 'fault';
 
 /** Where the router looks names up (the resident state today; tables of the database once tenants are loaded lazily). */
 export interface Directory {
@@ -98,9 +99,7 @@ function controlPartition(call: RoutedCall, rest: string[], query: URLSearchPara
       if (id === 'deliveries' && sub !== undefined) return tenantOr(dir.tenantOfObject('delivery', segment(sub) ?? ''));
       if (id === 'test') return named(dir, jsonField(call.body, 'tenantId'));
       if (id === 'listen' && sub !== undefined) {
-        // an attempt's id is `<deliveryId>.<attempt number>`
-        const attempt = segment(sub) ?? '';
-        return tenantOr(dir.tenantOfObject('delivery', attempt.slice(0, attempt.lastIndexOf('.'))));
+        return tenantOr(dir.tenantOfObject('delivery', deliveryOfAttempt(segment(sub) ?? '')));
       }
       return GLOBAL;
     case 'faults':
@@ -161,11 +160,6 @@ export function residentDirectory(core: Core): Directory {
           return core.webhooks.get(id)?.tenantId ?? null;
         case 'fault':
           return core.faults.listRules().find((r) => r.id === id)?.tenantId ?? null;
-        case 'application':
-          return core.store.applications.get(id)?.tenantId ?? null;
-        case 'key':
-          for (const t of core.tenants.list()) if (core.tenants.keysOf(t.id).some((k) => k.id === id)) return t.id;
-          return null;
       }
     },
     hasTenant: (id) => core.tenants.list().some((t) => t.id === id),

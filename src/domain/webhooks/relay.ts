@@ -40,3 +40,6 @@ export interface WebhookRelay {
 
 /** The id a listener's answer names: `<deliveryId>.<attempt number>`. */
 export const relayedAttemptId = (deliveryId: string, attempt: number): string => `${deliveryId}.${attempt}`;
+
+/** The delivery a listener attempt's id names (its part before the attempt number). */
+export const deliveryOfAttempt = (attemptId: string): string => attemptId.slice(0, attemptId.lastIndexOf('.'));
