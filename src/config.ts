@@ -146,6 +146,15 @@ export const OPTIONS: readonly OptionSpec[] = [
     meaning:
       'a shared sandbox snapshots its state every this many recorded steps (and at a clean stop), so a start replays only the steps after the newest snapshot; 0: only at a clean stop',
   },
+  {
+    key: 'residentTenants',
+    flag: '--resident-tenants',
+    env: 'SANDBOX_RESIDENT_TENANTS',
+    kind: 'int',
+    shown: '1000',
+    meaning:
+      'a shared sandbox keeps at most this many tenants in memory beyond those with work under way (timers, webhook attempts, listeners) and loads the others from the database on their first call (D-150); 0: every tenant in memory',
+  },
 ];
 
 /** The value an on/off variable is set to: `1` turns an off-by-default switch on, `0` turns an on-by-default one off. */
@@ -281,6 +290,7 @@ export function resolveOptions(input: ConfigInput = {}, env: NodeJS.ProcessEnv =
     log: g.log ?? false,
     fastPath: g.fastPath ?? true,
     snapshotEvery: g.snapshotEvery ?? 10_000,
+    residentTenants: g.residentTenants ?? 1000,
     store: storeUrl(g.store),
   });
 }

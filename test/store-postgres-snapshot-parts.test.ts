@@ -19,8 +19,15 @@ import { SCREENING, submitBody, waitFor } from './support/screening.js';
 const why = postgresUnavailable();
 if (why) console.warn(why);
 
-/** Instances of the shared sandbox on a database, their store failures collected. */
-const { failures, start } = sharedInstances('http://sandbox.test', { snapshotEvery: 0, noRateLimits: true });
+/**
+ * Instances of the shared sandbox on a database, their store failures collected; every tenant in memory, since
+ * their whole states are compared (tenants loaded on demand: store-postgres-residency.test.ts).
+ */
+const { failures, start } = sharedInstances('http://sandbox.test', {
+  snapshotEvery: 0,
+  noRateLimits: true,
+  residentTenants: 0,
+});
 
 interface Tenant {
   tenantId: string;

@@ -245,6 +245,21 @@ export class Clock implements TimeSource {
     return tc;
   }
 
+  /** Whether a tenant's clock holds a timer still to fire. */
+  hasTimers(tenantId: string): boolean {
+    return this.zones.get(tenantId)?.heap.some((t) => !t.cancelled) ?? false;
+  }
+
+  /** When a tenant's soonest timer is due, on the sandbox clock (Infinity: none). */
+  nextDueOf(tenantId: string): number {
+    return this.zones.get(tenantId)?.dueOnSandbox() ?? Infinity;
+  }
+
+  /** How far the sandbox clock is ahead of real time, in ms. */
+  sandboxOffsetMs(): number {
+    return this.offsetMs;
+  }
+
   /** Forgets a tenant's clock and drops its timers. */
   forget(tenantId: string): void {
     const zone = this.zones.get(tenantId);

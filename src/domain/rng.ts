@@ -208,6 +208,20 @@ export class IdFactory {
     this.streams.clear();
   }
 
+  /** The next number of a global sequence (`name`'s own counter, exported with the global stream): 0, 1, 2, … */
+  ordinal(name: string): number {
+    const key = `#${name}`;
+    const n = this.counters.get(key) ?? 0;
+    this.counters.set(key, n + 1);
+    return n;
+  }
+
+  /** Moves a global sequence past `next - 1` (a number drawn before, imported back). */
+  ordinalAtLeast(name: string, next: number): void {
+    const key = `#${name}`;
+    if ((this.counters.get(key) ?? 0) < next) this.counters.set(key, next);
+  }
+
   /** An id of no tenant, from the global stream. */
   next(prefix: string): string {
     const n = (this.counters.get(prefix) ?? 0) + 1;

@@ -32,4 +32,6 @@ export interface Settings {
   fastPath: boolean;
   /** A shared sandbox writes a snapshot of its state every this many steps of its log (D-138). */
   snapshotEvery: number;
+  /** A shared sandbox keeps at most this many idle tenants in memory and loads the others on demand (D-150); 0: all. */
+  residentTenants: number;
 }

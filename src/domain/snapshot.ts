@@ -153,26 +153,21 @@ export function exportState(core: Core): Snapshot {
     demo: structuredClone(core.demo),
   };
   const tenants: Record<string, unknown> = {};
-  core.tenants.ordered().forEach((t, position) => (tenants[t.id] = tenantPart(core, t.id, groups, position)));
+  for (const t of core.tenants.ordered()) tenants[t.id] = tenantPart(core, t.id, groups);
   return { format: SNAPSHOT_FORMAT, global, tenants };
 }
 
 /** Everything of one tenant, JSON-safe (its timers as data). */
 export function exportTenant(core: Core, tenantId: string): unknown {
-  return tenantPart(core, tenantId, null, undefined);
+  return tenantPart(core, tenantId, null);
 }
 
-function tenantPart(
-  core: Core,
-  tenantId: string,
-  groups: ByTenant | null,
-  position: number | undefined,
-): TenantSnapshot {
+function tenantPart(core: Core, tenantId: string, groups: ByTenant | null): TenantSnapshot {
   const { store } = core;
   const mine = groups ? null : ownedBy(keyIdsOf(core, tenantId));
   return {
     format: SNAPSHOT_FORMAT,
-    tenant: core.tenants.exportTenant(tenantId, position),
+    tenant: core.tenants.exportTenant(tenantId),
     clock: core.clock.exportTenant(tenantId),
     accounts: store.accounts.exportTenant(tenantId),
     screening: core.screening.exportTenant(tenantId),
@@ -284,6 +279,15 @@ export function finishImport(core: Core, run: ImportRun): void {
 /** Loads one tenant's exported state (replacing whatever of it is in memory) and re-arms its timers. */
 export function importTenant(core: Core, tenantId: string, data: unknown): void {
   rearm(core, putTenant(core, tenantId, data, false));
+}
+
+/**
+ * Whether a tenant has work under way that its exported state alone does not carry on: a webhook attempt awaiting
+ * its answer (its timers are data of the export). A store that keeps only the tenants in use in memory keeps such a
+ * tenant there.
+ */
+export function tenantBusy(core: Core, tenantId: string): boolean {
+  return core.webhooks.inFlight(tenantId);
 }
 
 /** Drops every trace of one tenant from memory: its records, its clock and timers, its windows and rules. */

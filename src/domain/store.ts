@@ -105,6 +105,18 @@ export interface StoreReport {
       directoryTenants: number;
       steps: { tenant: number; global: number; create: number; all: number };
     };
+    /**
+     * The tenants it holds in memory (D-150): the bound beyond those with work under way (null: every tenant), how
+     * many it holds, how many it loaded from their stored state and dropped, and the time each took.
+     */
+    residency?: {
+      bound: number | null;
+      resident: number;
+      loaded: number;
+      loadMs: number;
+      evicted: number;
+      evictMs: number;
+    };
   };
 }
 

@@ -99,6 +99,11 @@ export class TenantService {
   /** Each tenant's live keys in the order they were issued (a tenant's keys without a walk over everyone's). */
   private keysByTenant = new Map<string, ApiKey[]>();
   private order: Tenant[] = [];
+  /**
+   * Each tenant's place in the creation order (drawn from the id factory's global counters), so a tenant that
+   * is forgotten and imported again (a shared sandbox keeps only the tenants in use in memory) takes its place back.
+   */
+  private ordinals = new Map<string, number>();
 
   constructor(
     private readonly ids: IdFactory,
@@ -131,6 +136,7 @@ export class TenantService {
     };
     this.applyPlan(tenant, input.planTier);
     this.tenants.set(tenant.id, tenant);
+    this.ordinals.set(tenant.id, this.ids.ordinal('tenant'));
     this.order.push(tenant);
     const { apiKey, key } = this.issueKey(tenant.id, input.scopes ?? [...SCOPES], input.apiKey);
     return { tenant, apiKey, key };
@@ -184,6 +190,11 @@ export class TenantService {
 
   list(): Tenant[] {
     return [...this.tenants.values()];
+  }
+
+  /** Whether the tenant is held here (a shared sandbox holds only the tenants in use, D-150). */
+  has(tenantId: string): boolean {
+    return this.tenants.has(tenantId);
   }
 
   /**
@@ -242,8 +253,9 @@ export class TenantService {
     if (!p.key.scopes.includes(scope)) throw new DomainError('forbidden', `this API key lacks the '${scope}' scope`);
   }
 
-  /** One tenant's record, keys and position (found when not given), JSON-safe (D-137). */
-  exportTenant(tenantId: string, position = this.order.findIndex((t) => t.id === tenantId)): TenantState {
+  /** One tenant's record, keys and place in the creation order, JSON-safe (D-137). */
+  exportTenant(tenantId: string): TenantState {
+    const position = this.ordinals.get(tenantId) ?? this.order.findIndex((t) => t.id === tenantId);
     const { clock: _clock, screeningWallet, applyWallet, ...rest } = this.get(tenantId);
     return {
       tenant: copyData({
@@ -267,7 +279,16 @@ export class TenantService {
     };
     this.forgetTenant(tenant.id);
     this.tenants.set(tenant.id, tenant);
-    this.order.splice(Math.min(Math.max(0, s.position), this.order.length), 0, tenant);
+    // its place among the tenants in memory: before the first one created after it
+    let lo = 0;
+    for (let hi = this.order.length; lo < hi;) {
+      const mid = (lo + hi) >> 1;
+      if ((this.ordinals.get(this.order[mid].id) ?? 0) < s.position) lo = mid + 1;
+      else hi = mid;
+    }
+    this.order.splice(lo, 0, tenant);
+    this.ordinals.set(tenant.id, s.position);
+    this.ids.ordinalAtLeast('tenant', s.position + 1);
     for (const key of s.keys) this.keysByHash.set(key.hash, key);
     this.keysByTenant.set(tenant.id, s.keys);
   }
@@ -275,6 +296,7 @@ export class TenantService {
   /** Drops a tenant and its keys. */
   forgetTenant(tenantId: string): void {
     if (!this.tenants.delete(tenantId)) return;
+    this.ordinals.delete(tenantId);
     this.order = this.order.filter((t) => t.id !== tenantId);
     for (const key of this.keysOf(tenantId)) this.keysByHash.delete(key.hash);
     this.keysByTenant.delete(tenantId);
@@ -285,5 +307,6 @@ export class TenantService {
     this.keysByHash.clear();
     this.keysByTenant.clear();
     this.order = [];
+    this.ordinals.clear();
   }
 }

@@ -9,10 +9,14 @@ import type { Core } from '../domain/core.js';
 import {
   beginImport,
   exportState,
+  exportTenant,
   finishImport,
+  forgetTenant,
   importState,
+  importTenant,
   importTenantPart,
   SNAPSHOT_FORMAT,
+  tenantBusy,
   type ImportRun,
   type Snapshot,
 } from '../domain/snapshot.js';
@@ -24,6 +28,7 @@ import { shareListeners } from './listeners.js';
 import type { ListenerHub, PendingRelayState } from '../sandbox/control/listen.js';
 import type { Oversize, Replica } from './replica.js';
 import { settled, type NodeHandler } from './steps.js';
+import type { RoutedCall } from './route.js';
 import { readNode, readWeb } from '../web/bodyStream.js';
 import { envelopeOf } from '../web/envelope.js';
 import type { DirectorySource, Entry } from './directory.js';
@@ -114,6 +119,15 @@ export function isRecorded(method: string, path: string, apiPrefix: string): boo
   return method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
 }
 
+/** A call read (not recorded), as the router sees it: which tenant it reads. */
+const readRoute = (app: string, req: Request): RoutedCall => ({
+  app,
+  method: req.method,
+  url: req.url,
+  header: (name) => req.headers.get(name) ?? undefined,
+  body: null,
+});
+
 function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string, fast?: NodeHandler): Fetch {
   replica.mount(name, app, fast);
   return async (req, env) => {
@@ -123,7 +137,8 @@ function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string, fa
       await replica.read(() => Promise.resolve(undefined));
       return app(req, env);
     }
-    if (!isRecorded(req.method, path, apiPrefix)) return replica.read(async () => settled(await app(req, env)));
+    if (!isRecorded(req.method, path, apiPrefix))
+      return replica.read(async () => settled(await app(req, env)), readRoute(name, req));
     const incoming = (env as { incoming?: Incoming } | undefined)?.incoming;
     const body = await bodyOf(req, incoming).catch((err: unknown) => err as Error);
     if (body instanceof Error) return refused(body);
@@ -191,10 +206,21 @@ export function shareApps(
     },
   });
   replica.holdDirectory(directorySource(core));
+  replica.holdTenants({
+    residentIds: () => core.tenants.ordered().map((t) => t.id),
+    isResident: (tenantId) => core.tenants.has(tenantId),
+    busy: (tenantId) => tenantBusy(core, tenantId),
+    nextDue: (tenantId) => core.clock.nextDueOf(tenantId),
+    sandboxOffset: () => core.clock.sandboxOffsetMs(),
+    exportTenant: (tenantId) => exportTenant(core, tenantId),
+    importTenant: (tenantId, data) => importTenant(core, tenantId, data),
+    forgetTenant: (tenantId) => forgetTenant(core, tenantId),
+  });
   const control = controlApp(core);
   replica.mount('control', (req, env) => control.fetch(req, env));
   routeControlCalls(core, async (app, req) => {
-    if (req.method === 'GET' || req.method === 'HEAD') return replica.read(async () => settled(await app.fetch(req)));
+    if (req.method === 'GET' || req.method === 'HEAD')
+      return replica.read(async () => settled(await app.fetch(req)), readRoute('control', req));
     const body = await bodyOf(req, undefined).catch((err: unknown) => err as Error);
     return body instanceof Error ? refused(body) : replica.call('control', req, body, null, 'console');
   });

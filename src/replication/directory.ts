@@ -129,12 +129,16 @@ export class TenantDirectory implements Directory {
     return changes;
   }
 
-  /** The changes that make the whole directory that of `source` (every tenant, deep): after a reset, at a start. */
-  diffAll(source: DirectorySource): DirectoryChange[] {
+  /**
+   * The changes that make the whole directory that of `source` (every tenant, deep): after a reset, at a start.
+   * `residentOnly`: `source` holds only the tenants in memory, so a tenant it lacks is not gone.
+   */
+  diffAll(source: DirectorySource, residentOnly = false): DirectoryChange[] {
     const changes: DirectoryChange[] = [];
     const all = source.allEntries();
     for (const [t, entries] of all) changes.push(...this.diff(t, entries, true));
-    for (const t of [...this.byTenant.keys()]) if (!all.has(t)) changes.push(...this.diff(t, [], true));
+    if (!residentOnly)
+      for (const t of [...this.byTenant.keys()]) if (!all.has(t)) changes.push(...this.diff(t, [], true));
     return changes;
   }
 

@@ -15,6 +15,7 @@ import { openPool, type Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
 import type { StoreReport } from '../domain/store.js';
 import { Replica, type ReplicaTiming } from './replica.js';
+import { refuseTenantState } from './residency.js';
 import type { LoadPlan, SnapshotPayload } from './snapshotter.js';
 import { GLOBAL_PART, listSnapshots, readWholeSnapshot, tailAfter } from './snapshots.js';
 import {
@@ -83,11 +84,28 @@ async function planLoad(db: Db, mine: Writer): Promise<LoadPlan> {
     const first = await tailOk(s.seq);
     if (first !== null && first !== s.seq + 1)
       throw new Error(`the log lacks steps ${s.seq + 1} to ${first - 1} after snapshot ${s.seq}`);
-    return s.parts !== null ? { seq: s.seq, payload: null, parts: s.parts } : { seq: s.seq, payload };
+    return s.parts !== null
+      ? { seq: s.seq, payload: null, parts: s.parts, snapshotFormat: s.snapshotFormat }
+      : { seq: s.seq, payload };
   }
   const first = await tailOk(0);
   if (snapshots.length && first !== 1) throw refuseSnapshot(snapshots[0], { ...mine, snapshotFormat: SNAPSHOT_FORMAT });
   return { seq: 0, payload: null };
+}
+
+/**
+ * Refuses a database where a tenant's newest stored state (D-150) has a snapshot format this version cannot read:
+ * loading the tenant on its first call would fail; the start fails instead, naming both versions.
+ */
+async function refuseUnreadableStates(db: Db, mine: Writer): Promise<void> {
+  const { rows } = await db.query<{ tenant_id: string; seq: number; snapshot_format: number; code_version: string }>(
+    `SELECT tenant_id, seq, snapshot_format, code_version FROM sandbox_tenant_states s
+      WHERE NOT (snapshot_format = ANY($1))
+        AND NOT EXISTS (SELECT 1 FROM sandbox_tenant_states n WHERE n.tenant_id = s.tenant_id AND n.seq > s.seq)
+      LIMIT 1`,
+    [READABLE_SNAPSHOT_FORMATS],
+  );
+  if (rows.length) throw refuseTenantState(rows[0], mine);
 }
 
 /** Refuses a snapshot stored by part whose parts are not all there (its global part first). */
@@ -156,6 +174,7 @@ async function report(db: Db, replica: Replica, mine: Writer, every: number): Pr
     instance: {
       ...replica.snapshotActivity(),
       partitions: { directoryTenants: replica.directory.size, steps: { ...replica.partitionCounts } },
+      residency: replica.residencyActivity(),
     },
   };
 }
@@ -209,11 +228,13 @@ export async function openShared(
     const startedAt = Number(await shared(db, 'started_at', () => String(Date.now())));
     const writer: Writer = { logFormat: LOG_FORMAT, codeVersion };
     const plan = await planLoad(db, writer);
+    await refuseUnreadableStates(db, writer);
     const every = config.snapshotEvery > 0 ? config.snapshotEvery : Infinity;
     const replica = new Replica(db, config.seed, startedAt, onFatal, {
       writer,
       snapshotEvery: every,
       timing: replicaTiming,
+      residentTenants: config.residentTenants > 0 ? config.residentTenants : Infinity,
     });
     replica.loadFrom(plan);
     const storeOn =

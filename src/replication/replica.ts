@@ -32,8 +32,9 @@ import {
 } from '../domain/webhooks/sender.js';
 import type { Db } from '../store/postgres/pool.js';
 import { directorySql, TenantDirectory, type DirectoryChange, type DirectorySource } from './directory.js';
-import { partitionOf } from './route.js';
+import { partitionOf, readsEveryTenant, type RoutedCall } from './route.js';
 import { tenantBase, tenantStepsSql } from './loader.js';
+import { Residency, type ResidencyActivity, type ResidentPort } from './residency.js';
 import {
   connectionOf,
   partitionText,
@@ -115,6 +116,8 @@ export interface ReplicaOptions {
   snapshotEvery: number;
   /** Tests only: shorter lost-attempt grace and sweep (default DEFAULT_REPLICA_TIMING). */
   timing?: Partial<ReplicaTiming>;
+  /** Tenants kept in memory beyond those with work under way; the others are loaded on demand (default: every tenant). */
+  residentTenants?: number;
 }
 
 /** A string as an SQL literal under standard_conforming_strings: backslashes are plain characters. */
@@ -220,6 +223,11 @@ export class Replica {
   /** How many steps of each kind of partition this instance committed and applied (the operator report). */
   readonly partitionCounts = { tenant: 0, global: 0, create: 0, all: 0 };
   private readonly timing: Readonly<ReplicaTiming>;
+  /** The tenants in memory, loaded on demand and dropped beyond a bound (residency.ts, D-150). */
+  private readonly residency: Residency;
+  /** The real-time timer of the soonest timer of a tenant not in memory, and when it is armed for. */
+  private dueTimer: NodeJS.Timeout | null = null;
+  private dueArmedAt = Infinity;
 
   constructor(
     readonly db: Db,
@@ -239,6 +247,7 @@ export class Replica {
     this.frozen = startedAt;
     this.snapshots = new Snapshotter(db, options.writer, options.snapshotEvery, this.instance);
     this.timing = { ...DEFAULT_REPLICA_TIMING, ...options.timing };
+    this.residency = new Residency(db, options.residentTenants ?? Infinity, options.writer);
   }
 
   /** The clock's deferrer: inside a step, deferred work runs before the step ends; outside, after the task. */
@@ -364,6 +373,109 @@ export class Replica {
     this.dirSource = source;
   }
 
+  /** The tenants in memory, for loading them on demand and dropping them (set before the log is applied). */
+  holdTenants(port: ResidentPort): void {
+    this.residency.hold(port);
+  }
+
+  /** What this instance did with tenants in memory, for the operator. */
+  residencyActivity(): ResidencyActivity {
+    return this.residency.activity();
+  }
+
+  /**
+   * Before a step of `partition` (or a read) runs: the tenant it concerns is loaded when it is not in memory;
+   * every tenant before a step of every tenant or a read across tenants (`every`); before a timers step (`dueAt`,
+   * its real time), every tenant whose soonest timer is due by then, so every instance fires the same timers.
+   */
+  private async ensureResident(partition: string, every: boolean, dueAt?: number): Promise<void> {
+    const r = this.residency;
+    if (!r.on) return;
+    let ids: string[];
+    if (every) ids = r.missing(this.directory.tenantIds());
+    else if (dueAt !== undefined) ids = r.dueBy(dueAt + r.sandboxOffset());
+    else if (partition === 'global' || partition === 'create' || partition === 'all') return;
+    else if (!this.directory.hasTenant(partition)) return;
+    else {
+      r.touch(partition);
+      ids = r.missing([partition]);
+    }
+    if (!ids.length) return;
+    await r.load(ids, this.applied, (fn) => this.importing(fn), every);
+    this.armDue();
+  }
+
+  /** The step about to run: the tenants it needs in memory first (ensureResident). */
+  private ensureFor(step: Step, partition: string): Promise<void> {
+    if (step.t === 'timers') return this.ensureResident(partition, false, step.now);
+    return this.ensureResident(partition, partition === 'all');
+  }
+
+  /**
+   * A real-time timer for the soonest timer of a tenant not in memory: when it is due, a timers step loads the
+   * tenant and fires it, as the clock's own dispatch does for the tenants in memory.
+   */
+  private armDue(): void {
+    const at = this.residency.soonestDueReal();
+    if (at === this.dueArmedAt) return;
+    if (this.dueTimer) clearTimeout(this.dueTimer);
+    this.dueTimer = null;
+    this.dueArmedAt = at;
+    if (!Number.isFinite(at)) return;
+    this.dueTimer = setTimeout(
+      () => {
+        this.dueTimer = null;
+        this.dueArmedAt = Infinity;
+        if (this.timersQueued || !this.started || this.closed) return;
+        this.timersQueued = true;
+        this.submitBackground({ t: 'timers', now: 0 });
+      },
+      Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1),
+    );
+    this.dueTimer.unref();
+  }
+
+  /** A tenant a step created counts as used by it (it is not dropped before the tenants used before it). */
+  private touchCreated(dir: readonly DirectoryChange[]): void {
+    if (!this.residency.on) return;
+    for (const [kind, name, tenantId] of dir) if (kind === 'tenant' && tenantId !== null) this.residency.touch(name);
+  }
+
+  /** Runs an import of tenants outside any step: the work it defers is not the log's, and is dropped. */
+  private importing(fn: () => void): void {
+    const was = this.inStep;
+    this.inStep = true;
+    try {
+      fn();
+    } finally {
+      this.inStep = was;
+    }
+    if (!was) {
+      const dropped = this.deferred.splice(0).length;
+      if (dropped)
+        console.error(`shared sandbox: ${dropped} piece(s) of work deferred by a tenant's load were dropped`);
+    }
+  }
+
+  /** Drops the tenants used least recently beyond the bound (between steps). */
+  private async evictIdle(): Promise<void> {
+    if (!this.residency.on) return;
+    await this.residency.evict(this.applied, this.keptTenants());
+    this.armDue();
+  }
+
+  /**
+   * Tenants kept in memory whatever their use: a webhook listener is connected, an attempt awaits its answer, or
+   * the directory does not know them yet (the demo tenants, made outside any step before the first lock).
+   */
+  private keptTenants(): Set<string> {
+    const keep = new Set(this.listenerTenants.values());
+    for (const p of this.pending.values()) if (p.partition !== 'all') keep.add(p.partition);
+    if (!this.dirChecked)
+      for (const id of this.residency.residentIds()) if (!this.directory.hasTenant(id)) keep.add(id);
+    return keep;
+  }
+
   /** What applies a `listen` step (set before the log is applied). */
   handleListen(fn: (op: ListenOp) => void): void {
     this.onListen = fn;
@@ -405,6 +517,8 @@ export class Replica {
     const t0 = performance.now();
     this.frozen = null;
     const { seq, payload, parts } = this.plan;
+    let eager: readonly string[] | null = null;
+    let due: [string, number][] = [];
     if (payload || parts) {
       // the attempts that awaited their answer are awaited here too (none of them is this process's: a
       // `sent` step from the instance that made it, or the lost-attempt sweep, settles each), before the
@@ -414,6 +528,12 @@ export class Replica {
         for (const p of c.pending ?? []) this.awaitSent(p.key, p.startedAt, false);
         this.sends = c.sends;
         this.lastNow = c.lastNow;
+        // the tenants with work under way now, the others on demand (D-150)
+        if (this.residency.on && c.eager) {
+          eager = c.eager;
+          due = c.due ?? [];
+        }
+        return eager ?? undefined;
       };
       // work the import defers (the domain would make again an attempt whose answer is not awaited) is
       // dropped: the instances that ran the log up to the snapshot have no such work
@@ -426,6 +546,8 @@ export class Replica {
       } finally {
         this.inStep = false;
       }
+      // the tenants not loaded: their parts are their stored states, and their timers are due when the snapshot says
+      if (eager) this.residency.restoreDue(due);
       const dropped = this.deferred.splice(0).length;
       if (dropped)
         console.error(`shared sandbox: ${dropped} piece(s) of work deferred by the snapshot's import were dropped`);
@@ -439,6 +561,7 @@ export class Replica {
     );
     this.directory.apply(rows.map((r) => [r.kind, r.name, r.tenant_id]));
     await this.catchUp(this.db);
+    await this.evictIdle();
     this.snapshots.activity.loadedFrom = {
       seq,
       replayedSteps: this.applied - seq,
@@ -462,6 +585,7 @@ export class Replica {
     // and another instance (or the next start) records each as lost once its time is past (D-138)
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
+    if (this.dueTimer) clearTimeout(this.dueTimer);
     // a clean stop leaves a snapshot of every step committed so far (a read applies them first), so the
     // next start, of this version or a later one, replays nothing
     if (this.started && !this.fatal) {
@@ -481,7 +605,13 @@ export class Replica {
   private counters(): ReplicaCounters {
     const pending: PendingSendState[] = [];
     for (const [key, p] of this.pending) pending.push({ key, startedAt: p.startedAt, live: p.live });
-    return { sends: this.sends, lastNow: this.lastNow, pending };
+    const out: ReplicaCounters = { sends: this.sends, lastNow: this.lastNow, pending };
+    if (this.residency.on) {
+      const keep = this.keptTenants();
+      out.eager = this.residency.busyOrKept(keep);
+      out.due = this.residency.dueList();
+    }
+    return out;
   }
 
   /** Runs one call that changes state (recorded) and answers once it is committed. */
@@ -505,11 +635,19 @@ export class Replica {
     );
   }
 
-  /** Runs `fn` after every step committed before now is applied; records nothing (reads only). */
-  read<T>(fn: () => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) =>
-      this.push({ step: null, body: null, run: fn, resolve: resolve, reject }),
-    );
+  /**
+   * Runs `fn` after every step committed before now is applied; records nothing (reads only). `route`, the call
+   * being read, names the tenants to have in memory first: its tenant's, or every tenant for a read across them.
+   */
+  read<T>(fn: () => Promise<T>, route?: RoutedCall): Promise<T> {
+    const run = !route
+      ? fn
+      : async () => {
+          const partition = partitionOf(route, this.directory);
+          await this.ensureResident(partitionText(partition), readsEveryTenant(route, partition));
+          return fn();
+        };
+    return new Promise<T>((resolve, reject) => this.push({ step: null, body: null, run, resolve: resolve, reject }));
   }
 
   private submitBackground(step: Step): void {
@@ -536,6 +674,8 @@ export class Replica {
       while (this.queue.length && !this.fatal) {
         const batch = this.queue.splice(0, BATCH_MAX);
         await this.runBatch(batch);
+        if (this.fatal) break;
+        await this.evictIdle().catch((err: unknown) => this.stop(err, []));
         if (performance.now() - this.reportedAt >= REPORT_EVERY_MS) this.reportApplied();
         // between batches no step runs: the state is exactly the log up to `applied`
         this.snapshots.between(this.applied, () => this.counters());
@@ -574,7 +714,7 @@ export class Replica {
       // of it was made outside any step (the demo tenants, seeded by every instance at its start)
       if (this.held && !this.dirChecked && this.dirSource) {
         this.dirChecked = true;
-        this.dirExtra.push(...this.directory.diffAll(this.dirSource));
+        this.dirExtra.push(...this.directory.diffAll(this.dirSource, this.residency.on));
       }
       const done: LoggedStep[] = [];
       for (const item of batch) {
@@ -582,6 +722,7 @@ export class Replica {
         try {
           results.push({ item, ok: true, value: await item.run() });
         } catch (err) {
+          if (err instanceof NotLoaded) throw err.cause;
           results.push({ item, ok: false, value: err });
         }
         // a step that failed part-way fails the same way on every replay: it is in the log either way
@@ -671,13 +812,20 @@ export class Replica {
       this.check(r);
       const step = JSON.parse(r.step) as Step;
       this.partition = r.partition ?? 'all';
+      await this.ensureFor(step, this.partition);
       await this.apply(step, r.body, false);
       // the directory changes the step made where it ran
-      if (step.t === 'call' && step.dir) this.directory.apply(step.dir);
+      if (step.t === 'call' && step.dir) {
+        this.directory.apply(step.dir);
+        this.touchCreated(step.dir);
+      }
       this.count(this.partition);
       this.applied = Number(r.seq);
     }
-    if (rows.length === CATCH_UP_PAGE) await this.catchUp(db);
+    if (rows.length === CATCH_UP_PAGE) {
+      await this.evictIdle();
+      await this.catchUp(db);
+    }
   }
 
   /**
@@ -708,11 +856,20 @@ export class Replica {
     this.partition = this.partitionOfStep(step, body);
     this.count(this.partition);
     try {
+      await this.ensureFor(step, this.partition);
+    } catch (err) {
+      // not the step's failure (it would fail the same way on every replay): this instance's
+      throw new NotLoaded(err);
+    }
+    try {
       return await this.apply(step, body, true);
     } finally {
       if (step.t === 'call') {
         const dir = this.directoryChanges(step, this.partition);
-        if (dir.length) step.dir = dir;
+        if (dir.length) {
+          step.dir = dir;
+          this.touchCreated(dir);
+        }
       }
     }
   }
@@ -875,6 +1032,13 @@ export class Replica {
       p.givenUp = true;
       this.submitBackground({ t: 'sent', key, out: LOST_ATTEMPT, now: 0 });
     }
+  }
+}
+
+/** A tenant a live step needed could not be loaded: the instance stops (the step is not the log's). */
+class NotLoaded extends Error {
+  constructor(override readonly cause: unknown) {
+    super((cause as Error).message);
   }
 }
 

@@ -146,6 +146,17 @@ export function partitionOf(call: RoutedCall, dir: Directory): Partition {
   return GLOBAL;
 }
 
+/**
+ * Whether a read needs every tenant in memory: an operator's read of the control API that names no tenant (the
+ * review queue, deliveries, the request log, the tenant list across tenants).
+ */
+export function readsEveryTenant(call: RoutedCall, partition: Partition): boolean {
+  if (partition.kind !== 'global' || call.app === 'anon') return false;
+  const { path } = pathAndQuery(call.url);
+  // the store's own report reads no tenant
+  return path.startsWith('/sandbox/') && path !== '/sandbox/v1/store';
+}
+
 /** The directory of a core whose every tenant is resident (a shared sandbox today, D-112). */
 export function residentDirectory(core: Core): Directory {
   return {

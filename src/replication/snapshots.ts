@@ -12,6 +12,7 @@
 import { promisify } from 'node:util';
 import { gunzip, gunzipSync, gzip } from 'node:zlib';
 import type { Db } from '../store/postgres/pool.js';
+import { keepUnsupersededParts, pruneTenantStates } from './residency.js';
 import type { Writer } from './versions.js';
 
 export const zip = promisify(gzip);
@@ -98,7 +99,8 @@ const parsePart = (data: Buffer): unknown => JSON.parse(gunzipSync(data).toStrin
 export async function readParts(
   db: Db,
   seq: number,
-  global: (data: unknown) => void,
+  /** Hears the global part; may answer the tenants whose parts are wanted (none returned: every part). */
+  global: (data: unknown) => readonly string[] | void,
   tenant: (tenantId: string, data: unknown) => void,
 ): Promise<{ parts: number }> {
   const client = await db.connect();
@@ -116,12 +118,12 @@ export async function readParts(
       [seq],
     );
     if (first.rows[0]?.part !== GLOBAL_PART) throw new Error(`snapshot ${seq} has no global part`);
-    global(parsePart(first.rows[0].data));
+    const only = global(parsePart(first.rows[0].data)) ?? null;
     let read = 1;
     for (let after = 0; ;) {
       const page = await client.query<{ part: string; ord: number; data: Buffer }>(
-        `SELECT part, ord, data FROM sandbox_snapshot_parts WHERE seq = $1 AND ord > $2 ORDER BY ord LIMIT ${PARTS_PAGE}`,
-        [seq, after],
+        `SELECT part, ord, data FROM sandbox_snapshot_parts WHERE seq = $1 AND ord > $2${only ? ' AND part = ANY($3)' : ''} ORDER BY ord LIMIT ${PARTS_PAGE}`,
+        only ? [seq, after, only] : [seq, after],
       );
       for (const row of page.rows) {
         tenant(row.part, parsePart(row.data));
@@ -130,7 +132,8 @@ export async function readParts(
       if (page.rows.length < PARTS_PAGE) break;
       after = page.rows[page.rows.length - 1].ord;
     }
-    if (read !== expected) throw new Error(`snapshot ${seq} lists ${expected} parts and ${read} were found`);
+    if (only ? read !== only.length + 1 : read !== expected)
+      throw new Error(`snapshot ${seq} lists ${expected} parts and ${read} were found`);
     await client.query('COMMIT');
     return { parts: read };
   } catch (err) {
@@ -157,7 +160,9 @@ export async function readSnapshot(db: Db, seq: number): Promise<unknown> {
   await readParts(
     db,
     seq,
-    (g) => (whole = g as { replica: unknown; state: Record<string, unknown> }),
+    (g) => {
+      whole = g as { replica: unknown; state: Record<string, unknown> };
+    },
     (id, data) => (tenants[id] = data),
   );
   const g = whole as unknown as { replica: unknown; state: Record<string, unknown> };
@@ -241,8 +246,11 @@ export async function prune(db: Db, self: string): Promise<void> {
   );
   const behind = live.rows[0]?.applied;
   const steps = behind === null || behind === undefined ? floor : Math.min(floor, Number(behind));
+  // a tenant's part that no newer state supersedes is its stored state (tenants resident on demand, D-150)
+  await keepUnsupersededParts(db, floor, steps);
   await db.query(`DELETE FROM sandbox_snapshots WHERE seq < $1`, [floor]);
   await db.query(`DELETE FROM sandbox_snapshot_parts WHERE seq < $1`, [floor]);
+  await pruneTenantStates(db, steps);
   await db.query(`DELETE FROM sandbox_log WHERE seq <= $1`, [steps]);
   await db.query(
     `DELETE FROM sandbox_instances WHERE seen_at < now() - interval '${INSTANCE_GONE_AFTER_S * 10} seconds'`,

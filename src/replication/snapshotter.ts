@@ -47,6 +47,13 @@ export interface ReplicaCounters {
   lastNow: number;
   /** The webhook attempts awaiting their `sent` step, by key (the domain's deliveries name them); absent in format 1. */
   pending?: PendingSendState[];
+  /**
+   * The tenants a start loads at once (work under way: timers, attempts in flight, listeners), when the others
+   * are loaded on demand (D-150); absent: a start loads every part.
+   */
+  eager?: string[];
+  /** With `eager`: every tenant's soonest timer on the sandbox clock (a timers step loads a tenant whose timer is due). */
+  due?: [string, number][];
 }
 
 /** A webhook attempt awaiting its `sent` step, as a snapshot keeps it. */
@@ -71,8 +78,9 @@ export interface SnapshotPayload {
 export interface LoadPlan {
   seq: number;
   payload: SnapshotPayload | null;
-  /** Stored by part: how many. */
+  /** Stored by part: how many, and the format they were written in. */
   parts?: number;
+  snapshotFormat?: number;
 }
 
 /** What this instance did with snapshots, for the operator (GET /sandbox/v1/store). */
@@ -116,9 +124,10 @@ export class Snapshotter {
 
   /**
    * Loads the snapshot of step `seq` stored by part, one part at a time (only a page of parts is read and
-   * only one part parsed at once); `counters` hears the recorder's counters before the state is imported.
+   * only one part parsed at once); `counters` hears the recorder's counters before the state is imported, and
+   * may answer the only tenants whose parts are loaded (the others are loaded on demand, D-150).
    */
-  async loadParts(seq: number, counters: (c: ReplicaCounters) => void): Promise<void> {
+  async loadParts(seq: number, counters: (c: ReplicaCounters) => readonly string[] | void): Promise<void> {
     const port = this.port();
     let begun = false;
     await readParts(
@@ -126,9 +135,10 @@ export class Snapshotter {
       seq,
       (data) => {
         const g = data as GlobalPart;
-        counters(g.replica);
+        const only = counters(g.replica);
         port.beginImport(g.state);
         begun = true;
+        return only;
       },
       (tenantId, data) => port.importTenant(tenantId, data),
     );

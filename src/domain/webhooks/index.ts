@@ -23,6 +23,7 @@ export function createWebhooks(ctx: CoreContext): WebhookService {
 
   return {
     ...webhookReader(outbox),
+    inFlight: (tenantId) => outbox.deliveries.list({ tenantId }).some((d) => d.inFlight),
     enqueue: (input) => createDelivery(outbox, input, false),
     sendTest: (tenantId, result) => sendTestEvent(outbox, tenantId, result),
     redeliver: (id) => redeliver(outbox, id),

@@ -12,6 +12,8 @@ import type { WebhookRelay } from './relay.js';
 import type { WebhooksTenantState } from './snapshot.js';
 
 export interface WebhookService extends WebhookReader, Resettable {
+  /** Whether one of the tenant's deliveries has an attempt awaiting the receiver's answer. */
+  inFlight(tenantId: string): boolean;
   /** Creates a delivery and makes its first attempt right after the current task. */
   enqueue(input: EnqueueInput): Delivery;
   /**

@@ -251,4 +251,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sandbox_directory_tenant ON sandbox_directory (tenant_id);
     `,
   },
+  {
+    version: 9,
+    name: 'the stored state of each tenant not held in memory (tenants resident on demand)',
+    sql: `
+      -- a tenant's slice (gzip-compressed JSON, as a snapshot's part) as of step seq, written by an instance that
+      -- dropped the tenant from memory, or copied from a snapshot's part by a start that did not load it; an
+      -- instance loading the tenant reads the newest row at or before the step it has applied. Keyed by tenant
+      -- first, so the table can be distributed by it.
+      CREATE TABLE sandbox_tenant_states (
+        tenant_id text NOT NULL,
+        seq bigint NOT NULL,
+        data bytea NOT NULL,
+        raw_bytes bigint NOT NULL,
+        snapshot_format integer NOT NULL,
+        code_version text NOT NULL,
+        PRIMARY KEY (tenant_id, seq)
+      );
+      ALTER TABLE sandbox_tenant_states ALTER COLUMN data SET STORAGE EXTERNAL;
+    `,
+  },
 ];

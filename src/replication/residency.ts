@@ -1,0 +1,302 @@
+// Tenants resident on demand (D-150, docs/design/tenant-partitions.md, stage B): an instance of a shared sandbox
+// keeps in memory the tenants in use and the state of no tenant; every other tenant's slice is stored in
+// `sandbox_tenant_states`, as of a step of the log. Every instance still applies every step (D-112's one order):
+// a step or a read of a tenant that is not in memory first loads the tenant's newest stored state at or before
+// the step it has applied. That state is exact, because a tenant's state changes only by steps of its own
+// partition (route.ts, test/partition-route.test.ts) and by steps of every tenant (`all`), before which every
+// tenant is loaded; and because an instance that holds no tenant applies none of its steps without loading it
+// first, no step of the tenant lies between its stored state and the step being applied.
+// A snapshot's tenant parts are stored states too (as of the snapshot's step); pruning a snapshot keeps, as rows,
+// the parts no newer state supersedes.
+// Beyond a bound, the tenants used least recently are written to that table and dropped from memory, except a
+// tenant with work under way that its exported state does not carry on (an attempt awaiting its answer, a
+// listener connected), which a start also loads at once (snapshotter.ts's `eager` list). A tenant's timers are
+// data of its state: the instance keeps, for each tenant it dropped, when its soonest timer is due, and a timers
+// step first loads every tenant whose timer is due by the step's time, so every instance fires the same timers
+// (the list of due times is part of a snapshot, for a start).
+// Requirements: none of the documents; decisions D-150, D-112, D-146.
+
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
+import type { StoreReport } from '../domain/store.js';
+import type { Db } from '../store/postgres/pool.js';
+import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
+import { describeWriter, type Writer } from './versions.js';
+
+const unzip = promisify(gunzip);
+const zip = promisify(gzip);
+
+/** The tenants of the state in memory, as residency needs them (the composition root wires the domain's). */
+export interface ResidentPort {
+  /** The tenants in memory. */
+  residentIds(): readonly string[];
+  isResident(tenantId: string): boolean;
+  /** Work under way that the exported state does not carry on: the tenant stays in memory. */
+  busy(tenantId: string): boolean;
+  /** When the tenant's soonest timer is due, on the sandbox clock (Infinity: none). */
+  nextDue(tenantId: string): number;
+  /** How far the sandbox clock is ahead of real time, in ms. */
+  sandboxOffset(): number;
+  /** A copy of the tenant's slice, JSON-safe. */
+  exportTenant(tenantId: string): unknown;
+  /** Puts a tenant's slice back (it is not in memory). */
+  importTenant(tenantId: string, data: unknown): void;
+  forgetTenant(tenantId: string): void;
+}
+
+/** What this instance did with tenants, for the operator (GET /sandbox/v1/store's `instance.residency`). */
+export type ResidencyActivity = NonNullable<NonNullable<StoreReport['instance']>['residency']>;
+
+/** Tenants loaded per round trip (a step of every tenant loads them all). */
+const LOAD_PAGE = 200;
+/** Rows per INSERT when tenants are dropped. */
+const EVICT_PER_INSERT = 200;
+
+const tenth = (ms: number) => Math.round(ms * 10) / 10;
+
+/** The newest stored state of each tenant at or before step `upTo`: a row, or a part of a (whole) snapshot. */
+const NEWEST_SQL = `SELECT DISTINCT ON (tenant_id) tenant_id, seq, data, snapshot_format, code_version FROM (
+     SELECT tenant_id, seq, data, snapshot_format, code_version FROM sandbox_tenant_states
+      WHERE tenant_id = ANY($1) AND seq <= $2
+     UNION ALL
+     SELECT p.part, p.seq, p.data, s.snapshot_format, s.code_version
+       FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
+      WHERE p.part = ANY($1) AND p.seq <= $2) states
+   ORDER BY tenant_id, seq DESC`;
+
+/** A stored state this version cannot read, named with the version that wrote it and the way forward. */
+export function refuseTenantState(
+  row: { tenant_id: string; seq: number; snapshot_format: number; code_version: string },
+  mine: Writer,
+): Error {
+  return new Error(
+    `the stored state of tenant ${row.tenant_id} (step ${row.seq}) has snapshot format ${row.snapshot_format}, written by ${describeWriter({ logFormat: mine.logFormat, codeVersion: row.code_version })}; this instance (${describeWriter(mine)}) reads snapshot formats ${READABLE_SNAPSHOT_FORMATS.join(', ')}: start the version that wrote it, or reset the sandbox`,
+  );
+}
+
+export class Residency {
+  private port: ResidentPort | null = null;
+  /** When each tenant in memory was last used (a step or a read of it), as a count of uses. */
+  private used = new Map<string, number>();
+  private uses = 0;
+  /** For each tenant not in memory that has timers: when its soonest one is due, on the sandbox clock. */
+  private due = new Map<string, number>();
+  private readonly counts = { loaded: 0, loadMs: 0, evicted: 0, evictMs: 0 };
+
+  constructor(
+    private readonly db: Db,
+    /** Tenants kept in memory beyond those with work under way (Infinity: every tenant, nothing stored). */
+    readonly bound: number,
+    private readonly writer: Writer,
+  ) {}
+
+  /** Whether tenants are loaded on demand at all. */
+  get on(): boolean {
+    return this.port !== null && Number.isFinite(this.bound);
+  }
+
+  hold(port: ResidentPort): void {
+    this.port = port;
+  }
+
+  /** A step or a read used the tenant. */
+  touch(tenantId: string): void {
+    this.used.set(tenantId, ++this.uses);
+  }
+
+  /** The tenants of `ids` that are not in memory. */
+  missing(ids: Iterable<string>): string[] {
+    const port = this.port;
+    if (!port || !this.on) return [];
+    const out: string[] = [];
+    for (const id of ids) if (!port.isResident(id)) out.push(id);
+    return out;
+  }
+
+  /**
+   * Loads the tenants `ids` (none of them in memory) from their newest stored state at or before step `upTo`
+   * (the step this instance has applied); `around` runs the imports (the replica drops the work they defer).
+   * `every`: the ids are the directory's, which may name tenants a later step creates (at a start, the directory
+   * is the log head's): those are passed over.
+   */
+  async load(ids: readonly string[], upTo: number, around: (fn: () => void) => void, every = false): Promise<void> {
+    const port = this.port!;
+    const t0 = performance.now();
+    for (let i = 0; i < ids.length; i += LOAD_PAGE) {
+      const page = ids.slice(i, i + LOAD_PAGE);
+      const { rows } = await this.db.query<{
+        tenant_id: string;
+        seq: number;
+        data: Buffer;
+        snapshot_format: number;
+        code_version: string;
+      }>(NEWEST_SQL, [page, upTo]);
+      if (rows.length !== page.length && !every) {
+        const found = new Set(rows.map((r) => r.tenant_id));
+        const lost = page.filter((id) => !found.has(id));
+        throw new Error(
+          `tenant ${lost.join(', ')} is in the directory but has no stored state at or before step ${upTo}`,
+        );
+      }
+      const parsed: [string, unknown][] = [];
+      for (const r of rows) {
+        if (!READABLE_SNAPSHOT_FORMATS.includes(r.snapshot_format)) throw refuseTenantState(r, this.writer);
+        parsed.push([r.tenant_id, JSON.parse((await unzip(r.data)).toString('utf8')) as unknown]);
+      }
+      around(() => {
+        for (const [tenantId, data] of parsed) {
+          port.importTenant(tenantId, data);
+          this.due.delete(tenantId);
+          this.touch(tenantId);
+        }
+      });
+      this.counts.loaded += parsed.length;
+    }
+    this.counts.loadMs += performance.now() - t0;
+  }
+
+  /**
+   * Beyond the bound (with some slack, so that dropping tenants is done in rounds), writes the tenants used
+   * least recently to their stored state as of step `at` and drops them from memory; never one that is busy or
+   * in `keep`. The rows are committed before the tenants are dropped.
+   */
+  async evict(at: number, keep: ReadonlySet<string>): Promise<void> {
+    const port = this.port;
+    if (!port || !this.on) return;
+    const ids = port.residentIds();
+    const slack = Math.floor(this.bound / 16);
+    if (ids.length <= this.bound + slack) return;
+    const t0 = performance.now();
+    const order = ids
+      .filter((id) => !keep.has(id))
+      .map((id) => [id, this.used.get(id) ?? 0] as const)
+      .sort((a, b) => a[1] - b[1]);
+    const going: string[] = [];
+    for (const [id] of order) {
+      if (ids.length - going.length <= this.bound) break;
+      if (!port.busy(id)) going.push(id);
+    }
+    for (let i = 0; i < going.length; i += EVICT_PER_INSERT) {
+      const page = going.slice(i, i + EVICT_PER_INSERT);
+      const rows = await Promise.all(
+        page.map(async (id) => {
+          const text = JSON.stringify(port.exportTenant(id));
+          return { id, data: await zip(text), raw: Buffer.byteLength(text) };
+        }),
+      );
+      const values: unknown[] = [];
+      const tuples = rows.map((r, k) => {
+        values.push(r.id, r.data, r.raw);
+        return `($${3 * k + 1}, ${Math.floor(at)}, $${3 * k + 2}, $${3 * k + 3}, ${SNAPSHOT_FORMAT}, $${3 * rows.length + 1})`;
+      });
+      values.push(this.writer.codeVersion);
+      await this.db.query(
+        `INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
+         VALUES ${tuples.join(', ')} ON CONFLICT (tenant_id, seq) DO NOTHING`,
+        values,
+      );
+      for (const id of page) {
+        const due = port.nextDue(id);
+        if (Number.isFinite(due)) this.due.set(id, due);
+        port.forgetTenant(id);
+        this.used.delete(id);
+      }
+      this.counts.evicted += page.length;
+    }
+    this.counts.evictMs += performance.now() - t0;
+  }
+
+  /** How far the sandbox clock is ahead of real time, in ms. */
+  sandboxOffset(): number {
+    return this.port?.sandboxOffset() ?? 0;
+  }
+
+  /** The tenants in memory. */
+  residentIds(): readonly string[] {
+    return this.port?.residentIds() ?? [];
+  }
+
+  /** The tenants in memory that must stay there: busy, or in `keep` (a start loads them at once). */
+  busyOrKept(keep: ReadonlySet<string>): string[] {
+    const port = this.port;
+    if (!port) return [];
+    return port.residentIds().filter((id) => keep.has(id) || port.busy(id));
+  }
+
+  /** The tenants not in memory whose soonest timer is due by `sandboxNow` (sandbox time). */
+  dueBy(sandboxNow: number): string[] {
+    const out: string[] = [];
+    for (const [id, at] of this.due) if (at <= sandboxNow) out.push(id);
+    return out;
+  }
+
+  /** When the soonest timer of a tenant not in memory is due, in real time (Infinity: none). */
+  soonestDueReal(): number {
+    let soonest = Infinity;
+    for (const at of this.due.values()) soonest = Math.min(soonest, at);
+    return this.port && Number.isFinite(soonest) ? soonest - this.port.sandboxOffset() : Infinity;
+  }
+
+  /** Every tenant's soonest timer, in memory or not (a snapshot keeps it for a start). */
+  dueList(): [string, number][] {
+    const out = [...this.due];
+    const port = this.port;
+    if (port)
+      for (const id of port.residentIds()) {
+        const at = port.nextDue(id);
+        if (Number.isFinite(at)) out.push([id, at]);
+      }
+    return out;
+  }
+
+  /** At a start that loaded only some tenants: the due times of the others, from the snapshot. */
+  restoreDue(list: readonly [string, number][]): void {
+    const port = this.port;
+    for (const [id, at] of list) if (!port?.isResident(id)) this.due.set(id, at);
+  }
+
+  /** Forgets what it knew of tenants that are gone (a reset). */
+  forgetUses(): void {
+    const port = this.port;
+    if (!port) return;
+    for (const id of [...this.used.keys()]) if (!port.isResident(id)) this.used.delete(id);
+  }
+
+  activity(): ResidencyActivity {
+    return {
+      bound: Number.isFinite(this.bound) ? this.bound : null,
+      resident: this.port?.residentIds().length ?? 0,
+      loaded: this.counts.loaded,
+      loadMs: tenth(this.counts.loadMs),
+      evicted: this.counts.evicted,
+      evictMs: tenth(this.counts.evictMs),
+    };
+  }
+}
+
+/**
+ * Before the parts of the snapshots older than `floor` are deleted: each one that is its tenant's newest state at or
+ * before `horizon` (the step every live instance has applied) is kept as a stored state, unless a newer one at or
+ * before `horizon` supersedes it (a row, or a part of a snapshot that stays).
+ */
+export async function keepUnsupersededParts(db: Db, floor: number, horizon: number): Promise<void> {
+  await db.query(
+    `INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
+     SELECT p.part, p.seq, p.data, p.raw_bytes, s.snapshot_format, s.code_version
+       FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
+      WHERE p.seq < $1 AND p.part <> 'global'
+        AND NOT EXISTS (SELECT 1 FROM sandbox_tenant_states n WHERE n.tenant_id = p.part AND n.seq > p.seq AND n.seq <= $2)
+        AND NOT EXISTS (SELECT 1 FROM sandbox_snapshot_parts q WHERE q.part = p.part AND q.seq > p.seq AND q.seq <= $2)
+     ON CONFLICT (tenant_id, seq) DO NOTHING`,
+    [floor, horizon],
+  );
+}
+
+/** Deletes the stored states a newer one of the same tenant at or before step `horizon` makes useless. */
+export async function pruneTenantStates(db: Db, horizon: number): Promise<void> {
+  await db.query(
+    `DELETE FROM sandbox_tenant_states s WHERE EXISTS (
+       SELECT 1 FROM sandbox_tenant_states n WHERE n.tenant_id = s.tenant_id AND n.seq > s.seq AND n.seq <= $1)`,
+    [horizon],
+  );
+}

@@ -1,0 +1,187 @@
+// Tenants loaded on demand (src/replication/residency.ts, D-150) on a real PostgreSQL. Two instances share one
+// database: one keeps a single idle tenant in memory, so it drops and loads tenants at nearly every call; the
+// other keeps every tenant. After drawn calls sent to both in turn (tenants created, keys, submits, plan changes,
+// sign-ups, review decisions, the sandbox clock moved), every tenant's slice, loaded again where it was dropped,
+// is exactly the slice the other instance holds (its place in the tenant list included), and the operator's reads
+// across tenants answer the same on both. Then both stop, the one that drops tenants last (its snapshot holds
+// only what it had in memory), and a third instance started on the database holds only the tenants with work
+// under way, loads each other tenant on its first use, and holds exactly what the others held.
+
+import fc from 'fast-check';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportTenant } from '../src/domain/snapshot.js';
+import type { StoreReport } from '../src/domain/store.js';
+import type { RunningSandbox } from '../src/main.js';
+import { Wallet, type WalletState } from '../src/domain/wallet.js';
+import './support/fast-check-seed.js';
+import { withoutDurations } from './support/inProcess.js';
+import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { ADMIN_TOKEN, client } from './support/sandbox.js';
+import { SCREENING, submitBody, waitFor } from './support/screening.js';
+import { sendTenantCalls, tenantCallArb } from './support/tenantCalls.js';
+
+const why = postgresUnavailable();
+if (why) console.warn(why);
+
+const shared = sharedInstances('http://sandbox.test', { corpusSize: 50, noRateLimits: true, snapshotEvery: 25 });
+
+/**
+ * A tenant's slice as an instance holds it, read as a call of that tenant (which loads it when it is not in memory).
+ * Its wallets as of now: a read of a wallet applies the monthly refill that came due (on the instance serving it),
+ * so how far a wallet's stored refill date lags depends on which reads an instance served, not on its state.
+ */
+const sliceOf = (sb: RunningSandbox, tenantId: string) =>
+  sb.replica!.read(
+    async () => {
+      const slice = exportTenant(sb.core, tenantId) as { tenant: { tenant: Record<string, WalletState> } };
+      const now = sb.core.tenants.get(tenantId).clock.now();
+      for (const name of ['screeningWallet', 'applyWallet']) {
+        const w = Wallet.fromState(slice.tenant.tenant[name]);
+        w.refresh(now);
+        slice.tenant.tenant[name] = w.exportState();
+      }
+      return withoutDurations(slice);
+    },
+    {
+      app: 'control',
+      method: 'GET',
+      url: `http://sandbox.test/sandbox/v1/tenants/${tenantId}`,
+      header: () => undefined,
+      body: null,
+    },
+  );
+
+/** The operator's reads across tenants, as JSON (the request log without its measured durations). */
+async function acrossTenants(sb: RunningSandbox): Promise<unknown[]> {
+  const admin = client(sb.listenUrl, ADMIN_TOKEN);
+  const out: unknown[] = [];
+  for (const path of [
+    '/sandbox/v1/tenants',
+    '/sandbox/v1/reviews',
+    '/sandbox/v1/logs',
+    '/sandbox/v1/webhooks/deliveries',
+  ]) {
+    const res = await admin('GET', path);
+    expect(res.status, `${path}: ${res.text}`).toBe(200);
+    out.push(withoutDurations(res.json));
+  }
+  return out;
+}
+
+const residency = async (sb: RunningSandbox) => {
+  const res = await client(sb.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/store');
+  expect(res.status).toBe(200);
+  return (res.json as unknown as StoreReport).instance.residency!;
+};
+
+describe.skipIf(why !== null)('tenants loaded on demand on a shared sandbox', () => {
+  let db: TestDatabase;
+  let lean: RunningSandbox;
+  let full: RunningSandbox;
+  let third: RunningSandbox | undefined;
+  const ids = new Set<string>();
+  beforeAll(async () => {
+    db = await startTestDatabase();
+    [lean, full] = await Promise.all([
+      shared.start(db.url, { residentTenants: 1 }),
+      shared.start(db.url, { residentTenants: 0 }),
+    ]);
+  }, 120_000);
+  afterAll(async () => {
+    await third?.close();
+    await db?.stop();
+    expect(shared.failures).toEqual([]);
+  });
+
+  it('a tenant dropped from memory and loaded again holds exactly what it held, after drawn calls to both instances', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(tenantCallArb, { minLength: 6, maxLength: 16 }), async (calls) => {
+        run++;
+        const { tenants } = await sendTenantCalls([lean, full], calls, run);
+        for (const t of tenants) ids.add(t.tenantId);
+        for (const t of full.core.tenants.ordered()) ids.add(t.id);
+        for (const id of ids) expect(await sliceOf(lean, id), `tenant ${id}`).toEqual(await sliceOf(full, id));
+        expect(await acrossTenants(lean)).toEqual(await acrossTenants(full));
+      }),
+      { numRuns: 5 },
+    );
+    const seen = await residency(lean);
+    // it did drop and load tenants, and keeps no more than its bound of idle tenants
+    expect(seen.bound).toBe(1);
+    expect(seen.evicted).toBeGreaterThan(3);
+    expect(seen.loaded).toBeGreaterThan(3);
+    expect((await residency(full)).evicted).toBe(0);
+  }, 240_000);
+
+  it('a start holds only the tenants with work under way and loads the others on first use, as they were', async () => {
+    expect(ids.size).toBeGreaterThan(2);
+    const before = new Map<string, unknown>();
+    for (const id of ids) before.set(id, await sliceOf(full, id));
+    const across = await acrossTenants(full);
+    // the instance that keeps every tenant stops first; the other records one more call (its plan unchanged) and
+    // stops: its snapshot, the newest, holds the parts of the tenants it has in memory only
+    await full.close();
+    const last = [...ids].at(-1)!;
+    const res = await client(lean.listenUrl, ADMIN_TOKEN)('PATCH', `/sandbox/v1/tenants/${last}`, {});
+    expect(res.status, res.text).toBe(200);
+    before.set(last, await sliceOf(lean, last));
+    await lean.close();
+    third = await shared.start(db.url, { residentTenants: 2 });
+    const started = await residency(third);
+    const busy = third.core.tenants.ordered().filter((t) => third!.core.clock.hasTimers(t.id)).length;
+    expect(started.resident).toBe(busy);
+    expect(started.resident).toBeLessThan(ids.size);
+    for (const [id, slice] of before) expect(await sliceOf(third, id), `tenant ${id}`).toEqual(slice);
+    expect(await acrossTenants(third)).toEqual(across);
+    expect((await residency(third)).loaded).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("fires a dropped tenant's timer on time: the timers step loads it first", async () => {
+    const sb = third!;
+    const admin = client(sb.listenUrl, ADMIN_TOKEN);
+    const made = await admin('POST', '/sandbox/v1/tenants', { planTier: 'scale' });
+    const t = made.json as { tenantId: string; apiKey: string };
+    expect(
+      (await admin('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { autoReview: { afterSeconds: 2, rule: 'approve' } }))
+        .status,
+    ).toBe(200);
+    const res = await client(sb.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+    expect(res.status, res.text).toBe(201);
+    const id = res.json.requestId as string;
+    const review = async () => (await admin('GET', `/sandbox/v1/reviews/${id}`)).json;
+    await waitFor(async () => ((await review()).state === 'pending_review' ? true : undefined), 'pending review');
+    // three other tenants used after it: it is dropped (the instance keeps two idle tenants)
+    for (let i = 0; i < 3; i++)
+      expect((await admin('POST', '/sandbox/v1/tenants', { planTier: 'free' })).status).toBe(201);
+    await waitFor(async () => (sb.core.tenants.has(t.tenantId) ? undefined : true), 'the tenant dropped', 5_000);
+    const loaded = (await residency(sb)).loaded;
+    // nothing names the tenant: only its timer brings it back, and the automatic reviewer approves
+    await waitFor(async () => (sb.core.tenants.has(t.tenantId) ? true : undefined), 'the tenant loaded', 10_000);
+    expect((await residency(sb)).loaded).toBeGreaterThan(loaded);
+    expect(await review()).toMatchObject({
+      state: 'delivered',
+      decision: { decision: 'approved', reviewerId: 'auto' },
+    });
+  }, 60_000);
+
+  it('refuses to start on a stored state of a snapshot format it cannot read, naming both versions', async () => {
+    await third!.close();
+    third = undefined;
+    const pgc = new pg.Client({ connectionString: db.url });
+    await pgc.connect();
+    try {
+      const { rowCount } = await pgc.query(
+        `UPDATE sandbox_tenant_states SET snapshot_format = 99, code_version = '9.9.9'
+          WHERE (tenant_id, seq) IN (SELECT tenant_id, max(seq) FROM sandbox_tenant_states GROUP BY 1 LIMIT 1)`,
+      );
+      expect(rowCount).toBe(1);
+    } finally {
+      await pgc.end();
+    }
+    await expect(shared.start(db.url, { residentTenants: 2 })).rejects.toThrow(
+      /snapshot format 99, written by .*sandbox 9\.9\.9; this instance .* reads snapshot formats 3/,
+    );
+  }, 60_000);
+});
