@@ -153,7 +153,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'int',
     shown: '1000',
     meaning:
-      'a shared sandbox keeps at most this many tenants in memory beyond those with work under way (timers, webhook attempts, listeners) and loads the others from the database on their first call (D-150); 0: every tenant in memory',
+      'a shared sandbox keeps at most this many tenants in memory beyond those with work under way (webhook attempts in flight, connected listeners) and loads the others from the database on their first call (D-150); 0: every tenant in memory',
   },
 ];
 

@@ -113,6 +113,15 @@ describe.skipIf(why !== null)('tenants loaded on demand on a shared sandbox', ()
     expect(seen.evicted).toBeGreaterThan(3);
     expect(seen.loaded).toBeGreaterThan(3);
     expect((await residency(full)).evicted).toBe(0);
+    // a read across tenants loads every tenant for the operator only; a read filtered to a tenant loads that one
+    const held = (await residency(lean)).loaded;
+    expect((await client(lean.listenUrl)('GET', '/sandbox/v1/reviews')).status).toBe(401);
+    expect((await client(lean.listenUrl, 'sk_unknown')('GET', '/sandbox/v1/webhooks/deliveries')).status).toBe(401);
+    expect((await residency(lean)).loaded).toBe(held);
+    const one = [...ids][0];
+    const filtered = await client(lean.listenUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/reviews?tenantId=${one}`);
+    expect(filtered.status).toBe(200);
+    expect((await residency(lean)).loaded).toBeLessThanOrEqual(held + 1);
   }, 240_000);
 
   it('a start holds only the tenants with work under way and loads the others on first use, as they were', async () => {

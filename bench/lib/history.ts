@@ -93,6 +93,9 @@ const KNOWN_TABLES = [
   'console_sign_outs',
   // the routing directory (D-145): every tenant's keys are in it already (the copy makes no key)
   'sandbox_directory',
+  // tenants' stored states (D-150): those written before the copy's first step stay exact (the copy adds only later
+  // steps); later ones are deleted with the snapshots
+  'sandbox_tenant_states',
 ];
 
 /**
@@ -175,6 +178,9 @@ async function copyInSql(
     // their parts too (D-146), where snapshots are stored by part
     const parts = await db.query(`SELECT to_regclass('sandbox_snapshot_parts') IS NOT NULL AS has`);
     if (parts.rows[0].has) await db.query(`DELETE FROM sandbox_snapshot_parts WHERE seq > $1`, [after]);
+    // and the tenants' stored states written after it (D-150): a state as of a step the copy renumbers
+    const states = await db.query(`SELECT to_regclass('sandbox_tenant_states') IS NOT NULL AS has`);
+    if (states.rows[0].has) await db.query(`DELETE FROM sandbox_tenant_states WHERE seq > $1`, [after]);
     // round by round across the tenants; steps not of the template (timers) kept once, in place
     await db.query(
       `INSERT INTO sandbox_log (seq, step${extra})

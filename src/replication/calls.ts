@@ -21,6 +21,7 @@ import {
   type Snapshot,
 } from '../domain/snapshot.js';
 import { controlApp, routeControlCalls } from '../sandbox/console/control.js';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { DomainError, invalid } from '../errors/errors.js';
 import { shareConsoleSignOuts } from './consoleSessions.js';
@@ -30,6 +31,7 @@ import type { Oversize, Replica } from './replica.js';
 import { settled, type NodeHandler } from './steps.js';
 import type { RoutedCall } from './route.js';
 import { readNode, readWeb } from '../web/bodyStream.js';
+import { bearerToken } from '../web/auth.js';
 import { envelopeOf } from '../web/envelope.js';
 import type { DirectorySource, Entry } from './directory.js';
 
@@ -206,6 +208,11 @@ export function shareApps(
     },
   });
   replica.holdDirectory(directorySource(core));
+  const adminDigest = createHash('sha256').update(core.config.adminToken).digest();
+  replica.recognizeOperator((call) => {
+    const token = bearerToken(call.header('authorization'));
+    return token !== undefined && timingSafeEqual(createHash('sha256').update(token).digest(), adminDigest);
+  });
   replica.holdTenants({
     residentIds: () => core.tenants.ordered().map((t) => t.id),
     isResident: (tenantId) => core.tenants.has(tenantId),

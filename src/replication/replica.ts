@@ -378,6 +378,17 @@ export class Replica {
     this.residency.hold(port);
   }
 
+  /**
+   * Whether a read is the operator's (only the operator's reads across tenants load every tenant: anyone else's is
+   * refused, and must not cost that).
+   */
+  private isOperator: (call: RoutedCall) => boolean = () => true;
+
+  /** How the operator's reads are told from others (set before calls arrive). */
+  recognizeOperator(fn: (call: RoutedCall) => boolean): void {
+    this.isOperator = fn;
+  }
+
   /** What this instance did with tenants in memory, for the operator. */
   residencyActivity(): ResidencyActivity {
     return this.residency.activity();
@@ -644,7 +655,8 @@ export class Replica {
       ? fn
       : async () => {
           const partition = partitionOf(route, this.directory);
-          await this.ensureResident(partitionText(partition), readsEveryTenant(route, partition));
+          const every = readsEveryTenant(route, partition) && this.isOperator(route);
+          await this.ensureResident(partitionText(partition), every);
           return fn();
         };
     return new Promise<T>((resolve, reject) => this.push({ step: null, body: null, run, resolve: resolve, reject }));
@@ -808,24 +820,58 @@ export class Replica {
 
   /** Applies a page of committed steps; when the page was full, reads and applies the rest. */
   private async applyPage(rows: StoredStep[], db: Db | pg.PoolClient): Promise<void> {
-    for (const r of rows) {
-      this.check(r);
-      const step = JSON.parse(r.step) as Step;
-      this.partition = r.partition ?? 'all';
-      await this.ensureFor(step, this.partition);
-      await this.apply(step, r.body, false);
-      // the directory changes the step made where it ran
-      if (step.t === 'call' && step.dir) {
-        this.directory.apply(step.dir);
-        this.touchCreated(step.dir);
+    for (let at = 0; at < rows.length;) {
+      // the tenants of the next run of steps are loaded together (a round trip per 200, not one per step), then
+      // the idle ones dropped again before the next run
+      const end = await this.prefetch(rows, at);
+      for (const r of rows.slice(at, end)) {
+        this.check(r);
+        const step = JSON.parse(r.step) as Step;
+        this.partition = r.partition ?? 'all';
+        await this.ensureFor(step, this.partition);
+        await this.apply(step, r.body, false);
+        // the directory changes the step made where it ran
+        if (step.t === 'call' && step.dir) {
+          this.directory.apply(step.dir);
+          this.touchCreated(step.dir);
+        }
+        this.count(this.partition);
+        this.applied = Number(r.seq);
       }
-      this.count(this.partition);
-      this.applied = Number(r.seq);
+      at = end;
+      if (at < rows.length) await this.evictIdle();
     }
     if (rows.length === CATCH_UP_PAGE) {
       await this.evictIdle();
       await this.catchUp(db);
     }
+  }
+
+  /**
+   * Loads the tenants the steps `rows[from…]` are of, as many as the bound of idle tenants allows (at least 16), and
+   * returns where the steps they cover end. A tenant's newest stored state before the first of them is its state
+   * before its first step among them. A tenant with no stored state yet (created by one of these steps: the
+   * directory is the log head's at a start) is left to its step.
+   */
+  private async prefetch(rows: readonly StoredStep[], from: number): Promise<number> {
+    const r = this.residency;
+    if (!r.on) return rows.length;
+    const room = Math.max(16, r.bound);
+    const wanted = new Set<string>();
+    let end = from;
+    for (; end < rows.length; end++) {
+      const p = rows[end].partition;
+      if (p === null || p === 'global' || p === 'create' || p === 'all' || wanted.has(p)) continue;
+      if (!this.directory.hasTenant(p) || r.missing([p]).length === 0) continue;
+      if (wanted.size === room) break;
+      wanted.add(p);
+    }
+    if (end === from) end++;
+    if (wanted.size) {
+      await r.load([...wanted], this.applied, (fn) => this.importing(fn), true);
+      this.armDue();
+    }
+    return end;
   }
 
   /**

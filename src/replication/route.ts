@@ -89,6 +89,8 @@ const named = (dir: Directory, tenantId: unknown): Partition =>
 function controlPartition(call: RoutedCall, rest: string[], query: URLSearchParams, dir: Directory): Partition {
   const [head, id, sub] = rest;
   const method = call.method;
+  // a read of a list filtered to one tenant reads that tenant only
+  if ((method === 'GET' || method === 'HEAD') && query.has('tenantId')) return named(dir, query.get('tenantId'));
   switch (head) {
     case 'tenants':
       if (id === undefined) return method === 'POST' ? CREATE : GLOBAL;

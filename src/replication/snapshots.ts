@@ -262,29 +262,39 @@ export async function tailAfter(
   db: Db,
   seq: number,
 ): Promise<{ steps: number; bytes: number; first: number | null; writers: (Writer | null)[] }> {
-  const [sizes, writers] = await Promise.all([
-    db.query<{ steps: number; bytes: number; first: number | null }>(
+  // through the index on seq: a log just filled in bulk has no statistics yet, and a plan without them reads the
+  // whole table for a tail that is at most a snapshot interval long
+  const client = await db.connect();
+  try {
+    await client.query('BEGIN READ ONLY; SET LOCAL enable_seqscan = off');
+    const sizes = await client.query<{ steps: number; bytes: number; first: number | null }>(
       `SELECT count(*)::bigint AS steps, coalesce(sum(octet_length(step) + coalesce(octet_length(body), 0)), 0)::bigint AS bytes,
               min(seq) AS first
          FROM sandbox_log WHERE seq > $1`,
       [seq],
-    ),
-    db.query<{ log_format: number | null; code_version: string | null }>(
+    );
+    const writers = await client.query<{ log_format: number | null; code_version: string | null }>(
       `SELECT DISTINCT log_format, code_version FROM sandbox_log WHERE seq > $1`,
       [seq],
-    ),
-  ]);
-  const s = sizes.rows[0];
-  return {
-    steps: Number(s.steps),
-    bytes: Number(s.bytes),
-    first: s.first === null ? null : Number(s.first),
-    writers: writers.rows.map((r) =>
-      r.log_format === null || r.code_version === null
-        ? null
-        : { logFormat: r.log_format, codeVersion: r.code_version },
-    ),
-  };
+    );
+    await client.query('COMMIT');
+    const s = sizes.rows[0];
+    return {
+      steps: Number(s.steps),
+      bytes: Number(s.bytes),
+      first: s.first === null ? null : Number(s.first),
+      writers: writers.rows.map((r) =>
+        r.log_format === null || r.code_version === null
+          ? null
+          : { logFormat: r.log_format, codeVersion: r.code_version },
+      ),
+    };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
 }
 
 /** The newest step's number (0 when the log is empty). */

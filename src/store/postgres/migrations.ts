@@ -271,4 +271,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sandbox_tenant_states ALTER COLUMN data SET STORAGE EXTERNAL;
     `,
   },
+  {
+    version: 10,
+    name: 'the log keyed by partition first, so every large table can be distributed by tenant',
+    sql: `
+      -- a step without a partition (written before steps carried one) was read as 'all': it is now written so
+      UPDATE sandbox_log SET partition = 'all' WHERE partition IS NULL;
+      ALTER TABLE sandbox_log ALTER COLUMN partition SET DEFAULT 'all', ALTER COLUMN partition SET NOT NULL;
+      -- seq stays unique by construction (allocated under the log's advisory lock); its index serves the reads in
+      -- log order. A distributed engine requires the distribution column in every unique key.
+      ALTER TABLE sandbox_log DROP CONSTRAINT sandbox_log_pkey;
+      ALTER TABLE sandbox_log ADD PRIMARY KEY (partition, seq);
+      CREATE INDEX sandbox_log_seq ON sandbox_log (seq);
+    `,
+  },
 ];
