@@ -162,6 +162,12 @@ export function exportTenant(core: Core, tenantId: string): unknown {
   return tenantPart(core, tenantId, null);
 }
 
+/** `exportTenant` of several tenants, sorting what is kept across tenants (rate windows, applications) once. */
+export function exportTenants(core: Core, tenantIds: readonly string[]): unknown[] {
+  const groups = tenantIds.length > 1 ? byTenant(core) : null;
+  return tenantIds.map((id) => tenantPart(core, id, groups));
+}
+
 function tenantPart(core: Core, tenantId: string, groups: ByTenant | null): TenantSnapshot {
   const { store } = core;
   const mine = groups ? null : ownedBy(keyIdsOf(core, tenantId));
@@ -292,10 +298,23 @@ export function tenantBusy(core: Core, tenantId: string): boolean {
 
 /** Drops every trace of one tenant from memory: its records, its clock and timers, its windows and rules. */
 export function forgetTenant(core: Core, tenantId: string): void {
+  forgetTenants(core, [tenantId]);
+}
+
+/** `forgetTenant` of several tenants, with one pass over the rate windows of every tenant. */
+export function forgetTenants(core: Core, tenantIds: readonly string[]): void {
   const { store } = core;
-  const mine = ownedBy(keyIdsOf(core, tenantId));
+  const keys = new Set<string>();
+  for (const id of tenantIds) for (const k of core.tenants.keysOf(id)) keys.add(k.id);
+  const mine = ownedBy(keys);
   store.perMinute.forget(mine);
   store.perDay.forget(mine);
+  for (const id of tenantIds) forgetRecords(core, id);
+}
+
+/** What `forgetTenant` drops besides the rate windows. */
+function forgetRecords(core: Core, tenantId: string): void {
+  const { store } = core;
   core.webhooks.forgetTenant(tenantId);
   core.screening.forgetTenant(tenantId);
   store.applications.forgetTenant(tenantId);

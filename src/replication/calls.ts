@@ -9,9 +9,9 @@ import type { Core } from '../domain/core.js';
 import {
   beginImport,
   exportState,
-  exportTenant,
+  exportTenants,
   finishImport,
-  forgetTenant,
+  forgetTenants,
   importState,
   importTenant,
   importTenantPart,
@@ -219,9 +219,9 @@ export function shareApps(
     busy: (tenantId) => tenantBusy(core, tenantId),
     nextDue: (tenantId) => core.clock.nextDueOf(tenantId),
     sandboxOffset: () => core.clock.sandboxOffsetMs(),
-    exportTenant: (tenantId) => exportTenant(core, tenantId),
+    exportTenants: (tenantIds) => exportTenants(core, tenantIds),
     importTenant: (tenantId, data) => importTenant(core, tenantId, data),
-    forgetTenant: (tenantId) => forgetTenant(core, tenantId),
+    forgetTenants: (tenantIds) => forgetTenants(core, tenantIds),
   });
   const control = controlApp(core);
   replica.mount('control', (req, env) => control.fetch(req, env));

@@ -336,7 +336,7 @@ export class Replica {
     try {
       r.frozen = null;
       const counters = (c: ReplicaCounters) => {
-        for (const p of c.pending ?? []) r.awaitSent(p.key, p.startedAt, false);
+        for (const p of c.pending ?? []) r.awaitSent(p.key, p.startedAt, false, p.partition);
         r.sends = c.sends;
         r.lastNow = c.lastNow;
       };
@@ -536,7 +536,7 @@ export class Replica {
       // domain's import links its restored attempts in flight to them
       // (a snapshot of format 1 holds none: it was taken with no attempt in flight)
       const counters = (c: ReplicaCounters) => {
-        for (const p of c.pending ?? []) this.awaitSent(p.key, p.startedAt, false);
+        for (const p of c.pending ?? []) this.awaitSent(p.key, p.startedAt, false, p.partition);
         this.sends = c.sends;
         this.lastNow = c.lastNow;
         // the tenants with work under way now, the others on demand (D-150)
@@ -615,7 +615,8 @@ export class Replica {
 
   private counters(): ReplicaCounters {
     const pending: PendingSendState[] = [];
-    for (const [key, p] of this.pending) pending.push({ key, startedAt: p.startedAt, live: p.live });
+    for (const [key, p] of this.pending)
+      pending.push({ key, startedAt: p.startedAt, live: p.live, partition: p.partition });
     const out: ReplicaCounters = { sends: this.sends, lastNow: this.lastNow, pending };
     if (this.residency.on) {
       const keep = this.keptTenants();

@@ -37,11 +37,11 @@ export interface ResidentPort {
   nextDue(tenantId: string): number;
   /** How far the sandbox clock is ahead of real time, in ms. */
   sandboxOffset(): number;
-  /** A copy of the tenant's slice, JSON-safe. */
-  exportTenant(tenantId: string): unknown;
+  /** Copies of the tenants' slices, JSON-safe, in the order given. */
+  exportTenants(tenantIds: readonly string[]): unknown[];
   /** Puts a tenant's slice back (it is not in memory). */
   importTenant(tenantId: string, data: unknown): void;
-  forgetTenant(tenantId: string): void;
+  forgetTenants(tenantIds: readonly string[]): void;
 }
 
 /** What this instance did with tenants, for the operator (GET /sandbox/v1/store's `instance.residency`). */
@@ -54,15 +54,22 @@ const EVICT_PER_INSERT = 200;
 
 const tenth = (ms: number) => Math.round(ms * 10) / 10;
 
-/** The newest stored state of each tenant at or before step `upTo`: a row, or a part of a (whole) snapshot. */
-const NEWEST_SQL = `SELECT DISTINCT ON (tenant_id) tenant_id, seq, data, snapshot_format, code_version FROM (
-     SELECT tenant_id, seq, data, snapshot_format, code_version FROM sandbox_tenant_states
-      WHERE tenant_id = ANY($1) AND seq <= $2
-     UNION ALL
-     SELECT p.part, p.seq, p.data, s.snapshot_format, s.code_version
-       FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
-      WHERE p.part = ANY($1) AND p.seq <= $2) states
-   ORDER BY tenant_id, seq DESC`;
+/**
+ * The newest stored state of each tenant at or before step `upTo`: a row, or a part of a snapshot. Only the newest
+ * one's data is read (a tenant dropped many times has many rows until the next snapshot prunes them).
+ */
+const NEWEST_SQL = `SELECT t.id AS tenant_id, n.seq, n.data, n.snapshot_format, n.code_version
+   FROM unnest($1::text[]) AS t(id)
+   CROSS JOIN LATERAL (
+     SELECT c.seq, c.data, c.snapshot_format, c.code_version FROM (
+       (SELECT seq, data, snapshot_format, code_version FROM sandbox_tenant_states
+         WHERE tenant_id = t.id AND seq <= $2 ORDER BY seq DESC LIMIT 1)
+       UNION ALL
+       (SELECT p.seq, p.data, s.snapshot_format, s.code_version
+          FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
+         WHERE p.part = t.id AND p.seq <= $2 ORDER BY p.seq DESC LIMIT 1)
+     ) c ORDER BY c.seq DESC LIMIT 1
+   ) n`;
 
 /** A stored state this version cannot read, named with the version that wrote it and the way forward. */
 export function refuseTenantState(
@@ -178,9 +185,10 @@ export class Residency {
     }
     for (let i = 0; i < going.length; i += EVICT_PER_INSERT) {
       const page = going.slice(i, i + EVICT_PER_INSERT);
+      const slices = port.exportTenants(page);
       const rows = await Promise.all(
-        page.map(async (id) => {
-          const text = JSON.stringify(port.exportTenant(id));
+        page.map(async (id, k) => {
+          const text = JSON.stringify(slices[k]);
           return { id, data: await zip(text), raw: Buffer.byteLength(text) };
         }),
       );
@@ -198,9 +206,9 @@ export class Residency {
       for (const id of page) {
         const due = port.nextDue(id);
         if (Number.isFinite(due)) this.due.set(id, due);
-        port.forgetTenant(id);
         this.used.delete(id);
       }
+      port.forgetTenants(page);
       this.counts.evicted += page.length;
     }
     this.counts.evictMs += performance.now() - t0;
@@ -253,13 +261,6 @@ export class Residency {
   restoreDue(list: readonly [string, number][]): void {
     const port = this.port;
     for (const [id, at] of list) if (!port?.isResident(id)) this.due.set(id, at);
-  }
-
-  /** Forgets what it knew of tenants that are gone (a reset). */
-  forgetUses(): void {
-    const port = this.port;
-    if (!port) return;
-    for (const id of [...this.used.keys()]) if (!port.isResident(id)) this.used.delete(id);
   }
 
   activity(): ResidencyActivity {

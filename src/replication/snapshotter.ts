@@ -63,6 +63,8 @@ export interface PendingSendState {
   startedAt: number;
   /** Made by the instance that took the snapshot (informative: after a load no attempt is the loader's). */
   live: boolean;
+  /** The partition of the step that made it (its `sent` step's); absent before D-150: `all`. */
+  partition?: string;
 }
 
 /** What a snapshot stored whole holds (written before parts): the domain's state and the recorder's counters. */
