@@ -618,11 +618,11 @@ export class Replica {
     for (const [key, p] of this.pending)
       pending.push({ key, startedAt: p.startedAt, live: p.live, partition: p.partition });
     const out: ReplicaCounters = { sends: this.sends, lastNow: this.lastNow, pending };
-    if (this.residency.on) {
-      const keep = this.keptTenants();
-      out.eager = this.residency.busyOrKept(keep);
-      out.due = this.residency.dueList();
-    }
+    // what a start loads at once, written whether or not this instance holds every tenant (the instance starting
+    // from it may hold only some)
+    const keep = this.keptTenants();
+    out.eager = this.residency.busyOrKept(keep);
+    out.due = this.residency.dueList();
     return out;
   }
 
