@@ -47,10 +47,16 @@ async function main() {
     }
   }
   console.log(lines.join('\n'));
-  const stop = async () => {
-    await sb.close();
-    process.exit(0);
-  };
+  // one clean stop, however many signals arrive (a wrapper that forwards a signal to its process group sends two)
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= sb.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(`the sandbox did not stop cleanly: ${err instanceof Error ? err.message : String(err)}`);
+        process.exit(1);
+      },
+    ));
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 }

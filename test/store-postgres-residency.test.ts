@@ -124,6 +124,29 @@ describe.skipIf(why !== null)('tenants loaded on demand on a shared sandbox', ()
     expect((await residency(lean)).loaded).toBeLessThanOrEqual(held + 1);
   }, 240_000);
 
+  it('a timer due while its tenant is dropped on one instance fires there as on the instance holding it', async () => {
+    const admin = client(full.listenUrl, ADMIN_TOKEN);
+    const t = (await admin('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
+      tenantId: string;
+      apiKey: string;
+    };
+    ids.add(t.tenantId);
+    const auto = { autoReview: { afterSeconds: 1, rule: 'approve' } };
+    expect((await admin('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, auto)).status).toBe(200);
+    const res = await client(full.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+    expect(res.status, res.text).toBe(201);
+    const review = async () => (await admin('GET', `/sandbox/v1/reviews/${res.json.requestId as string}`)).json;
+    await waitFor(async () => ((await review()).state === 'pending_review' ? true : undefined), 'pending review');
+    // the other instance applies those steps (loading the tenant) and drops it for two tenants made after it
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await client(lean.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'free' })).status,
+      ).toBe(201);
+    expect(lean.core.tenants.has(t.tenantId)).toBe(false);
+    await waitFor(async () => ((await review()).decision ? true : undefined), 'the automatic review', 10_000);
+    expect(await sliceOf(lean, t.tenantId)).toEqual(await sliceOf(full, t.tenantId));
+  }, 60_000);
+
   it('a start holds only the tenants with work under way and loads the others on first use, as they were', async () => {
     expect(ids.size).toBeGreaterThan(2);
     const before = new Map<string, unknown>();

@@ -470,7 +470,7 @@ export class Replica {
 
   /** Drops the tenants used least recently beyond the bound (between steps). */
   private async evictIdle(): Promise<void> {
-    if (!this.residency.on) return;
+    if (!this.residency.drops) return;
     await this.residency.evict(this.applied, this.keptTenants());
     this.armDue();
   }
@@ -540,7 +540,7 @@ export class Replica {
         this.sends = c.sends;
         this.lastNow = c.lastNow;
         // the tenants with work under way now, the others on demand (D-150)
-        if (this.residency.on && c.eager) {
+        if (this.residency.drops && c.eager) {
           eager = c.eager;
           due = c.due ?? [];
         }
@@ -572,7 +572,9 @@ export class Replica {
     );
     this.directory.apply(rows.map((r) => [r.kind, r.name, r.tenant_id]));
     await this.catchUp(this.db);
-    await this.evictIdle();
+    // an instance that drops no tenant holds every one from its start (those stored as rows too)
+    if (this.residency.drops) await this.evictIdle();
+    else await this.ensureResident('all', true);
     this.snapshots.activity.loadedFrom = {
       seq,
       replayedSteps: this.applied - seq,
@@ -727,7 +729,7 @@ export class Replica {
       // of it was made outside any step (the demo tenants, seeded by every instance at its start)
       if (this.held && !this.dirChecked && this.dirSource) {
         this.dirChecked = true;
-        this.dirExtra.push(...this.directory.diffAll(this.dirSource, this.residency.on));
+        this.dirExtra.push(...this.directory.diffAll(this.dirSource, true));
       }
       const done: LoggedStep[] = [];
       for (const item of batch) {

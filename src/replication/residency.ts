@@ -97,8 +97,13 @@ export class Residency {
     private readonly writer: Writer,
   ) {}
 
-  /** Whether tenants are loaded on demand at all. */
+  /** Whether tenants are loaded on demand: always, once the tenants in memory are held (a scratch core holds none). */
   get on(): boolean {
+    return this.port !== null;
+  }
+
+  /** Whether idle tenants are dropped beyond the bound (0 given: never, every tenant stays once loaded). */
+  get drops(): boolean {
     return this.port !== null && Number.isFinite(this.bound);
   }
 
@@ -114,7 +119,7 @@ export class Residency {
   /** The tenants of `ids` that are not in memory. */
   missing(ids: Iterable<string>): string[] {
     const port = this.port;
-    if (!port || !this.on) return [];
+    if (!port) return [];
     const out: string[] = [];
     for (const id of ids) if (!port.isResident(id)) out.push(id);
     return out;
@@ -169,7 +174,7 @@ export class Residency {
    */
   async evict(at: number, keep: ReadonlySet<string>): Promise<void> {
     const port = this.port;
-    if (!port || !this.on) return;
+    if (!port || !this.drops) return;
     const ids = port.residentIds();
     const slack = Math.floor(this.bound / 16);
     if (ids.length <= this.bound + slack) return;
