@@ -116,9 +116,12 @@ async function logColumns(db: pg.Client): Promise<string[] | null> {
     const { rows: any } = await db.query(`SELECT 1 FROM ${quoted(table_name)} LIMIT 1`);
     if (any.length) return null;
   }
-  // a column with a default (the commit time) takes it again; any other (a step's format or version) is copied
+  // the commit time takes its default again; any other column (a step's format, version, partition) is copied
   return rows
-    .filter((r) => !['seq', 'step'].includes(r.column_name) && r.column_default === null)
+    .filter(
+      (r) =>
+        !['seq', 'step'].includes(r.column_name) && (r.column_default === null || r.column_name !== 'committed_at'),
+    )
     .map((r) => r.column_name);
 }
 

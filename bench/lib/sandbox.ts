@@ -43,7 +43,9 @@ export async function spawnSandboxChild(
     ...(noRateLimits ? ['--no-rate-limits'] : []),
     ...args,
   ];
-  const child = group.spawn(name, TSX, cliArgs, {
+  // node itself leads the process group, with tsx as a loader: a stop waits for the sandbox's own exit (a clean
+  // stop writes a shared sandbox's snapshot), where tsx's wrapper process could exit first and have it killed
+  const child = group.spawn(name, process.execPath, ['--import', 'tsx', ...cliArgs], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -151,6 +151,21 @@ async function settle(
     SANDBOX_RESIDENT_TENANTS: '0',
   });
   await ctx.group.stop(sb.child, SHUTDOWN_GRACE_MS);
+  // what the timed starts load: the snapshot its clean stop wrote (said, and the instance's output when there is none)
+  const after = new pg.Client({ connectionString: url });
+  await after.connect();
+  try {
+    const { rows } = await after.query<{ seq: string; parts: number | null }>(
+      `SELECT seq, parts FROM sandbox_snapshots ORDER BY seq DESC LIMIT 1`,
+    );
+    const head = (await after.query<{ seq: string }>(`SELECT max(seq) AS seq FROM sandbox_log`)).rows[0].seq;
+    ctx.log(
+      `  ${name}: ${rows.length ? `snapshot of step ${rows[0].seq} (${rows[0].parts} parts)` : 'NO snapshot'}, log head ${head}`,
+    );
+    if (!rows.length) ctx.log(sb.child.tail());
+  } finally {
+    await after.end();
+  }
   return (performance.now() - t0) / 1000;
 }
 
