@@ -5,7 +5,8 @@
 // is exactly the slice the other instance holds (its place in the tenant list included), and the operator's reads
 // across tenants answer the same on both. Then both stop, the one that drops tenants last (its snapshot holds
 // only what it had in memory), and a third instance started on the database holds only the tenants with work
-// under way, loads each other tenant on its first use, and holds exactly what the others held.
+// under way, loads each other tenant on its first use, and holds exactly what the others held. A tenant whose only
+// stored state is its part of a snapshot keeps it when that snapshot is pruned.
 
 import fc from 'fast-check';
 import pg from 'pg';
@@ -196,6 +197,42 @@ describe.skipIf(why !== null)('tenants loaded on demand on a shared sandbox', ()
       state: 'delivered',
       decision: { decision: 'approved', reviewerId: 'auto' },
     });
+  }, 60_000);
+
+  it("keeps a tenant's part as its stored state when the snapshot holding it is pruned", async () => {
+    const url = await db.another();
+    // the tenant's only stored state is its part of the snapshot this instance's clean stop writes
+    const first = await shared.start(url, { residentTenants: 0 });
+    const t = (await client(first.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'pro' })).json as {
+      tenantId: string;
+    };
+    const slice = await sliceOf(first, t.tenantId);
+    await first.close();
+    // an instance that does not load it takes snapshots of what it holds until that one is pruned
+    const next = await shared.start(url, { residentTenants: 1, snapshotEvery: 2 });
+    try {
+      expect(next.core.tenants.has(t.tenantId)).toBe(false);
+      for (let i = 0; i < 8; i++)
+        expect(
+          (await client(next.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'free' })).status,
+        ).toBe(201);
+      await waitFor(async () => ((await residency(next)).evicted > 0 ? true : undefined), 'tenants dropped');
+      const pgc = new pg.Client({ connectionString: url });
+      await pgc.connect();
+      try {
+        await waitFor(
+          async () =>
+            (await pgc.query(`SELECT 1 FROM sandbox_snapshot_parts WHERE part = $1`, [t.tenantId])).rows.length === 0,
+          'the first snapshot pruned',
+          10_000,
+        );
+      } finally {
+        await pgc.end();
+      }
+      expect(await sliceOf(next, t.tenantId)).toEqual(slice);
+    } finally {
+      await next.close();
+    }
   }, 60_000);
 
   it('refuses to start on a stored state of a snapshot format it cannot read, naming both versions', async () => {

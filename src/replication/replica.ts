@@ -39,6 +39,7 @@ import {
   connectionOf,
   partitionText,
   requestOf,
+  tenantOfPartition,
   routedCall,
   settled,
   takenBy,
@@ -403,13 +404,13 @@ export class Replica {
     const r = this.residency;
     if (!r.on) return;
     let ids: string[];
+    const tenantId = tenantOfPartition(partition);
     if (every) ids = r.missing(this.directory.tenantIds());
     else if (dueAt !== undefined) ids = r.dueBy(dueAt + r.sandboxOffset());
-    else if (partition === 'global' || partition === 'create' || partition === 'all') return;
-    else if (!this.directory.hasTenant(partition)) return;
+    else if (tenantId === null || !this.directory.hasTenant(tenantId)) return;
     else {
-      r.touch(partition);
-      ids = r.missing([partition]);
+      r.touch(tenantId);
+      ids = r.missing([tenantId]);
     }
     if (!ids.length) return;
     await r.load(ids, this.applied, (fn) => this.importing(fn), every);
@@ -863,13 +864,11 @@ export class Replica {
     const wanted = new Set<string>();
     let end = from;
     for (; end < rows.length; end++) {
-      const p = rows[end].partition;
-      if (p === null || p === 'global' || p === 'create' || p === 'all' || wanted.has(p)) continue;
-      if (!this.directory.hasTenant(p) || r.missing([p]).length === 0) continue;
+      const t = tenantOfPartition(rows[end].partition);
+      if (t === null || wanted.has(t) || !this.directory.hasTenant(t) || r.missing([t]).length === 0) continue;
       if (wanted.size === room) break;
-      wanted.add(p);
+      wanted.add(t);
     }
-    if (end === from) end++;
     if (wanted.size) {
       await r.load([...wanted], this.applied, (fn) => this.importing(fn), true);
       this.armDue();
@@ -924,7 +923,7 @@ export class Replica {
   }
 
   private count(partition: string): void {
-    const kind = partition === 'global' || partition === 'create' || partition === 'all' ? partition : 'tenant';
+    const kind = tenantOfPartition(partition) === null ? (partition as 'global' | 'create' | 'all') : 'tenant';
     this.partitionCounts[kind]++;
   }
 

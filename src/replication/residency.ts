@@ -17,14 +17,14 @@
 // Requirements: none of the documents; decisions D-150, D-112, D-146.
 
 import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
+import { gunzip } from 'node:zlib';
 import type { StoreReport } from '../domain/store.js';
 import type { Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
+import { zip } from './snapshots.js';
 import { describeWriter, type Writer } from './versions.js';
 
 const unzip = promisify(gunzip);
-const zip = promisify(gzip);
 
 /** The tenants of the state in memory, as residency needs them (the composition root wires the domain's). */
 export interface ResidentPort {
@@ -278,31 +278,4 @@ export class Residency {
       evictMs: tenth(this.counts.evictMs),
     };
   }
-}
-
-/**
- * Before the parts of the snapshots older than `floor` are deleted: each one that is its tenant's newest state at or
- * before `horizon` (the step every live instance has applied) is kept as a stored state, unless a newer one at or
- * before `horizon` supersedes it (a row, or a part of a snapshot that stays).
- */
-export async function keepUnsupersededParts(db: Db, floor: number, horizon: number): Promise<void> {
-  await db.query(
-    `INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
-     SELECT p.part, p.seq, p.data, p.raw_bytes, s.snapshot_format, s.code_version
-       FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
-      WHERE p.seq < $1 AND p.part <> 'global'
-        AND NOT EXISTS (SELECT 1 FROM sandbox_tenant_states n WHERE n.tenant_id = p.part AND n.seq > p.seq AND n.seq <= $2)
-        AND NOT EXISTS (SELECT 1 FROM sandbox_snapshot_parts q WHERE q.part = p.part AND q.seq > p.seq AND q.seq <= $2)
-     ON CONFLICT (tenant_id, seq) DO NOTHING`,
-    [floor, horizon],
-  );
-}
-
-/** Deletes the stored states a newer one of the same tenant at or before step `horizon` makes useless. */
-export async function pruneTenantStates(db: Db, horizon: number): Promise<void> {
-  await db.query(
-    `DELETE FROM sandbox_tenant_states s WHERE EXISTS (
-       SELECT 1 FROM sandbox_tenant_states n WHERE n.tenant_id = s.tenant_id AND n.seq > s.seq AND n.seq <= $1)`,
-    [horizon],
-  );
 }

@@ -12,7 +12,6 @@
 import { promisify } from 'node:util';
 import { gunzip, gunzipSync, gzip } from 'node:zlib';
 import type { Db } from '../store/postgres/pool.js';
-import { keepUnsupersededParts, pruneTenantStates } from './residency.js';
 import type { Writer } from './versions.js';
 
 export const zip = promisify(gzip);
@@ -254,6 +253,33 @@ export async function prune(db: Db, self: string): Promise<void> {
   await db.query(`DELETE FROM sandbox_log WHERE seq <= $1`, [steps]);
   await db.query(
     `DELETE FROM sandbox_instances WHERE seen_at < now() - interval '${INSTANCE_GONE_AFTER_S * 10} seconds'`,
+  );
+}
+
+/**
+ * Before the parts of the snapshots older than `floor` are deleted: each one that is its tenant's newest state at or
+ * before `horizon` (the step every live instance has applied) is kept as a stored state, unless a newer one at or
+ * before `horizon` supersedes it (a row, or a part of a snapshot that stays).
+ */
+async function keepUnsupersededParts(db: Db, floor: number, horizon: number): Promise<void> {
+  await db.query(
+    `INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
+     SELECT p.part, p.seq, p.data, p.raw_bytes, s.snapshot_format, s.code_version
+       FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
+      WHERE p.seq < $1 AND p.part <> $3
+        AND NOT EXISTS (SELECT 1 FROM sandbox_tenant_states n WHERE n.tenant_id = p.part AND n.seq > p.seq AND n.seq <= $2)
+        AND NOT EXISTS (SELECT 1 FROM sandbox_snapshot_parts q WHERE q.part = p.part AND q.seq > p.seq AND q.seq <= $2)
+     ON CONFLICT (tenant_id, seq) DO NOTHING`,
+    [floor, horizon, GLOBAL_PART],
+  );
+}
+
+/** Deletes the stored states a newer one of the same tenant at or before step `horizon` makes useless. */
+async function pruneTenantStates(db: Db, horizon: number): Promise<void> {
+  await db.query(
+    `DELETE FROM sandbox_tenant_states s WHERE EXISTS (
+       SELECT 1 FROM sandbox_tenant_states n WHERE n.tenant_id = s.tenant_id AND n.seq > s.seq AND n.seq <= $1)`,
+    [horizon],
   );
 }
 

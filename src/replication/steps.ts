@@ -51,6 +51,11 @@ export function partitionText(p: Partition): string {
   return p.kind === 'tenant' ? p.tenantId : p.kind;
 }
 
+/** The tenant a partition's text names; null for `global`, `create`, `all` (and a step written before partitions). */
+export function tenantOfPartition(text: string | null): string | null {
+  return text === null || text === 'global' || text === 'create' || text === 'all' ? null : text;
+}
+
 /** The call as the router reads it (route.ts). */
 export function routedCall(step: Extract<Step, { t: 'call' }>, body: Buffer | null): RoutedCall {
   return {
