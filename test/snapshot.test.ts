@@ -8,7 +8,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appCaller, employerToolCall, Entropy, quiesce, withoutDurations } from './support/inProcess.js';
+import {
+  appCaller,
+  drawnSubmit,
+  DRAWN_QUERIES,
+  employerToolCall,
+  Entropy,
+  quiesce,
+  withoutDurations,
+} from './support/inProcess.js';
 import { createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
 import { createCore, type Core } from '../src/domain/core.js';
@@ -195,14 +203,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
 );
 
-const CANDIDATES = [
-  { kind: 'structured', fullName: 'Sari Wulandari', skills: ['TypeScript', 'PostgreSQL'], experienceYears: 6 },
-  { kind: 'structured', fullName: 'Budi Santoso', skills: ['Go'], experienceYears: 2 },
-  { kind: 'resume_ref', resumeRef: 'res_demo_data' },
-];
-const TITLES = ['Senior Backend Engineer', 'Go Developer', 'sandbox expire', 'Data Analyst'];
-const QUERIES = ['engineer', 'remote', 'design'];
-
 /** The tenants a sequence made, with their keys (newest last), as the sequence itself saw them. */
 interface World {
   tenants: { id: string; keys: string[] }[];
@@ -221,16 +221,7 @@ async function run(sb: Sandbox, world: World, op: Op): Promise<{ status: number;
       return res;
     }
     case 'submit':
-      return call(
-        'POST',
-        '/api/screening/v1/screen',
-        {
-          idempotencyKey: `idem-${op.idem}`,
-          candidate: CANDIDATES[op.cand],
-          jobSpec: { title: TITLES[op.title], mustHaves: ['TypeScript'] },
-        },
-        key(op.who),
-      );
+      return call('POST', '/api/screening/v1/screen', drawnSubmit(op), key(op.who));
     case 'decide': {
       const reqs = core.screening.list({ tenantId: tenant(op.who).id });
       if (reqs.length === 0) return call('GET', '/sandbox/v1/reviews/counts');
@@ -263,7 +254,7 @@ async function run(sb: Sandbox, world: World, op: Op): Promise<{ status: number;
         key(op.who),
       );
     case 'search':
-      return call('GET', `/api/v1/jobs?q=${QUERIES[op.q]}&limit=3`, undefined, key(op.who));
+      return call('GET', `/api/v1/jobs?q=${DRAWN_QUERIES[op.q]}&limit=3`, undefined, key(op.who));
     case 'fault':
       return call('POST', '/sandbox/v1/faults', {
         mode: op.mode,
@@ -282,7 +273,7 @@ async function run(sb: Sandbox, world: World, op: Op): Promise<{ status: number;
     }
     case 'mcp': {
       // the employer tools and draft_application over the keyed MCP server (a stateless JSON-RPC POST)
-      return call('POST', '/api/mcp', employerToolCall(op.tool, op.arg, world.jobs, QUERIES), key(op.who));
+      return call('POST', '/api/mcp', employerToolCall(op.tool, op.arg, world.jobs, DRAWN_QUERIES), key(op.who));
     }
     case 'key': {
       const t = tenant(op.who);

@@ -13,7 +13,14 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appCaller, employerToolCall, quiesce, withoutDurations } from './support/inProcess.js';
+import {
+  appCaller,
+  drawnSubmit,
+  DRAWN_QUERIES,
+  employerToolCall,
+  quiesce,
+  withoutDurations,
+} from './support/inProcess.js';
 import { createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
 import { createCore } from '../src/domain/core.js';
@@ -104,13 +111,6 @@ const opArb: fc.Arbitrary<TenantOp> = fc.oneof(
   },
 );
 
-const CANDIDATES = [
-  { kind: 'structured', fullName: 'Sari Wulandari', skills: ['TypeScript', 'PostgreSQL'], experienceYears: 6 },
-  { kind: 'structured', fullName: 'Budi Santoso', skills: ['Go'], experienceYears: 2 },
-  { kind: 'resume_ref', resumeRef: 'res_demo_data' },
-];
-const TITLES = ['Senior Backend Engineer', 'Go Developer', 'Sandbox Expire', 'Data Analyst'];
-const QUERIES = ['engineer', 'remote', 'design'];
 const TIERS = ['pro', 'scale', 'starter'] as const;
 
 interface Answer {
@@ -179,16 +179,7 @@ async function run(sb: Sandbox, world: World, who: number, op: TenantOp): Promis
   const key = t.keys.at(-1)!;
   switch (op.t) {
     case 'submit':
-      return call(
-        'POST',
-        '/api/screening/v1/screen',
-        {
-          idempotencyKey: `idem-${op.idem}`,
-          candidate: CANDIDATES[op.cand],
-          jobSpec: { title: TITLES[op.title], mustHaves: ['TypeScript'] },
-        },
-        key,
-      );
+      return call('POST', '/api/screening/v1/screen', drawnSubmit(op), key);
     case 'decide': {
       const reqs = core.screening.list({ tenantId: t.id });
       if (reqs.length === 0) return call('GET', '/sandbox/v1/reviews/counts', undefined, key);
@@ -218,7 +209,7 @@ async function run(sb: Sandbox, world: World, who: number, op: TenantOp): Promis
         key,
       );
     case 'search':
-      return call('GET', `/api/v1/jobs?q=${QUERIES[op.q]}&limit=3`, undefined, key);
+      return call('GET', `/api/v1/jobs?q=${DRAWN_QUERIES[op.q]}&limit=3`, undefined, key);
     case 'fault':
       return call(
         'POST',
@@ -233,7 +224,7 @@ async function run(sb: Sandbox, world: World, who: number, op: TenantOp): Promis
         key,
       );
     case 'mcp':
-      return call('POST', '/api/mcp', employerToolCall(op.tool, op.arg, world.jobs, QUERIES), key);
+      return call('POST', '/api/mcp', employerToolCall(op.tool, op.arg, world.jobs, DRAWN_QUERIES), key);
     case 'key': {
       const res = await call('POST', `/sandbox/v1/tenants/${t.id}/keys`, {});
       if (res.status === 201) t.keys.push((res.body as { apiKey: string }).apiKey);

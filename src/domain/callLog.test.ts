@@ -17,6 +17,19 @@ import {
 
 const whole = (bytes: Uint8Array) => capBody(Buffer.from(bytes).toString('utf8'));
 
+/** A REST call of no tenant as the log records it, made `k` ms after a fixed time, without its answer. */
+const plainCall = (k = 0) => ({
+  atMs: Date.UTC(2026, 10, 24) + k,
+  tenantId: null,
+  api: 'rest' as const,
+  method: 'GET',
+  path: '/x',
+  tool: null,
+  status: 200,
+  durationMs: 1,
+  request: '',
+});
+
 // text around the cap in every UTF-8 width (1 to 4 bytes), and raw bytes that are not valid UTF-8
 const char = fc.constantFrom('a', '"', 'é', '—', '漢', '😀', '\u{10FFFF}');
 const text = fc
@@ -65,17 +78,7 @@ describe('capBytes', () => {
   it('is what the log shows for an answer kept as bytes, truncation included', () => {
     const log = new CallLog();
     const body = Buffer.from('é'.repeat(LOG_TEXT_CAP + 1));
-    const call = {
-      atMs: Date.UTC(2026, 10, 24),
-      tenantId: null,
-      api: 'rest' as const,
-      method: 'GET',
-      path: '/x',
-      tool: null,
-      status: 200,
-      durationMs: 1,
-      request: '',
-    };
+    const call = plainCall();
     log.record({ ...call, response: Buffer.from(body.subarray(0, CAP_BYTES)) });
     log.record({ ...call, response: Buffer.from('{"ok":true}') });
     const [long, short] = log.window().entries;
@@ -172,18 +175,7 @@ describe("a ring's arena of answer bytes", () => {
           calls.forEach(([n, asText], k) => {
             const text = `${k}:`.padEnd(n, String.fromCharCode(97 + (k % 26)));
             expected.push(capBody(text).text);
-            log.record({
-              atMs: Date.UTC(2026, 10, 24) + k,
-              tenantId: null,
-              api: 'rest',
-              method: 'GET',
-              path: '/x',
-              tool: null,
-              status: 200,
-              durationMs: 1,
-              request: '',
-              response: asText ? text : Buffer.from(text),
-            });
+            log.record({ ...plainCall(k), response: asText ? text : Buffer.from(text) });
           });
           const shown = log.window(null).entries.map((e) => e.responseBody);
           expect(shown).toEqual(expected.slice(-CAPACITY));

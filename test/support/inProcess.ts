@@ -91,3 +91,19 @@ export function employerToolCall(
           };
   return toolCall(tool, args);
 }
+
+/** The candidates, job titles (one of them the magic title that expires a review at once) and search words drawn calls pick from. */
+export const DRAWN_CANDIDATES = [
+  { kind: 'structured', fullName: 'Sari Wulandari', skills: ['TypeScript', 'PostgreSQL'], experienceYears: 6 },
+  { kind: 'structured', fullName: 'Budi Santoso', skills: ['Go'], experienceYears: 2 },
+  { kind: 'resume_ref', resumeRef: 'res_demo_data' },
+];
+export const DRAWN_TITLES = ['Senior Backend Engineer', 'Go Developer', 'Sandbox Expire', 'Data Analyst'];
+export const DRAWN_QUERIES = ['engineer', 'remote', 'design'];
+
+/** The body of a drawn screening submit: its idempotency key, candidate and job title by index. */
+export const drawnSubmit = (op: { idem: number; cand: number; title: number }) => ({
+  idempotencyKey: `idem-${op.idem}`,
+  candidate: DRAWN_CANDIDATES[op.cand],
+  jobSpec: { title: DRAWN_TITLES[op.title], mustHaves: ['TypeScript'] },
+});
