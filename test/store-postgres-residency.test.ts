@@ -105,6 +105,23 @@ describe.skipIf(why !== null)('tenants loaded on demand on a shared sandbox', ()
         for (const t of full.core.tenants.ordered()) ids.add(t.id);
         for (const id of ids) expect(await sliceOf(lean, id), `tenant ${id}`).toEqual(await sliceOf(full, id));
         expect(await acrossTenants(lean)).toEqual(await acrossTenants(full));
+        // a tenant's key naming another tenant reads nothing of it, whichever tenants an instance holds
+        if (tenants.length >= 2) {
+          const [mine, theirs] = tenants;
+          for (const path of [
+            `/sandbox/v1/reviews?tenantId=${theirs.tenantId}`,
+            `/sandbox/v1/tenants/${theirs.tenantId}`,
+          ]) {
+            const onLean = await client(lean.listenUrl, mine.apiKey)('GET', path);
+            const onFull = await client(full.listenUrl, mine.apiKey)('GET', path);
+            expect([onLean.status, withoutDurations(onLean.json)]).toEqual([
+              onFull.status,
+              withoutDurations(onFull.json),
+            ]);
+            expect(onLean.text).not.toContain(theirs.apiKey);
+            if (onLean.status === 200) expect(onLean.text).not.toContain(theirs.tenantId);
+          }
+        }
       }),
       { numRuns: 5 },
     );
