@@ -36,7 +36,9 @@ export const USAGE = `usage: npm run bench -- [--quick] [--only ${SECTION_IDS.jo
                           last the headline size (default 100,1000: 100,000 and 1,000,000 calls)
   --starts N              timed starts per database, the median reported (default 3; 2 with --quick)
   --memory-tenants N      tenants with history in the memory database (default 10000; 500 with --quick)
-  --memory-calls N        recorded calls of each of them (default 20; 5 with --quick)`;
+  --memory-calls N        recorded calls of each of them (default 20; 5 with --quick)
+  --tenants-parts LIST    which parts run, comma-separated: load (capacity, burst and submit), memory,
+                          restart (default all three)`;
 
 export function defaultOptions(quick = false): BenchOptions {
   return quick
@@ -59,6 +61,7 @@ export function defaultOptions(quick = false): BenchOptions {
         restartStarts: 2,
         memoryTenants: 500,
         memoryCalls: 5,
+        tenantsParts: ['load', 'memory', 'restart'],
       }
     : {
         // 19 load figures, each the median of 3 interleaved runs: 5 s runs keep the whole bench near 10 minutes
@@ -80,6 +83,7 @@ export function defaultOptions(quick = false): BenchOptions {
         restartStarts: 3,
         memoryTenants: 10_000,
         memoryCalls: 20,
+        tenantsParts: ['load', 'memory', 'restart'],
       };
 }
 
@@ -133,6 +137,20 @@ export function parseOptions(argv: string[]): Readonly<BenchOptions> {
       case '--memory-calls':
         opts.memoryCalls = Math.max(2, Math.round(positive()));
         break;
+      case '--tenants-parts': {
+        const parts = val()
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        const known = ['load', 'memory', 'restart'] as const;
+        const unknown = parts.filter((p) => !(known as readonly string[]).includes(p));
+        if (!parts.length || unknown.length)
+          throw new Error(
+            `--tenants-parts takes ${known.join(', ')}${unknown.length ? `, not ${unknown.join(', ')}` : ''}`,
+          );
+        opts.tenantsParts = parts as BenchOptions['tenantsParts'];
+        break;
+      }
       case '--out':
         opts.outDir = val();
         break;

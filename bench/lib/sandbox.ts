@@ -23,12 +23,14 @@ export interface SandboxSpawnOptions {
   args?: string[];
   env?: Record<string, string>;
   name?: string;
+  /** Options of node itself, before the script (a profile: `--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
 }
 
 /** Spawns the sandbox CLI on free ports without waiting for it (the caller decides what "ready" is). */
 export async function spawnSandboxChild(
   group: ChildGroup,
-  { noRateLimits = true, args = [], env = {}, name = 'sandbox' }: SandboxSpawnOptions = {},
+  { noRateLimits = true, args = [], env = {}, name = 'sandbox', nodeArgs = [] }: SandboxSpawnOptions = {},
 ): Promise<SandboxChild> {
   const port = await freePort();
   const anonPort = await freePort();
@@ -45,7 +47,7 @@ export async function spawnSandboxChild(
   ];
   // node itself leads the process group, with tsx as a loader: a stop waits for the sandbox's own exit (a clean
   // stop writes a shared sandbox's snapshot), where tsx's wrapper process could exit first and have it killed
-  const child = group.spawn(name, process.execPath, ['--import', 'tsx', ...cliArgs], {
+  const child = group.spawn(name, process.execPath, [...nodeArgs, '--import', 'tsx', ...cliArgs], {
     cwd: ROOT,
     env: {
       ...process.env,

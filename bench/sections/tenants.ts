@@ -666,11 +666,12 @@ export const tenantsSection: Section = {
     const partS: Record<string, number> = {};
     const out: Output = { figures: [], tables: [], notes: [], data: { partS } };
     try {
-      for (const [name, part] of [
-        ['capacity, burst and submit', shared],
-        ['memory', memory],
-        ['restart', restart],
+      for (const [id, name, part] of [
+        ['load', 'capacity, burst and submit', shared],
+        ['memory', 'memory', memory],
+        ['restart', 'restart', restart],
       ] as const) {
+        if (!ctx.opts.tenantsParts.includes(id)) continue;
         const t0 = performance.now();
         try {
           await part(ctx, pgc, out);
