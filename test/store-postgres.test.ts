@@ -293,6 +293,40 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
   });
 });
 
+describe.skipIf(why !== null)('shared sandbox: every batch cut after its first step (D-151)', () => {
+  // the budget of 0 puts back every step of a batch but its first, and several tenants' calls waiting at once are
+  // taken a few of each: the races across instances still make one request per key and charge each wallet to zero
+  const cut = sharedInstances(PUBLIC_URL, { replicaTiming: { batchBudgetMs: 0 } });
+  let a: RunningSandbox;
+  let b: RunningSandbox;
+  twoSharedInstances(cut, (p) => ({ a, b } = p));
+
+  it('answers every call of several tenants racing on both instances, each wallet charged exactly to zero', async () => {
+    const tenants = [await tenant(a, { planTier: 'free' }), await tenant(b, { planTier: 'free' })];
+    const keyed = await tenant(a, { planTier: 'pro' });
+    const body = submitBody({ idempotencyKey: 'one-key' });
+    const calls = [
+      ...tenants.flatMap((t) => Array.from({ length: 16 }, () => [t.apiKey, submitBody()] as const)),
+      ...Array.from({ length: 12 }, () => [keyed.apiKey, body] as const),
+    ];
+    const out = await Promise.all(
+      calls.map(([key, b2], i) => client((i % 2 ? a : b).listenUrl, key)('POST', `${SCREENING}/screen`, b2)),
+    );
+    for (const [k, t] of tenants.entries()) {
+      const mine = out.slice(16 * k, 16 * (k + 1));
+      expect(mine.filter((r) => r.status === 201)).toHaveLength(10);
+      expect(mine.filter((r) => r.status === 402)).toHaveLength(6);
+      for (const sb of [a, b])
+        expect((await client(sb.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)).json.creditsRemaining).toBe(0);
+      expect((await auditAll([a, b], t.apiKey)).filter((r) => r.toState === 'received')).toHaveLength(10);
+    }
+    const same = out.slice(32);
+    expect(same.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(same.filter((r) => r.status === 200)).toHaveLength(11);
+    expect(new Set(same.map((r) => r.json.requestId)).size).toBe(1);
+  });
+});
+
 describe.skipIf(why !== null)('shared sandbox: kill -9 and restart', () => {
   let db: TestDatabase;
   beforeAll(async () => {

@@ -41,3 +41,11 @@ describe('replica timing defaults (D-113, D-138)', () => {
     );
   });
 });
+
+describe('replica batch budget (D-151)', () => {
+  it('a batch stops taking steps once they have run 4 ms', () => {
+    expect(DEFAULT_REPLICA_TIMING.batchBudgetMs).toBe(
+      seconds(decision(151), /once its steps have run (\d+) ms/) / 1000,
+    );
+  });
+});

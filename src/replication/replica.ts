@@ -63,6 +63,12 @@ export const LOG_LOCK = 0x5a4e_1065;
 /** The channel a commit notifies when it handed webhook attempts to listeners (held by any instance). */
 export const LISTEN_CHANNEL = 'sandbox_listen';
 const BATCH_MAX = 256;
+/**
+ * While calls of several partitions wait, a batch takes at most this many of each, oldest first (D-151): a tenant
+ * sending calls as fast as it can fills whole batches only while no other tenant waits, and another tenant's call
+ * waits for a short batch, not for a long one of the first's.
+ */
+const FAIR_SHARE = 8;
 const CATCH_UP_PAGE = 2_000;
 /**
  * How the replica notices what happens without a step: a webhook attempt taken for lost with its instance
@@ -73,10 +79,17 @@ const CATCH_UP_PAGE = 2_000;
 export interface ReplicaTiming {
   lostAttemptGraceMs: number;
   sweepMs: number;
+  /**
+   * A batch stops taking its next step once its steps have run this long: the calls that arrive meanwhile are read
+   * only between batches (a batch runs without a turn of the event loop), so a call waits at most about this long
+   * before it is even seen (D-151). Tests set 0: every batch is cut after its first step.
+   */
+  batchBudgetMs: number;
 }
 export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   lostAttemptGraceMs: 10_000,
   sweepMs: 2_000,
+  batchBudgetMs: 4,
 });
 /** How often a busy instance reports how far it applied the log (an idle one reports every `sweepMs`). */
 const REPORT_EVERY_MS = 200;
@@ -93,6 +106,8 @@ export interface Scratch {
 interface Item {
   /** Null for a read: it needs the log applied first and records nothing. */
   step: Step | null;
+  /** Whose turn it takes in a batch (fairBatch): the partition its call is routed to, as known when it arrived. */
+  turn: string;
   body: Buffer | null;
   run(): Promise<unknown>;
   resolve(v: unknown): void;
@@ -642,12 +657,12 @@ export class Replica {
     else req.headers.forEach((v, k) => headers.push([k, v]));
     const step: Step = { t: 'call', app, method: req.method, url: req.url, headers, ip, now: 0, tape: [] };
     if (body && !Buffer.isBuffer(body)) step.oversize = body.oversize;
-    return (this.enqueue(step, Buffer.isBuffer(body) ? body : null) as Promise<Answer>).then(
-      async ({ response, delayMs }) => {
-        if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-        return response!;
-      },
-    );
+    const bytes = Buffer.isBuffer(body) ? body : null;
+    const turn = partitionText(partitionOf(routedCall(step, bytes), this.directory));
+    return (this.enqueue(step, bytes, turn) as Promise<Answer>).then(async ({ response, delayMs }) => {
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      return response!;
+    });
   }
 
   /**
@@ -663,7 +678,10 @@ export class Replica {
           await this.ensureResident(partitionText(partition), every);
           return fn();
         };
-    return new Promise<T>((resolve, reject) => this.push({ step: null, body: null, run, resolve: resolve, reject }));
+    const turn = route ? partitionText(partitionOf(route, this.directory)) : 'all';
+    return new Promise<T>((resolve, reject) =>
+      this.push({ step: null, turn, body: null, run, resolve: resolve, reject }),
+    );
   }
 
   private submitBackground(step: Step): void {
@@ -671,9 +689,9 @@ export class Replica {
     this.enqueue(step, null).catch((err) => console.error('shared sandbox: a background step failed', err));
   }
 
-  private enqueue(step: Step, body: Buffer | null): Promise<unknown> {
+  private enqueue(step: Step, body: Buffer | null, turn = 'all'): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.push({ step, body, run: () => this.runLive(step, body), resolve, reject });
+      this.push({ step, turn, body, run: () => this.runLive(step, body), resolve, reject });
     });
   }
 
@@ -688,7 +706,7 @@ export class Replica {
     this.running = true;
     try {
       while (this.queue.length && !this.fatal) {
-        const batch = this.queue.splice(0, BATCH_MAX);
+        const batch = fairBatch(this.queue);
         await this.runBatch(batch);
         if (this.fatal) break;
         await this.evictIdle().catch((err: unknown) => this.stop(err, []));
@@ -733,7 +751,14 @@ export class Replica {
         this.dirExtra.push(...this.directory.diffAll(this.dirSource, true));
       }
       const done: LoggedStep[] = [];
-      for (const item of batch) {
+      const began = performance.now();
+      for (let i = 0; i < batch.length; i++) {
+        if (i > 0 && performance.now() - began >= this.timing.batchBudgetMs) {
+          // the rest waits for the next batch, with whatever arrived meanwhile (D-151)
+          this.queue.unshift(...batch.splice(i));
+          break;
+        }
+        const item = batch[i];
         this.partition = 'all';
         try {
           results.push({ item, ok: true, value: await item.run() });
@@ -1081,6 +1106,30 @@ export class Replica {
       this.submitBackground({ t: 'sent', key, out: LOST_ATTEMPT, now: 0 });
     }
   }
+}
+
+/**
+ * The next batch, taken out of `queue`: its first BATCH_MAX items while they are all of one partition; else, oldest
+ * first, at most FAIR_SHARE of each partition (D-151). The order within a partition is kept, and so is the order
+ * of what stays queued.
+ */
+export function fairBatch<T extends { turn: string }>(queue: T[]): T[] {
+  const turns = new Set<string>();
+  for (const item of queue) if (turns.add(item.turn).size > 1) break;
+  if (turns.size <= 1) return queue.splice(0, BATCH_MAX);
+  const taken = new Map<string, number>();
+  const batch: T[] = [];
+  const left: T[] = [];
+  for (const item of queue) {
+    const n = taken.get(item.turn) ?? 0;
+    if (n < FAIR_SHARE && batch.length < BATCH_MAX) {
+      taken.set(item.turn, n + 1);
+      batch.push(item);
+    } else left.push(item);
+  }
+  queue.length = 0;
+  for (const item of left) queue.push(item);
+  return batch;
 }
 
 /** A tenant a live step needed could not be loaded: the instance stops (the step is not the log's). */

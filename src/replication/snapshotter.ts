@@ -8,6 +8,7 @@
 
 import type { Db } from '../store/postgres/pool.js';
 import { GLOBAL_PART, readParts, writeSnapshot, zip, type EncodedPart } from './snapshots.js';
+import { slicedJson } from './slicedJson.js';
 import type { Writer } from './versions.js';
 
 /** The state as of one moment, by part: what belongs to no tenant, and each tenant's slice in their order. */
@@ -237,16 +238,15 @@ export class Snapshotter {
   }
 }
 
-/** One part as JSON, compressed off the event loop. */
-async function encodePart(part: string, value: unknown): Promise<EncodedPart> {
-  const json = Buffer.from(JSON.stringify(value), 'utf8');
+/** One part's JSON, compressed off the event loop. */
+async function zipPart(part: string, json: Buffer): Promise<EncodedPart> {
   return { part, data: await zip(json), rawBytes: json.length };
 }
 
 /**
- * The parts as compressed JSON, the global one first: JSON is made in slices of at most SLICE_MS, each
- * followed by a turn of the event loop (calls run between them); each tenant's exported copy is let go as
- * soon as its JSON is made.
+ * The parts as compressed JSON, the global one first: JSON is made in slices of at most SLICE_MS (a large part
+ * in slices of its own, slicedJson.ts), each followed by a turn of the event loop (calls run between them); each
+ * tenant's exported copy is let go as soon as its JSON is made.
  */
 async function encode(global: GlobalPart, tenants: [string, unknown][]): Promise<EncodedPart[]> {
   const out: Promise<EncodedPart>[] = [];
@@ -255,13 +255,13 @@ async function encode(global: GlobalPart, tenants: [string, unknown][]): Promise
     out.push(p);
     p.catch(() => undefined);
   };
-  add(encodePart(GLOBAL_PART, global));
+  add(zipPart(GLOBAL_PART, await slicedJson(global, SLICE_MS)));
   let slice = performance.now();
   for (let i = 0; i < tenants.length; i++) {
     const [tenantId, value] = tenants[i];
     if (tenantId === GLOBAL_PART) throw new Error(`a tenant's id is the global part's name (${GLOBAL_PART})`);
     tenants[i] = [tenantId, null];
-    add(encodePart(tenantId, value));
+    add(zipPart(tenantId, await slicedJson(value, SLICE_MS)));
     if (performance.now() - slice >= SLICE_MS) {
       await new Promise((r) => setImmediate(r));
       slice = performance.now();

@@ -143,7 +143,7 @@ export async function startTestDatabase(): Promise<TestDatabase> {
 export const QUICK_LOST_ATTEMPTS: StoreHooks = { replicaTiming: { lostAttemptGraceMs: 1_000, sweepMs: 500 } };
 
 /** Starts instances of one shared sandbox on a database, collecting what its store reports failing (a test expects none). */
-export function sharedInstances(publicUrl: string, settings: ConfigInput = {}) {
+export function sharedInstances(publicUrl: string, settings: ConfigInput & StoreHooks = {}) {
   const failures: Error[] = [];
   const start = (url: string, extra: ConfigInput & StoreHooks = {}): Promise<RunningSandbox> =>
     startSandbox({

@@ -1,0 +1,62 @@
+// JSON text made in slices is JSON.stringify's, byte for byte, and lets the event loop turn while it is made.
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { slicedJson } from './slicedJson.js';
+
+/** Values as an exported copy holds them, and what JSON.stringify leaves out or turns into null among them. */
+const member = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constant(undefined),
+  fc.constant(() => 1),
+  fc.string({ unit: 'binary' }),
+  fc.date({ noInvalidDate: true }),
+  fc.constant(new Map([[1, 2]])),
+);
+const { tree } = fc.letrec<{ tree: unknown }>((tie) => ({
+  tree: fc.oneof(
+    { depthSize: 'small' },
+    member,
+    // long arrays, of leaves and of long arrays: the ones taken apart
+    fc.array(fc.oneof(member, tie('tree')), { minLength: 60, maxLength: 90 }),
+    fc.array(tie('tree'), { maxLength: 4 }),
+    fc.dictionary(fc.string(), tie('tree'), { maxKeys: 6 }),
+    fc.record({ toJSON: fc.constant(() => ({ replaced: true })), kept: tie('tree') }),
+  ),
+}));
+
+describe('slicedJson', () => {
+  it('makes the bytes JSON.stringify makes, for any value with JSON text', async () => {
+    await fc.assert(
+      fc.asyncProperty(tree, async (value) => {
+        const whole = JSON.stringify(value) as string | undefined;
+        fc.pre(whole !== undefined);
+        // a slice of 0 ms turns the event loop at every chance, the default almost never on values this small
+        expect((await slicedJson(value, 0)).equals(Buffer.from(whole, 'utf8'))).toBe(true);
+        expect((await slicedJson(value)).equals(Buffer.from(whole, 'utf8'))).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('keeps a member whose text spans many chunks whole (characters outside the BMP included)', async () => {
+    const value = { rows: Array.from({ length: 20_000 }, (_, i) => ({ i, text: `𝄞 naïve ${'x'.repeat(i % 50)}` })) };
+    expect((await slicedJson(value, 0)).toString('utf8')).toBe(JSON.stringify(value));
+  });
+
+  it('lets the event loop turn while a long value is made', async () => {
+    const value = { requests: Array.from({ length: 50_000 }, (_, i) => ({ id: `req_${i}`, scores: [i, i / 3] })) };
+    let turns = 0;
+    const tick = setInterval(() => turns++, 0);
+    try {
+      await slicedJson(value, 1);
+    } finally {
+      clearInterval(tick);
+    }
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it('refuses a value with no JSON text, as JSON.stringify gives none', async () => {
+    await expect(slicedJson(undefined)).rejects.toThrow(/no JSON text/);
+  });
+});
