@@ -135,8 +135,11 @@ function byTenant(core: Core): ByTenant {
   };
 }
 
-/** The whole state, JSON-safe: JSON.parse(JSON.stringify(s)) imports to the same sandbox. */
-export function exportState(core: Core): Snapshot {
+/**
+ * The whole state, JSON-safe: JSON.parse(JSON.stringify(s)) imports to the same sandbox. `lazy`: what never changes
+ * once written (ledger rows) is a list made when read, for JSON made later while steps run (a snapshot's, D-151).
+ */
+export function exportState(core: Core, { lazy = false }: { lazy?: boolean } = {}): Snapshot {
   const { store } = core;
   const groups = byTenant(core);
   const global: GlobalState = {
@@ -153,7 +156,7 @@ export function exportState(core: Core): Snapshot {
     demo: structuredClone(core.demo),
   };
   const tenants: Record<string, unknown> = {};
-  for (const t of core.tenants.ordered()) tenants[t.id] = tenantPart(core, t.id, groups);
+  for (const t of core.tenants.ordered()) tenants[t.id] = tenantPart(core, t.id, groups, lazy);
   return { format: SNAPSHOT_FORMAT, global, tenants };
 }
 
@@ -168,7 +171,7 @@ export function exportTenants(core: Core, tenantIds: readonly string[]): unknown
   return tenantIds.map((id) => tenantPart(core, id, groups));
 }
 
-function tenantPart(core: Core, tenantId: string, groups: ByTenant | null): TenantSnapshot {
+function tenantPart(core: Core, tenantId: string, groups: ByTenant | null, lazy = false): TenantSnapshot {
   const { store } = core;
   const mine = groups ? null : ownedBy(keyIdsOf(core, tenantId));
   return {
@@ -176,7 +179,7 @@ function tenantPart(core: Core, tenantId: string, groups: ByTenant | null): Tena
     tenant: core.tenants.exportTenant(tenantId),
     clock: core.clock.exportTenant(tenantId),
     accounts: store.accounts.exportTenant(tenantId),
-    screening: core.screening.exportTenant(tenantId),
+    screening: core.screening.exportTenant(tenantId, lazy),
     webhooks: core.webhooks.exportTenant(tenantId),
     applications: groups ? (groups.applications.get(tenantId) ?? []) : store.applications.exportTenant(tenantId),
     postings: store.postings.exportTenant(tenantId),

@@ -180,7 +180,8 @@ export function shareApps(
   replica.holdState({
     format: SNAPSHOT_FORMAT,
     exportParts: () => {
-      const { tenants, ...global } = exportState(core);
+      // ledger rows as lists made when read: the snapshot's JSON reads them later, in slices (D-151)
+      const { tenants, ...global } = exportState(core, { lazy: true });
       const shared: Omit<SharedSnapshot, 'tenants'> = {
         ...global,
         listeners: listeners.presence(),

@@ -1,7 +1,9 @@
-// JSON text made in slices is JSON.stringify's, byte for byte, and lets the event loop turn while it is made.
+// JSON text made in slices is JSON.stringify's, byte for byte (lists made when read included), and lets the
+// event loop turn while it is made.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { LazyList } from '../domain/lazyList.js';
 import { slicedJson } from './slicedJson.js';
 
 /** Values as an exported copy holds them, and what JSON.stringify leaves out or turns into null among them. */
@@ -22,6 +24,8 @@ const { tree } = fc.letrec<{ tree: unknown }>((tie) => ({
     fc.array(tie('tree'), { maxLength: 4 }),
     fc.dictionary(fc.string(), tie('tree'), { maxKeys: 6 }),
     fc.record({ toJSON: fc.constant(() => ({ replaced: true })), kept: tie('tree') }),
+    // a list made when read (a snapshot's ledger rows), of any length
+    fc.array(fc.oneof(member, tie('tree')), { maxLength: 90 }).map((a) => new LazyList(a.length, (i) => a[i])),
   ),
 }));
 

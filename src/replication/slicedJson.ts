@@ -4,7 +4,10 @@
 // no call of any tenant ran; its value is a copy no later step changes, so it can be turned into text a piece at
 // a time. Only arrays and plain objects reached through plain objects are taken apart; an array's elements are
 // each one `JSON.stringify` (a request, a row), unless the element is itself a long array.
+// A list made when read (LazyList: a tenant's ledger rows in a snapshot) is taken apart as an array is.
 // Requirements: none of its own; decision D-151.
+
+import { LazyList } from '../domain/lazyList.js';
 
 /** How long one slice may run before the event loop turns. */
 export const JSON_SLICE_MS = 8;
@@ -23,8 +26,10 @@ function plainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-const longArray = (v: unknown): v is unknown[] =>
-  Array.isArray(v) && v.length > WHOLE_ARRAY && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+/** An array too long to be turned into text at once, or a list made when read (its elements made in slices too). */
+const longArray = (v: unknown): v is unknown[] | LazyList<unknown> =>
+  v instanceof LazyList ||
+  (Array.isArray(v) && v.length > WHOLE_ARRAY && typeof (v as { toJSON?: unknown }).toJSON !== 'function');
 
 /**
  * `Buffer.from(JSON.stringify(value), 'utf8')`, made in slices of at most `sliceMs` (each followed by a turn of
@@ -53,11 +58,12 @@ export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS): Promi
   // a member JSON.stringify leaves out (undefined, a function, a symbol) is left out of an object and is null in an array
   const leaf = (v: unknown): string | undefined => JSON.stringify(v);
 
-  async function array(a: unknown[]): Promise<void> {
+  async function array(a: unknown[] | LazyList<unknown>): Promise<void> {
+    const at = a instanceof LazyList ? (i: number) => a.at(i) : (i: number) => a[i];
     emit('[');
     for (let i = 0; i < a.length; i++) {
       if (i) emit(',');
-      const v = a[i];
+      const v = at(i);
       if (longArray(v)) await array(v);
       else emit(leaf(v) ?? 'null');
       if ((i & 31) === 31 && due()) await rest();
@@ -76,7 +82,7 @@ export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS): Promi
       emit(first ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
       first = false;
       if (!container) emit(member!);
-      else if (Array.isArray(v)) await array(v);
+      else if (longArray(v)) await array(v);
       else await object(v);
       if (due()) await rest();
     }

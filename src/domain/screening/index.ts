@@ -56,7 +56,7 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
       autoReviewer.enabled(tenant);
     },
     get: (requestId: string) => requests.get(requestId),
-    exportTenant(tenantId: string): ScreeningTenantState {
+    exportTenant(tenantId: string, lazy = false): ScreeningTenantState {
       const texts: string[] = [];
       const index = new Map<string, number>();
       const ref = (text: string): number => {
@@ -68,7 +68,7 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
         const s = r.exportState();
         return { ...s, jobSpec: ref(s.jobSpec), scoreText: s.scoreText === null ? null : ref(s.scoreText) };
       });
-      return { rows: ledger.exportTenant(tenantId), seq: ledger.seqOfTenant(tenantId), texts, requests: reqs };
+      return { rows: ledger.exportTenant(tenantId, lazy), seq: ledger.seqOfTenant(tenantId), texts, requests: reqs };
     },
     /** Restores a tenant's rows and requests; their timers come back through rearm(). */
     importTenant(tenantId: string, state: ScreeningTenantState): void {

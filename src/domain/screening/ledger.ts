@@ -6,6 +6,7 @@
 // tens of megabytes; row objects are only made when asked for.
 // Requirements: SCR-LEDGER-1, SCR-LEDGER-2, SCR-LEDGER-3, SCR-LEDGER-4, SCR-LEDGER-5, SCR-AUDIT-3; decisions D-21.
 
+import { LazyList } from '../lazyList.js';
 import { flatten } from './flatten.js';
 import { ActorTable, eventIdOf, isoOf, TenantRows } from './tenantRows.js';
 import type { ScreeningState } from './types.js';
@@ -60,6 +61,17 @@ export const toAuditEvent = (r: LedgerRow): AuditEvent => ({
   payload: r.payload,
   createdAt: isoOf(r.at),
 });
+
+/** A row as a snapshot keeps it (its payload a copy). */
+const rowState = (rows: TenantRows, i: number): LedgerRowState => [
+  rows.seqAt(i),
+  rows.requestIdAt(i),
+  rows.fromStateAt(i),
+  rows.toStateAt(i),
+  rows.actorAt(i),
+  rows.payloadAt(i) === null ? null : { ...rows.payloadAt(i) },
+  rows.atOf(i),
+];
 
 export const rowAt = (rows: TenantRows, i: number): LedgerRow =>
   new LedgerRow(
@@ -277,26 +289,23 @@ export class Ledger {
     return this.byTenant.get(tenantId)?.seq ?? this.retired.get(tenantId) ?? this.firstSeq;
   }
 
-  /** A tenant's rows in order (the chains of its requests follow from the request ids). */
-  exportTenant(tenantId: string): LedgerRowState[] {
+  /**
+   * A tenant's rows in order (the chains of its requests follow from the request ids). `lazy`: a list whose rows are
+   * made when read (a snapshot's, D-151): a row never changes once written, and a tenant's row store is only ever
+   * added to (a reset or a forget drops the store, it does not empty it), so the rows below the length taken now are
+   * the same whenever they are read.
+   */
+  exportTenant(tenantId: string, lazy = false): LedgerRowState[] | LazyList<LedgerRowState> {
     const rows = this.byTenant.get(tenantId);
+    if (!rows) return [];
+    if (lazy) return new LazyList(rows.length, (i) => rowState(rows, i));
     const out: LedgerRowState[] = [];
-    if (!rows) return out;
-    for (let i = 0; i < rows.length; i++)
-      out.push([
-        rows.seqAt(i),
-        rows.requestIdAt(i),
-        rows.fromStateAt(i),
-        rows.toStateAt(i),
-        rows.actorAt(i),
-        rows.payloadAt(i) === null ? null : { ...rows.payloadAt(i) },
-        rows.atOf(i),
-      ]);
+    for (let i = 0; i < rows.length; i++) out.push(rowState(rows, i));
     return out;
   }
 
   /** Rebuilds a tenant's row store exactly as exported (same rows, same chains, its sequence at `seq`). */
-  importTenant(tenantId: string, state: readonly LedgerRowState[], seq: number): TenantRows {
+  importTenant(tenantId: string, state: readonly LedgerRowState[] | LazyList<LedgerRowState>, seq: number): TenantRows {
     this.forgetTenant(tenantId);
     const rows = this.rowsFor(tenantId);
     rows.seq = seq;

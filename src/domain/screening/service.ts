@@ -5,6 +5,7 @@
 // names); decisions D-134.
 
 import type { Resettable } from '../context.js';
+import type { LazyList } from '../lazyList.js';
 import type { Tenant } from '../tenants.js';
 import type { AuditPage, AuditQuery } from './audit.js';
 import type { AutoReview } from './autoReview.js';
@@ -19,7 +20,8 @@ import type { ScreeningUsage } from './usage.js';
 
 /** A tenant's screening state in a snapshot: its ledger rows and its requests (D-137). */
 export interface ScreeningTenantState {
-  rows: LedgerRowState[];
+  /** As a snapshot exports them, a list made when read (D-151); as one is read back, an array. */
+  rows: LedgerRowState[] | LazyList<LedgerRowState>;
   /** The number of the tenant's latest ledger row: its sequence goes on after it (D-147). */
   seq: number;
   /** The job specs and score texts, each once (requests share them): requests refer to them by index. */
@@ -50,7 +52,8 @@ export interface ScreeningService extends Resettable {
   /** Empties the requests and the ledger and cancels every pending expiry. */
   reset(): void;
   /** A tenant's ledger rows and requests for a snapshot (D-137). */
-  exportTenant(tenantId: string): ScreeningTenantState;
+  /** A tenant's rows and requests, JSON-safe; `lazy`: its rows a list made when read (a snapshot's, D-151). */
+  exportTenant(tenantId: string, lazy?: boolean): ScreeningTenantState;
   /** Restores a tenant's rows and requests; their timers come back through `rearm`. */
   importTenant(tenantId: string, state: ScreeningTenantState): void;
   /** Drops every request and ledger row of a tenant, and their pending expiries. */
