@@ -57,6 +57,11 @@ export interface StoreHooks {
   codeVersion?: string;
   /** How soon a shared instance takes another's unanswered webhook attempt for lost (default D-138's; tests shorten it). */
   replicaTiming?: Partial<ReplicaTiming>;
+  /**
+   * Tests only: every part a snapshot copies from a stored state (D-152) is also exported and compared with what was
+   * copied; a difference is a store failure.
+   */
+  verifyCarriedParts?: boolean;
 }
 
 export async function startSandbox(
@@ -95,6 +100,7 @@ export async function startSandbox(
         onFatal: input.onStoreFailure,
         codeVersion: input.codeVersion,
         replicaTiming: input.replicaTiming,
+        verifyCarriedParts: input.verifyCarriedParts,
       });
       settings = { ...settings, adminToken: shared.adminToken };
     }

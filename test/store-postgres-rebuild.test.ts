@@ -16,7 +16,12 @@ import { sendTenantCalls, tenantCallArb } from './support/tenantCalls.js';
 const why = postgresUnavailable();
 if (why) console.warn(why);
 
-const shared = sharedInstances('http://sandbox.test', { corpusSize: 50, noRateLimits: true, snapshotEvery: 9 });
+const shared = sharedInstances('http://sandbox.test', {
+  corpusSize: 50,
+  noRateLimits: true,
+  snapshotEvery: 9,
+  verifyCarriedParts: true,
+});
 
 /** A slice without the request log's measured durations (real time, measured anew by every replay). */
 const own = withoutDurations;

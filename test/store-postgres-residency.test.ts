@@ -11,47 +11,25 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportTenant } from '../src/domain/snapshot.js';
 import type { StoreReport } from '../src/domain/store.js';
 import type { RunningSandbox } from '../src/main.js';
-import { Wallet, type WalletState } from '../src/domain/wallet.js';
 import './support/fast-check-seed.js';
 import { withoutDurations } from './support/inProcess.js';
 import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
-import { sendTenantCalls, tenantCallArb } from './support/tenantCalls.js';
+import { sendTenantCalls, sliceOf, tenantCallArb } from './support/tenantCalls.js';
 
 const why = postgresUnavailable();
 if (why) console.warn(why);
 
-const shared = sharedInstances('http://sandbox.test', { corpusSize: 50, noRateLimits: true, snapshotEvery: 25 });
-
-/**
- * A tenant's slice as an instance holds it, read as a call of that tenant (which loads it when it is not in memory).
- * Its wallets as of now: a read of a wallet applies the monthly refill that came due (on the instance serving it),
- * so how far a wallet's stored refill date lags depends on which reads an instance served, not on its state.
- */
-const sliceOf = (sb: RunningSandbox, tenantId: string) =>
-  sb.replica!.read(
-    async () => {
-      const slice = exportTenant(sb.core, tenantId) as { tenant: { tenant: Record<string, WalletState> } };
-      const now = sb.core.tenants.get(tenantId).clock.now();
-      for (const name of ['screeningWallet', 'applyWallet']) {
-        const w = Wallet.fromState(slice.tenant.tenant[name]);
-        w.refresh(now);
-        slice.tenant.tenant[name] = w.exportState();
-      }
-      return withoutDurations(slice);
-    },
-    {
-      app: 'control',
-      method: 'GET',
-      url: `http://sandbox.test/sandbox/v1/tenants/${tenantId}`,
-      header: () => undefined,
-      body: null,
-    },
-  );
+const shared = sharedInstances('http://sandbox.test', {
+  corpusSize: 50,
+  noRateLimits: true,
+  snapshotEvery: 25,
+  // a snapshot's parts copied from tenants' stored states (D-152) compared with an export of them
+  verifyCarriedParts: true,
+});
 
 /** The operator's reads across tenants, as JSON (the request log without its measured durations). */
 async function acrossTenants(sb: RunningSandbox): Promise<unknown[]> {

@@ -25,7 +25,7 @@ if (why) console.warn(why);
 
 const PUBLIC_URL = 'http://sandbox.test';
 /** Instances of the shared sandbox on a database, their store failures collected. */
-const { failures, start } = sharedInstances(PUBLIC_URL, { snapshotEvery: 40 });
+const { failures, start } = sharedInstances(PUBLIC_URL, { snapshotEvery: 40, verifyCarriedParts: true });
 
 interface Tenant {
   tenantId: string;

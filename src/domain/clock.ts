@@ -204,6 +204,9 @@ export class Clock implements TimeSource {
   /** Who fires due timers when real time reaches them; null: this clock, at once. */
   private dispatcher: (() => void) | null = null;
 
+  /** Hears the zone of each timer that fires: its tenant, or null for the sandbox clock's own. */
+  private onFire: ((tenantId: string | null) => void) | null = null;
+
   constructor(private readonly realNow: () => number = () => Date.now()) {}
 
   /**
@@ -217,6 +220,14 @@ export class Clock implements TimeSource {
   /** Runs fn(arg) right after the current task: after the answer to the call being served is computed. */
   defer<A, B>(fn: (a: A, b: B) => void, a: A, b: B): void {
     this.deferrer(fn, a, b);
+  }
+
+  /**
+   * Tells `fn` the tenant of each timer as it fires (null: a timer of the sandbox clock itself): a store that
+   * snapshots only the tenants that changed learns which ones a firing of timers changed (D-152).
+   */
+  observeFiring(fn: (tenantId: string | null) => void): void {
+    this.onFire = fn;
   }
 
   /** Hands deferred work to `deferrer` instead of the event loop. */
@@ -522,6 +533,7 @@ export class Clock implements TimeSource {
       const t = z.pop()!;
       if (t.cancelled) continue;
       this.kill(t);
+      this.onFire?.(z.tenantId);
       const rec = this.firing;
       if (rec) {
         rec.fired++;

@@ -139,7 +139,17 @@ function byTenant(core: Core): ByTenant {
  * The whole state, JSON-safe: JSON.parse(JSON.stringify(s)) imports to the same sandbox. `lazy`: what never changes
  * once written (ledger rows) is a list made when read, for JSON made later while steps run (a snapshot's, D-151).
  */
-export function exportState(core: Core, { lazy = false }: { lazy?: boolean } = {}): Snapshot {
+export function exportState(
+  core: Core,
+  {
+    lazy = false,
+    skip,
+  }: {
+    lazy?: boolean;
+    /** Tenants left out (a snapshot's part of a tenant that has not changed is copied from its stored state, D-152). */
+    skip?: (tenantId: string) => boolean;
+  } = {},
+): Snapshot {
   const { store } = core;
   const groups = byTenant(core);
   const global: GlobalState = {
@@ -156,7 +166,7 @@ export function exportState(core: Core, { lazy = false }: { lazy?: boolean } = {
     demo: structuredClone(core.demo),
   };
   const tenants: Record<string, unknown> = {};
-  for (const t of core.tenants.ordered()) tenants[t.id] = tenantPart(core, t.id, groups, lazy);
+  for (const t of core.tenants.ordered()) if (!skip?.(t.id)) tenants[t.id] = tenantPart(core, t.id, groups, lazy);
   return { format: SNAPSHOT_FORMAT, global, tenants };
 }
 

@@ -98,7 +98,16 @@ export interface StoreReport {
   instance: {
     appliedSeq: number;
     loadedFrom: { seq: number; replayedSteps: number; readyMs: number } | null;
-    lastWritten: { seq: number; exportMs: number; writeMs: number; bytes: number; rawBytes: number } | null;
+    lastWritten: {
+      seq: number;
+      exportMs: number;
+      writeMs: number;
+      bytes: number;
+      rawBytes: number;
+      /** Tenant parts exported for it, and copied from a stored state of a tenant unchanged since (D-152). */
+      exported?: number;
+      carried?: number;
+    } | null;
     waiting: boolean;
     /** The steps it ran or applied since it started, by partition kind, and the tenants its routing directory knows. */
     partitions?: {

@@ -179,15 +179,19 @@ export function shareApps(
   let run: ImportRun | null = null;
   replica.holdState({
     format: SNAPSHOT_FORMAT,
-    exportParts: () => {
-      // ledger rows as lists made when read: the snapshot's JSON reads them later, in slices (D-151)
-      const { tenants, ...global } = exportState(core, { lazy: true });
+    exportParts: (carried) => {
+      // ledger rows as lists made when read: the snapshot's JSON reads them later, in slices (D-151); the tenants
+      // unchanged since their stored state are not exported at all (D-152)
+      const { tenants, ...global } = exportState(core, { lazy: true, skip: carried });
       const shared: Omit<SharedSnapshot, 'tenants'> = {
         ...global,
         listeners: listeners.presence(),
         relayed: listeners.pendingState(),
       };
-      return { global: shared, tenants: Object.entries(tenants) };
+      return {
+        global: shared,
+        tenants: core.tenants.ordered().map((t): [string, unknown] => [t.id, tenants[t.id] ?? null]),
+      };
     },
     importState: (state) => {
       const s = state as SharedSnapshot;

@@ -52,6 +52,8 @@ export interface SharedOptions {
   codeVersion?: string;
   /** Tests only: a shorter lost-attempt grace and sweep interval (default: DEFAULT_REPLICA_TIMING, D-138). */
   replicaTiming?: Partial<ReplicaTiming>;
+  /** Tests only: a snapshot's copied parts compared with an export of them (D-152). */
+  verifyCarriedParts?: boolean;
 }
 
 /**
@@ -204,7 +206,7 @@ async function shared(db: Db, key: string, make: () => string): Promise<string> 
 export async function openShared(
   url: string,
   config: Readonly<Settings>,
-  { onFatal, codeVersion = CODE_VERSION, replicaTiming }: SharedOptions = {},
+  { onFatal, codeVersion = CODE_VERSION, replicaTiming, verifyCarriedParts = false }: SharedOptions = {},
 ): Promise<SharedSandbox> {
   const db = openPool(url);
   try {
@@ -235,6 +237,7 @@ export async function openShared(
       snapshotEvery: every,
       timing: replicaTiming,
       residentTenants: config.residentTenants > 0 ? config.residentTenants : Infinity,
+      verifyCarriedParts,
     });
     replica.loadFrom(plan);
     const storeOn =
@@ -257,6 +260,7 @@ export async function openShared(
         });
         store.clock.dispatchDueTo(on.fireTimersWith(() => store.clock.fireDueNow()));
         store.clock.deferWith(on.defer);
+        store.clock.observeFiring(on.timerFired);
         return store;
       };
     const scratch = () => {

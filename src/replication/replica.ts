@@ -134,6 +134,8 @@ export interface ReplicaOptions {
   timing?: Partial<ReplicaTiming>;
   /** Tenants kept in memory beyond those with work under way; the others are loaded on demand (default: every tenant). */
   residentTenants?: number;
+  /** Tests only: a snapshot's copied parts compared with an export of them, a difference stopping the instance (D-152). */
+  verifyCarriedParts?: boolean;
 }
 
 /** A string as an SQL literal under standard_conforming_strings: backslashes are plain characters. */
@@ -261,9 +263,19 @@ export class Replica {
   ) {
     this.seeded = new Rng(seed).fork('shared secrets');
     this.frozen = startedAt;
-    this.snapshots = new Snapshotter(db, options.writer, options.snapshotEvery, this.instance);
+    this.snapshots = new Snapshotter(
+      db,
+      options.writer,
+      options.snapshotEvery,
+      this.instance,
+      options.verifyCarriedParts ? (err) => this.stop(err, []) : null,
+    );
     this.timing = { ...DEFAULT_REPLICA_TIMING, ...options.timing };
     this.residency = new Residency(db, options.residentTenants ?? Infinity, options.writer);
+    // what a snapshot may copy instead of exporting: a tenant loaded is its stored state; one dropped is not held
+    this.residency.whenStored((tenantId, seq) =>
+      seq === null ? this.snapshots.forget(tenantId) : this.snapshots.storedAt(tenantId, seq),
+    );
   }
 
   /** The clock's deferrer: inside a step, deferred work runs before the step ends; outside, after the task. */
@@ -301,6 +313,30 @@ export class Replica {
 
   /** The answer to come of an attempt restored in flight from a snapshot: its `sent` step settles it. */
   readonly resumeWebhook: ResumeWebhook = (key) => this.pending.get(key)?.answer ?? null;
+
+  /** The tenants whose timers fired during the step being run (null: a timer of the sandbox clock itself). */
+  private fired: (string | null)[] = [];
+
+  /** The clock's firing observer: which tenants a step's timers changed (a `timers` step changes only those). */
+  readonly timerFired = (tenantId: string | null): void => {
+    if (this.inStep) this.fired.push(tenantId);
+    // outside any step (never, while the clock's timers are fired by steps): what it changed is in no stored state
+    else this.snapshots.changedBy(tenantId, this.applied + 1);
+  };
+
+  /**
+   * What the step just run as step `seq` may have changed, for the snapshots that copy the parts of tenants unchanged
+   * since their stored state (D-152): its tenant; every tenant for an `all` step but a `timers` one, which changes the
+   * tenants whose timers fired; the tenants a `create` step made. A `global` step changes no tenant (D-143).
+   */
+  private noteChanges(step: Step, partition: string, seq: number): void {
+    const tenantId = tenantOfPartition(partition);
+    if (tenantId !== null) this.snapshots.changedBy(tenantId, seq);
+    else if (partition === 'all' && step.t !== 'timers') this.snapshots.changedBy(null, seq);
+    if (step.t === 'call' && step.dir)
+      for (const [kind, name] of step.dir) if (kind === 'tenant') this.snapshots.changedBy(name, seq);
+    for (const t of this.fired.splice(0)) this.snapshots.changedBy(t, seq);
+  }
 
   /** A pending entry: the attempt `key` awaits its `sent` step. */
   private awaitSent(key: number, startedAt: number, live: boolean, partition = 'all'): PendingSend {
@@ -767,13 +803,11 @@ export class Replica {
           results.push({ item, ok: false, value: err });
         }
         // a step that failed part-way fails the same way on every replay: it is in the log either way
-        if (item.step)
-          done.push({
-            seq: this.applied + done.length + 1,
-            step: item.step,
-            body: item.body,
-            partition: this.partition,
-          });
+        if (item.step) {
+          const seq = this.applied + done.length + 1;
+          done.push({ seq, step: item.step, body: item.body, partition: this.partition });
+          this.noteChanges(item.step, this.partition, seq);
+        } else this.fired.length = 0;
       }
       // one round trip: the steps and the commit
       const notify = this.notifyListeners ? `NOTIFY ${LISTEN_CHANNEL}; ` : '';
@@ -865,6 +899,7 @@ export class Replica {
           this.touchCreated(step.dir);
         }
         this.count(this.partition);
+        this.noteChanges(step, this.partition, Number(r.seq));
         this.applied = Number(r.seq);
       }
       at = end;

@@ -111,6 +111,13 @@ export class Residency {
     this.port = port;
   }
 
+  /** Who hears of each tenant loaded (with the step of its stored state) and dropped (null). */
+  private stored: (tenantId: string, seq: number | null) => void = () => {};
+
+  whenStored(fn: (tenantId: string, seq: number | null) => void): void {
+    this.stored = fn;
+  }
+
   /** A step or a read used the tenant. */
   touch(tenantId: string): void {
     this.used.set(tenantId, ++this.uses);
@@ -150,16 +157,17 @@ export class Residency {
           `tenant ${lost.join(', ')} is in the directory but has no stored state at or before step ${upTo}`,
         );
       }
-      const parsed: [string, unknown][] = [];
+      const parsed: [string, unknown, number][] = [];
       for (const r of rows) {
         if (!READABLE_SNAPSHOT_FORMATS.includes(r.snapshot_format)) throw refuseTenantState(r, this.writer);
-        parsed.push([r.tenant_id, JSON.parse((await unzip(r.data)).toString('utf8')) as unknown]);
+        parsed.push([r.tenant_id, JSON.parse((await unzip(r.data)).toString('utf8')) as unknown, Number(r.seq)]);
       }
       around(() => {
-        for (const [tenantId, data] of parsed) {
+        for (const [tenantId, data, seq] of parsed) {
           port.importTenant(tenantId, data);
           this.due.delete(tenantId);
           this.touch(tenantId);
+          this.stored(tenantId, seq);
         }
       });
       this.counts.loaded += parsed.length;
@@ -209,6 +217,7 @@ export class Residency {
         values,
       );
       for (const id of page) {
+        this.stored(id, null);
         const due = port.nextDue(id);
         if (Number.isFinite(due)) this.due.set(id, due);
         this.used.delete(id);

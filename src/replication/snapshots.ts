@@ -27,9 +27,45 @@ const PARTS_PER_INSERT = 500;
 /** One part of a snapshot, compressed, as it is written. */
 export interface EncodedPart {
   part: string;
+  /** Its place in the snapshot (the global part 0, then the tenants in their order). */
+  ord: number;
   data: Buffer;
   rawBytes: number;
 }
+
+/**
+ * A tenant's part a snapshot copies from a stored state (D-152): the tenant did not change since step `since`, whose
+ * state, or a later one at or before the snapshot's step, is stored (a snapshot's part or a row).
+ */
+export interface CarriedPart {
+  part: string;
+  ord: number;
+  since: number;
+}
+
+/**
+ * Copies the carried parts into the snapshot of step $1: for each, its newest stored state between its `since` and
+ * the snapshot's step, of the snapshot format written now ($5); answers how many were found and their sizes.
+ */
+const CARRY_SQL = `WITH src AS (
+    SELECT c.part, c.ord, n.data, n.raw_bytes
+      FROM unnest($2::text[], $3::int[], $4::bigint[]) AS c(part, ord, since)
+      CROSS JOIN LATERAL (
+        SELECT x.data, x.raw_bytes FROM (
+          (SELECT seq, data, raw_bytes FROM sandbox_tenant_states
+            WHERE tenant_id = c.part AND seq BETWEEN c.since AND $1 AND snapshot_format = $5 ORDER BY seq DESC LIMIT 1)
+          UNION ALL
+          (SELECT p.seq, p.data, p.raw_bytes FROM sandbox_snapshot_parts p JOIN sandbox_snapshots h ON h.seq = p.seq
+            WHERE p.part = c.part AND p.seq BETWEEN c.since AND $1 AND h.snapshot_format = $5 ORDER BY p.seq DESC LIMIT 1)
+        ) x ORDER BY x.seq DESC LIMIT 1
+      ) n
+  ), put AS (
+    INSERT INTO sandbox_snapshot_parts (part, seq, ord, data, raw_bytes)
+    SELECT part, $1, ord, data, raw_bytes FROM src
+    ON CONFLICT (part, seq) DO NOTHING
+  )
+  SELECT count(*)::int AS found, coalesce(sum(octet_length(data)), 0)::bigint AS bytes,
+         coalesce(sum(raw_bytes), 0)::bigint AS raw FROM src`;
 
 /** How many snapshots are kept: the newest, and one before it in case the newest cannot be read. */
 export const SNAPSHOTS_KEPT = 2;
@@ -169,8 +205,10 @@ export async function readSnapshot(db: Db, seq: number): Promise<unknown> {
 }
 
 /**
- * Writes a snapshot's parts (compressed, the global one first, then the tenants in their order) and then its
- * header, in one transaction, and prunes what it makes useless; returns its compressed size.
+ * Writes a snapshot's parts (compressed, the global one first, then the tenants in their order; the `carried` ones
+ * copied from their stored states, D-152) and then its header, in one transaction, and prunes what it makes
+ * useless; returns its compressed and raw sizes. A carried part whose stored state is not found (pruned meanwhile)
+ * fails the whole snapshot.
  */
 export async function writeSnapshot(
   db: Db,
@@ -180,7 +218,8 @@ export async function writeSnapshot(
   snapshotFormat: number,
   /** The writing instance, which has applied every step up to `seq`. */
   self: string,
-): Promise<number> {
+  carried: readonly CarriedPart[] = [],
+): Promise<{ bytes: number; rawBytes: number }> {
   if (parts[0]?.part !== GLOBAL_PART) throw new Error('a snapshot starts with its global part');
   let bytes = 0;
   let rawBytes = 0;
@@ -199,20 +238,30 @@ export async function writeSnapshot(
         `INSERT INTO sandbox_snapshot_parts (part, seq, ord, data, raw_bytes)
          SELECT part, $1, ord, data, raw FROM unnest($2::text[], $3::int[], $4::bytea[], $5::bigint[]) AS p(part, ord, data, raw)
          ON CONFLICT (part, seq) DO NOTHING`,
-        [
-          seq,
-          page.map((p) => p.part),
-          page.map((_, i) => at + i),
-          page.map((p) => p.data),
-          page.map((p) => p.rawBytes),
-        ],
+        [seq, page.map((p) => p.part), page.map((p) => p.ord), page.map((p) => p.data), page.map((p) => p.rawBytes)],
       );
+    }
+    for (let at = 0; at < carried.length; at += PARTS_PER_INSERT) {
+      const page = carried.slice(at, at + PARTS_PER_INSERT);
+      const { rows } = await client.query<{ found: number; bytes: string; raw: string }>(CARRY_SQL, [
+        seq,
+        page.map((c) => c.part),
+        page.map((c) => c.ord),
+        page.map((c) => c.since),
+        snapshotFormat,
+      ]);
+      if (rows[0].found !== page.length)
+        throw new Error(
+          `${page.length - rows[0].found} of the tenants it copies have no stored state since they last changed (pruned meanwhile)`,
+        );
+      bytes += Number(rows[0].bytes);
+      rawBytes += Number(rows[0].raw);
     }
     // the header last: a snapshot is read from its header, which exists only with every part
     await client.query(
       `INSERT INTO sandbox_snapshots (seq, log_format, snapshot_format, code_version, state, raw_bytes, parts, bytes)
        VALUES ($1, $2, $3, $4, NULL, $5, $6, $7) ON CONFLICT (seq) DO NOTHING`,
-      [seq, writer.logFormat, snapshotFormat, writer.codeVersion, rawBytes, parts.length, bytes],
+      [seq, writer.logFormat, snapshotFormat, writer.codeVersion, rawBytes, parts.length + carried.length, bytes],
     );
     await client.query('COMMIT');
   } catch (err) {
@@ -222,7 +271,7 @@ export async function writeSnapshot(
     client.release(broken);
   }
   await prune(db, self);
-  return bytes;
+  return { bytes, rawBytes };
 }
 
 /** An instance not heard of for this long is taken for gone: pruning no longer waits for it. */

@@ -6,12 +6,16 @@
 // batch is committed.
 // Requirements: none of its own; decisions D-138, D-146, D-137.
 
+import { gunzipSync } from 'node:zlib';
 import type { Db } from '../store/postgres/pool.js';
-import { GLOBAL_PART, readParts, writeSnapshot, zip, type EncodedPart } from './snapshots.js';
+import { GLOBAL_PART, readParts, writeSnapshot, zip, type CarriedPart, type EncodedPart } from './snapshots.js';
 import { slicedJson } from './slicedJson.js';
 import type { Writer } from './versions.js';
 
-/** The state as of one moment, by part: what belongs to no tenant, and each tenant's slice in their order. */
+/**
+ * The state as of one moment, by part: what belongs to no tenant, and every tenant held, in their order, with its
+ * slice, or null when it was not exported (unchanged since a stored state: its part is copied from it, D-152).
+ */
 export interface StateParts {
   global: unknown;
   tenants: [string, unknown][];
@@ -21,8 +25,11 @@ export interface StateParts {
 export interface StatePort {
   /** The format of what `exportParts` returns. */
   readonly format: number;
-  /** A copy of the state by part, JSON-safe: the steps that run after it do not change it. */
-  exportParts(): StateParts;
+  /**
+   * A copy of the state by part, JSON-safe: the steps that run after it do not change it. `carried`: the tenants
+   * not to export (their slice is null).
+   */
+  exportParts(carried?: (tenantId: string) => boolean): StateParts;
   /** Into the state of a sandbox that has run no step yet: a whole state (a snapshot stored before parts). */
   importState(state: unknown): void;
   /** The same one part at a time: the global part (the state of a sandbox that has run no step yet is replaced)… */
@@ -93,7 +100,16 @@ export interface SnapshotActivity {
   /** Where its start began: the snapshot's step (0: the log's start) and the steps replayed after it. */
   loadedFrom: { seq: number; replayedSteps: number; readyMs: number } | null;
   /** The last snapshot it wrote: its step, how long calls waited while the state was exported, its size. */
-  lastWritten: { seq: number; exportMs: number; writeMs: number; bytes: number; rawBytes: number } | null;
+  lastWritten: {
+    seq: number;
+    exportMs: number;
+    writeMs: number;
+    bytes: number;
+    rawBytes: number;
+    /** Tenant parts exported for it, and copied from a stored state of a tenant unchanged since (D-152). */
+    exported?: number;
+    carried?: number;
+  } | null;
   /** Whether a snapshot is due here but waits for the one being written to finish. */
   waiting: boolean;
 }
@@ -104,6 +120,15 @@ export class Snapshotter {
   private state: StatePort | null = null;
   private wanted = false;
   private writing: Promise<void> | null = null;
+  /**
+   * What this instance knows of each tenant's stored states (D-152): the step of the newest one it wrote or read
+   * (`stored`), and the last step it applied that may have changed the tenant (`changed`; `allChanged` for every
+   * tenant). A tenant whose stored state is at or after both is unchanged since: a snapshot copies that state as its
+   * part instead of exporting it.
+   */
+  private readonly stored = new Map<string, number>();
+  private readonly changed = new Map<string, number>();
+  private allChanged = 0;
   readonly activity: SnapshotActivity = { appliedSeq: 0, loadedFrom: null, lastWritten: null, waiting: false };
 
   constructor(
@@ -113,11 +138,62 @@ export class Snapshotter {
     private readonly every: number,
     /** This instance's name in `sandbox_instances`: its own report is not waited for when it prunes. */
     private readonly instance: string,
+    /** Tests only: hears a copied part that differs from an export of its tenant made at once (null: not compared). */
+    private readonly verify: ((err: Error) => void) | null = null,
   ) {}
 
   /** The state snapshots are taken of and loaded into (without it, none is written). */
   hold(port: StatePort): void {
     this.state = port;
+  }
+
+  /** Step `seq`, applied here, may have changed the tenant (null: every tenant). */
+  changedBy(tenantId: string | null, seq: number): void {
+    if (tenantId === null) this.allChanged = seq;
+    else this.changed.set(tenantId, seq);
+  }
+
+  /** The tenant's state as of step `seq` is stored (written or read here): its part may be copied from it. */
+  storedAt(tenantId: string, seq: number): void {
+    if (seq > (this.stored.get(tenantId) ?? -1)) this.stored.set(tenantId, seq);
+  }
+
+  /** A tenant dropped from memory, or gone: nothing is known of it any more. */
+  forget(tenantId: string): void {
+    this.stored.delete(tenantId);
+    this.changed.delete(tenantId);
+  }
+
+  /** The step of the stored state a snapshot may copy as the tenant's part; null: it must be exported. */
+  private carryFrom(tenantId: string): number | null {
+    const at = this.stored.get(tenantId);
+    if (at === undefined || at < this.allChanged || at < (this.changed.get(tenantId) ?? 0)) return null;
+    return at;
+  }
+
+  /** The JSON of the tenants `only` names, exported now. */
+  private exportedText(only: ReadonlyMap<string, number>): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [id, slice] of this.state!.exportParts((t) => !only.has(t)).tenants)
+      if (slice !== null) out.set(id, JSON.stringify(slice));
+    return out;
+  }
+
+  /** Tests: each part the snapshot of `seq` copied is the JSON its tenant had when the snapshot was taken. */
+  private async compareCopied(seq: number, truth: ReadonlyMap<string, string>): Promise<void> {
+    const { rows } = await this.db.query<{ part: string; data: Buffer }>(
+      `SELECT part, data FROM sandbox_snapshot_parts WHERE seq = $1 AND part = ANY($2)`,
+      [seq, [...truth.keys()]],
+    );
+    // the request log's measured durations are each instance's own (a part copied from another's snapshot has its)
+    const measured = (text: string) =>
+      JSON.stringify(JSON.parse(text, (k, v: unknown) => (k === 'durationMs' ? 0 : v)));
+    for (const r of rows) {
+      const copied = gunzipSync(r.data).toString('utf8');
+      if (measured(copied) !== measured(truth.get(r.part)!))
+        this.verify!(new Error(`the snapshot of step ${seq} copied a part of tenant ${r.part} that is not its state`));
+    }
+    if (rows.length !== truth.size) this.verify!(new Error(`the snapshot of step ${seq} lacks copied parts`));
   }
 
   /** Loads a snapshot stored whole into the held state. */
@@ -143,7 +219,11 @@ export class Snapshotter {
         begun = true;
         return only;
       },
-      (tenantId, data) => port.importTenant(tenantId, data),
+      (tenantId, data) => {
+        port.importTenant(tenantId, data);
+        // its state is the snapshot's part (D-152)
+        this.storedAt(tenantId, seq);
+      },
     );
     if (begun) port.finishImport();
   }
@@ -207,29 +287,57 @@ export class Snapshotter {
   private take(seq: number, counters: ReplicaCounters): void {
     const t0 = performance.now();
     let parts: StateParts;
+    // the tenants unchanged since a stored state this instance knows of: copied from it, not exported (D-152)
+    const since = new Map<string, number>();
     try {
-      parts = this.state!.exportParts();
+      parts = this.state!.exportParts((id) => {
+        const at = this.carryFrom(id);
+        if (at !== null) since.set(id, at);
+        return at !== null;
+      });
     } catch (err) {
       console.error(`shared sandbox: the state as of step ${seq} could not be exported (${(err as Error).message})`);
       return;
     }
     const global: GlobalPart = { replica: { ...counters }, state: parts.global };
+    const carried: CarriedPart[] = [];
+    parts.tenants.forEach(([id], i) => {
+      const from = since.get(id);
+      if (from !== undefined) carried.push({ part: id, ord: i + 1, since: from });
+    });
+    // tests: the copied tenants exported too, to compare with what the database copies
+    const truth = this.verify && carried.length ? this.exportedText(since) : null;
     const encoding = encode(global, parts.tenants);
     // what calls waited for: the copy, and the JSON made before encode first lets them run (the global part's, a slice)
     const exportMs = performance.now() - t0;
     this.writing = encoding
       .then(async (encoded) => {
-        const bytes = await writeSnapshot(this.db, seq, encoded, this.writer, this.state!.format, this.instance);
+        const written = await writeSnapshot(
+          this.db,
+          seq,
+          encoded,
+          this.writer,
+          this.state!.format,
+          this.instance,
+          carried,
+        );
+        for (const p of encoded) if (p.part !== GLOBAL_PART) this.storedAt(p.part, seq);
+        for (const c of carried) this.storedAt(c.part, seq);
+        if (truth) await this.compareCopied(seq, truth);
         this.activity.lastWritten = {
           seq,
           exportMs: tenth(exportMs),
           writeMs: tenth(performance.now() - t0),
-          bytes,
-          rawBytes: encoded.reduce((n, p) => n + p.rawBytes, 0),
+          bytes: written.bytes,
+          rawBytes: written.rawBytes,
+          exported: encoded.length - 1,
+          carried: carried.length,
         };
       })
       .catch((err: unknown) => {
-        // the log still holds every step: a failed snapshot costs only a longer next start
+        // the log still holds every step: a failed snapshot costs only a longer next start; a part it meant to copy
+        // may be gone (pruned meanwhile): the next snapshot exports those tenants
+        for (const c of carried) this.stored.delete(c.part);
         console.error(`shared sandbox: the snapshot of step ${seq} could not be written (${(err as Error).message})`);
       })
       .finally(() => {
@@ -239,14 +347,15 @@ export class Snapshotter {
 }
 
 /** One part's JSON, compressed off the event loop. */
-async function zipPart(part: string, json: Buffer): Promise<EncodedPart> {
-  return { part, data: await zip(json), rawBytes: json.length };
+async function zipPart(part: string, ord: number, json: Buffer): Promise<EncodedPart> {
+  return { part, ord, data: await zip(json), rawBytes: json.length };
 }
 
 /**
- * The parts as compressed JSON, the global one first: JSON is made in slices of at most SLICE_MS (a large part
- * in slices of its own, slicedJson.ts), each followed by a turn of the event loop (calls run between them); each
- * tenant's exported copy is let go as soon as its JSON is made.
+ * The parts exported as compressed JSON, the global one first (ord 0; each tenant's ord its place among the
+ * tenants, after it): JSON is made in slices of at most SLICE_MS (a large part in slices of its own,
+ * slicedJson.ts), each followed by a turn of the event loop (calls run between them); each tenant's exported copy
+ * is let go as soon as its JSON is made. A tenant whose slice is null is carried, not encoded.
  */
 async function encode(global: GlobalPart, tenants: [string, unknown][]): Promise<EncodedPart[]> {
   const out: Promise<EncodedPart>[] = [];
@@ -255,13 +364,14 @@ async function encode(global: GlobalPart, tenants: [string, unknown][]): Promise
     out.push(p);
     p.catch(() => undefined);
   };
-  add(zipPart(GLOBAL_PART, await slicedJson(global, SLICE_MS)));
+  add(zipPart(GLOBAL_PART, 0, await slicedJson(global, SLICE_MS)));
   let slice = performance.now();
   for (let i = 0; i < tenants.length; i++) {
     const [tenantId, value] = tenants[i];
     if (tenantId === GLOBAL_PART) throw new Error(`a tenant's id is the global part's name (${GLOBAL_PART})`);
+    if (value === null) continue;
     tenants[i] = [tenantId, null];
-    add(zipPart(tenantId, await slicedJson(value, SLICE_MS)));
+    add(zipPart(tenantId, i + 1, await slicedJson(value, SLICE_MS)));
     if (performance.now() - slice >= SLICE_MS) {
       await new Promise((r) => setImmediate(r));
       slice = performance.now();
