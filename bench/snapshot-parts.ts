@@ -7,7 +7,7 @@
 // checkout, interleaved; medians), and the store report says how long calls waited (exportMs) and how long the
 // write took, beside the submits' latencies around it (pooled).
 //
-//   npx tsx bench/snapshot-parts.ts [--tenants 5000] [--requests 4] [--base <checkout>]
+//   npx tsx bench/snapshot-parts.ts [--tenants 5000] [--requests 4] [--base <checkout>] [--active N] [--hold-all]
 //
 // `--base` is a directory holding another version's src/, contracts/, fixtures/ and package.json, inside this
 // checkout so that it resolves this checkout's node_modules, e.g.
@@ -31,6 +31,10 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '4' },
     base: { type: 'string' },
     probe: { type: 'string', default: '800' },
+    // the probe's submits go to the first N tenants only (default: all of them, in turn)
+    active: { type: 'string' },
+    // the instance writing under calls holds every tenant from its start (SANDBOX_RESIDENT_TENANTS=0)
+    'hold-all': { type: 'boolean', default: false },
   },
 });
 const TENANTS = Number(values.tenants);
@@ -94,7 +98,14 @@ interface StoreView {
   log: { lastSeq: number };
   instance: {
     loadedFrom: { readyMs: number } | null;
-    lastWritten: { exportMs: number; writeMs: number; bytes: number; rawBytes: number } | null;
+    lastWritten: {
+      exportMs: number;
+      writeMs: number;
+      bytes: number;
+      rawBytes: number;
+      exported?: number;
+      carried?: number;
+    } | null;
   };
   snapshots: { newest: { parts?: { count: number } | null } | null };
 }
@@ -177,11 +188,15 @@ async function writeWhileCalled(cwd: string, url: string, keys: string[]) {
   const last = Number((await pgc.query<{ seq: string }>('SELECT max(seq) AS seq FROM sandbox_log')).rows[0].seq);
   await pgc.end();
   // the first step past `last + 200` is the first multiple of the interval
-  const sb = await spawnInstance(cwd, url, { SANDBOX_SNAPSHOT_EVERY: String(last + 200) });
+  const sb = await spawnInstance(cwd, url, {
+    SANDBOX_SNAPSHOT_EVERY: String(last + 200),
+    ...(values['hold-all'] ? { SANDBOX_RESIDENT_TENANTS: '0' } : {}),
+  });
+  const used = values.active ? keys.slice(0, Number(values.active)) : keys;
   const latencies: number[] = [];
   await pool(PROBE, 8, async (i) => {
     const a = performance.now();
-    await call(sb.base, 'POST', `${SCREENING}/screen`, submit(i), keys[i % keys.length]);
+    await call(sb.base, 'POST', `${SCREENING}/screen`, submit(i), used[i % used.length]);
     latencies.push(performance.now() - a);
   });
   let store = await call<StoreView>(sb.base, 'GET', '/sandbox/v1/store');
@@ -233,6 +248,8 @@ try {
       rawMB: +(of((x) => x.written?.rawBytes) / MB).toFixed(1),
       compressedMB: +(of((x) => x.written?.bytes) / MB).toFixed(2),
       parts: w[0].parts,
+      exportedParts: w.map((x) => x.written?.exported ?? '—').join(' / '),
+      copiedParts: w.map((x) => x.written?.carried ?? '—').join(' / '),
       peakWritingMB: +(of((x) => x.peak) / MB).toFixed(0),
       submitP50: +pct(latencies, 50).toFixed(0),
       submitP99: +pct(latencies, 99).toFixed(0),
