@@ -568,12 +568,14 @@ describe('snapshots of the state (D-137)', () => {
   });
 
   it('an attempt in flight at export is finished by its answer after import when the store still awaits it', async () => {
-    // a store that records attempts as a shared sandbox does (D-112): each answer is awaited under a key, and
-    // the answer to an attempt restored in flight is asked for again by that key
-    const answers = new Map<number, { answer: Promise<SendOutcome>; resolve(out: SendOutcome): void }>();
+    // a store that records attempts as a shared sandbox does (D-112): each answer is awaited under its attempt's id,
+    // and the answer to an attempt restored in flight is asked for again by that id
+    const answers = new Map<string, { answer: Promise<SendOutcome>; resolve(out: SendOutcome): void }>();
     const sent: string[] = [];
-    const sendWebhook: SendWebhook = (_url, _headers, body) => {
-      const key = answers.size + 1;
+    const sendWebhook: SendWebhook = (_url, _headers, body, _timeoutMs, attemptId) => {
+      // the attempt's id is its key (D-153): one key per attempt
+      const key = attemptId;
+      expect(answers.has(key)).toBe(false);
       let resolve!: (out: SendOutcome) => void;
       const answer = new Promise<SendOutcome>((r) => (resolve = r));
       answers.set(key, { answer, resolve });

@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../src/contract/ajv.js';
 import { SNAPSHOT_FORMAT } from '../src/domain/snapshot.js';
+import { LOG_FORMAT } from '../src/replication/versions.js';
 import type { RunningSandbox } from '../src/main.js';
 import { browser } from './support/console.js';
 import { axeViolations, launchChromium, overflow } from './support/pageChecks.js';
@@ -205,7 +206,7 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       const schema = doc.paths['/sandbox/v1/store'].get.responses['200'].content['application/json'].schema;
       expect(ajv.validate(schema, store) ? [] : ajv.errors).toEqual([]);
       expect(store.versions).toEqual({
-        logFormat: 1,
+        logFormat: LOG_FORMAT,
         snapshotFormat: SNAPSHOT_FORMAT,
         codeVersion: expect.any(String),
       });
@@ -257,7 +258,9 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       expect((await client(old.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
     // the old version is still running: its steps are not covered by any snapshot
     await expect(start(url, { codeVersion: '1.5.0' })).rejects.toThrow(
-      /written by log format 1 \/ sandbox 1\.4\.0; this instance is log format 1 \/ sandbox 1\.5\.0 .*run the version that wrote them until every instance of it has stopped cleanly.*or start this version on a new database/,
+      new RegExp(
+        `written by log format ${LOG_FORMAT} / sandbox 1\\.4\\.0; this instance is log format ${LOG_FORMAT} / sandbox 1\\.5\\.0 .*run the version that wrote them until every instance of it has stopped cleanly.*or start this version on a new database`,
+      ),
     );
     const before = await observe(old.listenUrl, t);
     // draining: the old version's clean stop writes a snapshot of every step, which the new version reads
@@ -294,9 +297,10 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       try {
         // an instance of 9.9.0 appended a step (it would have been refused at start; here it is forced in)
         const { rows } = await pgc.query('SELECT max(seq) AS seq FROM sandbox_log');
-        await pgc.query(`INSERT INTO sandbox_log (seq, step, log_format, code_version) VALUES ($1, $2, 1, '9.9.0')`, [
+        await pgc.query(`INSERT INTO sandbox_log (seq, step, log_format, code_version) VALUES ($1, $2, $3, '9.9.0')`, [
           Number(rows[0].seq) + 1,
           JSON.stringify({ t: 'timers', now: Date.now() }),
+          LOG_FORMAT,
         ]);
       } finally {
         await pgc.end();
@@ -304,7 +308,9 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       const res = await client(a.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`).catch(() => null);
       expect(res?.status).not.toBe(200);
       expect(stopped.map((e) => e.message).join()).toMatch(
-        /step \d+ was written by log format 1 \/ sandbox 9\.9\.0; this instance is log format 1 \/ sandbox .* does not replay another version's steps/,
+        new RegExp(
+          `step \\d+ was written by log format ${LOG_FORMAT} / sandbox 9\\.9\\.0; this instance is log format ${LOG_FORMAT} / sandbox .* does not replay another version's steps`,
+        ),
       );
     } finally {
       await a.close();
@@ -325,7 +331,7 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       await pgc.query('UPDATE sandbox_snapshots SET snapshot_format = 99');
       await expect(start(url)).rejects.toThrow(
         new RegExp(
-          `snapshot was written by log format 1 / sandbox .* in snapshot format 99; this instance .* reads snapshot format ${SNAPSHOT_FORMAT}.*start this version on a new database`,
+          `snapshot was written by log format ${LOG_FORMAT} / sandbox .* in snapshot format 99; this instance .* reads snapshot format ${SNAPSHOT_FORMAT}.*start this version on a new database`,
         ),
       );
       // with the log whole (one snapshot, nothing pruned), the unreadable snapshot is passed over: a full replay

@@ -219,6 +219,21 @@ describe.skipIf(why !== null)('shared sandbox: several instances on one PostgreS
       const deliveries = (await adminAt(c)('GET', `/sandbox/v1/webhooks/deliveries?requestId=${made.json.requestId}`))
         .json.deliveries;
       expect(deliveries[0].attempts.map((x: any) => x.statusCode)).toEqual([500, 200]);
+      // each answer is recorded under its attempt's id, in its tenant's partition (D-153)
+      const pgc = new pg.Client({ connectionString: url });
+      await pgc.connect();
+      try {
+        const { rows } = await pgc.query<{ step: string; partition: string }>(
+          `SELECT step, partition FROM sandbox_log WHERE step LIKE '{"t":"sent"%' ORDER BY seq`,
+        );
+        const id = deliveries[0].id as string;
+        expect(rows.map((r) => [(JSON.parse(r.step) as { key: unknown }).key, r.partition])).toEqual([
+          [`${id}.1`, t.tenantId],
+          [`${id}.2`, t.tenantId],
+        ]);
+      } finally {
+        await pgc.end();
+      }
     } finally {
       await Promise.all([c.close(), d.close()]);
       await receiver.close();

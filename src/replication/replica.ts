@@ -193,9 +193,9 @@ export class Replica {
   private tape: string[] | null = null;
   private tapeAt = 0;
   private live = false;
-  // webhook attempts in every instance's order; each waits for its `sent` step
-  private sends = 0;
-  private pending = new Map<number, PendingSend>();
+  // webhook attempts awaiting their `sent` step, by attempt id (D-153; a key restored from a snapshot of log format 1
+  // is its number, as text)
+  private pending = new Map<string, PendingSend>();
   private timersQueued = false;
   // work a step deferred ("right after the current task"), run before the step ends
   // each entry keeps a function with the two arguments it was deferred with (their types were checked then)
@@ -301,8 +301,8 @@ export class Replica {
   };
 
   /** The webhook port: only the instance running the step sends; every instance waits for the `sent` step. */
-  readonly sendWebhook: SendWebhook = (url, headers, body, timeoutMs) => {
-    const key = ++this.sends;
+  readonly sendWebhook: SendWebhook = (url, headers, body, timeoutMs, attemptId) => {
+    const key = attemptId;
     const p = this.awaitSent(key, this.now(), this.live, this.partition);
     if (this.live)
       void postWebhook(url, headers, body, timeoutMs).then((out) =>
@@ -338,8 +338,18 @@ export class Replica {
     for (const t of this.fired.splice(0)) this.snapshots.changedBy(t, seq);
   }
 
+  /**
+   * The partition of the `sent` step of attempt `key`: the step's that made it; for an attempt restored without it
+   * (a snapshot written before D-150), its delivery's tenant, which the attempt's id names (D-153); else `all`.
+   */
+  private sentPartition(key: string): string {
+    const made = this.pending.get(key)?.partition;
+    if (made !== undefined && made !== 'all') return made;
+    return (key.includes('.') ? this.directory.tenantOfObject('delivery', deliveryOfAttempt(key)) : null) ?? 'all';
+  }
+
   /** A pending entry: the attempt `key` awaits its `sent` step. */
-  private awaitSent(key: number, startedAt: number, live: boolean, partition = 'all'): PendingSend {
+  private awaitSent(key: string, startedAt: number, live: boolean, partition = 'all'): PendingSend {
     let resolve!: (out: SendOutcome) => void;
     const answer = new Promise<SendOutcome>((r) => (resolve = r));
     const p: PendingSend = { answer, resolve, startedAt, live, givenUp: false, partition };
@@ -388,8 +398,7 @@ export class Replica {
     try {
       r.frozen = null;
       const counters = (c: ReplicaCounters) => {
-        for (const p of c.pending ?? []) r.awaitSent(p.key, p.startedAt, false, p.partition);
-        r.sends = c.sends;
+        for (const p of c.pending ?? []) r.awaitSent(String(p.key), p.startedAt, false, p.partition);
         r.lastNow = c.lastNow;
       };
       r.inStep = true;
@@ -588,8 +597,7 @@ export class Replica {
       // domain's import links its restored attempts in flight to them
       // (a snapshot of format 1 holds none: it was taken with no attempt in flight)
       const counters = (c: ReplicaCounters) => {
-        for (const p of c.pending ?? []) this.awaitSent(p.key, p.startedAt, false, p.partition);
-        this.sends = c.sends;
+        for (const p of c.pending ?? []) this.awaitSent(String(p.key), p.startedAt, false, p.partition);
         this.lastNow = c.lastNow;
         // the tenants with work under way now, the others on demand (D-150)
         if (this.residency.drops && c.eager) {
@@ -671,7 +679,7 @@ export class Replica {
     const pending: PendingSendState[] = [];
     for (const [key, p] of this.pending)
       pending.push({ key, startedAt: p.startedAt, live: p.live, partition: p.partition });
-    const out: ReplicaCounters = { sends: this.sends, lastNow: this.lastNow, pending };
+    const out: ReplicaCounters = { lastNow: this.lastNow, pending };
     // what a start loads at once, written whether or not this instance holds every tenant (the instance starting
     // from it may hold only some)
     const keep = this.keptTenants();
@@ -999,7 +1007,7 @@ export class Replica {
       case 'timers':
         return 'all';
       case 'sent':
-        return this.pending.get(step.key)?.partition ?? 'all';
+        return this.sentPartition(String(step.key));
       case 'listen': {
         const op = step.op;
         if (op.op === 'connect') return this.directory.hasTenant(op.tenantId) ? op.tenantId : 'global';
@@ -1069,10 +1077,11 @@ export class Replica {
           return null;
         case 'sent': {
           this.tape = [];
-          const p = this.pending.get(step.key);
+          const key = String(step.key);
+          const p = this.pending.get(key);
           // a second answer (the instance was only slow, or two instances gave it up) changes nothing
           if (p) {
-            this.pending.delete(step.key);
+            this.pending.delete(key);
             p.resolve(step.out);
             await this.drain();
           }

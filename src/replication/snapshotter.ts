@@ -51,7 +51,8 @@ const SLICE_MS = 8;
 
 /** The recorder's own counters that a snapshot keeps beside the domain's state. */
 export interface ReplicaCounters {
-  sends: number;
+  /** The last attempt number of the one counter attempts were keyed by before D-153 (written no more). */
+  sends?: number;
   lastNow: number;
   /** The webhook attempts awaiting their `sent` step, by key (the domain's deliveries name them); absent in format 1. */
   pending?: PendingSendState[];
@@ -66,7 +67,8 @@ export interface ReplicaCounters {
 
 /** A webhook attempt awaiting its `sent` step, as a snapshot keeps it. */
 export interface PendingSendState {
-  key: number;
+  /** The attempt's id (a number in a snapshot written before D-153). */
+  key: string | number;
   /** Real time the attempt was made (the lost-attempt sweep counts from it). */
   startedAt: number;
   /** Made by the instance that took the snapshot (informative: after a load no attempt is the loader's). */

@@ -28,7 +28,8 @@ export type Step =
       dir?: DirectoryChange[];
     }
   | { t: 'timers'; now: number }
-  | { t: 'sent'; key: number; out: SendOutcome; now: number }
+  // key: the attempt's id (a number in a log of format 1: one counter for every attempt, D-153)
+  | { t: 'sent'; key: string | number; out: SendOutcome; now: number }
   | { t: 'listen'; op: ListenOp; now: number };
 
 /** What changes a shared sandbox's webhook listeners (listeners.ts): only these steps do. */

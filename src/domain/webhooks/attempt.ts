@@ -10,7 +10,7 @@
 
 import type { AttemptStart, Delivery } from './delivery.js';
 import { DELIVERY_HEADER, tenantOf, TEST_HEADER, USER_AGENT, viaListener, type Outbox } from './outbox.js';
-import { LISTENER_URL, relayedAttemptId } from './relay.js';
+import { attemptIdOf, LISTENER_URL } from './relay.js';
 import type { SendOutcome, SentWebhook } from './sender.js';
 import { clearScheduledRetry, recordAttempt } from './retries.js';
 import { PREVIOUS_SIGNATURE_HEADER, SIGNATURE_HEADER, sign } from './signer.js';
@@ -88,7 +88,7 @@ export function attempt(o: Outbox, d: Delivery, manual: boolean): void {
   const sent: SentWebhook = relayed
     ? o.relay!.forward(
         {
-          attemptId: relayedAttemptId(d.id, n),
+          attemptId: attemptIdOf(d.id, n),
           deliveryId: d.id,
           attempt: n,
           tenantId: d.tenantId,
@@ -99,7 +99,7 @@ export function attempt(o: Outbox, d: Delivery, manual: boolean): void {
         },
         o.timeoutMs,
       )
-    : o.send(d.url, requestHeaders, d.body, o.timeoutMs);
+    : o.send(d.url, requestHeaders, d.body, o.timeoutMs, attemptIdOf(d.id, n));
   d.flight = { start, key: relayed ? null : (sent.key ?? null) };
   awaitAnswer(o, d, sent);
 }

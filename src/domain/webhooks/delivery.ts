@@ -35,8 +35,11 @@ export type AttemptStart = Omit<Attempt, 'statusCode' | 'error' | 'durationMs' |
  */
 export interface Flight {
   start: AttemptStart;
-  /** The store's key of the answer (null: posted or relayed by this process, made again after a restore). */
-  key: number | null;
+  /**
+   * The store's key of the answer, the attempt's id (null: posted or relayed by this process, made again after a
+   * restore; a number: written by a version that numbered attempts in one counter, D-153).
+   */
+  key: string | number | null;
 }
 
 export interface Delivery {

@@ -38,8 +38,11 @@ export interface WebhookRelay {
   resume?(attemptId: string): Promise<SendOutcome> | null;
 }
 
-/** The id a listener's answer names: `<deliveryId>.<attempt number>`. */
-export const relayedAttemptId = (deliveryId: string, attempt: number): string => `${deliveryId}.${attempt}`;
+/**
+ * An attempt's id, `<deliveryId>.<attempt number>`: what a listener's answer names, and the key a store that records
+ * attempts awaits the answer by (D-153).
+ */
+export const attemptIdOf = (deliveryId: string, attempt: number): string => `${deliveryId}.${attempt}`;
 
 /** The delivery a listener attempt's id names (its part before the attempt number). */
 export const deliveryOfAttempt = (attemptId: string): string => attemptId.slice(0, attemptId.lastIndexOf('.'));

@@ -24,7 +24,7 @@ export interface SendOutcome {
  * An attempt's answer to come. A store that records attempts (D-112) names it by a `key`, kept with the
  * delivery's attempt in flight, so the answer can be awaited again after the state is restored from a snapshot.
  */
-export type SentWebhook = Promise<SendOutcome> & { readonly key?: number };
+export type SentWebhook = Promise<SendOutcome> & { readonly key?: string };
 
 /** Makes one attempt; a store that replays calls across instances puts its own in front (D-112). */
 export type SendWebhook = (
@@ -32,10 +32,12 @@ export type SendWebhook = (
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  /** The attempt's id (`attemptIdOf`): a store that records attempts awaits the answer by it (D-153). */
+  attemptId: string,
 ) => SentWebhook;
 
 /** The answer to come of an attempt restored in flight, by its key (null: the store knows no such attempt). */
-export type ResumeWebhook = (key: number) => Promise<SendOutcome> | null;
+export type ResumeWebhook = (key: string) => Promise<SendOutcome> | null;
 
 export function postWebhook(
   url: string,

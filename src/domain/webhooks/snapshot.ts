@@ -8,7 +8,7 @@
 
 import { attempt, awaitAnswer } from './attempt.js';
 import type { Delivery, DeliveryState, Flight } from './delivery.js';
-import { LISTENER_URL, relayedAttemptId } from './relay.js';
+import { attemptIdOf, LISTENER_URL } from './relay.js';
 import type { SendOutcome } from './sender.js';
 import { RETRY_TIMER, type Outbox } from './outbox.js';
 import type { EndpointStats } from './stats.js';
@@ -27,8 +27,9 @@ function rearmRetry(o: Outbox, deliveryId: string, at: number): void {
 
 /** The answer still awaited for a restored attempt in flight: the store's (by key) or the listeners' (by attempt id). */
 function answerOf(o: Outbox, d: Delivery, flight: Flight): Promise<SendOutcome> | null {
-  if (flight.key !== null) return o.ctx.store.resumeWebhook?.(flight.key) ?? null;
-  if (flight.start.url === LISTENER_URL) return o.relay?.resume?.(relayedAttemptId(d.id, flight.start.attempt)) ?? null;
+  // a number: a key of a snapshot written before attempts were awaited by their id (D-153)
+  if (flight.key !== null) return o.ctx.store.resumeWebhook?.(String(flight.key)) ?? null;
+  if (flight.start.url === LISTENER_URL) return o.relay?.resume?.(attemptIdOf(d.id, flight.start.attempt)) ?? null;
   return null;
 }
 
