@@ -19,6 +19,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import type { StoreReport } from '../src/domain/store.js';
 import { startTestDatabase } from '../test/support/postgres.js';
 
 const ADMIN = 'sat_snapshot_parts_bench';
@@ -98,14 +99,7 @@ interface StoreView {
   log: { lastSeq: number };
   instance: {
     loadedFrom: { readyMs: number } | null;
-    lastWritten: {
-      exportMs: number;
-      writeMs: number;
-      bytes: number;
-      rawBytes: number;
-      exported?: number;
-      carried?: number;
-    } | null;
+    lastWritten: StoreReport['instance']['lastWritten'];
   };
   snapshots: { newest: { parts?: { count: number } | null } | null };
 }

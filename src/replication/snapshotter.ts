@@ -7,6 +7,7 @@
 // Requirements: none of its own; decisions D-138, D-146, D-137.
 
 import { gunzipSync } from 'node:zlib';
+import type { StoreReport } from '../domain/store.js';
 import type { Db } from '../store/postgres/pool.js';
 import { GLOBAL_PART, readParts, writeSnapshot, zip, type CarriedPart, type EncodedPart } from './snapshots.js';
 import { slicedJson } from './slicedJson.js';
@@ -102,16 +103,7 @@ export interface SnapshotActivity {
   /** Where its start began: the snapshot's step (0: the log's start) and the steps replayed after it. */
   loadedFrom: { seq: number; replayedSteps: number; readyMs: number } | null;
   /** The last snapshot it wrote: its step, how long calls waited while the state was exported, its size. */
-  lastWritten: {
-    seq: number;
-    exportMs: number;
-    writeMs: number;
-    bytes: number;
-    rawBytes: number;
-    /** Tenant parts exported for it, and copied from a stored state of a tenant unchanged since (D-152). */
-    exported?: number;
-    carried?: number;
-  } | null;
+  lastWritten: StoreReport['instance']['lastWritten'];
   /** Whether a snapshot is due here but waits for the one being written to finish. */
   waiting: boolean;
 }
