@@ -43,6 +43,12 @@ export class TenantDirectory implements Directory {
   /** Each tenant's entries, so a diff reads only its own. */
   private readonly byTenant = new Map<string, Map<string, Entry>>();
   private readonly byTag = new Map<string, string>();
+  private changes = 0;
+
+  /** How many times the directory changed: a route decided against the same version is decided the same way. */
+  get version(): number {
+    return this.changes;
+  }
 
   // ---- the router's questions (route.ts) ----
 
@@ -88,6 +94,7 @@ export class TenantDirectory implements Directory {
 
   /** Applies recorded changes (a step's, or the table's rows at a start). */
   apply(changes: readonly DirectoryChange[]): void {
+    if (changes.length) this.changes++;
     for (const [kind, name, tenantId] of changes) {
       const before = this.names[kind].get(name);
       if (before !== undefined) {

@@ -32,7 +32,7 @@ import {
 } from '../domain/webhooks/sender.js';
 import type { Db } from '../store/postgres/pool.js';
 import { directorySql, TenantDirectory, type DirectoryChange, type DirectorySource } from './directory.js';
-import { partitionOf, readsEveryTenant, type RoutedCall } from './route.js';
+import { partitionOf, readsEveryTenant, type Partition, type RoutedCall } from './route.js';
 import { tenantBase, tenantStepsSql } from './loader.js';
 import { Residency, type ResidencyActivity, type ResidentPort } from './residency.js';
 import {
@@ -157,6 +157,12 @@ export const byteaLiteral = (bytes: Buffer) => `'${bytes.toString('latin1').repl
 /** A body that was not kept because it passed every route's limit: only its (capped) size is recorded. */
 export interface Oversize {
   oversize: number;
+}
+
+/** A call's partition as the router decided it, and the version of the directory it decided against. */
+interface Routed {
+  partition: Partition;
+  version: number;
 }
 
 /** What a recorded call answers, and how long a chaos latency rule holds the answer back. */
@@ -702,8 +708,8 @@ export class Replica {
     const step: Step = { t: 'call', app, method: req.method, url: req.url, headers, ip, now: 0, tape: [] };
     if (body && !Buffer.isBuffer(body)) step.oversize = body.oversize;
     const bytes = Buffer.isBuffer(body) ? body : null;
-    const turn = partitionText(partitionOf(routedCall(step, bytes), this.directory));
-    return (this.enqueue(step, bytes, turn) as Promise<Answer>).then(async ({ response, delayMs }) => {
+    const routed = this.route(routedCall(step, bytes));
+    return (this.enqueue(step, bytes, routed) as Promise<Answer>).then(async ({ response, delayMs }) => {
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
       return response!;
     });
@@ -714,18 +720,29 @@ export class Replica {
    * being read, names the tenants to have in memory first: its tenant's, or every tenant for a read across them.
    */
   read<T>(fn: () => Promise<T>, route?: RoutedCall): Promise<T> {
+    const routed = route ? this.route(route) : null;
     const run = !route
       ? fn
       : async () => {
-          const partition = partitionOf(route, this.directory);
+          const partition = this.routeNow(routed!, route);
           const every = readsEveryTenant(route, partition) && this.isOperator(route);
           await this.ensureResident(partitionText(partition), every);
           return fn();
         };
-    const turn = route ? partitionText(partitionOf(route, this.directory)) : 'all';
+    const turn = routed ? partitionText(routed.partition) : 'all';
     return new Promise<T>((resolve, reject) =>
       this.push({ step: null, turn, body: null, run, resolve: resolve, reject }),
     );
+  }
+
+  /** A call's partition as it arrives (its turn in a batch, D-151), with the directory's version it was decided on. */
+  private route(call: RoutedCall): Routed {
+    return { partition: partitionOf(call, this.directory), version: this.directory.version };
+  }
+
+  /** The partition of a call routed on arrival, decided again only when the directory changed since. */
+  private routeNow(routed: Routed, call: RoutedCall): Partition {
+    return routed.version === this.directory.version ? routed.partition : partitionOf(call, this.directory);
   }
 
   private submitBackground(step: Step): void {
@@ -733,9 +750,10 @@ export class Replica {
     this.enqueue(step, null).catch((err) => console.error('shared sandbox: a background step failed', err));
   }
 
-  private enqueue(step: Step, body: Buffer | null, turn = 'all'): Promise<unknown> {
+  private enqueue(step: Step, body: Buffer | null, routed: Routed | null = null): Promise<unknown> {
+    const turn = routed ? partitionText(routed.partition) : 'all';
     return new Promise((resolve, reject) => {
-      this.push({ step, turn, body, run: () => this.runLive(step, body), resolve, reject });
+      this.push({ step, turn, body, run: () => this.runLive(step, body, routed), resolve, reject });
     });
   }
 
@@ -966,10 +984,10 @@ export class Replica {
     await this.applyPage(rows, db);
   }
 
-  private async runLive(step: Step, body: Buffer | null): Promise<unknown> {
+  private async runLive(step: Step, body: Buffer | null, routed: Routed | null): Promise<unknown> {
     // never backwards, whichever instance's real clock ran the step before
     step.now = Math.max(Date.now(), this.lastNow);
-    this.partition = this.partitionOfStep(step, body);
+    this.partition = this.partitionOfStep(step, body, routed);
     this.count(this.partition);
     try {
       await this.ensureFor(step, this.partition);
@@ -996,14 +1014,18 @@ export class Replica {
   }
 
   /**
-   * The partition a live step belongs to, decided before it runs: a call's by the router (route.ts); a `sent`
-   * step's that of the step that made the attempt; a `listen` step's the listener's tenant (or the attempt's);
-   * a `timers` step fires every zone's due timers (`all`).
+   * The partition a live step belongs to, decided before it runs: a call's by the router (route.ts; as routed when
+   * it arrived, unless the directory changed since); a `sent` step's that of the step that made the attempt; a
+   * `listen` step's the listener's tenant (or the attempt's); a `timers` step fires every zone's due timers (`all`).
    */
-  private partitionOfStep(step: Step, body: Buffer | null): string {
+  private partitionOfStep(step: Step, body: Buffer | null, routed: Routed | null): string {
     switch (step.t) {
       case 'call':
-        return partitionText(partitionOf(routedCall(step, body), this.directory));
+        return partitionText(
+          routed?.version === this.directory.version
+            ? routed.partition
+            : partitionOf(routedCall(step, body), this.directory),
+        );
       case 'timers':
         return 'all';
       case 'sent':
