@@ -143,8 +143,12 @@ export class Snapshotter {
 
   /** Step `seq`, applied here, may have changed the tenant (null: every tenant). */
   changedBy(tenantId: string | null, seq: number): void {
-    if (tenantId === null) this.allChanged = seq;
-    else this.changed.set(tenantId, seq);
+    if (tenantId !== null) return void this.changed.set(tenantId, seq);
+    // no stored state before it can be copied any more: what was known of each tenant is dropped (tenants a reset
+    // removed included)
+    this.allChanged = seq;
+    this.changed.clear();
+    this.stored.clear();
   }
 
   /** The tenant's state as of step `seq` is stored (written or read here): its part may be copied from it. */
