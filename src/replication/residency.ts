@@ -21,7 +21,7 @@ import { gunzip } from 'node:zlib';
 import type { StoreReport } from '../domain/store.js';
 import type { Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
-import { zip } from './snapshots.js';
+import { newestStoredState, zip } from './snapshots.js';
 import { describeWriter, type Writer } from './versions.js';
 
 const unzip = promisify(gunzip);
@@ -60,16 +60,7 @@ const tenth = (ms: number) => Math.round(ms * 10) / 10;
  */
 const NEWEST_SQL = `SELECT t.id AS tenant_id, n.seq, n.data, n.snapshot_format, n.code_version
    FROM unnest($1::text[]) AS t(id)
-   CROSS JOIN LATERAL (
-     SELECT c.seq, c.data, c.snapshot_format, c.code_version FROM (
-       (SELECT seq, data, snapshot_format, code_version FROM sandbox_tenant_states
-         WHERE tenant_id = t.id AND seq <= $2 ORDER BY seq DESC LIMIT 1)
-       UNION ALL
-       (SELECT p.seq, p.data, s.snapshot_format, s.code_version
-          FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
-         WHERE p.part = t.id AND p.seq <= $2 ORDER BY p.seq DESC LIMIT 1)
-     ) c ORDER BY c.seq DESC LIMIT 1
-   ) n`;
+   CROSS JOIN LATERAL ${newestStoredState('t.id', '$2')} n`;
 
 /** A stored state this version cannot read, named with the version that wrote it and the way forward. */
 export function refuseTenantState(

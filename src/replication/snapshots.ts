@@ -44,21 +44,33 @@ export interface CarriedPart {
 }
 
 /**
+ * A tenant's newest stored state, as a LATERAL subquery: its row in `sandbox_tenant_states` or its part of a
+ * (committed) snapshot, whichever is newer, at or before step `upTo` and, when `since` is given, at or after it
+ * (D-150, D-152). `tenant`, `upTo` and `since` are SQL expressions; the columns are seq, data, raw_bytes,
+ * snapshot_format and code_version. Each side is read through its `(tenant, seq)` key, newest first.
+ */
+export function newestStoredState(tenant: string, upTo: string, since?: string): string {
+  const from = (col: string) => (since === undefined ? '' : ` AND ${col} >= ${since}`);
+  return `(SELECT c.seq, c.data, c.raw_bytes, c.snapshot_format, c.code_version FROM (
+       (SELECT seq, data, raw_bytes, snapshot_format, code_version FROM sandbox_tenant_states
+         WHERE tenant_id = ${tenant} AND seq <= ${upTo}${from('seq')} ORDER BY seq DESC LIMIT 1)
+       UNION ALL
+       (SELECT p.seq, p.data, p.raw_bytes, s.snapshot_format, s.code_version
+          FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
+         WHERE p.part = ${tenant} AND p.seq <= ${upTo}${from('p.seq')} ORDER BY p.seq DESC LIMIT 1)
+     ) c ORDER BY c.seq DESC LIMIT 1)`;
+}
+
+/**
  * Copies the carried parts into the snapshot of step $1: for each, its newest stored state between its `since` and
- * the snapshot's step, of the snapshot format written now ($5); answers how many were found and their sizes.
+ * the snapshot's step, when it is of the snapshot format written now ($5); answers how many were found and their
+ * sizes.
  */
 const CARRY_SQL = `WITH src AS (
     SELECT c.part, c.ord, n.data, n.raw_bytes
       FROM unnest($2::text[], $3::int[], $4::bigint[]) AS c(part, ord, since)
-      CROSS JOIN LATERAL (
-        SELECT x.data, x.raw_bytes FROM (
-          (SELECT seq, data, raw_bytes FROM sandbox_tenant_states
-            WHERE tenant_id = c.part AND seq BETWEEN c.since AND $1 AND snapshot_format = $5 ORDER BY seq DESC LIMIT 1)
-          UNION ALL
-          (SELECT p.seq, p.data, p.raw_bytes FROM sandbox_snapshot_parts p JOIN sandbox_snapshots h ON h.seq = p.seq
-            WHERE p.part = c.part AND p.seq BETWEEN c.since AND $1 AND h.snapshot_format = $5 ORDER BY p.seq DESC LIMIT 1)
-        ) x ORDER BY x.seq DESC LIMIT 1
-      ) n
+      CROSS JOIN LATERAL ${newestStoredState('c.part', '$1', 'c.since')} n
+     WHERE n.snapshot_format = $5
   ), put AS (
     INSERT INTO sandbox_snapshot_parts (part, seq, ord, data, raw_bytes)
     SELECT part, $1, ord, data, raw_bytes FROM src
