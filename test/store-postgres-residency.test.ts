@@ -192,6 +192,38 @@ describe.skipIf(why !== null)('tenants loaded on demand on a shared sandbox', ()
       state: 'delivered',
       decision: { decision: 'approved', reviewerId: 'auto' },
     });
+    // the timers step that fired it is the tenant's own, in its partition (D-154): no other tenant loaded for it
+    const pgc = new pg.Client({ connectionString: db.url });
+    await pgc.connect();
+    try {
+      const { rows } = await pgc.query<{ step: string; partition: string }>(
+        `SELECT step, partition FROM sandbox_log WHERE step LIKE '{"t":"timers"%' ORDER BY seq`,
+      );
+      const own = rows.filter((r) => (JSON.parse(r.step) as { zone?: string }).zone === t.tenantId);
+      expect(own.length).toBeGreaterThan(0);
+      expect(own.map((r) => r.partition)).toEqual(own.map(() => t.tenantId));
+      // a timers step without a zone (every zone's, in partition `all`) is only a start's
+      expect(
+        rows.filter((r) => !(JSON.parse(r.step) as { zone?: string }).zone).every((r) => r.partition === 'all'),
+      ).toBe(true);
+    } finally {
+      await pgc.end();
+    }
+  }, 60_000);
+
+  it('forgets the use of tenants a reset removed', async () => {
+    const sb = await shared.start(await db.another(), { residentTenants: 2 });
+    try {
+      const admin = client(sb.listenUrl, ADMIN_TOKEN);
+      for (let i = 0; i < 4; i++)
+        expect((await admin('POST', '/sandbox/v1/tenants', { planTier: 'free' })).status).toBe(201);
+      expect(sb.replica!.residencyUsesKept()).toBeGreaterThan(0);
+      expect((await admin('POST', '/sandbox/v1/reset')).status).toBe(200);
+      const held = sb.core.tenants.ordered().length;
+      expect(sb.replica!.residencyUsesKept()).toBeLessThanOrEqual(held);
+    } finally {
+      await sb.close();
+    }
   }, 60_000);
 
   it("keeps a tenant's part as its stored state when the snapshot holding it is pruned", async () => {

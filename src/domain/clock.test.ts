@@ -63,4 +63,52 @@ describe('sandbox clock', () => {
     clock.clear();
     expect(clock.of('ten_a').offsetMs).toBe(0);
   });
+
+  it("fires only the advanced tenant's timers, even when another tenant's came due in real time and wait for their turn (D-154)", () => {
+    let real = 1_700_000_000_000;
+    const clock = new Clock(() => real);
+    const fired: string[] = [];
+    const told: (string | null)[][] = [];
+    // a store that fires timers as recorded steps: the clock only says whose are due
+    clock.dispatchDueTo((zones) => told.push(zones));
+    clock.of('ten_a').schedule(real + 60_000, () => fired.push('a60'));
+    clock.of('ten_b').schedule(real + 1_000, () => fired.push('b1'));
+    clock.schedule(real + 2_000, () => fired.push('sandbox2'));
+    real += 5_000;
+    expect(clock.dueZones()).toEqual([null, 'ten_b']);
+    // a's advance fires a's timer and neither b's nor the sandbox clock's, though both are due by real time
+    clock.advanceTenant('ten_a', 60);
+    expect(fired).toEqual(['a60']);
+    expect(clock.history('ten_a')[0]).toMatchObject({ fired: 1 });
+    // b's timers step fires b's alone; then the step of every zone the sandbox clock's
+    clock.fireDueNow('ten_b');
+    expect(fired).toEqual(['a60', 'b1']);
+    expect(clock.dueZones()).toEqual([null]);
+    clock.fireDueNow('ten_unknown');
+    clock.fireDueNow();
+    expect(fired).toEqual(['a60', 'b1', 'sandbox2']);
+    expect(clock.dueZones()).toEqual([]);
+    clock.clear();
+  });
+
+  it('tells its dispatcher which zones are due when real time reaches them', async () => {
+    const clock = new Clock();
+    const told: (string | null)[][] = [];
+    let resolve!: () => void;
+    const heard = new Promise<void>((r) => (resolve = r));
+    clock.dispatchDueTo((zones) => {
+      told.push(zones);
+      resolve();
+    });
+    const fired: string[] = [];
+    clock.of('ten_b').schedule(clock.now() + 5, () => fired.push('b'));
+    clock.of('ten_c').schedule(clock.now() + 60_000, () => fired.push('c'));
+    await heard;
+    // told, not fired: the store fires them as a step of ten_b
+    expect(told).toEqual([['ten_b']]);
+    expect(fired).toEqual([]);
+    clock.fireDueNow('ten_b');
+    expect(fired).toEqual(['b']);
+    clock.clear();
+  });
 });

@@ -201,8 +201,8 @@ export class Clock implements TimeSource {
   /** How work "right after the current task" is run; a store replaying calls runs it inside the call (D-112). */
   private deferrer: Deferrer = (fn, a, b) => setImmediate(fn, a, b);
 
-  /** Who fires due timers when real time reaches them; null: this clock, at once. */
-  private dispatcher: (() => void) | null = null;
+  /** Who fires due timers when real time reaches them, told whose are due; null: this clock, at once. */
+  private dispatcher: ((zones: (string | null)[]) => void) | null = null;
 
   /** Hears the zone of each timer that fires: its tenant, or null for the sandbox clock's own. */
   private onFire: ((tenantId: string | null) => void) | null = null;
@@ -210,10 +210,12 @@ export class Clock implements TimeSource {
   constructor(private readonly realNow: () => number = () => Date.now()) {}
 
   /**
-   * Hands the firing of timers that real time made due to `dispatch`, which calls fireDueNow() when it
-   * sees fit: a store that replays calls across instances fires them as one recorded step (D-112).
+   * Hands the firing of timers that real time made due to `dispatch`, told the zones whose timers are due (a
+   * tenant's id; null: the sandbox clock's own), which calls fireDueNow() when it sees fit: a store that replays
+   * calls across instances fires each tenant's as a recorded step of that tenant (D-112, D-154). The clock arms
+   * again once a zone's timers are fired.
    */
-  dispatchDueTo(dispatch: () => void): void {
+  dispatchDueTo(dispatch: (zones: (string | null)[]) => void): void {
     this.dispatcher = dispatch;
   }
 
@@ -235,9 +237,21 @@ export class Clock implements TimeSource {
     this.deferrer = deferrer;
   }
 
-  /** Fires every timer due at the sandbox time now. */
-  fireDueNow(): void {
-    this.fireDue();
+  /** Fires every timer due at the sandbox time now; with a tenant, only that tenant's (D-154). */
+  fireDueNow(tenantId?: string): void {
+    if (tenantId === undefined) this.fireDue(null);
+    else {
+      const zone = this.zones.get(tenantId);
+      if (zone) this.fireDue(zone);
+    }
+  }
+
+  /** The zones whose soonest timer is due at the sandbox time now: tenants' ids, null for the sandbox clock's own. */
+  dueZones(): (string | null)[] {
+    const now = this.now();
+    const out: (string | null)[] = [];
+    for (const z of this.zoneList()) if (z.dueOnSandbox() <= now) out.push(z.tenantId);
+    return out;
   }
 
   /** Milliseconds since the epoch, on the sandbox clock. */
@@ -320,7 +334,8 @@ export class Clock implements TimeSource {
     };
     this.firing = rec;
     try {
-      this.fireDue();
+      // the sandbox clock moves every tenant's; a tenant's moves its own, and fires no other tenant's timers (D-154)
+      this.fireDue(zone === this.root ? null : zone);
     } finally {
       this.firing = null;
     }
@@ -526,9 +541,11 @@ export class Clock implements TimeSource {
     yield* this.zones.values();
   }
 
-  private fireDue(): void {
+  /** Fires the timers due now, in the order they are due: every zone's, or one zone's (`only`). */
+  private fireDue(only: Zone | null): void {
     const now = this.now();
-    for (let z = this.nextDue(now); z !== null; z = this.nextDue(now)) {
+    const next = only ? () => (only.dueOnSandbox() <= now ? only : null) : () => this.nextDue(now);
+    for (let z = next(); z !== null; z = next()) {
       // fire this zone's timers while they stay ahead of every other zone's
       const t = z.pop()!;
       if (t.cancelled) continue;
@@ -569,7 +586,10 @@ export class Clock implements TimeSource {
   private readonly onTimer = () => {
     this.handle = null;
     this.armedFor = Infinity;
-    if (this.dispatcher) this.dispatcher();
-    else this.fireDue();
+    if (!this.dispatcher) return this.fireDue(null);
+    const zones = this.dueZones();
+    // none due (their timers were cancelled): armed for the soonest again, as a firing would
+    if (zones.length) this.dispatcher(zones);
+    else this.arm();
   };
 }

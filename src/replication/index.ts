@@ -258,7 +258,7 @@ export async function openShared(
             if (own) await db.end();
           },
         });
-        store.clock.dispatchDueTo(on.fireTimersWith(() => store.clock.fireDueNow()));
+        store.clock.dispatchDueTo(on.fireTimersWith((tenantId) => store.clock.fireDueNow(tenantId)));
         store.clock.deferWith(on.defer);
         store.clock.observeFiring(on.timerFired);
         return store;

@@ -202,7 +202,8 @@ export class Replica {
   // webhook attempts awaiting their `sent` step, by attempt id (D-153; a key restored from a snapshot of log format 1
   // is its number, as text)
   private pending = new Map<string, PendingSend>();
-  private timersQueued = false;
+  // the timers steps queued and not yet run, by zone: a tenant's id, or '' for a step firing every zone's
+  private timersQueued = new Set<string>();
   // work a step deferred ("right after the current task"), run before the step ends
   // each entry keeps a function with the two arguments it was deferred with (their types were checked then)
   private deferred: (() => void)[] = [];
@@ -216,7 +217,7 @@ export class Replica {
   private held: { page: StoredStep[] } | null = null;
   /** The writer's transaction is open without the lock (not granted again at the last commit). */
   private opened = false;
-  private fireDue: (() => void) | null = null;
+  private fireDue: ((tenantId?: string) => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
   private readonly seeded: Rng;
@@ -338,7 +339,11 @@ export class Replica {
   private noteChanges(step: Step, partition: string, seq: number): void {
     const tenantId = tenantOfPartition(partition);
     if (tenantId !== null) this.snapshots.changedBy(tenantId, seq);
-    else if (partition === 'all' && step.t !== 'timers') this.snapshots.changedBy(null, seq);
+    else if (partition === 'all' && step.t !== 'timers') {
+      this.snapshots.changedBy(null, seq);
+      // a step of every tenant may have removed some (a reset): their use no longer counts
+      this.residency.forgetGone();
+    }
     if (step.t === 'call' && step.dir)
       for (const [kind, name] of step.dir) if (kind === 'tenant') this.snapshots.changedBy(name, seq);
     for (const t of this.fired.splice(0)) this.snapshots.changedBy(t, seq);
@@ -369,14 +374,23 @@ export class Replica {
     if (fast) this.fast.set(name, fast);
   }
 
-  /** The clock's timers that real time made due are fired by a `timers` step. */
-  fireTimersWith(fireDue: () => void): () => void {
+  /**
+   * The clock's timers that real time made due are fired by `timers` steps: one per tenant whose timers are due,
+   * in that tenant's partition (D-154); the sandbox clock's own by a step firing every zone's.
+   */
+  fireTimersWith(fireDue: (tenantId?: string) => void): (zones: (string | null)[]) => void {
     this.fireDue = fireDue;
-    return () => {
-      if (this.timersQueued || !this.started) return;
-      this.timersQueued = true;
-      this.submitBackground({ t: 'timers', now: 0 });
+    return (zones) => {
+      for (const zone of zones) this.queueTimers(zone ?? undefined);
     };
+  }
+
+  /** Queues a timers step for a tenant's zone (or every zone), unless one is queued already. */
+  private queueTimers(zone: string | undefined): void {
+    const key = zone ?? '';
+    if (this.timersQueued.has(key) || !this.started || this.closed) return;
+    this.timersQueued.add(key);
+    this.submitBackground(zone === undefined ? { t: 'timers', now: 0 } : { t: 'timers', now: 0, zone });
   }
 
   /** Marks a scratch recorder (index.ts): it never records a step. */
@@ -461,6 +475,11 @@ export class Replica {
     return this.residency.activity();
   }
 
+  /** How many tenants' last uses this instance remembers (for tests: never more than it holds). */
+  residencyUsesKept(): number {
+    return this.residency.usesKept();
+  }
+
   /**
    * Before a step of `partition` (or a read) runs: the tenant it concerns is loaded when it is not in memory;
    * every tenant before a step of every tenant or a read across tenants (`every`); before a timers step (`dueAt`,
@@ -485,7 +504,7 @@ export class Replica {
 
   /** The step about to run: the tenants it needs in memory first (ensureResident). */
   private ensureFor(step: Step, partition: string): Promise<void> {
-    if (step.t === 'timers') return this.ensureResident(partition, false, step.now);
+    if (step.t === 'timers' && step.zone === undefined) return this.ensureResident(partition, false, step.now);
     return this.ensureResident(partition, partition === 'all');
   }
 
@@ -504,9 +523,10 @@ export class Replica {
       () => {
         this.dueTimer = null;
         this.dueArmedAt = Infinity;
-        if (this.timersQueued || !this.started || this.closed) return;
-        this.timersQueued = true;
-        this.submitBackground({ t: 'timers', now: 0 });
+        const due = this.residency.dueBy(Date.now() + this.residency.sandboxOffset());
+        for (const tenantId of due) this.queueTimers(tenantId);
+        // none due yet (a timer moved): armed again for the soonest
+        if (!due.length) this.armDue();
       },
       Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1),
     );
@@ -647,8 +667,8 @@ export class Replica {
       readyMs: Math.round(performance.now() - t0),
     };
     this.started = true;
-    this.submitBackground({ t: 'timers', now: 0 });
-    this.timersQueued = true;
+    // the timers that came due while no instance ran, of every zone at once
+    this.queueTimers(undefined);
     this.reportApplied();
     this.sweeper = setInterval(() => {
       this.sweepLostAttempts();
@@ -1016,7 +1036,7 @@ export class Replica {
   /**
    * The partition a live step belongs to, decided before it runs: a call's by the router (route.ts; as routed when
    * it arrived, unless the directory changed since); a `sent` step's that of the step that made the attempt; a
-   * `listen` step's the listener's tenant (or the attempt's); a `timers` step fires every zone's due timers (`all`).
+   * `listen` step's the listener's tenant (or the attempt's); a `timers` step its tenant's (D-154), or every zone's (`all`) without one.
    */
   private partitionOfStep(step: Step, body: Buffer | null, routed: Routed | null): string {
     switch (step.t) {
@@ -1027,7 +1047,9 @@ export class Replica {
             : partitionOf(routedCall(step, body), this.directory),
         );
       case 'timers':
-        return 'all';
+        // a tenant's timers step changes that tenant (D-154); one of a tenant a reset removed fires nothing
+        if (step.zone === undefined) return 'all';
+        return this.directory.hasTenant(step.zone) ? step.zone : 'global';
       case 'sent':
         return this.sentPartition(String(step.key));
       case 'listen': {
@@ -1085,8 +1107,8 @@ export class Replica {
         }
         case 'timers':
           this.tape = [];
-          if (live) this.timersQueued = false;
-          this.fireDue?.();
+          if (live) this.timersQueued.delete(step.zone ?? '');
+          this.fireDue?.(step.zone);
           await this.drain();
           return null;
         case 'listen':

@@ -11,9 +11,10 @@
 // Beyond a bound, the tenants used least recently are written to that table and dropped from memory, except a
 // tenant with work under way that its exported state does not carry on (an attempt awaiting its answer, a
 // listener connected), which a start also loads at once (snapshotter.ts's `eager` list). A tenant's timers are
-// data of its state: the instance keeps, for each tenant it dropped, when its soonest timer is due, and a timers
-// step first loads every tenant whose timer is due by the step's time, so every instance fires the same timers
-// (the list of due times is part of a snapshot, for a start).
+// data of its state: the instance keeps, for each tenant it dropped, when its soonest timer is due, and queues that
+// tenant's timers step then (D-154), which loads it first; a timers step of every zone (a start's) first loads every
+// tenant whose timer is due by the step's time, so every instance fires the same timers (the list of due times is
+// part of a snapshot, for a start).
 // Requirements: none of the documents; decisions D-150, D-112, D-146.
 
 import { promisify } from 'node:util';
@@ -112,6 +113,18 @@ export class Residency {
   /** A step or a read used the tenant. */
   touch(tenantId: string): void {
     this.used.set(tenantId, ++this.uses);
+  }
+
+  /** Forgets the use of tenants no longer in memory that were not dropped (a reset removed them). */
+  forgetGone(): void {
+    const port = this.port;
+    if (!port) return;
+    for (const id of this.used.keys()) if (!port.isResident(id)) this.used.delete(id);
+  }
+
+  /** How many tenants' uses are remembered (every one in memory, at most). */
+  usesKept(): number {
+    return this.used.size;
   }
 
   /** The tenants of `ids` that are not in memory. */

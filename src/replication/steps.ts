@@ -2,7 +2,7 @@
 // sandbox's deterministic core, so replaying the steps in log order rebuilds the same state anywhere.
 // - `call`: one HTTP call as received (app, method, URL, headers, client address, body), the sandbox
 //   time it ran at and the random bytes it drew (new API keys, webhook secrets);
-// - `timers`: the sandbox timers that real time made due (review expiries, webhook retries);
+// - `timers`: the sandbox timers that real time made due (review expiries, webhook retries), one tenant's;
 // - `sent`: what a webhook receiver answered to one attempt (or that the attempt's instance stopped);
 // - `listen`: a webhook listener connected or gone, or a listener attempt's timeout passed (D-119).
 
@@ -27,7 +27,8 @@ export type Step =
       /** The directory changes the call made (directory.ts), recorded by the instance that ran it. */
       dir?: DirectoryChange[];
     }
-  | { t: 'timers'; now: number }
+  // zone: the tenant whose timers it fires (D-154); without it, every zone's (the timers due at a start)
+  | { t: 'timers'; now: number; zone?: string }
   // key: the attempt's id (a number in a log of format 1: one counter for every attempt, D-153)
   | { t: 'sent'; key: string | number; out: SendOutcome; now: number }
   | { t: 'listen'; op: ListenOp; now: number };

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The shape of a recorded step (steps.ts); raised when a step's fields change meaning. */
-export const LOG_FORMAT = 2;
+export const LOG_FORMAT = 3;
 
 /** Who wrote a step or a snapshot. */
 export interface Writer {
