@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { limits } from '../src/domain/plans.js';
 import { admin, applyBody, balances, jobsApi, nextMinute, startOfWindow, tenantKey, type Res } from './support/jobs.js';
-import { useSandbox } from './support/sandbox.js';
+import { client, useSandbox } from './support/sandbox.js';
 
 const rate = (res: Res) => ({
   limit: Number(res.headers.get('x-ratelimit-limit')),
@@ -127,6 +127,49 @@ describe('rate limits', () => {
     expectHeaders(forbidden);
     // a keyed caller is not affected by the anonymous window
     expect((await jobsApi(sb.get(), apiKey)('getMe', 'GET', '/api/v1/me')).status).toBe(200);
+  });
+
+  it("shows a tenant's key its own window, uncounted, on a call that never reached it (403, no route, an injected fault; D-155)", async () => {
+    await startOfWindow(sb.get());
+    const starter = limits.spec.jobs.starter.rateLimitPerMinute;
+    const t = await tenantKey(sb.get(), 'starter');
+    const raw = client(sb.get().baseUrl, t.apiKey);
+    expect(rate(await t.api('getMe', 'GET', '/api/v1/me'))).toMatchObject({ limit: starter, remaining: starter - 1 });
+    const noRoute = await raw('GET', '/api/v1/no-such-route');
+    expect(noRoute.status).toBe(404);
+    expectHeaders(noRoute);
+    expect(rate(noRoute)).toMatchObject({ limit: starter, remaining: starter - 1 });
+    const rule = await admin(sb.get())('POST', '/sandbox/v1/faults', {
+      mode: 'status',
+      status: 503,
+      path: '/api/v1/jobs',
+      count: 1,
+      tenantId: t.tenantId,
+    });
+    expect(rule.status, rule.text).toBe(201);
+    const injected = await raw('GET', '/api/v1/jobs');
+    expect(injected.status).toBe(503);
+    expectHeaders(injected);
+    expect(rate(injected)).toMatchObject({ limit: starter, remaining: starter - 1 });
+    // neither was counted: the next call is the window's second
+    expect(rate(await t.api('getMe', 'GET', '/api/v1/me'))).toMatchObject({ remaining: starter - 2 });
+    // a key refused for its scope shows its window too (a tier other than the free one's)
+    const noScope = await tenantKey(sb.get(), 'pro', ['screening']);
+    const forbidden = await noScope.api('getMe', 'GET', '/api/v1/me');
+    expect(forbidden.status).toBe(403);
+    const pro = limits.spec.jobs.pro.rateLimitPerMinute;
+    expect(rate(forbidden)).toMatchObject({ limit: pro, remaining: pro });
+    // the same on the REST fast path's search
+    const fastForbidden = await noScope.api('searchJobs', 'GET', '/api/v1/jobs');
+    expect(fastForbidden.status).toBe(403);
+    expect(rate(fastForbidden)).toMatchObject({ limit: pro, remaining: pro });
+    // and none of them counted in the client's own window: an anonymous call is its window's first
+    const anonymous = await jobsApi(sb.get())('searchJobs', 'GET', '/api/v1/jobs');
+    expect(anonymous.status).toBe(401);
+    expect(rate(anonymous)).toMatchObject({
+      limit: limits.spec.jobs.free.rateLimitPerMinute,
+      remaining: limits.spec.jobs.free.rateLimitPerMinute - 1,
+    });
   });
 });
 

@@ -5,6 +5,7 @@
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { limits } from '../src/domain/plans.js';
 import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
 import { call, connectMcp, contractFiles, rpc, type Connected } from './support/mcp.js';
 
@@ -118,9 +119,14 @@ describe('authentication', () => {
     expect(res.status).toBe(403);
     expect(res.json.error).toMatchObject({ code: -32003, data: { code: 'forbidden', status: 403 } });
     expect(res.json.error.message).toContain("'mcp' scope");
+    // its headers are its key's window (pro's size), read and not counted (D-155)
+    expect(res.headers.get('x-ratelimit-limit')).toBe(String(limits.spec.jobs.pro.rateLimitPerMinute));
+    expect(res.headers.get('x-ratelimit-remaining')).toBe(String(limits.spec.jobs.pro.rateLimitPerMinute));
     const off = await createTenant(sb.get().baseUrl, { planTier: 'pro' });
     await client(sb.get().baseUrl, ADMIN_TOKEN)('PATCH', `/sandbox/v1/tenants/${off.tenantId}`, { disabled: true });
-    expect((await rpc(url(), init, { authorization: `Bearer ${off.apiKey}` })).status).toBe(403);
+    const disabled = await rpc(url(), init, { authorization: `Bearer ${off.apiKey}` });
+    expect(disabled.status).toBe(403);
+    expect(disabled.headers.get('x-ratelimit-limit')).toBe(String(limits.spec.jobs.pro.rateLimitPerMinute));
   });
 
   it('answers GET and DELETE with 405 and a JSON-RPC error body', async () => {

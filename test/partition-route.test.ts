@@ -30,7 +30,6 @@ const KNOWN_COUPLINGS = new Set([
   'clock', // the sandbox-wide list of recent clock advances, a tenant's among them
   'faults', // counts of rules of no tenant, consumed by every tenant's calls
   'accounts', // failed sign-ins counted per address
-  'perMinute', // the client address's window, counted by a tenant's call that never reached its key's window (a fault, no route)
 ]);
 
 interface Call {

@@ -248,6 +248,15 @@ export class TenantService {
     return apiKey ? (this.keysByHash.get(digestOf(apiKey))?.tenantId ?? null) : null;
   }
 
+  /**
+   * The key and its tenant, without deciding anything (no 401/403; a disabled tenant's key too): null for a missing
+   * or unknown key. A call that never reached its key's window shows that window in its headers (D-155).
+   */
+  holderOfKey(apiKey: string | undefined): Principal | null {
+    const key = apiKey ? this.keysByHash.get(digestOf(apiKey)) : undefined;
+    return key ? { tenant: this.get(key.tenantId), key } : null;
+  }
+
   /** For adapters that must check a scope after resolving the principal. */
   requireScope(p: Principal, scope: Scope): void {
     if (!p.key.scopes.includes(scope)) throw new DomainError('forbidden', `this API key lacks the '${scope}' scope`);

@@ -276,7 +276,8 @@ class Call implements Asked {
     const { core, route } = this;
     const { status, body } = errorAnswer(err, this.setHeader, (status) => {
       if (!route.rated) return;
-      rateHeadersOnError(this.setHeader, core, this.rateSet, peerIp(this.req.socket?.remoteAddress), status);
+      const call = { authorization: this.authorization, ip: peerIp(this.req.socket?.remoteAddress) };
+      rateHeadersOnError(this.setHeader, core, this.rateSet, call, status);
       this.rateSet = true;
     });
     // c.json's own spelling of its content type, kept when no header was set before

@@ -1,7 +1,8 @@
 // REST adapter for /api/v1 (jobs, apply, me, market). It only translates: the contract validates the
 // request, the jobs domain answers, the envelope maps errors. Every response under /api/v1, errors
-// included, carries X-RateLimit-Limit, -Remaining and -Reset: from the caller's per-key window, or,
-// when no usable key was sent (401/403 or no route), from a per-client-IP window of the free tier's size.
+// included, carries X-RateLimit-Limit, -Remaining and -Reset: from the caller's per-key window (read and not
+// counted when the call never reached it: a 403, no route, an injected fault; D-155), or, when no key of any
+// tenant was sent, from a per-client-IP window of the free tier's size.
 // The headers themselves are the rate step's (web/rateHeaders.ts; JOB-RATE-1, JOB-RATE-3, JOB-RATE-4, POL-RATE-1).
 
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
@@ -12,6 +13,7 @@ import type { Core } from '../domain/core.js';
 import type { Principal, Scope } from '../domain/tenants.js';
 import { authenticate, searchParamsOf } from '../web/auth.js';
 import { clientIp } from '../web/clientIp.js';
+import { headerOf } from '../web/headers.js';
 import { contextSetter, rateHeadersOnError as rateStepOnError, writeRateHeaders } from '../web/rateHeaders.js';
 import { readJsonBody } from '../web/body.js';
 import type { AppEnv } from '../web/env.js';
@@ -39,12 +41,13 @@ export const rateHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /**
  * Called while an error answer is built, before it is: an /api/v1 call that never reached its key's
- * window (no usable key, no route, an injected fault) counts against its client IP's window instead.
+ * window (no usable key, no route, an injected fault) shows that window, or its client IP's (uncountedWindow).
  */
 export function rateHeadersOnError(c: Ctx, status: number): void {
   const set = rateHeadersSet.get(c);
   if (set === undefined) return;
-  rateStepOnError(contextSetter(c), c.get('core'), set, clientIp(c), status);
+  const call = { authorization: headerOf(c, 'authorization'), ip: clientIp(c) };
+  rateStepOnError(contextSetter(c), c.get('core'), set, call, status);
   rateHeadersSet.set(c, true);
 }
 

@@ -9,7 +9,8 @@ import type { RateDecision } from '../domain/ratelimit/limiter.js';
 import type { Principal } from '../domain/tenants.js';
 import { authenticate } from '../web/auth.js';
 import { clientIp } from '../web/clientIp.js';
-import { setRateHeaders } from '../web/rateHeaders.js';
+import { setRateHeaders, uncountedWindow } from '../web/rateHeaders.js';
+import { headerOf } from '../web/headers.js';
 import type { AppEnv } from '../web/env.js';
 import { refusalResponse } from './gate.js';
 import { methodNotAllowed, rebindingProblem } from './httpBits.js';
@@ -43,9 +44,9 @@ export function keyedMcpRoutes() {
       principal = authenticate(c, 'mcp');
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      // like the REST API: a call without a usable key still gets headers, from a per-IP window
+      // like the REST API: a call without a usable key still gets headers, its key's window or a per-IP one (D-155)
       const res = refusal(c, err);
-      setRateHeaders(res.headers, core.rateLimits.countAnonymous(clientIp(c)));
+      setRateHeaders(res.headers, uncountedWindow(core, headerOf(c, 'authorization'), clientIp(c)));
       return res;
     }
     c.set('principal', principal);
