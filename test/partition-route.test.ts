@@ -27,7 +27,6 @@ const REAL_NOW = Date.UTC(2026, 2, 2, 9, 30, 0);
  * must remove or record (the design note's table); anything else a tenant's call changes fails the test.
  */
 const KNOWN_COUPLINGS = new Set([
-  'clock', // the sandbox-wide list of recent clock advances, a tenant's among them
   'faults', // counts of rules of no tenant, consumed by every tenant's calls
   'accounts', // failed sign-ins counted per address
 ]);

@@ -74,9 +74,11 @@ describe('a clock per tenant', () => {
     expect(clockA.advances[0]).toMatchObject({ tenantId: a.tenantId, fired: 1 });
     expect(clockB.pendingByLabel['review expiry']).toBe(1);
     expect(Date.parse(clockA.now) - Date.parse(clockB.now)).toBeGreaterThanOrEqual(72 * 3600_000);
-    // the sandbox clock did not move
+    // the sandbox clock did not move; its list of advances shows A's among every clock's, newest first (D-156)
     const sandbox = (await admin()('GET', '/sandbox/v1/clock')).json;
     expect(Math.abs(Date.parse(sandbox.now) - Date.now())).toBeLessThan(60_000);
+    const every = (await admin()('GET', '/sandbox/v1/clock/timers')).json;
+    expect(every.advances[0]).toEqual(clockA.advances[0]);
   });
 
   it("a tenant's ledger and audit times follow its clock, and a keyset walk stays in order across advances", async () => {

@@ -111,4 +111,30 @@ describe('sandbox clock', () => {
     expect(fired).toEqual(['b']);
     clock.clear();
   });
+
+  it("keeps each clock's advances with it, and lists every clock's merged by the sandbox time they were made at (D-156)", () => {
+    let real = 1_700_000_000_000;
+    const clock = new Clock(() => real);
+    clock.advanceTenant('ten_b', 10);
+    real += 1_000;
+    clock.advance(5);
+    real += 1_000;
+    clock.advanceTenant('ten_a', 20);
+    clock.advanceTenant('ten_c', 30);
+    const who = (list: { tenantId: string | null }[]) => list.map((a) => a.tenantId);
+    // newest first; the two made in one millisecond by tenant id
+    expect(who(clock.history())).toEqual(['ten_a', 'ten_c', null, 'ten_b']);
+    expect(who(clock.history(null))).toEqual([null]);
+    expect(who(clock.history('ten_b'))).toEqual(['ten_b']);
+    // the ordering time is kept, not shown
+    expect(Object.keys(clock.history()[0]).sort()).toEqual(['byLabel', 'fired', 'first', 'from', 'tenantId', 'to']);
+    // the sandbox clock's state holds its own advances only; a state written before holds every clock's
+    const state = clock.exportState();
+    expect(who(state.advances)).toEqual([null]);
+    const older = { ...state, advances: [{ ...state.advances[0], tenantId: 'ten_b' }, ...state.advances] };
+    const next = new Clock(() => real);
+    next.importState(older);
+    expect(who(next.history())).toEqual([null]);
+    clock.clear();
+  });
 });

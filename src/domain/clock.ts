@@ -46,6 +46,12 @@ export interface AdvanceRecord {
   first: TimerView[];
 }
 
+/**
+ * An advance as a clock keeps it: with the sandbox time it was made at, which orders the advances of every clock
+ * into the sandbox-wide list when it is read (D-156). Not shown (history() leaves it out).
+ */
+type KeptAdvance = AdvanceRecord & { at?: number };
+
 /** Time as one clock (the sandbox's or a tenant's) tells it, and timers on that time. */
 export interface TimeSource {
   /** Milliseconds since the epoch on this clock. */
@@ -75,7 +81,7 @@ export interface ClockState {
   /** The creation number the clock's next timer gets. */
   seq: number;
   timers: TimerData[];
-  advances: AdvanceRecord[];
+  advances: KeptAdvance[];
 }
 
 const FIRED_SHOWN = 20;
@@ -97,7 +103,7 @@ export class Zone {
   live = 0;
   /** The creation number the zone's next timer gets: each clock numbers its own timers (D-147). */
   seq = 0;
-  advances: AdvanceRecord[] = [];
+  advances: KeptAdvance[] = [];
   constructor(readonly tenantId: string | null) {}
 
   /** When the soonest live timer is due, on the sandbox clock's time (Infinity: none). */
@@ -139,7 +145,7 @@ export class Zone {
     return top;
   }
 
-  remember(rec: AdvanceRecord): void {
+  remember(rec: KeptAdvance): void {
     this.advances.unshift(rec);
     this.advances.length = Math.min(this.advances.length, HISTORY);
   }
@@ -196,7 +202,6 @@ export class Clock implements TimeSource {
   private armedFor = Infinity;
   /** Collects what fires during advance(); null otherwise. */
   private firing: AdvanceRecord | null = null;
-  private advances: AdvanceRecord[] = [];
 
   /** How work "right after the current task" is run; a store replaying calls runs it inside the call (D-112). */
   private deferrer: Deferrer = (fn, a, b) => setImmediate(fn, a, b);
@@ -319,18 +324,20 @@ export class Clock implements TimeSource {
 
   private move(zone: Zone, seconds: number): number {
     if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError('seconds must be a non-negative number');
+    const at = this.now();
     const nowOf = () => this.now() + zone.offsetMs;
     const from = this.iso(nowOf());
     const ms = Math.round(seconds * 1000);
     if (zone === this.root) this.offsetMs += ms;
     else zone.offsetMs += ms;
-    const rec: AdvanceRecord = {
+    const rec: KeptAdvance = {
       tenantId: zone.tenantId,
       from,
       to: this.iso(nowOf()),
       fired: 0,
       byLabel: {},
       first: [],
+      at,
     };
     this.firing = rec;
     try {
@@ -339,16 +346,39 @@ export class Clock implements TimeSource {
     } finally {
       this.firing = null;
     }
-    this.advances.unshift(rec);
-    this.advances.length = Math.min(this.advances.length, HISTORY);
-    if (zone !== this.root) zone.remember(rec);
+    // each clock keeps its own: a tenant's advance changes nothing of the sandbox clock's (D-156)
+    zone.remember(rec);
     return nowOf();
   }
 
-  /** The last advances, newest first, with what each one fired: all, or those that moved one tenant's clock. */
-  history(tenantId?: string): AdvanceRecord[] {
-    const list = tenantId === undefined ? this.advances : (this.zones.get(tenantId)?.advances ?? []);
-    return list.map((a) => ({ ...a, byLabel: { ...a.byLabel }, first: [...a.first] }));
+  /**
+   * The last advances, newest first, with what each one fired: of every clock (undefined), of the sandbox clock
+   * alone (null), or of one tenant's clock. Every clock's are merged by the sandbox time they were made at; ties
+   * (one millisecond) go to the sandbox clock's, then by tenant id, then newest first within a clock.
+   */
+  history(tenantId?: string | null): AdvanceRecord[] {
+    let list: KeptAdvance[];
+    if (tenantId === null) list = this.root.advances;
+    else if (tenantId !== undefined) list = this.zones.get(tenantId)?.advances ?? [];
+    else {
+      const all: [KeptAdvance, number][] = [];
+      for (const z of this.zoneList()) z.advances.forEach((a, i) => all.push([a, i]));
+      all.sort(
+        ([a, i], [b, j]) =>
+          (b.at ?? 0) - (a.at ?? 0) ||
+          (a.tenantId === b.tenantId
+            ? i - j
+            : a.tenantId === null
+              ? -1
+              : b.tenantId === null
+                ? 1
+                : a.tenantId < b.tenantId
+                  ? -1
+                  : 1),
+      );
+      list = all.slice(0, HISTORY).map(([a]) => a);
+    }
+    return list.map(({ at: _at, ...a }) => ({ ...a, byLabel: { ...a.byLabel }, first: [...a.first] }));
   }
 
   /** The `limit` soonest pending timers and the count per label: all, or one tenant's (one pass over the timers). */
@@ -442,13 +472,13 @@ export class Clock implements TimeSource {
     this.kill(timer);
   }
 
-  /** The sandbox clock's offset, its own timers as data and the last advances of every clock (D-137). */
+  /** The sandbox clock's offset, its own timers as data and its own last advances (D-137, D-156). */
   exportState(): ClockState {
     return {
       offsetMs: this.offsetMs,
       seq: this.root.seq,
       timers: this.timersOf(this.root),
-      advances: structuredClone(this.advances),
+      advances: structuredClone(this.root.advances),
     };
   }
 
@@ -456,7 +486,8 @@ export class Clock implements TimeSource {
   importState(state: ClockState): void {
     this.offsetMs = state.offsetMs;
     this.root.seq = Math.max(this.root.seq, state.seq);
-    this.advances = structuredClone(state.advances);
+    // a snapshot written before D-156 lists every clock's advances here: the sandbox clock's are its own
+    this.root.advances = structuredClone(state.advances.filter((a) => a.tenantId === null));
   }
 
   /** Runs `rearm`, whose one timer takes the creation number `seq` it had when exported (import only). */
@@ -514,7 +545,7 @@ export class Clock implements TimeSource {
     this.zones.clear();
     this.tenantClocks.clear();
     this.live = 0;
-    this.advances = [];
+    this.root.advances = [];
     this.arm();
   }
 

@@ -79,7 +79,7 @@ export function sandboxClockRoutes() {
     const s = await readSeconds(c);
     const { clock } = c.var.core;
     clock.advance(s);
-    return c.json({ now: clock.iso(), pendingTimers: clock.pendingTimers(), fired: clock.history()[0] });
+    return c.json({ now: clock.iso(), pendingTimers: clock.pendingTimers(), fired: clock.history(null)[0] });
   });
 
   return r;
