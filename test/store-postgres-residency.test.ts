@@ -40,10 +40,12 @@ async function acrossTenants(sb: RunningSandbox): Promise<unknown[]> {
     '/sandbox/v1/reviews',
     '/sandbox/v1/logs',
     '/sandbox/v1/webhooks/deliveries',
+    // every clock's pending timers and advances (D-156); `now` is when the read ran
+    '/sandbox/v1/clock/timers?limit=200',
   ]) {
     const res = await admin('GET', path);
     expect(res.status, `${path}: ${res.text}`).toBe(200);
-    out.push(withoutDurations(res.json));
+    out.push(withoutDurations({ ...(res.json as object), now: null }));
   }
   return out;
 }
@@ -208,6 +210,46 @@ describe.skipIf(why !== null)('tenants loaded on demand on a shared sandbox', ()
       ).toBe(true);
     } finally {
       await pgc.end();
+    }
+  }, 60_000);
+
+  it('forgets the due timer of a dropped tenant a reset removed after the snapshot a start loads', async () => {
+    const url = await db.another();
+    const first = await shared.start(url, { residentTenants: 1, snapshotEvery: 0 });
+    const other = await shared.start(url, { residentTenants: 0, snapshotEvery: 0 });
+    let next: RunningSandbox | undefined;
+    const pgc = new pg.Client({ connectionString: url });
+    await pgc.connect();
+    try {
+      const admin = client(first.listenUrl, ADMIN_TOKEN);
+      const t = (await admin('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
+        tenantId: string;
+        apiKey: string;
+      };
+      const auto = { autoReview: { afterSeconds: 4, rule: 'approve' } };
+      expect((await admin('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, auto)).status).toBe(200);
+      expect((await client(first.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+      const dueBy = Date.now() + 4_000;
+      // dropped by the first instance (it keeps one idle tenant), with its timer's due time kept
+      for (let i = 0; i < 2; i++)
+        expect((await admin('POST', '/sandbox/v1/tenants', { planTier: 'free' })).status).toBe(201);
+      await waitFor(async () => (first.core.tenants.has(t.tenantId) ? undefined : true), 'the tenant dropped', 5_000);
+      // its clean stop writes the snapshot that lists that due time; a reset after it removes the tenant
+      await first.close();
+      expect((await client(other.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/reset')).status).toBe(200);
+      // a start from that snapshot replays the reset with the directory of the log's head, which lacks the tenant
+      next = await shared.start(url, { residentTenants: 1, snapshotEvery: 0 });
+      await new Promise((r) => setTimeout(r, Math.max(0, dueBy - Date.now()) + 2_000));
+      const { rows } = await pgc.query<{ n: string }>(
+        `SELECT count(*) AS n FROM sandbox_log WHERE step LIKE '{"t":"timers"%' AND step LIKE $1`,
+        [`%"zone":"${t.tenantId}"%`],
+      );
+      // no step for a tenant that no longer exists (it was queued again and again, each one firing nothing)
+      expect(Number(rows[0].n)).toBe(0);
+    } finally {
+      await pgc.end();
+      await next?.close();
+      await other.close();
     }
   }, 60_000);
 

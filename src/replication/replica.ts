@@ -342,7 +342,7 @@ export class Replica {
     else if (partition === 'all' && step.t !== 'timers') {
       this.snapshots.changedBy(null, seq);
       // a step of every tenant may have removed some (a reset): their use no longer counts
-      this.residency.forgetGone();
+      this.residency.forgetGone(this.exists);
     }
     if (step.t === 'call' && step.dir)
       for (const [kind, name] of step.dir) if (kind === 'tenant') this.snapshots.changedBy(name, seq);
@@ -491,7 +491,7 @@ export class Replica {
     let ids: string[];
     const tenantId = tenantOfPartition(partition);
     if (every) ids = r.missing(this.directory.tenantIds());
-    else if (dueAt !== undefined) ids = r.dueBy(dueAt + r.sandboxOffset());
+    else if (dueAt !== undefined) ids = r.dueBy(dueAt + r.sandboxOffset(), this.exists);
     else if (tenantId === null || !this.directory.hasTenant(tenantId)) return;
     else {
       r.touch(tenantId);
@@ -523,7 +523,7 @@ export class Replica {
       () => {
         this.dueTimer = null;
         this.dueArmedAt = Infinity;
-        const due = this.residency.dueBy(Date.now() + this.residency.sandboxOffset());
+        const due = this.residency.dueBy(Date.now() + this.residency.sandboxOffset(), this.exists);
         for (const tenantId of due) this.queueTimers(tenantId);
         // none due yet (a timer moved): armed again for the soonest
         if (!due.length) this.armDue();
@@ -532,6 +532,9 @@ export class Replica {
     );
     this.dueTimer.unref();
   }
+
+  /** Whether the directory knows a tenant (one a reset removed is not). */
+  private readonly exists = (tenantId: string): boolean => this.directory.hasTenant(tenantId);
 
   /** A tenant a step created counts as used by it (it is not dropped before the tenants used before it). */
   private touchCreated(dir: readonly DirectoryChange[]): void {
@@ -771,7 +774,8 @@ export class Replica {
   }
 
   private enqueue(step: Step, body: Buffer | null, routed: Routed | null = null): Promise<unknown> {
-    const turn = routed ? partitionText(routed.partition) : 'all';
+    // a tenant's timers step takes that tenant's turn in a batch, not one shared by every tenant's timers
+    const turn = routed ? partitionText(routed.partition) : step.t === 'timers' && step.zone ? step.zone : 'all';
     return new Promise((resolve, reject) => {
       this.push({ step, turn, body, run: () => this.runLive(step, body, routed), resolve, reject });
     });

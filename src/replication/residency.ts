@@ -115,11 +115,15 @@ export class Residency {
     this.used.set(tenantId, ++this.uses);
   }
 
-  /** Forgets the use of tenants no longer in memory that were not dropped (a reset removed them). */
-  forgetGone(): void {
+  /**
+   * Forgets the use of tenants no longer in memory that were not dropped (a reset removed them), and the due
+   * times of dropped tenants that no longer exist (`exists`: the directory's answer).
+   */
+  forgetGone(exists: (tenantId: string) => boolean): void {
     const port = this.port;
     if (!port) return;
     for (const id of this.used.keys()) if (!port.isResident(id)) this.used.delete(id);
+    for (const id of this.due.keys()) if (!exists(id)) this.due.delete(id);
   }
 
   /** How many tenants' uses are remembered (every one in memory, at most). */
@@ -250,9 +254,14 @@ export class Residency {
   }
 
   /** The tenants not in memory whose soonest timer is due by `sandboxNow` (sandbox time). */
-  dueBy(sandboxNow: number): string[] {
+  dueBy(sandboxNow: number, exists: (tenantId: string) => boolean): string[] {
     const out: string[] = [];
-    for (const [id, at] of this.due) if (at <= sandboxNow) out.push(id);
+    for (const [id, at] of this.due) {
+      if (at > sandboxNow) continue;
+      // a tenant removed since it was dropped (a reset a start replayed after its snapshot) has no timers
+      if (exists(id)) out.push(id);
+      else this.due.delete(id);
+    }
     return out;
   }
 

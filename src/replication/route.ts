@@ -150,10 +150,11 @@ export function partitionOf(call: RoutedCall, dir: Directory): Partition {
 
 /**
  * Whether a read needs every tenant in memory: an operator's read of the control API that names no tenant (the
- * review queue, deliveries, the request log, the tenant list across tenants).
+ * review queue, deliveries, the request log, the tenant list across tenants, the clock's pending timers and
+ * advances of every clock).
  */
 export function readsEveryTenant(call: RoutedCall, partition: Partition): boolean {
-  if (partition.kind !== 'global' || call.app === 'anon') return false;
+  if ((partition.kind !== 'global' && partition.kind !== 'all') || call.app === 'anon') return false;
   const { path } = pathAndQuery(call.url);
   // the store's own report reads no tenant
   return path.startsWith('/sandbox/') && path !== '/sandbox/v1/store';

@@ -1,6 +1,6 @@
 // Drawn calls of several tenants sent to the instances of a shared sandbox in turn: tenants created, keys issued,
-// screening submits (some repeating an idempotency key), plan changes, dashboard sign-ups, review decisions and
-// the sandbox clock moved. The tests of rebuilding and of loading tenants on demand run them.
+// screening submits (some repeating an idempotency key), plan changes, dashboard sign-ups, review decisions, a
+// tenant's clock moved and the sandbox clock moved. The tests of rebuilding and of loading tenants on demand run them.
 
 import fc from 'fast-check';
 import { expect } from 'vitest';
@@ -19,6 +19,7 @@ export type TenantCall =
   | { op: 'plan'; on: number; of: number; tier: string }
   | { op: 'signup'; on: number }
   | { op: 'clock'; on: number; hours: number }
+  | { op: 'tenantClock'; on: number; of: number; hours: number }
   | { op: 'decide'; on: number; of: number };
 
 const on = fc.nat(1);
@@ -35,6 +36,10 @@ export const tenantCallArb: fc.Arbitrary<TenantCall> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('decide' as const), on, of }), weight: 1 },
   {
     arbitrary: fc.record({ op: fc.constant('clock' as const), on, hours: fc.integer({ min: 30, max: 100 }) }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({ op: fc.constant('tenantClock' as const), on, of, hours: fc.integer({ min: 1, max: 100 }) }),
     weight: 1,
   },
 );
@@ -102,6 +107,16 @@ export async function sendTenantCalls(
       }
       case 'clock': {
         await admin(sb)('POST', '/sandbox/v1/clock/advance', { seconds: o.hours * 3600 });
+        break;
+      }
+      case 'tenantClock': {
+        const t = pick(tenants, o.of);
+        if (t) {
+          const res = await admin(sb)('POST', `/sandbox/v1/tenants/${t.tenantId}/clock/advance`, {
+            seconds: o.hours * 3600,
+          });
+          expect(res.status, res.text).toBe(200);
+        }
         break;
       }
     }
