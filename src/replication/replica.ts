@@ -491,7 +491,7 @@ export class Replica {
     let ids: string[];
     const tenantId = tenantOfPartition(partition);
     if (every) ids = r.missing(this.directory.tenantIds());
-    else if (dueAt !== undefined) ids = r.dueBy(dueAt + r.sandboxOffset(), this.exists);
+    else if (dueAt !== undefined) ids = r.dueBy(dueAt);
     else if (tenantId === null || !this.directory.hasTenant(tenantId)) return;
     else {
       r.touch(tenantId);
@@ -523,7 +523,7 @@ export class Replica {
       () => {
         this.dueTimer = null;
         this.dueArmedAt = Infinity;
-        const due = this.residency.dueBy(Date.now() + this.residency.sandboxOffset(), this.exists);
+        const due = this.residency.dueBy(Date.now());
         for (const tenantId of due) this.queueTimers(tenantId);
         // none due yet (a timer moved): armed again for the soonest
         if (!due.length) this.armDue();
@@ -747,7 +747,7 @@ export class Replica {
     const run = !route
       ? fn
       : async () => {
-          const partition = this.routeNow(routed!, route);
+          const partition = this.routeNow(routed, () => route);
           const every = readsEveryTenant(route, partition) && this.isOperator(route);
           await this.ensureResident(partitionText(partition), every);
           return fn();
@@ -763,9 +763,9 @@ export class Replica {
     return { partition: partitionOf(call, this.directory), version: this.directory.version };
   }
 
-  /** The partition of a call routed on arrival, decided again only when the directory changed since. */
-  private routeNow(routed: Routed, call: RoutedCall): Partition {
-    return routed.version === this.directory.version ? routed.partition : partitionOf(call, this.directory);
+  /** The partition of a call routed on arrival, decided again (from `call`) only when the directory changed since. */
+  private routeNow(routed: Routed | null, call: () => RoutedCall): Partition {
+    return routed?.version === this.directory.version ? routed.partition : partitionOf(call(), this.directory);
   }
 
   private submitBackground(step: Step): void {
@@ -1045,11 +1045,7 @@ export class Replica {
   private partitionOfStep(step: Step, body: Buffer | null, routed: Routed | null): string {
     switch (step.t) {
       case 'call':
-        return partitionText(
-          routed?.version === this.directory.version
-            ? routed.partition
-            : partitionOf(routedCall(step, body), this.directory),
-        );
+        return partitionText(this.routeNow(routed, () => routedCall(step, body)));
       case 'timers':
         // a tenant's timers step changes that tenant (D-154); one of a tenant a reset removed fires nothing
         if (step.zone === undefined) return 'all';

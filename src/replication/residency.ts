@@ -237,7 +237,7 @@ export class Residency {
   }
 
   /** How far the sandbox clock is ahead of real time, in ms. */
-  sandboxOffset(): number {
+  private sandboxOffset(): number {
     return this.port?.sandboxOffset() ?? 0;
   }
 
@@ -253,15 +253,11 @@ export class Residency {
     return port.residentIds().filter((id) => keep.has(id) || port.busy(id));
   }
 
-  /** The tenants not in memory whose soonest timer is due by `sandboxNow` (sandbox time). */
-  dueBy(sandboxNow: number, exists: (tenantId: string) => boolean): string[] {
+  /** The tenants not in memory whose soonest timer is due by `realNow` (real time: on the sandbox clock, plus its offset). */
+  dueBy(realNow: number): string[] {
+    const sandboxNow = realNow + this.sandboxOffset();
     const out: string[] = [];
-    for (const [id, at] of this.due) {
-      if (at > sandboxNow) continue;
-      // a tenant removed since it was dropped (a reset a start replayed after its snapshot) has no timers
-      if (exists(id)) out.push(id);
-      else this.due.delete(id);
-    }
+    for (const [id, at] of this.due) if (at <= sandboxNow) out.push(id);
     return out;
   }
 
