@@ -52,6 +52,10 @@ export interface AdvanceRecord {
  */
 type KeptAdvance = AdvanceRecord & { at?: number };
 
+/** The order of two clocks in the sandbox-wide list of advances: the sandbox clock's first, then by tenant id. */
+const clockOrder = (a: string | null, b: string | null): number =>
+  a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1;
+
 /** Time as one clock (the sandbox's or a tenant's) tells it, and timers on that time. */
 export interface TimeSource {
   /** Milliseconds since the epoch on this clock. */
@@ -363,19 +367,7 @@ export class Clock implements TimeSource {
     else {
       const all: [KeptAdvance, number][] = [];
       for (const z of this.zoneList()) z.advances.forEach((a, i) => all.push([a, i]));
-      all.sort(
-        ([a, i], [b, j]) =>
-          (b.at ?? 0) - (a.at ?? 0) ||
-          (a.tenantId === b.tenantId
-            ? i - j
-            : a.tenantId === null
-              ? -1
-              : b.tenantId === null
-                ? 1
-                : a.tenantId < b.tenantId
-                  ? -1
-                  : 1),
-      );
+      all.sort(([a, i], [b, j]) => (b.at ?? 0) - (a.at ?? 0) || clockOrder(a.tenantId, b.tenantId) || i - j);
       list = all.slice(0, HISTORY).map(([a]) => a);
     }
     return list.map(({ at: _at, ...a }) => ({ ...a, byLabel: { ...a.byLabel }, first: [...a.first] }));
