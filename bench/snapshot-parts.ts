@@ -8,6 +8,7 @@
 // write took, beside the submits' latencies around it (pooled).
 //
 //   npx tsx bench/snapshot-parts.ts [--tenants 5000] [--requests 4] [--base <checkout>] [--active N] [--hold-all]
+//     [--every N]
 //
 // `--base` is a directory holding another version's src/, contracts/, fixtures/ and package.json, inside this
 // checkout so that it resolves this checkout's node_modules, e.g.
@@ -36,6 +37,9 @@ const { values } = parseArgs({
     active: { type: 'string' },
     // the instance writing under calls holds every tenant from its start (SANDBOX_RESIDENT_TENANTS=0)
     'hold-all': { type: 'boolean', default: false },
+    // snapshots every N steps while the probe runs (the figures are the last one's: an instance that has written
+    // one before); default: one snapshot, 200 steps in, the instance's first
+    every: { type: 'string' },
   },
 });
 const TENANTS = Number(values.tenants);
@@ -151,7 +155,13 @@ async function seed(label: string, cwd: string, url: string): Promise<{ steps: n
   const keys: string[] = [];
   await pool(TENANTS, 16, async (i) => {
     const body = { name: `Bench ${i}`, planTier: 'scale' };
-    keys[i] = (await call<{ apiKey: string }>(seeder.base, 'POST', '/sandbox/v1/tenants', body)).apiKey;
+    const made = await call<{ apiKey: string; tenantId: string }>(seeder.base, 'POST', '/sandbox/v1/tenants', body);
+    keys[i] = made.apiKey;
+    // a month's credits of the plan are 2,000: a longer history is topped up first
+    if (REQUESTS > 2_000)
+      await call(seeder.base, 'PATCH', `/sandbox/v1/tenants/${made.tenantId}`, {
+        screeningCredits: REQUESTS + 100_000,
+      });
   });
   await pool(TENANTS * REQUESTS, 16, async (i) => {
     await call(seeder.base, 'POST', `${SCREENING}/screen`, submit(i), keys[i % TENANTS]);
@@ -183,7 +193,7 @@ async function writeWhileCalled(cwd: string, url: string, keys: string[]) {
   await pgc.end();
   // the first step past `last + 200` is the first multiple of the interval
   const sb = await spawnInstance(cwd, url, {
-    SANDBOX_SNAPSHOT_EVERY: String(last + 200),
+    SANDBOX_SNAPSHOT_EVERY: values.every ?? String(last + 200),
     ...(values['hold-all'] ? { SANDBOX_RESIDENT_TENANTS: '0' } : {}),
   });
   const used = values.active ? keys.slice(0, Number(values.active)) : keys;

@@ -4,8 +4,11 @@
 // JSON (what calls waited for before snapshots were stored by part), and this one's `exportState` copy and the
 // JSON of its global part (what they wait for now, but for the first 8 ms slice). Medians; less noisy than
 // `bench/snapshot-parts.ts`, which measures the same through PostgreSQL and HTTP.
+// `--copy`: both checkouts take turns doing only the copy a snapshot's export makes while calls wait
+// (`exportState` with `lazy`, D-151), seven times, one more submit of each tenant between two: what an instance
+// that has written snapshots before waits for at its next one (D-157).
 //
-//   npx tsx bench/snapshot-pause.ts --base tmp/base [--tenants 5000] [--requests 4]
+//   npx tsx bench/snapshot-pause.ts --base tmp/base [--tenants 5000] [--requests 4] [--copy]
 
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +19,7 @@ const { values } = parseArgs({
     tenants: { type: 'string', default: '5000' },
     requests: { type: 'string', default: '4' },
     base: { type: 'string' },
+    copy: { type: 'boolean', default: false },
   },
 });
 const TENANTS = Number(values.tenants);
@@ -25,6 +29,10 @@ if (!values.base) throw new Error('--base <checkout> is required (see bench/READ
 type Exported = { tenants: Record<string, unknown> } & Record<string, unknown>;
 interface Built {
   exportState(): Exported;
+  /** The copy alone, its long lists made when read (a snapshot's, D-151). */
+  lazyExport(): Exported;
+  /** One more submit of each tenant. */
+  more(): Promise<void>;
 }
 
 /** The checkout at `root` with TENANTS tenants of REQUESTS screening requests each, made through its app. */
@@ -41,10 +49,10 @@ async function build(root: string): Promise<Built> {
     openMemoryStore,
   );
   const app = createApp(core) as { fetch(req: Request): Promise<Response> };
-  const call = async (p: string, body: unknown, key = admin) => {
+  const call = async (p: string, body: unknown, key = admin, method = 'POST') => {
     const res = await app.fetch(
       new Request(`http://bench${p}`, {
-        method: 'POST',
+        method,
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       }),
@@ -54,9 +62,15 @@ async function build(root: string): Promise<Built> {
     return json;
   };
   const keys: string[] = [];
-  for (let i = 0; i < TENANTS; i++) keys.push((await call('/sandbox/v1/tenants', { planTier: 'scale' })).apiKey);
+  for (let i = 0; i < TENANTS; i++) {
+    const made = (await call('/sandbox/v1/tenants', { planTier: 'scale' })) as { apiKey: string; tenantId?: string };
+    keys.push(made.apiKey);
+    // a month's credits of the plan are 2,000: a longer history is topped up first
+    if (REQUESTS > 1_000)
+      await call(`/sandbox/v1/tenants/${made.tenantId}`, { screeningCredits: REQUESTS + 1_000 }, admin, 'PATCH');
+  }
   let n = 0;
-  for (let r = 0; r < REQUESTS; r++)
+  const round = async () => {
     for (const key of keys)
       await call(
         '/api/screening/v1/screen',
@@ -67,11 +81,35 @@ async function build(root: string): Promise<Built> {
         },
         key,
       );
-  return { exportState: () => snap.exportState(core) as Exported };
+  };
+  for (let r = 0; r < REQUESTS; r++) await round();
+  return {
+    exportState: () => snap.exportState(core) as Exported,
+    lazyExport: () => snap.exportState(core, { lazy: true }) as Exported,
+    more: round,
+  };
 }
 
 const base = await build(path.resolve(values.base));
 const mine = await build(process.cwd());
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' / ');
+if (values.copy) {
+  const took: [number[], number[]] = [[], []];
+  for (let k = 0; k < 7; k++)
+    for (const [i, b] of [base, mine].entries()) {
+      await b.more();
+      const t = performance.now();
+      b.lazyExport();
+      took[i].push(performance.now() - t);
+    }
+  console.log(
+    `${TENANTS} tenants × ${REQUESTS} requests, the copy of a snapshot's export (lazy), a submit each between two`,
+  );
+  console.log(`  ${values.base}: ${ms(took[0])} ms, median ${median(took[0]).toFixed(0)} ms`);
+  console.log(`  this checkout: ${ms(took[1])} ms, median ${median(took[1]).toFixed(0)} ms`);
+  process.exit(0);
+}
 const before: number[] = [];
 const after: number[] = [];
 let mb = 0;
@@ -84,8 +122,6 @@ for (let k = 0; k < 7; k++) {
   JSON.stringify({ replica: {}, state: global });
   after.push(performance.now() - t);
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' / ');
 console.log(`${TENANTS} tenants × ${REQUESTS} requests, ${mb.toFixed(1)} MB of JSON`);
 console.log(`  ${values.base}: export and whole JSON ${ms(before)} ms, median ${median(before).toFixed(0)} ms`);
 console.log(`  this checkout: export and global JSON ${ms(after)} ms, median ${median(after).toFixed(0)} ms`);

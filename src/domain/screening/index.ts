@@ -20,7 +20,8 @@ import type { Submission } from './types.js';
 import { usageOf } from './usage.js';
 import type { ScreeningService, ScreeningTenantState } from './service.js';
 import type { StoredJobSpec } from './jobSpecs.js';
-import { StoredRequest } from './record.js';
+import { StoredRequest, type StoredRequestState } from './record.js';
+import { LazyList } from '../lazyList.js';
 
 export function createScreening(ctx: CoreContext, webhooks: WebhookService): ScreeningService {
   const { ledger, requests } = ctx.store;
@@ -64,18 +65,29 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
         if (i === undefined) index.set(text, (i = texts.push(text) - 1));
         return i;
       };
-      const reqs = requests.ordered(tenantId).map((r) => {
-        const s = r.exportState();
-        return { ...s, jobSpec: ref(s.jobSpec), scoreText: s.scoreText === null ? null : ref(s.scoreText) };
+      const withRefs = (s: Readonly<StoredRequestState>) => ({
+        ...s,
+        jobSpec: ref(s.jobSpec),
+        scoreText: s.scoreText === null ? null : ref(s.scoreText),
       });
-      return { rows: ledger.exportTenant(tenantId, lazy), seq: ledger.seqOfTenant(tenantId), texts, requests: reqs };
+      const ordered = requests.ordered(tenantId);
+      // lazy (a snapshot's): each request's export as it stands now, shared with the request until it changes
+      // (copy on write, D-157), its texts numbered as the list is read; so `texts` comes after `requests`
+      let reqs: ScreeningTenantState['requests'];
+      if (lazy) {
+        const states = ordered.map((r) => r.shared());
+        reqs = new LazyList(states.length, (i) => withRefs(states[i]));
+      } else reqs = ordered.map((r) => withRefs(r.exportState()));
+      return { rows: ledger.exportTenant(tenantId, lazy), seq: ledger.seqOfTenant(tenantId), requests: reqs, texts };
     },
     /** Restores a tenant's rows and requests; their timers come back through rearm(). */
     importTenant(tenantId: string, state: ScreeningTenantState): void {
       const rows = ledger.importTenant(tenantId, state.rows, state.seq);
       const jobs = new Map<number, StoredJobSpec>();
       const jobOf = (i: number) => jobs.get(i) ?? jobs.set(i, pipeline.jobOf(state.texts[i])).get(i)!;
-      const reqs = state.requests.map((s) =>
+      // a lazy export read back without JSON (its texts are numbered as its requests are read: those first)
+      const listed = state.requests instanceof LazyList ? Array.from(state.requests) : state.requests;
+      const reqs = listed.map((s) =>
         StoredRequest.fromState(
           { ...s, jobSpec: state.texts[s.jobSpec], scoreText: s.scoreText === null ? null : state.texts[s.scoreText] },
           rows,

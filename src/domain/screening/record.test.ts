@@ -97,4 +97,32 @@ describe('StoredRequest', () => {
     expect(table.intern(spec)).toBe(table.intern({ ...spec }));
     expect(table.intern({ ...spec, title: 'Other' })).not.toBe(table.intern(spec));
   });
+
+  it('shares its export until any field of it changes, then exports again (copy on write, D-157)', () => {
+    const { req } = make({ kind: 'structured', fullName: 'Sari' }, { title: 'Dev', mustHaves: ['Go'] });
+    // every field an export holds that the request lets change (derived from the export: what is not readonly)
+    const changes: Record<string, (r: StoredRequest) => void> = {
+      state: (r) => (r.state = 'parsed'),
+      decision: (r) => (r.decision = { decision: 'approved' } as StoredRequest['decision']),
+      edits: (r) => (r.edits = { note: 'x' } as unknown as StoredRequest['edits']),
+      queuedForReviewAt: (r) => (r.queuedForReviewAt = 5),
+      firstRow: (r) => (r.firstRow = 7),
+      lastRow: (r) => (r.lastRow = 9),
+      scoreText: (r) => r.keepScore('{"t":1}', 'N'),
+      scoreName: (r) => r.keepScore('{"t":1}', 'M'),
+    };
+    const fixed = ['id', 'idempotencyKey', 'createdAt', 'candidate', 'jobSpec'];
+    expect(Object.keys(req.exportState()).sort()).toEqual([...fixed, ...Object.keys(changes)].sort());
+    for (const [field, change] of Object.entries(changes)) {
+      const before = req.shared();
+      expect(req.shared()).toBe(before);
+      expect(Object.isFrozen(before)).toBe(true);
+      const copy = structuredClone(before);
+      change(req);
+      // the export taken before is as it was; the next one is the request as it is now
+      expect(before, field).toEqual(copy);
+      expect(req.shared(), field).not.toBe(before);
+      expect(req.shared(), field).toEqual(req.exportState());
+    }
+  });
 });

@@ -69,16 +69,19 @@ export interface StoredRequestState {
 }
 
 export class StoredRequest implements ScreeningRequest, RowChain {
-  state: ScreeningState = 'received';
-  decision: ReviewDecisionV1 | null = null;
-  edits: ReviewEdits | null = null;
-  queuedForReviewAt: number | null = null;
-  firstRow = -1;
-  lastRow = -1;
+  // every field a snapshot keeps that can change is set through an accessor that drops the kept export (shared())
+  private _state: ScreeningState = 'received';
+  private _decision: ReviewDecisionV1 | null = null;
+  private _edits: ReviewEdits | null = null;
+  private _queuedForReviewAt: number | null = null;
+  private _firstRow = -1;
+  private _lastRow = -1;
   /** JSON text of the model's result template (shared), once scored, and the name that fills it (null: the
    * structured candidate's own fullName). */
   private scoreText: string | null = null;
   private scoreName: string | null = null;
+  /** The export kept since the last change (shared()), or null. */
+  private kept: Readonly<StoredRequestState> | null = null;
   /** The pending review-window timer. */
   expiry: TimerHandle | null = null;
 
@@ -97,6 +100,49 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return this.store.tenantId;
   }
 
+  get state(): ScreeningState {
+    return this._state;
+  }
+  set state(v: ScreeningState) {
+    this._state = v;
+    this.kept = null;
+  }
+  get decision(): ReviewDecisionV1 | null {
+    return this._decision;
+  }
+  set decision(v: ReviewDecisionV1 | null) {
+    this._decision = v;
+    this.kept = null;
+  }
+  get edits(): ReviewEdits | null {
+    return this._edits;
+  }
+  set edits(v: ReviewEdits | null) {
+    this._edits = v;
+    this.kept = null;
+  }
+  get queuedForReviewAt(): number | null {
+    return this._queuedForReviewAt;
+  }
+  set queuedForReviewAt(v: number | null) {
+    this._queuedForReviewAt = v;
+    this.kept = null;
+  }
+  get firstRow(): number {
+    return this._firstRow;
+  }
+  set firstRow(v: number) {
+    this._firstRow = v;
+    this.kept = null;
+  }
+  get lastRow(): number {
+    return this._lastRow;
+  }
+  set lastRow(v: number) {
+    this._lastRow = v;
+    this.kept = null;
+  }
+
   /** A fresh copy of the candidate as submitted. */
   candidate(): CandidateBlob {
     return decodeCandidate(this.candidateText);
@@ -113,6 +159,7 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   keepScore(templateJson: string, name: string | null): void {
     this.scoreText = templateJson;
     this.scoreName = name;
+    this.kept = null;
   }
 
   get score(): ScoreResultV1 | null {
@@ -142,6 +189,15 @@ export class StoredRequest implements ScreeningRequest, RowChain {
       scoreText: this.scoreText,
       scoreName: this.scoreName,
     };
+  }
+
+  /**
+   * The export as of now, kept until the request next changes and shared by every caller until then: a snapshot
+   * takes the requests of a busy tenant without copying those unchanged since its last one, and reads them later,
+   * as its JSON is made, as they were when it was taken (copy on write, D-157). Never to be changed by its reader.
+   */
+  shared(): Readonly<StoredRequestState> {
+    return (this.kept ??= Object.freeze(this.exportState()));
   }
 
   /** The request exported as `s`, its rows in `store`, its job spec the shared `job`. */

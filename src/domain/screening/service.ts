@@ -19,14 +19,27 @@ import type { ScreeningRequest, Submission } from './types.js';
 import type { ScreeningUsage } from './usage.js';
 
 /** A tenant's screening state in a snapshot: its ledger rows and its requests (D-137). */
+/** A request as a tenant's export holds it: its job spec and score text as indexes into the export's texts. */
+export type ExportedRequest = Omit<StoredRequestState, 'jobSpec' | 'scoreText'> & {
+  jobSpec: number;
+  scoreText: number | null;
+};
+
 export interface ScreeningTenantState {
   /** As a snapshot exports them, a list made when read (D-151); as one is read back, an array. */
   rows: LedgerRowState[] | LazyList<LedgerRowState>;
   /** The number of the tenant's latest ledger row: its sequence goes on after it (D-147). */
   seq: number;
-  /** The job specs and score texts, each once (requests share them): requests refer to them by index. */
+  /**
+   * As a snapshot exports them, a list made when read, of each request as it stood at the export (D-157); as one is
+   * read back, an array.
+   */
+  requests: ExportedRequest[] | LazyList<ExportedRequest>;
+  /**
+   * The job specs and score texts, each once (requests share them): requests refer to them by index. After
+   * `requests`: a lazy export numbers them as its requests are read.
+   */
   texts: string[];
-  requests: (Omit<StoredRequestState, 'jobSpec' | 'scoreText'> & { jobSpec: number; scoreText: number | null })[];
 }
 
 export interface ScreeningService extends Resettable {
