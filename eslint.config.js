@@ -3,7 +3,19 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'reports/', 'dist/', '.conformance/', 'src/contract/*.gen.ts', '**/*.js', '**/*.mjs'] },
+  // tmp/: the checkout's scratch (gitignored), where bench/README.md has another checkout's sources unpacked
+  {
+    ignores: [
+      'node_modules/',
+      'reports/',
+      'dist/',
+      '.conformance/',
+      'tmp/',
+      'src/contract/*.gen.ts',
+      '**/*.js',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
