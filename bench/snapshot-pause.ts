@@ -8,8 +8,13 @@
 // (`exportState` with `lazy`, D-151), seven times, one more submit of each tenant between two: what an instance
 // that has written snapshots before waits for at its next one (D-157).
 //
-//   npx tsx bench/snapshot-pause.ts --base tmp/base [--tenants 5000] [--requests 4] [--copy]
+// `--webhooks`: every tenant has a webhook receiver (in process, answering 200) and its screenings scored, so
+// each request has a delivery with an attempt.
+//
+//   npx tsx bench/snapshot-pause.ts --base tmp/base [--tenants 5000] [--requests 4] [--copy] [--webhooks]
 
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -20,8 +25,16 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '4' },
     base: { type: 'string' },
     copy: { type: 'boolean', default: false },
+    // every tenant's screenings delivered to a webhook receiver in process (the deliveries are part of the copy)
+    webhooks: { type: 'boolean', default: false },
   },
 });
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.end('ok'));
+});
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+const HOOK = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 const TENANTS = Number(values.tenants);
 const REQUESTS = Number(values.requests);
 if (!values.base) throw new Error('--base <checkout> is required (see bench/README.md)');
@@ -63,7 +76,11 @@ async function build(root: string): Promise<Built> {
   };
   const keys: string[] = [];
   for (let i = 0; i < TENANTS; i++) {
-    const made = (await call('/sandbox/v1/tenants', { planTier: 'scale' })) as { apiKey: string; tenantId?: string };
+    const hook = values.webhooks ? { webhookUrl: HOOK, webhookSecret: 'whsec_snapshot_pause_bench' } : {};
+    const made = (await call('/sandbox/v1/tenants', { planTier: 'scale', ...hook })) as {
+      apiKey: string;
+      tenantId?: string;
+    };
     keys.push(made.apiKey);
     // a month's credits of the plan are 2,000: a longer history is topped up first
     if (REQUESTS > 1_000)
@@ -83,6 +100,13 @@ async function build(root: string): Promise<Built> {
       );
   };
   for (let r = 0; r < REQUESTS; r++) await round();
+  if (values.webhooks) {
+    // scored (the pipeline's steps are on the sandbox clock), so each request has a delivery; then delivered
+    await call('/sandbox/v1/clock/advance', { seconds: 120 });
+    const hooks = (core as { webhooks: { list(): { inFlight: boolean }[] } }).webhooks;
+    do await new Promise((r) => setTimeout(r, 100));
+    while (hooks.list().some((d) => d.inFlight));
+  }
   return {
     exportState: () => snap.exportState(core) as Exported,
     lazyExport: () => snap.exportState(core, { lazy: true }) as Exported,
@@ -108,6 +132,7 @@ if (values.copy) {
   );
   console.log(`  ${values.base}: ${ms(took[0])} ms, median ${median(took[0]).toFixed(0)} ms`);
   console.log(`  this checkout: ${ms(took[1])} ms, median ${median(took[1]).toFixed(0)} ms`);
+  receiver.close();
   process.exit(0);
 }
 const before: number[] = [];
@@ -125,3 +150,4 @@ for (let k = 0; k < 7; k++) {
 console.log(`${TENANTS} tenants × ${REQUESTS} requests, ${mb.toFixed(1)} MB of JSON`);
 console.log(`  ${values.base}: export and whole JSON ${ms(before)} ms, median ${median(before).toFixed(0)} ms`);
 console.log(`  this checkout: export and global JSON ${ms(after)} ms, median ${median(after).toFixed(0)} ms`);
+receiver.close();

@@ -447,6 +447,33 @@ describe('snapshots of the state (D-137)', () => {
     );
   }, 60_000);
 
+  it("a tenant's webhook deliveries are exported sharing what never changes, frozen, and copying what does (D-158)", async () => {
+    const { sb: a, world } = await start();
+    try {
+      // tenant 1's receiver fails: its delivery is retried, so its attempts grow after the export
+      await run(a, world, { t: 'submit', who: 1, idem: 0, cand: 0, title: 0 });
+      await run(a, world, { t: 'advance', seconds: 61 });
+      await quiesce(a.core);
+      const live = a.core.webhooks.list({ tenantId: world.tenants[1].id });
+      const d = live.find((x) => x.attempts.length > 0)!;
+      expect(d).toBeDefined();
+      const exported = a.core.webhooks.exportTenant(world.tenants[1].id).deliveries.find((x) => x.id === d.id)!;
+      // shared: the result and every attempt (frozen: changing one throws)
+      expect(exported.result).toBe(d.result);
+      expect(exported.attempts[0]).toBe(d.attempts[0]);
+      expect(Object.isFrozen(d.result) && Object.isFrozen(d.attempts[0])).toBe(true);
+      expect(() => ((d.attempts[0] as { statusCode: number | null }).statusCode = 1)).toThrow(TypeError);
+      // copied: the delivery's own fields and its list of attempts, which the next attempt does not reach
+      const before = JSON.stringify(exported);
+      await run(a, world, { t: 'advance', seconds: 3600 });
+      await quiesce(a.core);
+      expect(d.attempts.length).toBeGreaterThan(exported.attempts.length);
+      expect(JSON.stringify(exported)).toBe(before);
+    } finally {
+      close(a);
+    }
+  });
+
   it('a tenant exported, forgotten and imported again answers as before; the other tenants are untouched', async () => {
     const { sb: a, world } = await start();
     const setup: Op[] = [

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Clock } from './clock.js';
 
@@ -20,6 +21,52 @@ describe('sandbox clock', () => {
     clock.clear();
     clock.advance(100);
     expect(fired).toEqual(['a', 'a2', 'c']);
+  });
+
+  it('exports exactly its live timers in creation order, whatever was scheduled, cancelled, fired or re-armed out of order (D-158)', () => {
+    const op = fc.oneof(
+      fc.record({ t: fc.constant('schedule' as const), in: fc.integer({ min: 1, max: 50 }) }),
+      fc.record({ t: fc.constant('cancel' as const), pick: fc.nat() }),
+      fc.record({ t: fc.constant('advance' as const), s: fc.integer({ min: 0, max: 30 }) }),
+      // a timer re-armed from a snapshot takes the creation number it had: here lower than any made (and unique)
+      fc.record({
+        t: fc.constant('rearm' as const),
+        seq: fc.integer({ min: -40, max: -1 }),
+        in: fc.integer({ min: 1, max: 50 }),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const base = 1_700_000_000_000;
+        const clock = new Clock(() => base);
+        const live = new Map<string, () => void>();
+        let n = 0;
+        const add = (inS: number) => {
+          const label = `t${n++}`;
+          live.set(
+            label,
+            clock.schedule(clock.now() + inS * 1000, () => live.delete(label), label),
+          );
+        };
+        const used = new Set<number>();
+        for (const o of ops) {
+          if (o.t === 'schedule') add(o.in);
+          else if (o.t === 'cancel' && live.size) {
+            const [label, cancel] = [...live][o.pick % live.size];
+            cancel();
+            live.delete(label);
+          } else if (o.t === 'advance') clock.advance(o.s);
+          else if (o.t === 'rearm' && !used.has(o.seq)) {
+            used.add(o.seq);
+            clock.rearmAs(o.seq, () => add(o.in));
+          }
+          const timers = clock.exportState().timers;
+          expect(timers.map((t) => t.label).sort()).toEqual([...live.keys()].sort());
+          for (let i = 1; i < timers.length; i++) expect(timers[i].seq).toBeGreaterThan(timers[i - 1].seq);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('refuses to move backwards', () => {

@@ -108,7 +108,28 @@ export class Zone {
   /** The creation number the zone's next timer gets: each clock numbers its own timers (D-147). */
   seq = 0;
   advances: KeptAdvance[] = [];
+  /**
+   * The live timers by creation number, in the order they were made: an export lists them without sorting the heap
+   * (a tenant with 20,000 pending expiries: about 30 ms of every snapshot, D-158). Trusted while they were made in
+   * increasing numbers (`inOrder`); else an export sorts.
+   */
+  readonly bySeq = new Map<number, Timer>();
+  private lastSeq = -Infinity;
+  inOrder = true;
   constructor(readonly tenantId: string | null) {}
+
+  /** A live timer made in this zone. */
+  track(t: Timer): void {
+    if (t.seq <= this.lastSeq || this.bySeq.has(t.seq)) this.inOrder = false;
+    this.lastSeq = t.seq;
+    this.bySeq.set(t.seq, t);
+  }
+
+  /** The zone's live timers in creation order. */
+  liveInOrder(): Timer[] {
+    if (this.inOrder) return [...this.bySeq.values()];
+    return this.heap.filter((t) => !t.cancelled).sort((a, b) => a.seq - b.seq);
+  }
 
   /** When the soonest live timer is due, on the sandbox clock's time (Infinity: none). */
   dueOnSandbox(): number {
@@ -444,6 +465,7 @@ export class Clock implements TimeSource {
     }
     const timer: Timer = { at, seq, fn, arg, cancelled: false, label, ref, zone };
     zone.push(timer);
+    zone.track(timer);
     zone.live++;
     this.live++;
     // sooner than whatever is armed: it is the soonest, so arm for it without looking at the others
@@ -454,6 +476,7 @@ export class Clock implements TimeSource {
 
   private kill(timer: Timer): void {
     timer.cancelled = true;
+    if (timer.zone.bySeq.get(timer.seq) === timer) timer.zone.bySeq.delete(timer.seq);
     timer.zone.live--;
     this.live--;
   }
@@ -516,10 +539,7 @@ export class Clock implements TimeSource {
 
   /** A zone's live timers in creation order. */
   private timersOf(zone: Zone): TimerData[] {
-    return zone.heap
-      .filter((t) => !t.cancelled)
-      .sort((a, b) => a.seq - b.seq)
-      .map((t) => ({ at: t.at, seq: t.seq, label: t.label, ref: t.ref ?? refOf(t.arg) }));
+    return zone.liveInOrder().map((t) => ({ at: t.at, seq: t.seq, label: t.label, ref: t.ref ?? refOf(t.arg) }));
   }
 
   /** Pending timers: all, or one tenant's. */
@@ -532,6 +552,7 @@ export class Clock implements TimeSource {
     for (const z of [this.root, ...this.zones.values()]) {
       for (const t of z.heap) t.cancelled = true;
       z.heap = [];
+      z.bySeq.clear();
       z.live = 0;
     }
     this.zones.clear();

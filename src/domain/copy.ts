@@ -17,3 +17,15 @@ export function copyData<T>(value: T): T {
   for (const key of Object.keys(value)) out[key] = copyData((value as Record<string, unknown>)[key]);
   return out as T;
 }
+
+/**
+ * Freezes plain data in place, deeply (arrays and plain objects; anything else is left as it is), and returns it:
+ * data frozen so may be shared instead of copied, and changing it throws (these modules are strict).
+ */
+export function freezeData<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
+  for (const v of Object.values(value)) freezeData(v as unknown);
+  return Object.freeze(value);
+}

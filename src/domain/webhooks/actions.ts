@@ -6,6 +6,7 @@
 // D-09, D-10, D-101, D-102, D-119.
 
 import { invalid, notFound } from '../../errors/errors.js';
+import { copyData, freezeData } from '../copy.js';
 import { attempt, bodyOf, signatureOf } from './attempt.js';
 import type { Delivery } from './delivery.js';
 import { tenantOf, viaListener, type EnqueueInput, type Outbox } from './outbox.js';
@@ -23,6 +24,8 @@ export function createDelivery(o: Outbox, input: EnqueueInput, test: boolean): D
   const d: Delivery = {
     id: ctx.ids.nextOf(input.tenantId, 'whd'),
     ...input,
+    // never changed once made: a frozen copy, which an export shares (D-158)
+    result: freezeData(copyData(input.result)),
     url: tenant?.webhookUrl ?? null,
     body: '',
     signature: '',

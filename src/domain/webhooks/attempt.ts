@@ -8,6 +8,7 @@
 // Requirements: SCR-HOOK-3, SCR-HOOK-6, SCR-HOOK-7, SCR-HOOK-8, POL-HOOK-2, POL-HOOK-4; decisions D-09, D-10,
 // D-100, D-101, D-102, D-119, D-137.
 
+import { freezeData } from '../copy.js';
 import type { AttemptStart, Delivery } from './delivery.js';
 import { DELIVERY_HEADER, tenantOf, TEST_HEADER, USER_AGENT, viaListener, type Outbox } from './outbox.js';
 import { attemptIdOf, LISTENER_URL } from './relay.js';
@@ -100,7 +101,8 @@ export function attempt(o: Outbox, d: Delivery, manual: boolean): void {
         o.timeoutMs,
       )
     : o.send(d.url, requestHeaders, d.body, o.timeoutMs, attemptIdOf(d.id, n));
-  d.flight = { start, key: relayed ? null : (sent.key ?? null) };
+  // what is in flight never changes: frozen, an export shares it (D-158)
+  d.flight = freezeData({ start, key: relayed ? null : (sent.key ?? null) });
   awaitAnswer(o, d, sent);
 }
 

@@ -4,6 +4,7 @@
 // schedule, of an earlier success or of an exhausted delivery.
 // Requirements: POL-HOOK-1, POL-HOOK-3; decisions D-09, D-100, D-120.
 
+import { freezeData } from '../copy.js';
 import type { Attempt, Delivery } from './delivery.js';
 import { RETRY_TIMER, type Outbox } from './outbox.js';
 
@@ -12,7 +13,8 @@ import { RETRY_TIMER, type Outbox } from './outbox.js';
  * chaos rule, not a missing URL), so it counts for the endpoint. `retry` makes the next automatic attempt.
  */
 export function recordAttempt(o: Outbox, d: Delivery, a: Attempt, sent: boolean, retry: () => void): void {
-  d.attempts.push(a);
+  // an attempt never changes once made: frozen, an export shares it (D-158)
+  d.attempts.push(freezeData(a));
   if (sent && a.url) o.stats.record(d.tenantId, a.url, a.statusCode, a.at);
   if (a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300) {
     const first = d.status !== 'delivered';
