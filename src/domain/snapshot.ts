@@ -175,10 +175,13 @@ export function exportTenant(core: Core, tenantId: string): unknown {
   return tenantPart(core, tenantId, null);
 }
 
-/** `exportTenant` of several tenants, sorting what is kept across tenants (rate windows, applications) once. */
-export function exportTenants(core: Core, tenantIds: readonly string[]): unknown[] {
+/**
+ * `exportTenant` of several tenants, sorting what is kept across tenants (rate windows, applications) once. `lazy`:
+ * what never changes once written is made when read, as in a snapshot's export (`exportState`).
+ */
+export function exportTenants(core: Core, tenantIds: readonly string[], lazy = false): unknown[] {
   const groups = tenantIds.length > 1 ? byTenant(core) : null;
-  return tenantIds.map((id) => tenantPart(core, id, groups));
+  return tenantIds.map((id) => tenantPart(core, id, groups, lazy));
 }
 
 function tenantPart(core: Core, tenantId: string, groups: ByTenant | null, lazy = false): TenantSnapshot {

@@ -224,7 +224,8 @@ export function shareApps(
     busy: (tenantId) => tenantBusy(core, tenantId),
     nextDue: (tenantId) => core.clock.nextDueOf(tenantId),
     sandboxOffset: () => core.clock.sandboxOffsetMs(),
-    exportTenants: (tenantIds) => exportTenants(core, tenantIds),
+    // lazy: a tenant dropped from memory is written as a snapshot's part is, its JSON made in slices (D-159)
+    exportTenants: (tenantIds) => exportTenants(core, tenantIds, true),
     importTenant: (tenantId, data) => importTenant(core, tenantId, data),
     forgetTenants: (tenantIds) => forgetTenants(core, tenantIds),
   });

@@ -24,6 +24,7 @@ import type { Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
 import { newestStoredState, zip } from './snapshots.js';
 import { describeWriter, type Writer } from './versions.js';
+import { slicedJson } from './slicedJson.js';
 
 const unzip = promisify(gunzip);
 
@@ -38,7 +39,10 @@ export interface ResidentPort {
   nextDue(tenantId: string): number;
   /** How far the sandbox clock is ahead of real time, in ms. */
   sandboxOffset(): number;
-  /** Copies of the tenants' slices, JSON-safe, in the order given. */
+  /**
+   * Copies of the tenants' slices, JSON-safe, in the order given; what never changes once written may be lists made
+   * when read (as a snapshot's, D-151), so their JSON is made in slices (`slicedJson`).
+   */
   exportTenants(tenantIds: readonly string[]): unknown[];
   /** Puts a tenant's slice back (it is not in memory). */
   importTenant(tenantId: string, data: unknown): void;
@@ -209,8 +213,9 @@ export class Residency {
       const slices = port.exportTenants(page);
       const rows = await Promise.all(
         page.map(async (id, k) => {
-          const text = JSON.stringify(slices[k]);
-          return { id, data: await zip(text), raw: Buffer.byteLength(text) };
+          // in slices between which calls are read (a tenant with a long history is megabytes of JSON, D-159)
+          const json = await slicedJson(slices[k]);
+          return { id, data: await zip(json), raw: json.byteLength };
         }),
       );
       const values: unknown[] = [];
