@@ -120,7 +120,8 @@ export class Zone {
 
   /** A live timer made in this zone. */
   track(t: Timer): void {
-    if (t.seq <= this.lastSeq || this.bySeq.has(t.seq)) this.inOrder = false;
+    // a number not above the last one made is the only way a duplicate or a lower number can come
+    if (t.seq <= this.lastSeq) this.inOrder = false;
     this.lastSeq = t.seq;
     this.bySeq.set(t.seq, t);
   }
@@ -476,7 +477,7 @@ export class Clock implements TimeSource {
 
   private kill(timer: Timer): void {
     timer.cancelled = true;
-    if (timer.zone.bySeq.get(timer.seq) === timer) timer.zone.bySeq.delete(timer.seq);
+    timer.zone.bySeq.delete(timer.seq);
     timer.zone.live--;
     this.live--;
   }

@@ -18,13 +18,13 @@ import type { SubmitOutcome } from './submit.js';
 import type { ScreeningRequest, Submission } from './types.js';
 import type { ScreeningUsage } from './usage.js';
 
-/** A tenant's screening state in a snapshot: its ledger rows and its requests (D-137). */
 /** A request as a tenant's export holds it: its job spec and score text as indexes into the export's texts. */
 export type ExportedRequest = Omit<StoredRequestState, 'jobSpec' | 'scoreText'> & {
   jobSpec: number;
   scoreText: number | null;
 };
 
+/** A tenant's screening state in a snapshot: its ledger rows and its requests (D-137). */
 export interface ScreeningTenantState {
   /** As a snapshot exports them, a list made when read (D-151); as one is read back, an array. */
   rows: LedgerRowState[] | LazyList<LedgerRowState>;
