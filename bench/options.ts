@@ -38,7 +38,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--only ${SECTION_IDS.jo
   --memory-tenants N      tenants with history in the memory database (default 10000; 500 with --quick)
   --memory-calls N        recorded calls of each of them (default 20; 5 with --quick)
   --tenants-parts LIST    which parts run, comma-separated: load (capacity, burst and submit), memory,
-                          restart (default all three)`;
+                          restart, drop (a dropped tenant with a long history loaded; default all four)`;
 
 export function defaultOptions(quick = false): BenchOptions {
   return quick
@@ -61,7 +61,7 @@ export function defaultOptions(quick = false): BenchOptions {
         restartStarts: 2,
         memoryTenants: 500,
         memoryCalls: 5,
-        tenantsParts: ['load', 'memory', 'restart'],
+        tenantsParts: ['load', 'memory', 'restart', 'drop'],
       }
     : {
         // 19 load figures, each the median of 3 interleaved runs: 5 s runs keep the whole bench near 10 minutes
@@ -83,7 +83,7 @@ export function defaultOptions(quick = false): BenchOptions {
         restartStarts: 3,
         memoryTenants: 10_000,
         memoryCalls: 20,
-        tenantsParts: ['load', 'memory', 'restart'],
+        tenantsParts: ['load', 'memory', 'restart', 'drop'],
       };
 }
 
@@ -142,7 +142,7 @@ export function parseOptions(argv: string[]): Readonly<BenchOptions> {
           .split(',')
           .map((s) => s.trim())
           .filter(Boolean);
-        const known = ['load', 'memory', 'restart'] as const;
+        const known = ['load', 'memory', 'restart', 'drop'] as const;
         const unknown = parts.filter((p) => !(known as readonly string[]).includes(p));
         if (!parts.length || unknown.length)
           throw new Error(

@@ -140,10 +140,98 @@ describe.skipIf(why !== null)('tenants loaded on demand on a shared sandbox', ()
       expect(
         (await client(lean.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'free' })).status,
       ).toBe(201);
-    expect(lean.core.tenants.has(t.tenantId)).toBe(false);
+    // dropped between two batches once its stored state is written (in the background, D-160)
+    await waitFor(async () => (lean.core.tenants.has(t.tenantId) ? undefined : true), 'the tenant dropped', 10_000);
     await waitFor(async () => ((await review()).decision ? true : undefined), 'the automatic review', 10_000);
     expect(await sliceOf(lean, t.tenantId)).toEqual(await sliceOf(full, t.tenantId));
   }, 60_000);
+
+  it("reads a dropped tenant's stored state while another tenant's calls are answered, and holds it as it was", async () => {
+    const admin = client(full.listenUrl, ADMIN_TOKEN);
+    const big = (await admin('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
+      tenantId: string;
+      apiKey: string;
+    };
+    ids.add(big.tenantId);
+    expect((await admin('PATCH', `/sandbox/v1/tenants/${big.tenantId}`, { screeningCredits: 5_000 })).status).toBe(200);
+    // a long history (megabytes of stored state): reading it takes a while
+    const submit = client(full.listenUrl, big.apiKey);
+    const summary = 'Backend engineer: TypeScript, PostgreSQL, AWS. '.repeat(200);
+    for (let i = 0; i < 1_500; i += 50)
+      for (const res of await Promise.all(
+        Array.from({ length: 50 }, () =>
+          submit('POST', `${SCREENING}/screen`, {
+            ...submitBody(),
+            candidate: { kind: 'structured', fullName: 'Sari Wulandari', summary, skills: ['TypeScript'] },
+          }),
+        ),
+      ))
+        expect(res.status, res.text).toBe(201);
+    // the other instance applied those steps, and drops the tenant for two tenants made after it: the second of
+    // them is the tenant it holds
+    type Made = { tenantId: string; apiKey: string };
+    let other: Made | undefined;
+    /** Two tenants made on the instance that drops: the first tenant is dropped, the second is the one it holds. */
+    const dropBig = async () => {
+      for (let i = 0; i < 2; i++)
+        other = (await client(lean.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'free' }))
+          .json as Made;
+      ids.add(other!.tenantId);
+      // dropped between two batches once its stored state is written (in the background, D-160)
+      await waitFor(async () => (lean.core.tenants.has(big.tenantId) ? undefined : true), 'the tenant dropped', 10_000);
+    };
+    await dropBig();
+    expect(lean.core.tenants.has(other!.tenantId)).toBe(true);
+    const before = await residency(lean);
+    const answered: string[] = [];
+    const usage = (key: string, who: string) =>
+      client(lean.listenUrl, key)('GET', `${SCREENING}/usage`).then((res) => {
+        answered.push(who);
+        return res;
+      });
+    const first = usage(big.apiKey, 'dropped tenant');
+    // its call arrives first; the call of the tenant in memory does not wait for its state to be read
+    await new Promise((r) => setTimeout(r, 5));
+    const second = usage(other!.apiKey, 'tenant in memory');
+    const [a, b] = await Promise.all([first, second]);
+    expect([a.status, b.status], `${a.text} ${b.text}`).toEqual([200, 200]);
+    expect(answered).toEqual(['tenant in memory', 'dropped tenant']);
+    const after = await residency(lean);
+    expect(after.loaded).toBe(before.loaded + 1);
+    expect(after.loadedAhead).toBe(before.loadedAhead + 1);
+    expect(await sliceOf(lean, big.tenantId)).toEqual(await sliceOf(full, big.tenantId));
+
+    // dropped again; while its state is read, a step of it made on the other instance is applied here (by a
+    // call of the tenant in memory), which loads it and drops it again: the state read before it is not used
+    await dropBig();
+    const read = usage(big.apiKey, 'dropped tenant');
+    await new Promise((r) => setTimeout(r, 2));
+    const made = await submit('POST', `${SCREENING}/screen`, submitBody());
+    expect(made.status, made.text).toBe(201);
+    expect((await usage(other!.apiKey, 'tenant in memory')).status).toBe(200);
+    expect((await read).status).toBe(200);
+    expect(await sliceOf(lean, big.tenantId)).toEqual(await sliceOf(full, big.tenantId));
+
+    // in memory again, then the tenant used least recently: its stored state is written in the background; a
+    // step of it made meanwhile keeps it in memory (the state written lacks that step)
+    expect((await usage(big.apiKey, 'dropped tenant')).status).toBe(200);
+    const otherDropped = async () => (lean.core.tenants.has(other!.tenantId) ? undefined : true);
+    await waitFor(otherDropped, 'the tenant used least recently dropped', 10_000);
+    expect(lean.core.tenants.has(big.tenantId)).toBe(true);
+    const evictions = (await residency(lean)).evicted;
+    expect((await usage(other!.apiKey, 'tenant in memory')).status).toBe(200);
+    const during = await client(lean.listenUrl, big.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+    expect(during.status, during.text).toBe(201);
+    // each read of the report is a turn of the queue, after which idle tenants are dropped
+    await waitFor(
+      async () => (await residency(lean)) && (await otherDropped()),
+      'the tenant used least recently dropped',
+      10_000,
+    );
+    expect(lean.core.tenants.has(big.tenantId)).toBe(true);
+    expect((await residency(lean)).evicted).toBe(evictions + 1);
+    expect(await sliceOf(lean, big.tenantId)).toEqual(await sliceOf(full, big.tenantId));
+  }, 120_000);
 
   it('a start holds only the tenants with work under way and loads the others on first use, as they were', async () => {
     expect(ids.size).toBeGreaterThan(2);

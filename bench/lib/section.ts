@@ -34,8 +34,8 @@ export interface BenchOptions {
   /** `tenants`: tenants with history in the memory database (issue 24: 10,000), and the calls of each. */
   memoryTenants: number;
   memoryCalls: number;
-  /** `tenants`: which of its parts run (all three by default; fewer while developing). */
-  tenantsParts: ('load' | 'memory' | 'restart')[];
+  /** `tenants`: which of its parts run (all four by default; fewer while developing). */
+  tenantsParts: ('load' | 'memory' | 'restart' | 'drop')[];
 }
 
 export interface SectionContext {

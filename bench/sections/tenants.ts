@@ -11,7 +11,9 @@
 //   sandbox on the same database (driven at once, half the connections each);
 // - burst: a second tenant's steady stream of calls (its own process, open loop), alone and during a
 //   first tenant's burst at full rate; p50 and p99 compared;
-// - submit vs Prism: submit on PostgreSQL (one instance, one tenant) beside Prism's mock.
+// - submit vs Prism: submit on PostgreSQL (one instance, one tenant) beside Prism's mock;
+// - drop: on an instance that keeps one idle tenant, a tenant with a long history dropped from memory and loaded
+//   by its next call, while a second tenant's steady stream of calls runs: that stream's longest wait (D-160).
 
 import pg from 'pg';
 import { startTestDatabase, type TestDatabase } from '../../test/support/postgres.js';
@@ -49,6 +51,7 @@ import type { ProbeArgs, ProbeResult } from '../workers/probe.js';
 const MB = 1024 * 1024;
 const SEARCH = '/api/v1/jobs?q=engineer';
 const SUBMIT = '/api/screening/v1/screen';
+const USAGE = '/api/screening/v1/usage';
 /** A clean shutdown may write state (snapshots) before it exits: it gets this long before SIGKILL. */
 const SHUTDOWN_GRACE_MS = 120_000;
 /** A start on a large database may replay a long history. */
@@ -656,6 +659,89 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
   await ctx.group.stop(first.child, SHUTDOWN_GRACE_MS);
 }
 
+/**
+ * An instance that keeps one idle tenant (`--resident-tenants 1`); a tenant with a long history (screenings with
+ * long summaries: tens of megabytes of stored state) is dropped for two tenants made after it. A second tenant's
+ * keyed searches run at 100/s (open loop, its own process) while the dropped tenant's next call loads it: how long
+ * that call takes, and the longest the second tenant's calls waited meanwhile beside their median.
+ */
+async function dropAndLoad(ctx: SectionContext, pgc: TestDatabase, out: Output): Promise<void> {
+  const url = await pgc.another();
+  const sb = await startSandboxChild(ctx.group, {
+    name: 'sandbox (drop and load)',
+    args: ['--store', url, '--resident-tenants', '1'],
+  });
+  const big = await createBenchTenant(sb, { name: 'long history' });
+  const screenings = ctx.opts.quick ? 500 : 3_000;
+  const summary = 'Backend engineer: TypeScript, PostgreSQL, AWS. '.repeat(200);
+  ctx.log(`  drop and load: ${screenings} screenings of one tenant`);
+  for (let i = 0; i < screenings; i += 50)
+    for (const res of await Promise.all(
+      Array.from({ length: 50 }, (_, k) =>
+        request('POST', sb.baseUrl + SUBMIT, {
+          token: big.apiKey,
+          body: {
+            idempotencyKey: `drop-${i + k}`,
+            candidate: { kind: 'structured', fullName: 'Sari Wulandari', summary, skills: ['TypeScript'] },
+            jobSpec: { title: 'Senior Backend Engineer', mustHaves: ['TypeScript'] },
+          },
+        }),
+      ),
+    ))
+      expectStatus(res, 201, 'submit');
+  await createBenchTenant(sb, { name: 'idle' });
+  const prober = await createBenchTenant(sb, { name: 'probe' });
+  // every read of the report is a turn of the queue, after which idle tenants are dropped
+  await waitFor(
+    'the tenant with a long history to be dropped',
+    async () => {
+      const report = expectStatus(await sb.admin('GET', '/sandbox/v1/store'), 200, 'store report').json as {
+        instance: { residency: { resident: number } };
+      };
+      return report.instance.residency.resident <= 1 ? true : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 200, child: sb.child },
+  );
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  const stored = await db
+    .query<{ raw: string }>(`SELECT max(raw_bytes) AS raw FROM sandbox_tenant_states`)
+    .finally(() => db.end());
+  const storedMb = Number(stored.rows[0].raw) / 1048576;
+  const probeS = 6;
+  const probe = runWorker<ProbeResult>(
+    ctx.group,
+    'probe (tenant in memory)',
+    'probe.ts',
+    { url: sb.baseUrl + SEARCH, apiKey: prober.apiKey, ratePerS: 100, durationS: probeS } satisfies ProbeArgs,
+    { timeoutMs: (probeS + 60) * 1000 },
+  );
+  // awaited below; a failure before then must not end the process
+  probe.catch(() => undefined);
+  // past the probe worker's start-up
+  await new Promise((r) => setTimeout(r, 3000));
+  const t0 = performance.now();
+  const first = await request('GET', sb.baseUrl + USAGE, { token: big.apiKey, timeoutMs: 60_000 });
+  const firstMs = performance.now() - t0;
+  expectStatus(first, 200, "the dropped tenant's first call");
+  const result = await probe;
+  const lat = [...result.latenciesMs].sort((a, b) => a - b);
+  const p50 = lat[Math.floor(lat.length / 2)] ?? NaN;
+  const longest = lat.at(-1) ?? NaN;
+  out.figures.push(
+    figure(
+      'tenants.drop.longestWait',
+      "A dropped tenant's first call: another tenant's longest wait meanwhile",
+      longest,
+      'ms',
+      undefined,
+      `its median ${fmt(p50, 1)} ms over ${lat.length} calls${result.failures.length ? `, ${result.failures.length} failed` : ''}; the first call took ${fmt(firstMs, 0)} ms for ${fmt(storedMb, 1)} MB of stored state`,
+    ),
+  );
+  out.data.drop = { screenings, storedMb, firstMs, p50, longest, calls: lat.length, failures: result.failures };
+  await ctx.group.stop(sb.child, SHUTDOWN_GRACE_MS);
+}
+
 export const tenantsSection: Section = {
   id: 'tenants',
   title: 'A shared sandbox with many tenants (PostgreSQL, issue 24)',
@@ -670,6 +756,7 @@ export const tenantsSection: Section = {
         ['load', 'capacity, burst and submit', shared],
         ['memory', 'memory', memory],
         ['restart', 'restart', restart],
+        ['drop', 'drop and load', dropAndLoad],
       ] as const) {
         if (!ctx.opts.tenantsParts.includes(id)) continue;
         const t0 = performance.now();

@@ -122,6 +122,8 @@ export interface StoreReport {
       bound: number | null;
       resident: number;
       loaded: number;
+      /** Of those, the tenants whose stored state was read ahead of their calls, while other tenants' calls ran (D-160). */
+      loadedAhead: number;
       loadMs: number;
       evicted: number;
       evictMs: number;

@@ -34,7 +34,7 @@ import type { Db } from '../store/postgres/pool.js';
 import { directorySql, TenantDirectory, type DirectoryChange, type DirectorySource } from './directory.js';
 import { partitionOf, readsEveryTenant, type Partition, type RoutedCall } from './route.js';
 import { tenantBase, tenantStepsSql } from './loader.js';
-import { Residency, type ResidencyActivity, type ResidentPort } from './residency.js';
+import { Residency, type ReadState, type ResidencyActivity, type ResidentPort } from './residency.js';
 import {
   connectionOf,
   partitionText,
@@ -108,10 +108,20 @@ interface Item {
   step: Step | null;
   /** Whose turn it takes in a batch (fairBatch): the partition its call is routed to, as known when it arrived. */
   turn: string;
+  /** The tenant of a call or read routed to one, as known when it arrived (its state is read first when not in memory). */
+  tenant?: string;
   body: Buffer | null;
   run(): Promise<unknown>;
   resolve(v: unknown): void;
   reject(e: unknown): void;
+}
+
+/** A tenant's stored state being read outside the queue, and the calls and reads that wait for it. */
+interface Prefetch {
+  items: Item[];
+  /** The tenant's `Residency.moves` when the read began. */
+  moves: number;
+  states: ReadState[] | null;
 }
 
 /** A step as the log holds it: its JSON text (not jsonb: nothing queries inside it, and text costs the database nothing to store). */
@@ -253,6 +263,14 @@ export class Replica {
   /** The real-time timer of the soonest timer of a tenant not in memory, and when it is armed for. */
   private dueTimer: NodeJS.Timeout | null = null;
   private dueArmedAt = Infinity;
+  /** Tenants whose stored state is being read outside the queue, with the calls waiting for it (park). */
+  private readonly prefetching = new Map<string, Prefetch>();
+  /** Tenants whose read is done, to be put in memory between batches. */
+  private prefetched: string[] = [];
+  /** The drop of idle tenants whose stored states are being written, if any (evictInBackground). */
+  private evicting: Promise<void> | null = null;
+  /** Tenants whose stored state is written, to be dropped between batches. */
+  private written: string[] = [];
 
   constructor(
     readonly db: Db,
@@ -337,16 +355,20 @@ export class Replica {
    * tenants whose timers fired; the tenants a `create` step made. A `global` step changes no tenant (D-143).
    */
   private noteChanges(step: Step, partition: string, seq: number): void {
+    const changedBy = (tenantId: string | null) => {
+      this.snapshots.changedBy(tenantId, seq);
+      // a tenant being dropped in the background stays when a step changed it (D-160)
+      this.residency.changed(tenantId);
+    };
     const tenantId = tenantOfPartition(partition);
-    if (tenantId !== null) this.snapshots.changedBy(tenantId, seq);
+    if (tenantId !== null) changedBy(tenantId);
     else if (partition === 'all' && step.t !== 'timers') {
-      this.snapshots.changedBy(null, seq);
+      changedBy(null);
       // a step of every tenant may have removed some (a reset): their use no longer counts
       this.residency.forgetGone(this.exists);
     }
-    if (step.t === 'call' && step.dir)
-      for (const [kind, name] of step.dir) if (kind === 'tenant') this.snapshots.changedBy(name, seq);
-    for (const t of this.fired.splice(0)) this.snapshots.changedBy(t, seq);
+    if (step.t === 'call' && step.dir) for (const [kind, name] of step.dir) if (kind === 'tenant') changedBy(name);
+    for (const t of this.fired.splice(0)) changedBy(t);
   }
 
   /**
@@ -558,10 +580,41 @@ export class Replica {
     }
   }
 
-  /** Drops the tenants used least recently beyond the bound (between steps). */
+  /**
+   * Drops the tenants used least recently beyond the bound, at once (a start, a catch-up between its pages): after
+   * the drop under way in the background, if any.
+   */
   private async evictIdle(): Promise<void> {
     if (!this.residency.drops) return;
+    while (this.evicting) await this.evicting;
+    this.dropWritten();
     await this.residency.evict(this.applied, this.keptTenants());
+    this.armDue();
+  }
+
+  /**
+   * Between batches: starts dropping the tenants used least recently beyond the bound, their stored states written
+   * while the next batches run (D-160: a tenant with a long history took most of a second, during which no call of
+   * any tenant ran); they are dropped between two later batches (dropWritten), unless a step changed them.
+   */
+  private evictInBackground(): void {
+    if (!this.residency.drops || this.evicting) return;
+    this.evicting = this.residency
+      .write(this.applied, this.keptTenants())
+      .then((ids) => {
+        this.written.push(...ids);
+        if (!this.running) this.dropWritten();
+      })
+      .catch((err: unknown) => void this.stop(err, []))
+      .finally(() => {
+        this.evicting = null;
+      });
+  }
+
+  /** Between batches: drops the tenants whose stored state the background drop wrote (evictInBackground). */
+  private dropWritten(): void {
+    if (!this.written.length) return;
+    this.residency.drop(this.written.splice(0), this.keptTenants());
     this.armDue();
   }
 
@@ -686,6 +739,10 @@ export class Replica {
     // the answers of this instance's webhook attempts are not waited for: the snapshot keeps them pending,
     // and another instance (or the next start) records each as lost once its time is past (D-138)
     this.closed = true;
+    // the calls waiting for a tenant's state read outside the queue join it first (none waits from now on), and a
+    // drop under way ends
+    while (this.prefetching.size) await new Promise((r) => setTimeout(r, 5));
+    while (this.evicting) await this.evicting;
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.dueTimer) clearTimeout(this.dueTimer);
     // a clean stop leaves a snapshot of every step committed so far (a read applies them first), so the
@@ -753,8 +810,9 @@ export class Replica {
           return fn();
         };
     const turn = routed ? partitionText(routed.partition) : 'all';
+    const tenant = routed?.partition.kind === 'tenant' ? routed.partition.tenantId : undefined;
     return new Promise<T>((resolve, reject) =>
-      this.push({ step: null, turn, body: null, run, resolve: resolve, reject }),
+      this.push({ step: null, turn, tenant, body: null, run, resolve: resolve, reject }),
     );
   }
 
@@ -776,26 +834,91 @@ export class Replica {
   private enqueue(step: Step, body: Buffer | null, routed: Routed | null = null): Promise<unknown> {
     // a tenant's timers step takes that tenant's turn in a batch, not one shared by every tenant's timers
     const turn = routed ? partitionText(routed.partition) : step.t === 'timers' && step.zone ? step.zone : 'all';
+    const tenant = routed?.partition.kind === 'tenant' ? routed.partition.tenantId : undefined;
     return new Promise((resolve, reject) => {
-      this.push({ step, turn, body, run: () => this.runLive(step, body, routed), resolve, reject });
+      this.push({ step, turn, tenant, body, run: () => this.runLive(step, body, routed), resolve, reject });
     });
   }
 
   private push(item: Item): void {
     if (this.scratch) return item.reject(new Error('a scratch core records no step'));
     if (this.fatal) return item.reject(this.fatal);
+    if (this.park(item)) return;
     this.queue.push(item);
     if (!this.running) void this.loop();
+  }
+
+  /**
+   * A call or read of a tenant that is not in memory waits outside the queue while the tenant's stored state is
+   * read and parsed (D-160): the other tenants' calls run meanwhile, instead of waiting in a batch for a load
+   * that takes a second for a tenant with a long history. Its calls join the queue when the state is in memory.
+   */
+  private park(item: Item): boolean {
+    const tenantId = item.tenant;
+    if (!tenantId || !this.residency.on || this.closed) return false;
+    const waiting = this.prefetching.get(tenantId);
+    if (waiting) {
+      waiting.items.push(item);
+      return true;
+    }
+    if (!this.directory.hasTenant(tenantId) || !this.residency.missing([tenantId]).length) return false;
+    const entry: Prefetch = { items: [item], moves: this.residency.moves(tenantId), states: null };
+    this.prefetching.set(tenantId, entry);
+    const began = performance.now();
+    this.residency
+      .read([tenantId], this.applied)
+      .then((states) => {
+        entry.states = states;
+        this.residency.countLoad(performance.now() - began);
+      })
+      // the load in the batch tries again, and fails the call as it would have without the prefetch
+      .catch(() => {})
+      .finally(() => {
+        this.prefetched.push(tenantId);
+        if (!this.running) {
+          this.adoptPrefetched();
+          if (this.queue.length) void this.loop();
+        }
+      });
+    return true;
+  }
+
+  /**
+   * Between batches: the tenants read by a prefetch are put in memory, unless they were loaded or dropped since (a
+   * step of theirs came in the meantime) or a step removed them; their waiting calls join the queue either way.
+   */
+  private adoptPrefetched(): void {
+    for (const tenantId of this.prefetched.splice(0)) {
+      const entry = this.prefetching.get(tenantId)!;
+      this.prefetching.delete(tenantId);
+      if (this.fatal) {
+        for (const item of entry.items) item.reject(this.fatal);
+        continue;
+      }
+      if (
+        entry.states?.length &&
+        entry.moves === this.residency.moves(tenantId) &&
+        this.directory.hasTenant(tenantId) &&
+        this.residency.missing([tenantId]).length
+      ) {
+        this.residency.adopt(entry.states, (fn) => this.importing(fn), true);
+        this.armDue();
+      }
+      this.queue.push(...entry.items);
+    }
   }
 
   private async loop(): Promise<void> {
     this.running = true;
     try {
-      while (this.queue.length && !this.fatal) {
+      for (;;) {
+        this.dropWritten();
+        this.adoptPrefetched();
+        if (!this.queue.length || this.fatal) break;
         const batch = fairBatch(this.queue);
         await this.runBatch(batch);
         if (this.fatal) break;
-        await this.evictIdle().catch((err: unknown) => this.stop(err, []));
+        this.evictInBackground();
         if (performance.now() - this.reportedAt >= REPORT_EVERY_MS) this.reportApplied();
         // between batches no step runs: the state is exactly the log up to `applied`
         this.snapshots.between(this.applied, () => this.counters());

@@ -24,7 +24,7 @@ import type { Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
 import { newestStoredState, zip } from './snapshots.js';
 import { describeWriter, type Writer } from './versions.js';
-import { slicedJson } from './slicedJson.js';
+import { JSON_SLICE_MS, slicedJson, slicedParse } from './slicedJson.js';
 
 const unzip = promisify(gunzip);
 
@@ -50,6 +50,14 @@ export interface ResidentPort {
 }
 
 /** What this instance did with tenants, for the operator (GET /sandbox/v1/store's `instance.residency`). */
+/** A tenant's stored state read and parsed, not yet in memory (`Residency.read`). */
+export interface ReadState {
+  tenantId: string;
+  data: unknown;
+  /** The step it was stored at. */
+  seq: number;
+}
+
 export type ResidencyActivity = NonNullable<NonNullable<StoreReport['instance']>['residency']>;
 
 /** Tenants loaded per round trip (a step of every tenant loads them all). */
@@ -84,7 +92,11 @@ export class Residency {
   private uses = 0;
   /** For each tenant not in memory that has timers: when its soonest one is due, on the sandbox clock. */
   private due = new Map<string, number>();
-  private readonly counts = { loaded: 0, loadMs: 0, evicted: 0, evictMs: 0 };
+  private readonly counts = { loaded: 0, loadedAhead: 0, loadMs: 0, evicted: 0, evictMs: 0 };
+  /** The tenants `write` is writing, and whether a step changed each since its copy (`changed`). */
+  private readonly leaving = new Map<string, boolean>();
+  /** For each tenant: how many times it was loaded or dropped (`moves`). */
+  private readonly moveCounts = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -151,40 +163,72 @@ export class Residency {
    * is the log head's): those are passed over.
    */
   async load(ids: readonly string[], upTo: number, around: (fn: () => void) => void, every = false): Promise<void> {
-    const port = this.port!;
     const t0 = performance.now();
-    for (let i = 0; i < ids.length; i += LOAD_PAGE) {
-      const page = ids.slice(i, i + LOAD_PAGE);
-      const { rows } = await this.db.query<{
-        tenant_id: string;
-        seq: number;
-        data: Buffer;
-        snapshot_format: number;
-        code_version: string;
-      }>(NEWEST_SQL, [page, upTo]);
-      if (rows.length !== page.length && !every) {
-        const found = new Set(rows.map((r) => r.tenant_id));
-        const lost = page.filter((id) => !found.has(id));
-        throw new Error(
-          `tenant ${lost.join(', ')} is in the directory but has no stored state at or before step ${upTo}`,
-        );
-      }
-      const parsed: [string, unknown, number][] = [];
-      for (const r of rows) {
-        if (!READABLE_SNAPSHOT_FORMATS.includes(r.snapshot_format)) throw refuseTenantState(r, this.writer);
-        parsed.push([r.tenant_id, JSON.parse((await unzip(r.data)).toString('utf8')) as unknown, Number(r.seq)]);
-      }
-      around(() => {
-        for (const [tenantId, data, seq] of parsed) {
-          port.importTenant(tenantId, data);
-          this.due.delete(tenantId);
-          this.touch(tenantId);
-          this.stored(tenantId, seq);
-        }
-      });
-      this.counts.loaded += parsed.length;
-    }
+    for (let i = 0; i < ids.length; i += LOAD_PAGE)
+      this.adopt(await this.read(ids.slice(i, i + LOAD_PAGE), upTo, every), around);
     this.counts.loadMs += performance.now() - t0;
+  }
+
+  /**
+   * The newest stored states of the tenants `ids` at or before step `upTo`, read and parsed (in slices between
+   * which calls run, D-160), not yet in memory: `adopt` puts them there. Read outside any step (a prefetch), such
+   * a state is still the tenant's exact one when `adopt` runs if the tenant was neither loaded nor dropped since
+   * (`moved` unchanged): every step of a tenant runs with the tenant in memory.
+   */
+  async read(ids: readonly string[], upTo: number, every = false): Promise<ReadState[]> {
+    const { rows } = await this.db.query<{
+      tenant_id: string;
+      seq: number;
+      data: Buffer;
+      snapshot_format: number;
+      code_version: string;
+    }>(NEWEST_SQL, [ids, upTo]);
+    if (rows.length !== ids.length && !every) {
+      const found = new Set(rows.map((r) => r.tenant_id));
+      const lost = ids.filter((id) => !found.has(id));
+      throw new Error(
+        `tenant ${lost.join(', ')} is in the directory but has no stored state at or before step ${upTo}`,
+      );
+    }
+    const out: ReadState[] = [];
+    for (const r of rows) {
+      if (!READABLE_SNAPSHOT_FORMATS.includes(r.snapshot_format)) throw refuseTenantState(r, this.writer);
+      out.push({ tenantId: r.tenant_id, data: await slicedParse(await unzip(r.data)), seq: Number(r.seq) });
+    }
+    return out;
+  }
+
+  /**
+   * Puts tenants' states read by `read` in memory (between steps); `around` runs the imports. `ahead`: read
+   * before their calls took a turn (a prefetch).
+   */
+  adopt(states: readonly ReadState[], around: (fn: () => void) => void, ahead = false): void {
+    const port = this.port!;
+    around(() => {
+      for (const { tenantId, data, seq } of states) {
+        port.importTenant(tenantId, data);
+        this.due.delete(tenantId);
+        this.touch(tenantId);
+        this.stored(tenantId, seq);
+        this.moved(tenantId);
+      }
+    });
+    this.counts.loaded += states.length;
+    if (ahead) this.counts.loadedAhead += states.length;
+  }
+
+  /** How many times the tenant was loaded or dropped here: a state read before is stale once this changed. */
+  moves(tenantId: string): number {
+    return this.moveCounts.get(tenantId) ?? 0;
+  }
+
+  private moved(tenantId: string): void {
+    this.moveCounts.set(tenantId, this.moves(tenantId) + 1);
+  }
+
+  /** Time spent reading a tenant's state outside any step (a prefetch), counted with the loads. */
+  countLoad(ms: number): void {
+    this.counts.loadMs += ms;
   }
 
   /**
@@ -193,14 +237,24 @@ export class Residency {
    * in `keep`. The rows are committed before the tenants are dropped.
    */
   async evict(at: number, keep: ReadonlySet<string>): Promise<void> {
+    this.drop(await this.write(at, keep), keep);
+  }
+
+  /**
+   * The first half of `evict`, which may run while steps run (D-160): the tenants to drop are chosen and copied
+   * now, between steps, as of step `at`; their stored states are written in the background. `drop` then drops
+   * them, between steps, unless a step changed one of them meanwhile (`changed`): that one stays in memory, and
+   * the state written is still its exact state as of `at`.
+   */
+  async write(at: number, keep: ReadonlySet<string>): Promise<string[]> {
     const port = this.port;
-    if (!port || !this.drops) return;
+    if (!port || !this.drops) return [];
     const ids = port.residentIds();
     const slack = Math.floor(this.bound / 16);
-    if (ids.length <= this.bound + slack) return;
+    if (ids.length <= this.bound + slack) return [];
     const t0 = performance.now();
     const order = ids
-      .filter((id) => !keep.has(id))
+      .filter((id) => !keep.has(id) && !this.leaving.has(id))
       .map((id) => [id, this.used.get(id) ?? 0] as const)
       .sort((a, b) => a[1] - b[1]);
     const going: string[] = [];
@@ -208,13 +262,18 @@ export class Residency {
       if (ids.length - going.length <= this.bound) break;
       if (!port.busy(id)) going.push(id);
     }
+    for (const id of going) this.leaving.set(id, false);
+    // every copy now, between steps (a copy is cheap: it shares what did not change, D-157)
+    const copies = port.exportTenants(going);
     for (let i = 0; i < going.length; i += EVICT_PER_INSERT) {
       const page = going.slice(i, i + EVICT_PER_INSERT);
-      const slices = port.exportTenants(page);
       const rows = await Promise.all(
         page.map(async (id, k) => {
-          // in slices between which calls are read (a tenant with a long history is megabytes of JSON, D-159)
-          const json = await slicedJson(slices[k]);
+          const copy = copies[i + k];
+          copies[i + k] = null;
+          // in slices between which calls are read (a tenant with a long history is megabytes of JSON, D-159),
+          // with its leaves on lines of their own, so that a load reads it in slices too (D-160)
+          const json = await slicedJson(copy, JSON_SLICE_MS, true);
           return { id, data: await zip(json), raw: json.byteLength };
         }),
       );
@@ -229,16 +288,42 @@ export class Residency {
          VALUES ${tuples.join(', ')} ON CONFLICT (tenant_id, seq) DO NOTHING`,
         values,
       );
-      for (const id of page) {
-        this.stored(id, null);
-        const due = port.nextDue(id);
-        if (Number.isFinite(due)) this.due.set(id, due);
-        this.used.delete(id);
-      }
-      port.forgetTenants(page);
-      this.counts.evicted += page.length;
     }
     this.counts.evictMs += performance.now() - t0;
+    return going;
+  }
+
+  /**
+   * The second half of `evict`, between steps: drops the tenants `write` wrote, except those a step changed since
+   * their copy, those that became busy or are now in `keep`, and those no longer in memory.
+   */
+  drop(ids: readonly string[], keep: ReadonlySet<string>): void {
+    const port = this.port;
+    if (!port || !ids.length) return;
+    const gone: string[] = [];
+    for (const id of ids) {
+      const changed = this.leaving.get(id) !== false;
+      this.leaving.delete(id);
+      if (changed || keep.has(id) || !port.isResident(id) || port.busy(id)) continue;
+      gone.push(id);
+      this.stored(id, null);
+      this.moved(id);
+      const due = port.nextDue(id);
+      if (Number.isFinite(due)) this.due.set(id, due);
+      this.used.delete(id);
+    }
+    port.forgetTenants(gone);
+    this.counts.evicted += gone.length;
+  }
+
+  /**
+   * A step changed the tenant (null: every tenant, a step of every tenant): one being written by `write` is not
+   * dropped by `drop`.
+   */
+  changed(tenantId: string | null): void {
+    if (!this.leaving.size) return;
+    if (tenantId === null) for (const id of this.leaving.keys()) this.leaving.set(id, true);
+    else if (this.leaving.has(tenantId)) this.leaving.set(tenantId, true);
   }
 
   /** How far the sandbox clock is ahead of real time, in ms. */
@@ -296,6 +381,7 @@ export class Residency {
       bound: Number.isFinite(this.bound) ? this.bound : null,
       resident: this.port?.residentIds().length ?? 0,
       loaded: this.counts.loaded,
+      loadedAhead: this.counts.loadedAhead,
       loadMs: tenth(this.counts.loadMs),
       evicted: this.counts.evicted,
       evictMs: tenth(this.counts.evictMs),

@@ -34,8 +34,12 @@ const longArray = (v: unknown): v is unknown[] | LazyList<unknown> =>
 /**
  * `Buffer.from(JSON.stringify(value), 'utf8')`, made in slices of at most `sliceMs` (each followed by a turn of
  * the event loop). `value` must not change until the promise settles (a copy made for this).
+ * `lines`: every leaf reached through the containers taken apart (an element of a long array, a member of a
+ * plain object) stands between two line feeds, which JSON reads as white space: the same value for
+ * `JSON.parse`, and `slicedParse` reads it back in slices. JSON.stringify never writes a line feed itself (one
+ * inside a string is escaped), so the text between the n-th and the (n+1)-th line feed is a whole leaf for odd n.
  */
-export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS): Promise<Buffer> {
+export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS, lines = false): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let text: string[] = [];
   let chars = 0;
@@ -48,6 +52,7 @@ export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS): Promi
       chars = 0;
     }
   };
+  const emitLeaf = lines ? (s: string) => emit(`\n${s}\n`) : emit;
   let since = performance.now();
   const due = () => performance.now() - since >= sliceMs;
   const rest = async () => {
@@ -65,7 +70,7 @@ export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS): Promi
       if (i) emit(',');
       const v = at(i);
       if (longArray(v)) await array(v);
-      else emit(leaf(v) ?? 'null');
+      else emitLeaf(leaf(v) ?? 'null');
       if ((i & 31) === 31 && due()) await rest();
     }
     emit(']');
@@ -81,7 +86,7 @@ export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS): Promi
       if (!container && member === undefined) continue;
       emit(first ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
       first = false;
-      if (!container) emit(member!);
+      if (!container) emitLeaf(member!);
       else if (longArray(v)) await array(v);
       else await object(v);
       if (due()) await rest();
@@ -98,4 +103,90 @@ export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS): Promi
   }
   if (text.length) chunks.push(Buffer.from(text.join(''), 'utf8'));
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+const LINE_FEED = 0x0a;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * `JSON.parse` of JSON text, in slices of at most `sliceMs` (each followed by a turn of the event loop) when the
+ * text was made by `slicedJson` with `lines` (a stored tenant of tens of thousands of requests is a hundred
+ * megabytes of JSON: one `JSON.parse` held every call up for over a second); any other text is parsed at once.
+ * Between the leaves, only the containers' brackets, their members' names, commas, colons and white space occur.
+ */
+export async function slicedParse(data: Buffer | string, sliceMs = JSON_SLICE_MS): Promise<unknown> {
+  // UTF-8 never has the byte of a line feed inside another character: the text is cut into lines as bytes,
+  // each line turned into a string on its own (a hundred megabytes at once took most of a second)
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  if (bytes.indexOf(LINE_FEED) < 0) return JSON.parse(bytes.toString('utf8')) as unknown;
+  const open: (unknown[] | Record<string, unknown>)[] = [];
+  let name: string | null = null;
+  let root: unknown;
+  let rooted = false;
+  const put = (v: unknown) => {
+    const top = open[open.length - 1];
+    if (top === undefined) {
+      if (rooted) throw new SyntaxError('JSON text holds more than one value');
+      root = v;
+      rooted = true;
+    } else if (Array.isArray(top)) top.push(v);
+    else {
+      if (name === null) throw new SyntaxError("a member's value has no name before it");
+      // as JSON.parse makes it: an own member, even one named __proto__
+      if (name === '__proto__')
+        Object.defineProperty(top, name, { value: v, writable: true, enumerable: true, configurable: true });
+      else top[name] = v;
+      name = null;
+    }
+  };
+  const containers = (from: number, to: number) => {
+    const text = bytes.toString('utf8', from, to);
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x7b || c === 0x5b) {
+        const made = c === 0x7b ? {} : [];
+        put(made);
+        open.push(made);
+      } else if (c === 0x7d || c === 0x5d) {
+        const closed = open.pop();
+        if (closed === undefined || Array.isArray(closed) !== (c === 0x5d))
+          throw new SyntaxError(`unexpected ${text[i]} after byte ${from}`);
+      } else if (c === QUOTE) {
+        // a member's name (every string value is a leaf, on a line of its own)
+        let end = i + 1;
+        for (;;) {
+          end = text.indexOf('"', end);
+          if (end < 0) throw new SyntaxError(`a name at byte ${from} is not closed`);
+          let escapes = 0;
+          while (text.charCodeAt(end - 1 - escapes) === BACKSLASH) escapes++;
+          if (escapes % 2 === 0) break;
+          end++;
+        }
+        name = JSON.parse(text.slice(i, end + 1)) as string;
+        i = end;
+      } else if (c !== 0x2c && c !== 0x3a && c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a)
+        throw new SyntaxError(`unexpected ${text[i]} after byte ${from}, between the leaves of JSON text`);
+    }
+  };
+  let since = performance.now();
+  let at = 0;
+  for (let n = 1; ; n++) {
+    const start = bytes.indexOf(LINE_FEED, at);
+    if (start < 0) {
+      containers(at, bytes.length);
+      break;
+    }
+    containers(at, start);
+    const end = bytes.indexOf(LINE_FEED, start + 1);
+    if (end < 0) throw new SyntaxError(`the leaf at byte ${start} has no line feed after it`);
+    put(JSON.parse(bytes.toString('utf8', start + 1, end)));
+    at = end + 1;
+    if ((n & 31) === 0 && performance.now() - since >= sliceMs) {
+      await turn();
+      since = performance.now();
+    }
+  }
+  if (!rooted || open.length) throw new SyntaxError('JSON text ends inside a container');
+  return root;
 }

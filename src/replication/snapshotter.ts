@@ -369,7 +369,8 @@ async function encode(global: GlobalPart, tenants: [string, unknown][]): Promise
     if (tenantId === GLOBAL_PART) throw new Error(`a tenant's id is the global part's name (${GLOBAL_PART})`);
     if (value === null) continue;
     tenants[i] = [tenantId, null];
-    add(zipPart(tenantId, i + 1, await slicedJson(value, SLICE_MS)));
+    // with its leaves on lines of their own: a tenant loaded from it is read in slices (D-160)
+    add(zipPart(tenantId, i + 1, await slicedJson(value, SLICE_MS, true)));
     if (performance.now() - slice >= SLICE_MS) {
       await new Promise((r) => setImmediate(r));
       slice = performance.now();
