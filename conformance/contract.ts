@@ -32,7 +32,18 @@ export interface HarnessContract {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
-export async function loadHarnessContract(): Promise<HarnessContract> {
+/** The contract as the harness reads it: made once per process (every run of a process reads the same files). */
+let harnessContract: Promise<HarnessContract> | null = null;
+
+export function loadHarnessContract(): Promise<HarnessContract> {
+  harnessContract ??= makeHarnessContract().catch((err: unknown) => {
+    harnessContract = null;
+    throw err;
+  });
+  return harnessContract;
+}
+
+async function makeHarnessContract(): Promise<HarnessContract> {
   const loader = await loadContracts();
   const docs = loader.dereferenced;
   const ops = new Map<string, OperationSpec>();

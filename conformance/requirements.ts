@@ -2,7 +2,7 @@
 // documents with a stable id and a level. `must` items are stated by the documents and decide the run;
 // `policy` items are this project's answers where the documents say "not shown", reported separately.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import YAML from 'yaml';
 
 export type Level = 'must' | 'policy';
@@ -25,7 +25,20 @@ export interface Catalogue {
   byId: Map<string, Requirement>;
 }
 
+/** Catalogues read in this process, by file, with the size and time of change they were read at. */
+const catalogues = new Map<string, { size: number; mtimeMs: number; catalogue: Catalogue }>();
+
+/** The requirements catalogue `file` holds; read again only when the file changed since it was last read here. */
 export function loadCatalogue(file: string): Catalogue {
+  const at = statSync(file);
+  const known = catalogues.get(file);
+  if (known && known.size === at.size && known.mtimeMs === at.mtimeMs) return known.catalogue;
+  const catalogue = readCatalogue(file);
+  catalogues.set(file, { size: at.size, mtimeMs: at.mtimeMs, catalogue });
+  return catalogue;
+}
+
+function readCatalogue(file: string): Catalogue {
   const data = YAML.parse(readFileSync(file, 'utf8'));
   const list: unknown[] = Array.isArray(data) ? data : Array.isArray(data?.requirements) ? data.requirements : [];
   if (list.length === 0)
@@ -51,10 +64,11 @@ export function loadCatalogue(file: string): Catalogue {
       observable: r.observable !== false,
       ...(typeof r.observes === 'string' ? { observes: r.observes.trim() } : {}),
     };
-    all.push(req);
+    all.push(Object.freeze(req));
     byId.set(req.id, req);
   }
-  return { file, all, byId };
+  // shared by every run that reads it: nothing changes it
+  return Object.freeze({ file, all: Object.freeze(all) as Requirement[], byId });
 }
 
 /** True when `id` is selected by one of the --only prefixes (no prefixes: everything). */

@@ -31,7 +31,7 @@ import { ControlError } from './target/control.js';
 import { createEnvironment } from './target/environment.js';
 import type { ExchangeObserver } from './target/target.js';
 import { watchedTenants } from './target/tenants.js';
-import { ContractValidator } from './validation.js';
+import { validatorFor } from './validation.js';
 import { checkOfCall, receiverFor, targetFor, type WhileWaiting } from './waits.js';
 
 /** The pseudo-check under which the response monitor's findings are reported. */
@@ -164,7 +164,7 @@ export async function runConformance(cfg: HarnessConfig, opts: RunOptions = {}):
   for (const r of opts.reporters ?? []) bus.add(r);
   const catalogue = loadCatalogue(cfg.requirementsFile);
   const contract = await loadHarnessContract();
-  const validator = new ContractValidator(contract);
+  const validator = validatorFor(contract);
   const monitor = new ResponseMonitor(contract.operations, validator);
   const replay = resolveReplay(cfg);
   const registry = opts.checks ?? allChecks;

@@ -59,6 +59,19 @@ function split(full: Problem[], spec: Problem[]): Verdict {
   return { must: spec, policy: full.filter((p) => !specKeys.has(key(p))) };
 }
 
+/**
+ * One validator per contract in a process, shared by its runs: a schema is compiled once, not once per run (a
+ * test suite or a CI job that runs the harness many times in one process spent a tenth of each short run on it).
+ * A compiled schema keeps no state between two calls.
+ */
+const validators = new WeakMap<HarnessContract, ContractValidator>();
+
+export function validatorFor(contract: HarnessContract): ContractValidator {
+  let v = validators.get(contract);
+  if (!v) validators.set(contract, (v = new ContractValidator(contract)));
+  return v;
+}
+
 export class ContractValidator {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   private readonly cache = new Map<string, { full: ValidateFunction; spec: ValidateFunction }>();
