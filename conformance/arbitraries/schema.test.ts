@@ -69,6 +69,27 @@ describe('arbitraryFor', () => {
     });
   }
 
+  it('keeps the bounds of each schema of one pattern and format (their arbitraries are made once per process)', () => {
+    for (const schema of [
+      { type: 'string', pattern: '^[a-z]+$', minLength: 6, maxLength: 7 },
+      { type: 'string', pattern: '^[a-z]+$', maxLength: 2 },
+      { type: 'string', pattern: '^[a-z]+$', minLength: 3 },
+      { type: 'string', format: 'email', maxLength: 9 },
+      { type: 'string', format: 'email', minLength: 20 },
+      { type: 'string', format: 'uri', maxLength: 22 },
+    ] satisfies JsonSchema[]) {
+      const validate = ajv.compile(schema);
+      fc.assert(
+        fc.property(arbitraryFor(schema), (v) => validate(v) === true),
+        { numRuns: 50 },
+      );
+      // the same values for a seed, whichever run asks
+      expect(fc.sample(arbitraryFor(schema), { seed: 3, numRuns: 5 })).toEqual(
+        fc.sample(arbitraryFor(schema), { seed: 3, numRuns: 5 }),
+      );
+    }
+  });
+
   it('refuses keywords it does not understand instead of ignoring them', () => {
     expect(() => arbitraryFor({ type: 'string', not: { const: 'x' } })).toThrow(UnsupportedSchemaError);
     expect(() => arbitraryFor({ type: 'integer', multipleOf: 3 })).toThrow(/multipleOf/);

@@ -189,25 +189,10 @@ function stringArbitrary(
         .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true })
         .map((d) => d.toISOString().slice(0, 10));
     case 'email':
-      return fc
-        .tuple(
-          fc.stringMatching(/^[a-z0-9]{1,8}([._-][a-z0-9]{1,6}){0,2}$/),
-          fc.stringMatching(/^[a-z0-9]{1,12}$/),
-          fc.constantFrom('com', 'id', 'co.id', 'org', 'dev'),
-        )
-        .map(([l, d, t]) => `${l}@${d}.${t}`)
-        .filter(fits);
+      return EMAIL().filter(fits);
     case 'uri':
     case 'url':
-      return fc
-        .tuple(
-          fc.constantFrom('https', 'http'),
-          fc.stringMatching(/^[a-z0-9]{1,10}$/),
-          fc.constantFrom('com', 'example', 'id'),
-          fc.array(fc.stringMatching(/^[a-z0-9_-]{1,8}$/), { maxLength: 3 }),
-        )
-        .map(([s, h, t, p]) => `${s}://${h}.${t}/${p.join('/')}`)
-        .filter(fits);
+      return URI().filter(fits);
     case 'uuid':
       return fc.uuid();
     case undefined:
@@ -216,10 +201,48 @@ function stringArbitrary(
       if (!schema.pattern) throw new UnsupportedSchemaError(`format: ${schema.format}`, at);
   }
   if (typeof schema.pattern === 'string') {
-    return fc.stringMatching(new RegExp(schema.pattern, 'u'), { size: 'small' }).filter(fits);
+    const key = `${schema.pattern}\u0000${minLength}\u0000${schema.maxLength ?? ''}`;
+    let arb = MATCHING.get(key);
+    if (!arb)
+      MATCHING.set(key, (arb = fc.stringMatching(new RegExp(schema.pattern, 'u'), { size: 'small' }).filter(fits)));
+    return arb;
   }
   return fc.string({ unit: CHAR, minLength, maxLength });
 }
+
+/** A value made when first asked for, then kept. */
+function once<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
+}
+
+const EMAIL = once(() =>
+  fc
+    .tuple(
+      fc.stringMatching(/^[a-z0-9]{1,8}([._-][a-z0-9]{1,6}){0,2}$/),
+      fc.stringMatching(/^[a-z0-9]{1,12}$/),
+      fc.constantFrom('com', 'id', 'co.id', 'org', 'dev'),
+    )
+    .map(([l, d, t]) => `${l}@${d}.${t}`),
+);
+
+const URI = once(() =>
+  fc
+    .tuple(
+      fc.constantFrom('https', 'http'),
+      fc.stringMatching(/^[a-z0-9]{1,10}$/),
+      fc.constantFrom('com', 'example', 'id'),
+      fc.array(fc.stringMatching(/^[a-z0-9_-]{1,8}$/), { maxLength: 3 }),
+    )
+    .map(([s, h, t, p]) => `${s}://${h}.${t}/${p.join('/')}`),
+);
+
+/**
+ * The arbitrary of each pattern (with its length bounds), made once per process (as the e-mail and URI ones): making one reads every
+ * character its classes admit (a class of Unicode letters is tens of thousands) and took most of a short run's
+ * time where a check draws bodies of a schema with patterns; an arbitrary keeps no state between draws.
+ */
+const MATCHING = new Map<string, fc.Arbitrary<string>>();
 
 /** Compiles `schema` into an arbitrary of valid values. */
 export function arbitraryFor(
