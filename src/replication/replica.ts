@@ -85,11 +85,17 @@ export interface ReplicaTiming {
    * before it is even seen (D-151). Tests set 0: every batch is cut after its first step.
    */
   batchBudgetMs: number;
+  /**
+   * How long a tenant's state read ahead of its calls waits before it may be put in memory (D-160). Tests lengthen
+   * it, so that a step of the tenant applied meanwhile comes first; a deployment waits for nothing.
+   */
+  prefetchPauseMs: number;
 }
 export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   lostAttemptGraceMs: 10_000,
   sweepMs: 2_000,
   batchBudgetMs: 4,
+  prefetchPauseMs: 0,
 });
 /** How often a busy instance reports how far it applied the log (an idle one reports every `sweepMs`). */
 const REPORT_EVERY_MS = 200;
@@ -119,8 +125,6 @@ interface Item {
 /** A tenant's stored state being read outside the queue, and the calls and reads that wait for it. */
 interface Prefetch {
   items: Item[];
-  /** The tenant's `Residency.moves` when the read began. */
-  moves: number;
   states: ReadState[] | null;
 }
 
@@ -862,10 +866,11 @@ export class Replica {
       return true;
     }
     if (!this.directory.hasTenant(tenantId) || !this.residency.missing([tenantId]).length) return false;
-    const entry: Prefetch = { items: [item], moves: this.residency.moves(tenantId), states: null };
+    const entry: Prefetch = { items: [item], states: null };
     this.prefetching.set(tenantId, entry);
+    this.residency.watch(tenantId);
     const began = performance.now();
-    this.residency
+    void this.residency
       .read([tenantId], this.applied)
       .then((states) => {
         entry.states = states;
@@ -873,7 +878,8 @@ export class Replica {
       })
       // the load in the batch tries again, and fails the call as it would have without the prefetch
       .catch(() => {})
-      .finally(() => {
+      .then(() => this.timing.prefetchPauseMs && new Promise((r) => setTimeout(r, this.timing.prefetchPauseMs)))
+      .then(() => {
         this.prefetched.push(tenantId);
         if (!this.running) {
           this.adoptPrefetched();
@@ -891,17 +897,24 @@ export class Replica {
     for (const tenantId of this.prefetched.splice(0)) {
       const entry = this.prefetching.get(tenantId)!;
       this.prefetching.delete(tenantId);
+      const unmoved = this.residency.unwatch(tenantId);
       if (this.fatal) {
         for (const item of entry.items) item.reject(this.fatal);
         continue;
       }
       if (
         entry.states?.length &&
-        entry.moves === this.residency.moves(tenantId) &&
+        unmoved &&
         this.directory.hasTenant(tenantId) &&
         this.residency.missing([tenantId]).length
       ) {
-        this.residency.adopt(entry.states, (fn) => this.importing(fn), true);
+        try {
+          this.residency.adopt(entry.states, (fn) => this.importing(fn), true);
+        } catch (err) {
+          // as a load in a batch that fails: what is in memory can no longer be trusted
+          this.stop(err, entry.items);
+          continue;
+        }
         this.armDue();
       }
       this.queue.push(...entry.items);

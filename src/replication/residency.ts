@@ -49,7 +49,6 @@ export interface ResidentPort {
   forgetTenants(tenantIds: readonly string[]): void;
 }
 
-/** What this instance did with tenants, for the operator (GET /sandbox/v1/store's `instance.residency`). */
 /** A tenant's stored state read and parsed, not yet in memory (`Residency.read`). */
 export interface ReadState {
   tenantId: string;
@@ -58,6 +57,7 @@ export interface ReadState {
   seq: number;
 }
 
+/** What this instance did with tenants, for the operator (GET /sandbox/v1/store's `instance.residency`). */
 export type ResidencyActivity = NonNullable<NonNullable<StoreReport['instance']>['residency']>;
 
 /** Tenants loaded per round trip (a step of every tenant loads them all). */
@@ -95,8 +95,8 @@ export class Residency {
   private readonly counts = { loaded: 0, loadedAhead: 0, loadMs: 0, evicted: 0, evictMs: 0 };
   /** The tenants `write` is writing, and whether a step changed each since its copy (`changed`). */
   private readonly leaving = new Map<string, boolean>();
-  /** For each tenant: how many times it was loaded or dropped (`moves`). */
-  private readonly moveCounts = new Map<string, number>();
+  /** The tenants whose state is being read ahead, and whether each was loaded or dropped since (`watch`). */
+  private readonly watched = new Map<string, boolean>();
 
   constructor(
     private readonly db: Db,
@@ -173,7 +173,7 @@ export class Residency {
    * The newest stored states of the tenants `ids` at or before step `upTo`, read and parsed (in slices between
    * which calls run, D-160), not yet in memory: `adopt` puts them there. Read outside any step (a prefetch), such
    * a state is still the tenant's exact one when `adopt` runs if the tenant was neither loaded nor dropped since
-   * (`moved` unchanged): every step of a tenant runs with the tenant in memory.
+   * (`watch`, `unwatch`): every step of a tenant runs with the tenant in memory.
    */
   async read(ids: readonly string[], upTo: number, every = false): Promise<ReadState[]> {
     const { rows } = await this.db.query<{
@@ -217,13 +217,20 @@ export class Residency {
     if (ahead) this.counts.loadedAhead += states.length;
   }
 
-  /** How many times the tenant was loaded or dropped here: a state read before is stale once this changed. */
-  moves(tenantId: string): number {
-    return this.moveCounts.get(tenantId) ?? 0;
+  /** A read ahead of the tenant's state begins: from now on, its load or drop here is noted (`unwatch`). */
+  watch(tenantId: string): void {
+    this.watched.set(tenantId, false);
+  }
+
+  /** The read ahead is over: whether the tenant stayed as it was (neither loaded nor dropped since `watch`). */
+  unwatch(tenantId: string): boolean {
+    const moved = this.watched.get(tenantId) !== false;
+    this.watched.delete(tenantId);
+    return !moved;
   }
 
   private moved(tenantId: string): void {
-    this.moveCounts.set(tenantId, this.moves(tenantId) + 1);
+    if (this.watched.has(tenantId)) this.watched.set(tenantId, true);
   }
 
   /** Time spent reading a tenant's state outside any step (a prefetch), counted with the loads. */
