@@ -725,9 +725,7 @@ async function dropAndLoad(ctx: SectionContext, pgc: TestDatabase, out: Output):
   const firstMs = performance.now() - t0;
   expectStatus(first, 200, "the dropped tenant's first call");
   const result = await probe;
-  const lat = [...result.latenciesMs].sort((a, b) => a - b);
-  const p50 = lat[Math.floor(lat.length / 2)] ?? NaN;
-  const longest = lat.at(-1) ?? NaN;
+  const { count: calls, p50, max: longest } = summarize(result.latenciesMs);
   out.figures.push(
     figure(
       'tenants.drop.longestWait',
@@ -735,10 +733,10 @@ async function dropAndLoad(ctx: SectionContext, pgc: TestDatabase, out: Output):
       longest,
       'ms',
       undefined,
-      `its median ${fmt(p50, 1)} ms over ${lat.length} calls${result.failures.length ? `, ${result.failures.length} failed` : ''}; the first call took ${fmt(firstMs, 0)} ms for ${fmt(storedMb, 1)} MB of stored state`,
+      `its median ${fmt(p50, 1)} ms over ${calls} calls${result.failures.length ? `, ${result.failures.length} failed` : ''}; the first call took ${fmt(firstMs, 0)} ms for ${fmt(storedMb, 1)} MB of stored state`,
     ),
   );
-  out.data.drop = { screenings, storedMb, firstMs, p50, longest, calls: lat.length, failures: result.failures };
+  out.data.drop = { screenings, storedMb, firstMs, p50, longest, calls, failures: result.failures };
   await ctx.group.stop(sb.child, SHUTDOWN_GRACE_MS);
 }
 
