@@ -238,9 +238,9 @@ const URI = once(() =>
 );
 
 /**
- * The arbitrary of each pattern (with its length bounds), made once per process (as the e-mail and URI ones): making one reads every
- * character its classes admit (a class of Unicode letters is tens of thousands) and took most of a short run's
- * time where a check draws bodies of a schema with patterns; an arbitrary keeps no state between draws.
+ * The arbitrary of each pattern (with its length bounds), made once per process as the e-mail and URI ones are:
+ * making one reads every character its classes admit (`.` under the `u` flag admits every code point). The e-mail
+ * one was measured: making it took 18% of a short run's CPU. An arbitrary keeps no state between draws.
  */
 const MATCHING = new Map<string, fc.Arbitrary<string>>();
 
