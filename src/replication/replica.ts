@@ -865,7 +865,7 @@ export class Replica {
       waiting.items.push(item);
       return true;
     }
-    if (!this.directory.hasTenant(tenantId) || !this.residency.missing([tenantId]).length) return false;
+    if (this.residency.holds(tenantId) || !this.directory.hasTenant(tenantId)) return false;
     const entry: Prefetch = { items: [item], states: null };
     this.prefetching.set(tenantId, entry);
     this.residency.watch(tenantId);
@@ -902,12 +902,7 @@ export class Replica {
         for (const item of entry.items) item.reject(this.fatal);
         continue;
       }
-      if (
-        entry.states?.length &&
-        unmoved &&
-        this.directory.hasTenant(tenantId) &&
-        this.residency.missing([tenantId]).length
-      ) {
+      if (entry.states?.length && unmoved && this.directory.hasTenant(tenantId) && !this.residency.holds(tenantId)) {
         try {
           this.residency.adopt(entry.states, (fn) => this.importing(fn), true);
         } catch (err) {

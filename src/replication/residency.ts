@@ -147,6 +147,11 @@ export class Residency {
     return this.used.size;
   }
 
+  /** Whether the tenant is in memory (always, when tenants are not loaded on demand). */
+  holds(tenantId: string): boolean {
+    return this.port?.isResident(tenantId) ?? true;
+  }
+
   /** The tenants of `ids` that are not in memory. */
   missing(ids: Iterable<string>): string[] {
     const port = this.port;
