@@ -1,13 +1,24 @@
 // A list whose elements are made when they are read: what a snapshot exports of data that never changes once it is
 // written (a tenant's ledger rows), so that the export costs nothing while calls wait and the elements are made
-// later, in slices, as the snapshot's JSON is (D-151). JSON.stringify reads it through toJSON.
-// Requirements: none of its own; decision D-151.
+// later, in slices, as the snapshot's JSON is (D-151). JSON.stringify reads it through toJSON. A list may also give
+// each element's JSON text itself (`textOf`), when it can keep the text of an element that did not change (D-161).
+// Requirements: none of its own; decisions D-151, D-161.
 
 export class LazyList<T> implements Iterable<T> {
   constructor(
     readonly length: number,
     /** The element at an index below `length`: the same value whenever it is read. */
     private readonly item: (i: number) => T,
+    /**
+     * The JSON text of the element at an index below `length`, exactly as `JSON.stringify(at(i))` writes it, with the
+     * same effects as `at(i)` (slicedJson.ts reads a list through it when given).
+     */
+    readonly textOf?: (i: number) => string,
+    /**
+     * Set when the list reads an append-only store: every list with the same key has the same element at every index
+     * below both their lengths (slicedJson.ts keeps the text of full blocks of such a list, D-161).
+     */
+    readonly stable?: object,
   ) {}
 
   at(i: number): T {

@@ -73,7 +73,8 @@ export const hashKey = (key: string) => hash('sha256', key, 'hex');
 const recentDigests = new Map<string, string>();
 const RECENT_DIGESTS = 1024;
 
-function digestOf(key: string): string {
+/** A key's digest, kept for the keys seen last (the partition router asks it for every keyed call too). */
+export function digestOf(key: string): string {
   let digest = recentDigests.get(key);
   if (digest === undefined) {
     digest = hashKey(key);

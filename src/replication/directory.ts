@@ -8,7 +8,7 @@
 // Requirements: none of the documents; decisions D-143 (routing) and the one that records the partition per step.
 
 import { tagOfTenant, tenantTagOf } from '../domain/rng.js';
-import { hashKey } from '../domain/tenants.js';
+import { digestOf } from '../domain/tenants.js';
 import type { Directory, ObjectKind } from './route.js';
 
 /** What the directory maps to a tenant: the tenant's own id, an API key's hash, an account's e-mail, a session id. */
@@ -53,7 +53,7 @@ export class TenantDirectory implements Directory {
   // ---- the router's questions (route.ts) ----
 
   tenantOfKey(apiKey: string): string | null {
-    return this.names.key.get(hashKey(apiKey)) ?? null;
+    return this.names.key.get(digestOf(apiKey)) ?? null;
   }
 
   tenantOfSession(sessionId: string): string | null {

@@ -22,9 +22,9 @@ import { gunzip } from 'node:zlib';
 import type { StoreReport } from '../domain/store.js';
 import type { Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
-import { newestStoredState, zip } from './snapshots.js';
+import { newestStoredState } from './snapshots.js';
 import { describeWriter, type Writer } from './versions.js';
-import { JSON_SLICE_MS, slicedJson, slicedParse } from './slicedJson.js';
+import { JSON_SLICE_MS, slicedGzip, slicedParse } from './slicedJson.js';
 
 const unzip = promisify(gunzip);
 
@@ -285,8 +285,8 @@ export class Residency {
           copies[i + k] = null;
           // in slices between which calls are read (a tenant with a long history is megabytes of JSON, D-159),
           // with its leaves on lines of their own, so that a load reads it in slices too (D-160)
-          const json = await slicedJson(copy, JSON_SLICE_MS, true);
-          return { id, data: await zip(json), raw: json.byteLength };
+          const { data, rawBytes } = await slicedGzip(copy, JSON_SLICE_MS, true);
+          return { id, data, raw: rawBytes };
         }),
       );
       const values: unknown[] = [];

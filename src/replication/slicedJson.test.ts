@@ -4,7 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LazyList } from '../domain/lazyList.js';
-import { slicedJson, slicedParse } from './slicedJson.js';
+import { gunzipSync } from 'node:zlib';
+import { slicedGzip, slicedJson, slicedParse } from './slicedJson.js';
 
 /** Values as an exported copy holds them, and what JSON.stringify leaves out or turns into null among them. */
 const member = fc.oneof(
@@ -74,6 +75,10 @@ describe('slicedJson with lines, read back by slicedParse', () => {
         const expected = JSON.parse(whole) as unknown;
         const lined = await slicedJson(value, 0, true);
         expect(JSON.parse(lined.toString('utf8'))).toEqual(expected);
+        // compressed as it is made (a snapshot's part, a stored tenant): the same bytes once decompressed
+        const zipped = await slicedGzip(value, 0, true);
+        expect(gunzipSync(zipped.data).equals(lined)).toBe(true);
+        expect(zipped.rawBytes).toBe(lined.length);
         expect(await slicedParse(lined, 0)).toEqual(expected);
         expect(await slicedParse(lined)).toEqual(expected);
         // text without lines (a state stored before them) is read at once
@@ -118,5 +123,90 @@ describe('slicedJson with lines, read back by slicedParse', () => {
     await expect(slicedParse(text.slice(0, text.lastIndexOf('\n')))).rejects.toThrow(SyntaxError);
     await expect(slicedParse(`${text}\n1\n`)).rejects.toThrow(/more than one value/);
     await expect(slicedParse(text.replace(']', '}'))).rejects.toThrow(SyntaxError);
+  });
+});
+
+describe("a list that gives its elements' text, and slicedGzip's kept blocks (D-161)", () => {
+  /** An append-only store read as lists of its length at the time, each element's text counted as it is asked for. */
+  function appendOnly(values: unknown[]) {
+    const store = { values, asked: 0 };
+    const list = () =>
+      new LazyList(
+        values.length,
+        (i) => values[i],
+        (i) => {
+          store.asked++;
+          return JSON.stringify(values[i]) ?? 'null';
+        },
+        store,
+      );
+    return { store, list };
+  }
+  const unzipped = async (v: unknown, lines: boolean) => {
+    const { data, rawBytes } = await slicedGzip(v, 0, lines);
+    const text = gunzipSync(data);
+    expect(rawBytes).toBe(text.length);
+    return text.toString('utf8');
+  };
+
+  it('writes the text the list gives, as JSON.stringify writes its elements, with and without lines', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 9000 }), async (values) => {
+        const { list } = appendOnly(values);
+        const whole = JSON.stringify({ rows: values });
+        expect((await slicedJson({ rows: list() }, 0)).toString('utf8')).toBe(whole);
+        expect(await unzipped({ rows: list() }, false)).toBe(whole);
+        const lined = (await slicedJson({ rows: list() }, 0, true)).toString('utf8');
+        // JSON.stringify never writes a line feed of its own: without the lines, the text is the same
+        expect(lined.replaceAll('\n', '')).toBe(whole);
+        expect(await slicedParse(lined, 0)).toEqual(JSON.parse(whole));
+        // compressed by blocks, twice (the second time from the kept blocks): the same text
+        expect(await unzipped({ rows: list() }, true)).toBe(lined);
+        expect(await unzipped({ rows: list() }, true)).toBe(lined);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('asks an append-only store again only for the elements after its last full block, and the text is unchanged', async () => {
+    const values: unknown[] = Array.from({ length: 9000 }, (_, i) => ({ seq: i, note: `é ${i}` }));
+    const { store, list } = appendOnly(values);
+    const first = await unzipped({ rows: list(), after: 1 }, true);
+    expect(first).toBe((await slicedJson({ rows: list(), after: 1 }, 0, true)).toString('utf8'));
+    store.asked = 0;
+    expect(await unzipped({ rows: list(), after: 1 }, true)).toBe(first);
+    // two full blocks of 4,096 kept; the 808 after them asked for again
+    expect(store.asked).toBe(9000 - 2 * 4096);
+    // the store grows: the kept blocks are still its first ones, the third made now
+    for (let i = 9000; i < 13_000; i++) values.push({ seq: i, note: `é ${i}` });
+    store.asked = 0;
+    const grown = await unzipped({ rows: list() }, true);
+    expect(grown.replaceAll('\n', '')).toBe(JSON.stringify({ rows: values }));
+    expect(store.asked).toBe(13_000 - 2 * 4096);
+    // another store's list of the same length keeps its own blocks
+    const other = appendOnly(values.map((v, i) => (i === 0 ? { other: true } : v)));
+    const theirs = await unzipped({ rows: other.list() }, true);
+    expect(theirs.replaceAll('\n', '')).toBe(JSON.stringify({ rows: [{ other: true }, ...values.slice(1)] }));
+    expect(other.store.asked).toBe(13_000);
+  });
+
+  it('keeps no block without lines, nor of a list without a store, nor as plain text', async () => {
+    const values = Array.from({ length: 5000 }, (_, i) => i);
+    const { store, list } = appendOnly(values);
+    await unzipped(list(), false);
+    await unzipped(list(), false);
+    await slicedJson(list(), 0, true);
+    await slicedJson(list(), 0, true);
+    expect(store.asked).toBe(20_000);
+    let asked = 0;
+    const loose = () =>
+      new LazyList(
+        values.length,
+        (i) => values[i],
+        (i) => (asked++, String(values[i])),
+      );
+    await unzipped(loose(), true);
+    await unzipped(loose(), true);
+    expect(asked).toBe(10_000);
   });
 });

@@ -4,9 +4,13 @@
 // no call of any tenant ran; its value is a copy no later step changes, so it can be turned into text a piece at
 // a time. Only arrays and plain objects reached through plain objects are taken apart; an array's elements are
 // each one `JSON.stringify` (a request, a row), unless the element is itself a long array.
-// A list made when read (LazyList: a tenant's ledger rows in a snapshot) is taken apart as an array is.
-// Requirements: none of its own; decision D-151.
+// A list made when read (LazyList: a tenant's ledger rows in a snapshot) is taken apart as an array is, with each
+// element's text from the list when it gives it. Compressed as it is made (`slicedGzip`, a snapshot's part), a list
+// read from an append-only store is written by blocks, each its own gzip member, kept for the next time (D-161).
+// Requirements: none of its own; decisions D-151, D-161.
 
+import { promisify } from 'node:util';
+import { constants, createGzip, gzip, type Gzip, type ZlibOptions } from 'node:zlib';
 import { LazyList } from '../domain/lazyList.js';
 
 /** How long one slice may run before the event loop turns. */
@@ -15,8 +19,44 @@ export const JSON_SLICE_MS = 8;
 const WHOLE_ARRAY = 64;
 /** Text gathered before it is turned into bytes. */
 const CHUNK_CHARS = 1 << 16;
+/** zlib's output piece (its default, 16 KiB, made the event loop hear of every few pieces of text). */
+const GZIP_CHUNK = 1 << 18;
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
+
+/** Elements per block of a list read from an append-only store, compressed once and kept (D-161). */
+const BLOCK_BITS = 12;
+const BLOCK = 1 << BLOCK_BITS;
+const BLOCK_MASK = BLOCK - 1;
+/** zlib's fastest level: a busy tenant's part is made anew at every snapshot (D-161). */
+const GZIP: ZlibOptions = { level: constants.Z_BEST_SPEED, chunkSize: GZIP_CHUNK };
+const gzipOnce = promisify<Buffer, ZlibOptions, Buffer>(gzip);
+
+/** A block's text with lines, compressed as a gzip member of its own, and the size of the text. */
+interface KeptBlock {
+  data: Buffer;
+  rawBytes: number;
+}
+/**
+ * The blocks of the lists read from one append-only store (LazyList's `stable`), by block: a busy tenant's ledger
+ * rows are written at every snapshot, and all but their last block are the same as the last time. Compressed, they
+ * cost a few bytes a row; held as long as the store is (a tenant dropped from memory drops its store).
+ */
+const keptBlocks = new WeakMap<object, KeptBlock[]>();
+const keptOf = (key: object): KeptBlock[] => {
+  let list = keptBlocks.get(key);
+  if (!list) keptBlocks.set(key, (list = []));
+  return list;
+};
+
+/**
+ * Where `writeSliced` puts the text: a piece at a time (`text`), and the full blocks of a list from an append-only
+ * store through `block`, which may keep them (`make` writes the block's text to the given sink).
+ */
+interface TextSink {
+  text: (piece: Buffer) => void;
+  block?: (key: object, index: number, make: (sink: (piece: Buffer) => void) => Promise<void>) => Promise<void>;
+}
 
 /** Whether `JSON.stringify` would treat `v` as a plain container whose members it visits itself. */
 function plainObject(v: unknown): v is Record<string, unknown> {
@@ -41,16 +81,86 @@ const longArray = (v: unknown): v is unknown[] | LazyList<unknown> =>
  */
 export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS, lines = false): Promise<Buffer> {
   const chunks: Buffer[] = [];
+  await writeSliced(value, sliceMs, lines, { text: (b) => chunks.push(b) });
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+/**
+ * `slicedJson`'s text compressed with gzip as it is made (what a snapshot's part and a stored tenant are): the text
+ * is never held whole, only its compressed bytes, compressed off the event loop at zlib's fastest level. With
+ * `lines`, each full block of a list read from an append-only store is a gzip member of its own, kept and written
+ * again as it is the next time; gzip reads members one after the other as one text (RFC 1952), so the bytes
+ * decompress to `slicedJson`'s (D-161). `rawBytes`: the size of the text.
+ */
+export async function slicedGzip(
+  value: unknown,
+  sliceMs = JSON_SLICE_MS,
+  lines = false,
+): Promise<{ data: Buffer; rawBytes: number }> {
+  // the members in order: a stream's (compressed as its text comes), or a kept block's
+  const members: Promise<Buffer>[] = [];
+  // the member being compressed as its text comes (none between a kept block and the next piece of text)
+  const current: { stream: Gzip | null } = { stream: null };
+  let rawBytes = 0;
+  const open = () => {
+    const gz = createGzip(GZIP);
+    const out: Buffer[] = [];
+    gz.on('data', (b: Buffer) => out.push(b));
+    const done = new Promise<Buffer>((resolve, reject) => {
+      gz.once('end', () => resolve(Buffer.concat(out)));
+      gz.once('error', reject);
+    });
+    // heard below, once the text is written (an error of zlib's meanwhile must not go unheard until then)
+    done.catch(() => undefined);
+    members.push(done);
+    return gz;
+  };
+  const sink: TextSink = {
+    text: (piece) => {
+      rawBytes += piece.length;
+      (current.stream ??= open()).write(piece);
+    },
+    block: async (key, index, make) => {
+      const kept = keptOf(key);
+      let b = kept[index];
+      if (b === undefined) {
+        const pieces: Buffer[] = [];
+        await make((piece) => pieces.push(piece));
+        const text = Buffer.concat(pieces);
+        b = kept[index] ??= { data: await gzipOnce(text, GZIP), rawBytes: text.length };
+      }
+      current.stream?.end();
+      current.stream = null;
+      members.push(Promise.resolve(b.data));
+      rawBytes += b.rawBytes;
+    },
+  };
+  try {
+    await writeSliced(value, sliceMs, lines, lines ? sink : { text: sink.text });
+  } catch (err) {
+    current.stream?.destroy();
+    throw err;
+  }
+  current.stream?.end();
+  const data = await Promise.all(members);
+  return { data: data.length === 1 ? data[0] : Buffer.concat(data), rawBytes };
+}
+
+/** The text of `value` (as `slicedJson` makes it), handed to `out` a piece at a time. */
+async function writeSliced(value: unknown, sliceMs: number, lines: boolean, out: TextSink): Promise<void> {
+  let sink = (piece: Buffer) => out.text(piece);
   let text: string[] = [];
   let chars = 0;
+  const flush = () => {
+    if (!text.length) return;
+    sink(Buffer.from(text.join(''), 'utf8'));
+    text = [];
+    chars = 0;
+  };
   const emit = (s: string) => {
     text.push(s);
     chars += s.length;
-    if (chars >= CHUNK_CHARS) {
-      chunks.push(Buffer.from(text.join(''), 'utf8'));
-      text = [];
-      chars = 0;
-    }
+    if (chars >= CHUNK_CHARS) flush();
   };
   const emitLeaf = lines ? (s: string) => emit(`\n${s}\n`) : emit;
   let since = performance.now();
@@ -64,13 +174,38 @@ export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS, lines 
   const leaf = (v: unknown): string | undefined => JSON.stringify(v);
 
   async function array(a: unknown[] | LazyList<unknown>): Promise<void> {
+    const textOf = a instanceof LazyList ? a.textOf : undefined;
     const at = a instanceof LazyList ? (i: number) => a.at(i) : (i: number) => a[i];
+    // a list from an append-only store that gives its elements' text, written to a sink that may keep its blocks
+    const store = out.block && textOf && a instanceof LazyList ? a.stable : undefined;
     emit('[');
     for (let i = 0; i < a.length; i++) {
       if (i) emit(',');
-      const v = at(i);
-      if (longArray(v)) await array(v);
-      else emitLeaf(leaf(v) ?? 'null');
+      if (store && (i & BLOCK_MASK) === 0 && i + BLOCK <= a.length) {
+        // a full block: the same elements whenever it is read, so the same text
+        flush();
+        const first = i;
+        await out.block!(store, i >>> BLOCK_BITS, async (into) => {
+          const before = sink;
+          sink = into;
+          for (let j = first; j < first + BLOCK; j++) {
+            if (j > first) emit(',');
+            emitLeaf(textOf!(j));
+            if ((j & 31) === 31 && due()) await rest();
+          }
+          flush();
+          sink = before;
+        });
+        i += BLOCK - 1;
+        if (due()) await rest();
+        continue;
+      }
+      if (textOf) emitLeaf(textOf(i));
+      else {
+        const v = at(i);
+        if (longArray(v)) await array(v);
+        else emitLeaf(leaf(v) ?? 'null');
+      }
       if ((i & 31) === 31 && due()) await rest();
     }
     emit(']');
@@ -101,8 +236,7 @@ export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS, lines 
     if (whole === undefined) throw new TypeError('this value has no JSON text');
     emit(whole);
   }
-  if (text.length) chunks.push(Buffer.from(text.join(''), 'utf8'));
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  flush();
 }
 
 const LINE_FEED = 0x0a;

@@ -10,11 +10,10 @@
 // Requirements: none of its own; decisions D-138, D-146, D-112.
 
 import { promisify } from 'node:util';
-import { gunzip, gunzipSync, gzip } from 'node:zlib';
+import { gunzip, gunzipSync } from 'node:zlib';
 import type { Db } from '../store/postgres/pool.js';
 import type { Writer } from './versions.js';
 
-export const zip = promisify(gzip);
 const unzip = promisify(gunzip);
 
 /** The part of a snapshot that belongs to no tenant (first in import order); every other part is a tenant id. */

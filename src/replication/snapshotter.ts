@@ -9,8 +9,8 @@
 import { gunzipSync } from 'node:zlib';
 import type { StoreReport } from '../domain/store.js';
 import type { Db } from '../store/postgres/pool.js';
-import { GLOBAL_PART, readParts, writeSnapshot, zip, type CarriedPart, type EncodedPart } from './snapshots.js';
-import { slicedJson } from './slicedJson.js';
+import { GLOBAL_PART, readParts, writeSnapshot, type CarriedPart, type EncodedPart } from './snapshots.js';
+import { slicedGzip } from './slicedJson.js';
 import type { Writer } from './versions.js';
 
 /**
@@ -344,25 +344,21 @@ export class Snapshotter {
   }
 }
 
-/** One part's JSON, compressed off the event loop. */
-async function zipPart(part: string, ord: number, json: Buffer): Promise<EncodedPart> {
-  return { part, ord, data: await zip(json), rawBytes: json.length };
+/** One part's JSON with lines or not, compressed as it is made (slicedJson.ts). */
+async function encodePart(part: string, ord: number, value: unknown, lines: boolean): Promise<EncodedPart> {
+  const { data, rawBytes } = await slicedGzip(value, SLICE_MS, lines);
+  return { part, ord, data, rawBytes };
 }
 
 /**
  * The parts exported as compressed JSON, the global one first (ord 0; each tenant's ord its place among the
  * tenants, after it): JSON is made in slices of at most SLICE_MS (a large part in slices of its own,
- * slicedJson.ts), each followed by a turn of the event loop (calls run between them); each tenant's exported copy
- * is let go as soon as its JSON is made. A tenant whose slice is null is carried, not encoded.
+ * slicedJson.ts), each followed by a turn of the event loop (calls run between them), and compressed as it is made;
+ * each tenant's exported copy is let go as soon as its JSON is made. A tenant whose slice is null is carried, not
+ * encoded.
  */
 async function encode(global: GlobalPart, tenants: [string, unknown][]): Promise<EncodedPart[]> {
-  const out: Promise<EncodedPart>[] = [];
-  // a part that fails fails Promise.all below, not the process (in between, the loop yields to the event loop)
-  const add = (p: Promise<EncodedPart>) => {
-    out.push(p);
-    p.catch(() => undefined);
-  };
-  add(zipPart(GLOBAL_PART, 0, await slicedJson(global, SLICE_MS)));
+  const out = [await encodePart(GLOBAL_PART, 0, global, false)];
   let slice = performance.now();
   for (let i = 0; i < tenants.length; i++) {
     const [tenantId, value] = tenants[i];
@@ -370,11 +366,11 @@ async function encode(global: GlobalPart, tenants: [string, unknown][]): Promise
     if (value === null) continue;
     tenants[i] = [tenantId, null];
     // with its leaves on lines of their own: a tenant loaded from it is read in slices (D-160)
-    add(zipPart(tenantId, i + 1, await slicedJson(value, SLICE_MS, true)));
+    out.push(await encodePart(tenantId, i + 1, value, true));
     if (performance.now() - slice >= SLICE_MS) {
       await new Promise((r) => setImmediate(r));
       slice = performance.now();
     }
   }
-  return Promise.all(out);
+  return out;
 }

@@ -3,6 +3,7 @@ import { DomainError } from '../../errors/errors.js';
 import { CursorCodec } from './cursor.js';
 import { Ledger, type LedgerPayload, type LedgerRow, lowerBound, rowsOfChain, toAuditEvent } from './ledger.js';
 import { isoOf } from './tenantRows.js';
+import type { LazyList } from '../lazyList.js';
 
 describe('Ledger', () => {
   it('keeps rows per tenant in sequence order and never lets createdAt go back', () => {
@@ -119,6 +120,10 @@ describe('Ledger column store', () => {
     const rows = l.rowsOf('t');
     expect(rows.length).toBe(9000);
     for (let i = 0; i < rows.length; i += 1) expect(store.json(i)).toBe(JSON.stringify(toAuditEvent(rows[i])));
+    // and as a snapshot keeps it: the text the lazy export gives is JSON.stringify's of the row it reads (D-161)
+    const kept = l.exportTenant('t', true) as LazyList<unknown>;
+    expect(kept.stable).toBe(store);
+    for (let i = 0; i < kept.length; i += 1) expect(kept.textOf!(i)).toBe(JSON.stringify(kept.at(i)));
     expect(store.jsonOfRun(4090, 4100)).toBe(
       rows
         .slice(4090, 4100)

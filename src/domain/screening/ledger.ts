@@ -298,7 +298,13 @@ export class Ledger {
   exportTenant(tenantId: string, lazy = false): LedgerRowState[] | LazyList<LedgerRowState> {
     const rows = this.byTenant.get(tenantId);
     if (!rows) return [];
-    if (lazy) return new LazyList(rows.length, (i) => rowState(rows, i));
+    if (lazy)
+      return new LazyList(
+        rows.length,
+        (i) => rowState(rows, i),
+        (i) => rows.stateJson(i),
+        rows,
+      );
     const out: LedgerRowState[] = [];
     for (let i = 0; i < rows.length; i++) out.push(rowState(rows, i));
     return out;
