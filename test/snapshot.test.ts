@@ -436,36 +436,74 @@ describe('snapshots of the state (D-137)', () => {
     );
   }, 60_000);
 
-  it("a busy tenant's part compressed with its ledger by kept blocks (D-161) reads, after more calls, as the export made at once", async () => {
+  it("a busy tenant's part compressed by kept blocks (D-161) reads, after more calls and decisions on its oldest requests, as the export made at once", async () => {
     const { sb: a, world } = await start();
     try {
       const who = world.tenants[0];
-      expect((await a.call('PATCH', `/sandbox/v1/tenants/${who.id}`, { screeningCredits: 5000 })).status).toBe(200);
+      expect((await a.call('PATCH', `/sandbox/v1/tenants/${who.id}`, { screeningCredits: 9000 })).status).toBe(200);
       const submits = async (from: number, to: number) => {
         for (let i = from; i < to; i++)
           await run(a, world, { t: 'submit', who: 0, idem: i, cand: i % 3, title: i % 2 });
         await quiesce(a.core);
       };
       const part = async () => {
-        const [lazy] = exportTenants(a.core, [who.id], true) as { screening: { rows: { length: number } } }[];
+        const [lazy] = exportTenants(a.core, [who.id], true) as { screening: { requests: { length: number } } }[];
         const { data, rawBytes } = await slicedGzip(lazy, 0, true);
         const text = gunzipSync(data).toString('utf8');
         expect(rawBytes).toBe(Buffer.byteLength(text));
-        return { rows: lazy.screening.rows.length, text: text.replaceAll('\n', '') };
+        expect(text.replaceAll('\n', '')).toBe(JSON.stringify(exportTenant(a.core, who.id)));
+        return lazy.screening.requests.length;
       };
-      // more than one block of rows (4,096), then more calls, a second part, and a third with nothing new
-      await submits(0, 1100);
-      const first = await part();
-      expect(first.rows).toBeGreaterThan(4096);
-      expect(first.text).toBe(JSON.stringify(exportTenant(a.core, who.id)));
-      await submits(1100, 1500);
-      const second = await part();
-      expect(second.rows).toBeGreaterThan(first.rows);
-      expect(second.text).toBe(JSON.stringify(exportTenant(a.core, who.id)));
+      // more than a block (4,096) of requests and of ledger rows
+      await submits(0, 4200);
+      expect(await part()).toBeGreaterThan(4096);
+      // the oldest requests change and more come: the blocks written again are the ones that changed
+      const oldest = (exportTenant(a.core, who.id) as { screening: { requests: { id: string }[] } }).screening.requests;
+      for (const [i, decision] of [
+        [0, { decision: 'edited', reviewerId: 'rev_snap', editedScore: 17 }],
+        [1, { decision: 'approved', reviewerId: 'rev_snap' }],
+      ] as const)
+        expect((await a.call('POST', `/sandbox/v1/reviews/${oldest[i].id}/decision`, decision)).status).toBe(200);
+      await submits(4200, 4300);
+      await part();
+      await part();
     } finally {
       close(a);
     }
-  }, 60_000);
+  }, 90_000);
+
+  it("a request's token in a lazy export (D-161) is the same only while its export and its texts' numbers are", async () => {
+    const { sb: a, world } = await start();
+    try {
+      const who = world.tenants[0];
+      for (let i = 0; i < 6; i++) await run(a, world, { t: 'submit', who: 0, idem: i, cand: 0, title: 0 });
+      await quiesce(a.core);
+      type Requests = { length: number; at(i: number): { id: string }; blocks?: { token?: (i: number) => unknown } };
+      const tokens = () => {
+        const [lazy] = exportTenants(a.core, [who.id], true) as { screening: { requests: Requests } }[];
+        const list = lazy.screening.requests;
+        return { ids: Array.from({ length: list.length }, (_, i) => list.at(i).id), of: list.blocks!.token! };
+      };
+      const read = (t: ReturnType<typeof tokens>) => t.ids.map((_, i) => t.of(i));
+      const first = read(tokens());
+      // nothing changed: the same tokens
+      expect(read(tokens())).toEqual(first);
+      read(tokens()).forEach((token, i) => expect(token).toBe(first[i]));
+      // the oldest request's score kept anew with a text no request had (as a late scoring does): every later request
+      // keeps its export, but the text they share now has another number, so each one's token is new
+      const now = tokens();
+      a.core.screening.requests.get(now.ids[0])!.keepScore('{"late":true}', null);
+      const after = read(tokens());
+      after.forEach((token, i) => expect(token).not.toBe(first[i]));
+      // a change to the newest request alone leaves the others' tokens as they were
+      a.core.screening.requests.get(now.ids[5])!.keepScore('{"late":true}', null);
+      const last = read(tokens());
+      last.slice(0, 5).forEach((token, i) => expect(token).toBe(after[i]));
+      expect(last[5]).not.toBe(after[5]);
+    } finally {
+      close(a);
+    }
+  });
 
   it('a tenant forgotten and imported again at any point goes on as its twin that kept it', async () => {
     await fc.assert(

@@ -1,7 +1,8 @@
 // A list whose elements are made when they are read: what a snapshot exports of data that never changes once it is
 // written (a tenant's ledger rows), so that the export costs nothing while calls wait and the elements are made
 // later, in slices, as the snapshot's JSON is (D-151). JSON.stringify reads it through toJSON. A list may also give
-// each element's JSON text itself (`textOf`), when it can keep the text of an element that did not change (D-161).
+// each element's JSON text itself (`textOf`), and say where it reads from (`blocks`), so that a writer can keep the
+// text of what did not change since it last wrote the list (D-161).
 // Requirements: none of its own; decisions D-151, D-161.
 
 export class LazyList<T> implements Iterable<T> {
@@ -15,10 +16,12 @@ export class LazyList<T> implements Iterable<T> {
      */
     readonly textOf?: (i: number) => string,
     /**
-     * Set when the list reads an append-only store: every list with the same key has the same element at every index
-     * below both their lengths (slicedJson.ts keeps the text of full blocks of such a list, D-161).
+     * Where the list reads from, for a writer that keeps the text of its full blocks (slicedJson.ts, D-161): `source`
+     * names it, and a block is written again as it was while its elements are the same. Without `token`, the source is
+     * append-only: every list of it has the same element at every index below both lengths. With `token`, the
+     * elements are the same while each one's token is (`===`); a token is read with the effects of `at(i)`.
      */
-    readonly stable?: object,
+    readonly blocks?: { source: object; token?: (i: number) => unknown },
   ) {}
 
   at(i: number): T {

@@ -138,7 +138,7 @@ describe("a list that gives its elements' text, and slicedGzip's kept blocks (D-
           store.asked++;
           return JSON.stringify(values[i]) ?? 'null';
         },
-        store,
+        { source: store },
       );
     return { store, list };
   }
@@ -188,6 +188,33 @@ describe("a list that gives its elements' text, and slicedGzip's kept blocks (D-
     const theirs = await unzipped({ rows: other.list() }, true);
     expect(theirs.replaceAll('\n', '')).toBe(JSON.stringify({ rows: [{ other: true }, ...values.slice(1)] }));
     expect(other.store.asked).toBe(13_000);
+  });
+
+  it("writes a block of a list whose elements change again as kept only while every element's token is the same", async () => {
+    // elements with a version each: the token is the element's object, replaced when it changes
+    const values = Array.from({ length: 8192 + 10 }, (_, i) => ({ i, v: 0 }));
+    const source = {};
+    let asked = 0;
+    const list = () =>
+      new LazyList(
+        values.length,
+        (i) => values[i],
+        (i) => (asked++, JSON.stringify(values[i])),
+        { source, token: (i) => values[i] },
+      );
+    const whole = () => JSON.stringify(values);
+    expect(await unzipped(list(), true).then((t) => t.replaceAll('\n', ''))).toBe(whole());
+    asked = 0;
+    expect(await unzipped(list(), true).then((t) => t.replaceAll('\n', ''))).toBe(whole());
+    expect(asked).toBe(10);
+    // one element of the second block changes: that block is made again, the first is not
+    values[5000] = { i: 5000, v: 1 };
+    asked = 0;
+    expect(await unzipped(list(), true).then((t) => t.replaceAll('\n', ''))).toBe(whole());
+    expect(asked).toBe(4096 + 10);
+    asked = 0;
+    expect(await unzipped(list(), true).then((t) => t.replaceAll('\n', ''))).toBe(whole());
+    expect(asked).toBe(10);
   });
 
   it('keeps no block without lines, nor of a list without a store, nor as plain text', async () => {

@@ -6,7 +6,8 @@
 // each one `JSON.stringify` (a request, a row), unless the element is itself a long array.
 // A list made when read (LazyList: a tenant's ledger rows in a snapshot) is taken apart as an array is, with each
 // element's text from the list when it gives it. Compressed as it is made (`slicedGzip`, a snapshot's part), a list
-// read from an append-only store is written by blocks, each its own gzip member, kept for the next time (D-161).
+// that names its source is written by blocks, each its own gzip member, kept for the next time while the block's
+// elements are the same (D-161).
 // Requirements: none of its own; decisions D-151, D-161.
 
 import { promisify } from 'node:util';
@@ -32,15 +33,21 @@ const BLOCK_MASK = BLOCK - 1;
 const GZIP: ZlibOptions = { level: constants.Z_BEST_SPEED, chunkSize: GZIP_CHUNK };
 const gzipOnce = promisify<Buffer, ZlibOptions, Buffer>(gzip);
 
-/** A block's text with lines, compressed as a gzip member of its own, and the size of the text. */
+/** A block's text with lines, compressed as a gzip member of its own, the size of the text, its elements' tokens. */
 interface KeptBlock {
   data: Buffer;
   rawBytes: number;
+  tokens: readonly unknown[] | null;
 }
+const sameTokens = (kept: readonly unknown[] | null, now: readonly unknown[] | null): boolean => {
+  if (kept === null || now === null) return kept === now;
+  for (let i = 0; i < kept.length; i++) if (kept[i] !== now[i]) return false;
+  return true;
+};
 /**
- * The blocks of the lists read from one append-only store (LazyList's `stable`), by block: a busy tenant's ledger
- * rows are written at every snapshot, and all but their last block are the same as the last time. Compressed, they
- * cost a few bytes a row; held as long as the store is (a tenant dropped from memory drops its store).
+ * The blocks of the lists read from one source (LazyList's `blocks`), by block: a busy tenant's ledger rows and
+ * requests are written at every snapshot, and most of their blocks are the same as the last time. Compressed, they
+ * cost a few bytes an element; held as long as the source is (a tenant dropped from memory drops its stores).
  */
 const keptBlocks = new WeakMap<object, KeptBlock[]>();
 const keptOf = (key: object): KeptBlock[] => {
@@ -55,7 +62,13 @@ const keptOf = (key: object): KeptBlock[] => {
  */
 interface TextSink {
   text: (piece: Buffer) => void;
-  block?: (key: object, index: number, make: (sink: (piece: Buffer) => void) => Promise<void>) => Promise<void>;
+  block?: (
+    source: object,
+    index: number,
+    /** The elements' tokens (null: an append-only source, whose full blocks never change). */
+    tokens: readonly unknown[] | null,
+    make: (sink: (piece: Buffer) => void) => Promise<void>,
+  ) => Promise<void>;
 }
 
 /** Whether `JSON.stringify` would treat `v` as a plain container whose members it visits itself. */
@@ -88,8 +101,8 @@ export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS, lines 
 /**
  * `slicedJson`'s text compressed with gzip as it is made (what a snapshot's part and a stored tenant are): the text
  * is never held whole, only its compressed bytes, compressed off the event loop at zlib's fastest level. With
- * `lines`, each full block of a list read from an append-only store is a gzip member of its own, kept and written
- * again as it is the next time; gzip reads members one after the other as one text (RFC 1952), so the bytes
+ * `lines`, each full block of a list that names its source is a gzip member of its own, kept and written again
+ * as it is the next time while its elements are the same; gzip reads members one after the other as one text (RFC 1952), so the bytes
  * decompress to `slicedJson`'s (D-161). `rawBytes`: the size of the text.
  */
 export async function slicedGzip(
@@ -120,14 +133,15 @@ export async function slicedGzip(
       rawBytes += piece.length;
       (current.stream ??= open()).write(piece);
     },
-    block: async (key, index, make) => {
-      const kept = keptOf(key);
+    block: async (source, index, tokens, make) => {
+      const kept = keptOf(source);
       let b = kept[index];
-      if (b === undefined) {
+      if (b === undefined || !sameTokens(b.tokens, tokens)) {
         const pieces: Buffer[] = [];
         await make((piece) => pieces.push(piece));
         const text = Buffer.concat(pieces);
-        b = kept[index] ??= { data: await gzipOnce(text, GZIP), rawBytes: text.length };
+        b = { data: await gzipOnce(text, GZIP), rawBytes: text.length, tokens };
+        kept[index] = b;
       }
       current.stream?.end();
       current.stream = null;
@@ -176,16 +190,18 @@ async function writeSliced(value: unknown, sliceMs: number, lines: boolean, out:
   async function array(a: unknown[] | LazyList<unknown>): Promise<void> {
     const textOf = a instanceof LazyList ? a.textOf : undefined;
     const at = a instanceof LazyList ? (i: number) => a.at(i) : (i: number) => a[i];
-    // a list from an append-only store that gives its elements' text, written to a sink that may keep its blocks
-    const store = out.block && textOf && a instanceof LazyList ? a.stable : undefined;
+    // a list that gives its elements' text and names its source, written to a sink that may keep its blocks
+    const blocks = out.block && textOf && a instanceof LazyList ? a.blocks : undefined;
     emit('[');
     for (let i = 0; i < a.length; i++) {
       if (i) emit(',');
-      if (store && (i & BLOCK_MASK) === 0 && i + BLOCK <= a.length) {
-        // a full block: the same elements whenever it is read, so the same text
+      if (blocks && (i & BLOCK_MASK) === 0 && i + BLOCK <= a.length) {
+        // a full block: the same text while its elements are the same (always, from an append-only source)
         flush();
         const first = i;
-        await out.block!(store, i >>> BLOCK_BITS, async (into) => {
+        const token = blocks.token;
+        const tokens = token ? Array.from({ length: BLOCK }, (_, k) => token(first + k)) : null;
+        await out.block!(blocks.source, i >>> BLOCK_BITS, tokens, async (into) => {
           const before = sink;
           sink = into;
           for (let j = first; j < first + BLOCK; j++) {

@@ -23,6 +23,20 @@ import type { StoredJobSpec } from './jobSpecs.js';
 import { StoredRequest, type StoredRequestState } from './record.js';
 import { LazyList } from '../lazyList.js';
 
+/** The numbers a request's job spec and score had among its export's texts (a fresh object when either changed). */
+interface RequestToken {
+  job: number;
+  score: number | null;
+}
+const requestTokens = new WeakMap<Readonly<StoredRequestState>, RequestToken>();
+/** The source a tenant's requests are written from (D-161): one per row store, which a reset or a forget replaces. */
+const requestSources = new WeakMap<object, object>();
+const requestsSourceOf = (rows: object): object => {
+  let source = requestSources.get(rows);
+  if (!source) requestSources.set(rows, (source = {}));
+  return source;
+};
+
 export function createScreening(ctx: CoreContext, webhooks: WebhookService): ScreeningService {
   const { ledger, requests } = ctx.store;
   const cursors = new CursorCodec(ctx.store.cursorSecret);
@@ -70,13 +84,28 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
         jobSpec: ref(s.jobSpec),
         scoreText: s.scoreText === null ? null : ref(s.scoreText),
       });
+      // what a request's text depends on: its export (shared until it changes, D-157) and the numbers of its texts;
+      // the same token while both are (a writer keeps the text of a block of unchanged requests, D-161)
+      const tokenOf = (s: Readonly<StoredRequestState>): RequestToken => {
+        const job = ref(s.jobSpec);
+        const score = s.scoreText === null ? null : ref(s.scoreText);
+        let token = requestTokens.get(s);
+        if (token?.job !== job || token.score !== score) requestTokens.set(s, (token = { job, score }));
+        return token;
+      };
       const ordered = requests.ordered(tenantId);
       // lazy (a snapshot's): each request's export as it stands now, shared with the request until it changes
       // (copy on write, D-157), its texts numbered as the list is read; so `texts` comes after `requests`
       let reqs: ScreeningTenantState['requests'];
       if (lazy) {
         const states = ordered.map((r) => r.shared());
-        reqs = new LazyList(states.length, (i) => withRefs(states[i]));
+        const rows = ledger.storeOf(tenantId);
+        reqs = new LazyList(
+          states.length,
+          (i) => withRefs(states[i]),
+          (i) => JSON.stringify(withRefs(states[i])),
+          rows && { source: requestsSourceOf(rows), token: (i) => tokenOf(states[i]) },
+        );
       } else reqs = ordered.map((r) => withRefs(r.exportState()));
       return { rows: ledger.exportTenant(tenantId, lazy), seq: ledger.seqOfTenant(tenantId), requests: reqs, texts };
     },

@@ -303,7 +303,7 @@ export class Ledger {
         rows.length,
         (i) => rowState(rows, i),
         (i) => rows.stateJson(i),
-        rows,
+        { source: rows },
       );
     const out: LedgerRowState[] = [];
     for (let i = 0; i < rows.length; i++) out.push(rowState(rows, i));
