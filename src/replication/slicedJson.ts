@@ -20,8 +20,11 @@ export const JSON_SLICE_MS = 8;
 const WHOLE_ARRAY = 64;
 /** Text gathered before it is turned into bytes. */
 const CHUNK_CHARS = 1 << 16;
-/** zlib's output piece (its default, 16 KiB, made the event loop hear of every few pieces of text). */
-const GZIP_CHUNK = 1 << 18;
+/**
+ * zlib's output piece: its default (16 KiB) made the event loop hear of every few pieces of text; each stream holds
+ * one, and a snapshot of a thousand small parts opens a thousand streams, so not more.
+ */
+const GZIP_CHUNK = 1 << 16;
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
