@@ -14,6 +14,12 @@ const root = process.cwd();
 const { testResults } = JSON.parse(readFileSync(report, 'utf8')) as {
   testResults: { name: string; startTime: number; endTime: number }[];
 };
+// a report made in another checkout (a fresh clone) names files outside this one: run the script there
+const outside = testResults.find((r) => path.relative(root, r.name).startsWith('..'));
+if (outside) {
+  console.error(`the report's files are not under ${root} (${outside.name}): run this in the checkout that made it`);
+  process.exit(2);
+}
 const durations = Object.fromEntries(
   testResults
     .map((r) => [path.relative(root, r.name).split(path.sep).join('/'), Math.round(r.endTime - r.startTime)] as const)
