@@ -90,12 +90,18 @@ export interface ReplicaTiming {
    * it, so that a step of the tenant applied meanwhile comes first; a deployment waits for nothing.
    */
   prefetchPauseMs: number;
+  /**
+   * How long a tenant whose stored state was written in the background waits before it may be dropped (D-160).
+   * Tests lengthen it, so that a step of the tenant applied meanwhile comes first; a deployment waits for nothing.
+   */
+  dropPauseMs: number;
 }
 export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   lostAttemptGraceMs: 10_000,
   sweepMs: 2_000,
   batchBudgetMs: 4,
   prefetchPauseMs: 0,
+  dropPauseMs: 0,
 });
 /** How often a busy instance reports how far it applied the log (an idle one reports every `sweepMs`). */
 const REPORT_EVERY_MS = 200;
@@ -605,7 +611,8 @@ export class Replica {
     if (!this.residency.drops || this.evicting) return;
     this.evicting = this.residency
       .write(this.applied, this.keptTenants())
-      .then((ids) => {
+      .then(async (ids) => {
+        if (this.timing.dropPauseMs) await new Promise((r) => setTimeout(r, this.timing.dropPauseMs));
         this.written.push(...ids);
         if (!this.running) this.dropWritten();
       })
