@@ -130,7 +130,11 @@ MAKERS.push(
     ...admin('POST', `/sandbox/v1/tenants/${tenantOf(w, p).id}/webhook-secret/rotate`, {}),
     headers: { ...(p(2) ? bearer(ADMIN) : keyOf(w, p)), ...JSONH },
   }),
-  (w, p) => admin('POST', `/sandbox/v1/tenants/${tenantOf(w, p).id}/clock/advance`, { seconds: [61, 7200][p(2)] }),
+  (w, p) =>
+    admin('POST', `/sandbox/v1/tenants/${tenantOf(w, p).id}/clock/advance`, {
+      // a day past the month's end too: wallets refill (a read of one then changes nothing, D-162)
+      seconds: [61, 7200, 40 * 86_400][p(3)],
+    }),
   (w, p) => {
     const reqs = w.core.screening.list({});
     const id = reqs.length ? reqs[p(reqs.length)].id : 'scr_missing';
@@ -157,7 +161,7 @@ MAKERS.push(
     return admin('DELETE', `/sandbox/v1/faults/${rules.length ? rules[p(rules.length)].id : 'flt_missing'}`);
   },
   (w, p) => admin('DELETE', p(2) ? `/sandbox/v1/faults?tenantId=${tenantOf(w, p).id}` : '/sandbox/v1/faults'),
-  (_, p) => admin('POST', '/sandbox/v1/clock/advance', { seconds: [1, 3600][p(2)] }),
+  (_, p) => admin('POST', '/sandbox/v1/clock/advance', { seconds: [1, 3600, 40 * 86_400][p(3)] }),
   (_, p) => admin(p(2) ? 'PUT' : 'DELETE', '/sandbox/v1/bugs/audit-skip-row'),
   (w, p) => ({ ...admin('GET', `/sandbox/v1/tenants/${tenantOf(w, p).id}`), headers: keyOf(w, p) }),
   (_, p) => admin('GET', ['/sandbox/v1/reviews', '/sandbox/v1/logs', '/sandbox/v1/tenants'][p(3)]),

@@ -68,6 +68,27 @@ describe('GET /usage', () => {
     expect(Date.parse(after.resetAt)).toBeGreaterThan(Date.parse(before.resetAt));
   });
 
+  it('keeps credits the operator sets after a refill came due, whether or not a read came first (D-162)', async () => {
+    const admin = adminOf(base());
+    const [read, unread] = [
+      await createTenant(base(), { planTier: 'starter' }),
+      await createTenant(base(), { planTier: 'starter' }),
+    ];
+    const usage = (key: string) => client(base(), key)('GET', `${SCREENING}/usage`);
+    const resetAt = Date.parse((await usage(read.apiKey)).json.resetAt);
+    const seconds = Math.ceil((resetAt - sb.get().core.clock.now()) / 1000) + 1;
+    await admin('POST', '/sandbox/v1/clock/advance', { seconds });
+    // the refill that came due is reported, and reading it changes nothing
+    expect((await usage(read.apiKey)).json).toMatchObject({ creditsRemaining: 100 });
+    for (const t of [read, unread]) {
+      const set = await admin('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { screeningCredits: 5 });
+      expect(set.json.screeningCredits, t.tenantId).toMatchObject({ remaining: 5 });
+      expect(Date.parse(set.json.screeningCredits.resetAt)).toBeGreaterThan(resetAt);
+      expect((await client(base(), t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+      expect((await usage(t.apiKey)).json, t.tenantId).toMatchObject({ creditsRemaining: 4 });
+    }
+  });
+
   it('ignores query parameters (none are documented) but still refuses a key in the query', async () => {
     const t = await createTenant(base(), { planTier: 'pro' });
     const api = client(base(), t.apiKey);

@@ -11,6 +11,17 @@ export interface WalletState {
   resetAt: number | null;
 }
 
+/** A wallet as of a moment, as a read reports it (`Wallet.at`). */
+export interface WalletView {
+  cap: number;
+  remaining: number;
+  resetAt: number | null;
+  /** Credits used of the cap (0 when a top-up is above it). */
+  used: number;
+  /** Share of the cap used, clamped to 0..1 (a top-up above the cap reads as 0). */
+  usageRatio: number;
+}
+
 export class Wallet {
   cap: number;
   remaining: number;
@@ -23,12 +34,35 @@ export class Wallet {
     this.resetAt = resets ? nextMonthStart(now) : null;
   }
 
-  /** Applies every reset that has come due by `now`. */
-  refresh(now: number): void {
-    if (this.resetAt !== null && now >= this.resetAt) {
+  /** Whether a reset has come due by `now`. */
+  private due(now: number): boolean {
+    return this.resetAt !== null && now >= this.resetAt;
+  }
+
+  /** Applies every reset that has come due by `now` (only a step that changes the wallet does). */
+  private refresh(now: number): void {
+    if (this.due(now)) {
       this.remaining = this.cap;
       this.resetAt = nextMonthStart(now);
     }
+  }
+
+  /**
+   * The wallet as of `now`, resets due by then applied, without changing it: a read changes no state, so that every
+   * instance of a shared sandbox, whichever reads it served, holds the same wallet (D-162).
+   */
+  at(now: number): WalletView {
+    const due = this.due(now);
+    const remaining = due ? this.cap : this.remaining;
+    const used = Math.max(0, this.cap - remaining);
+    const usageRatio = this.cap <= 0 ? (remaining > 0 ? 0 : 1) : Math.min(1, Math.max(0, used / this.cap));
+    return { cap: this.cap, remaining, resetAt: due ? nextMonthStart(now) : this.resetAt, used, usageRatio };
+  }
+
+  /** Sets the credits left (the operator's), after the resets due by `now`: a later step does not refill them. */
+  setRemaining(n: number, now: number): void {
+    this.refresh(now);
+    this.remaining = n;
   }
 
   /** Takes `n` credits if there are enough; returns whether it did. */
@@ -52,24 +86,10 @@ export class Wallet {
     return w;
   }
 
-  refund(n: number): void {
-    this.remaining += n;
-  }
-
   /** Re-plans the wallet for a new tier: new cap, full refill, new reset rule. */
   replan(cap: number, resets: boolean, now: number): void {
     this.cap = cap;
     this.remaining = cap;
     this.resetAt = resets ? nextMonthStart(now) : null;
-  }
-
-  get used(): number {
-    return Math.max(0, this.cap - this.remaining);
-  }
-
-  /** Share of the cap used, clamped to 0..1 (a top-up above the cap reads as 0). */
-  usageRatio(): number {
-    if (this.cap <= 0) return this.remaining > 0 ? 0 : 1;
-    return Math.min(1, Math.max(0, this.used / this.cap));
   }
 }

@@ -188,8 +188,16 @@ export class Snapshotter {
       JSON.stringify(JSON.parse(text, (k, v: unknown) => (k === 'durationMs' ? 0 : v)));
     for (const r of rows) {
       const copied = gunzipSync(r.data).toString('utf8');
-      if (measured(copied) !== measured(truth.get(r.part)!))
-        this.verify!(new Error(`the snapshot of step ${seq} copied a part of tenant ${r.part} that is not its state`));
+      const [a, b] = [measured(copied), measured(truth.get(r.part)!)];
+      if (a === b) continue;
+      let at = 0;
+      while (a[at] === b[at]) at++;
+      const around = (t: string) => t.slice(Math.max(0, at - 80), at + 80);
+      this.verify!(
+        new Error(
+          `the snapshot of step ${seq} copied a part of tenant ${r.part} that is not its state: they first differ at character ${at}, copied …${around(a)}… against …${around(b)}…`,
+        ),
+      );
     }
     if (rows.length !== truth.size) this.verify!(new Error(`the snapshot of step ${seq} lacks copied parts`));
   }

@@ -5,7 +5,6 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { exportTenant } from '../../src/domain/snapshot.js';
-import { Wallet, type WalletState } from '../../src/domain/wallet.js';
 import type { RunningSandbox } from '../../src/main.js';
 import { withoutDurations } from './inProcess.js';
 import { DashboardClient } from './dashboard.js';
@@ -126,26 +125,14 @@ export async function sendTenantCalls(
 
 /**
  * A tenant's slice as an instance holds it, read as a call of that tenant (which loads it when it is not in memory).
- * Its wallets as of now: a read of a wallet applies the monthly refill that came due (on the instance serving it),
- * so how far a wallet's stored refill date lags depends on which reads an instance served, not on its state.
+ * Exactly as exported: a read changes no state (D-162), so two instances that applied the same steps hold the same
+ * slice whichever reads each served.
  */
 export const sliceOf = (sb: RunningSandbox, tenantId: string) =>
-  sb.replica!.read(
-    async () => {
-      const slice = exportTenant(sb.core, tenantId) as { tenant: { tenant: Record<string, WalletState> } };
-      const now = sb.core.tenants.get(tenantId).clock.now();
-      for (const name of ['screeningWallet', 'applyWallet']) {
-        const w = Wallet.fromState(slice.tenant.tenant[name]);
-        w.refresh(now);
-        slice.tenant.tenant[name] = w.exportState();
-      }
-      return withoutDurations(slice);
-    },
-    {
-      app: 'control',
-      method: 'GET',
-      url: `http://sandbox.test/sandbox/v1/tenants/${tenantId}`,
-      header: () => undefined,
-      body: null,
-    },
-  );
+  sb.replica!.read(async () => withoutDurations(exportTenant(sb.core, tenantId)), {
+    app: 'control',
+    method: 'GET',
+    url: `http://sandbox.test/sandbox/v1/tenants/${tenantId}`,
+    header: () => undefined,
+    body: null,
+  });

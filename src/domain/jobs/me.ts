@@ -9,14 +9,15 @@ export function meOf(principal: Principal, now: number): Me {
   const { tenant, key } = principal;
   const tier = jobsTierOf(tenant.planTier);
   const tierLimits = jobsLimitsOf(tenant.planTier);
-  tenant.applyWallet.refresh(now);
+  // as of now, without changing the wallet (a read is no step, D-162)
+  const wallet = tenant.applyWallet.at(now);
   return {
     tier,
     scopes: [...key.scopes],
     applyCredits: {
-      remaining: tenant.applyWallet.remaining,
+      remaining: wallet.remaining,
       perMonth: tierLimits.applyCreditsPerMonth,
-      resetAt: tenant.applyWallet.resetAt === null ? null : new Date(tenant.applyWallet.resetAt).toISOString(),
+      resetAt: wallet.resetAt === null ? null : new Date(wallet.resetAt).toISOString(),
     },
     limits: {
       rateLimitPerMinute: tierLimits.rateLimitPerMinute,

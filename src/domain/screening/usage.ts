@@ -16,14 +16,14 @@ const freeCap = () => limits.policy.screening.free.creditsCap;
 export function usageOf(ctx: CoreContext, tenant: Tenant): ScreeningUsage {
   const source = ctx.faults.planted.usageSource(tenant, () => ctx.tenants.list());
   const now = source.clock.now();
-  const w = source.screeningWallet;
-  w.refresh(now);
+  // as of now, without changing the wallet (a read is no step, D-162)
+  const w = source.screeningWallet.at(now);
   const usage: ScreeningUsage = {
     tenantId: tenant.id,
     planTier: tenant.planTier,
     creditsRemaining: w.remaining,
     creditsCap: w.cap,
-    usagePercent: w.usageRatio(),
+    usagePercent: w.usageRatio,
     nearLimit: w.cap > 0 && w.used >= limits.spec.nearLimitRatio * w.cap,
     resetAt: w.resetAt === null ? null : ctx.clock.iso(w.resetAt),
   };

@@ -40,8 +40,9 @@ function parseWebhookUrl(v: unknown): string | null | undefined {
 }
 
 export function tenantView(t: Tenant, now: number) {
-  t.screeningWallet.refresh(now);
-  t.applyWallet.refresh(now);
+  // as of now, without changing the wallets (a read is no step, D-162)
+  const screening = t.screeningWallet.at(now);
+  const apply = t.applyWallet.at(now);
   return {
     tenantId: t.id,
     name: t.name,
@@ -57,14 +58,14 @@ export function tenantView(t: Tenant, now: number) {
         ? new Date(t.previousSecretExpiresAt).toISOString()
         : null,
     screeningCredits: {
-      remaining: t.screeningWallet.remaining,
-      cap: t.screeningWallet.cap,
-      resetAt: t.screeningWallet.resetAt === null ? null : new Date(t.screeningWallet.resetAt).toISOString(),
+      remaining: screening.remaining,
+      cap: screening.cap,
+      resetAt: screening.resetAt === null ? null : new Date(screening.resetAt).toISOString(),
     },
     applyCredits: {
-      remaining: t.applyWallet.remaining,
+      remaining: apply.remaining,
       perMonth: jobsLimitsOf(t.planTier).applyCreditsPerMonth,
-      resetAt: t.applyWallet.resetAt === null ? null : new Date(t.applyWallet.resetAt).toISOString(),
+      resetAt: apply.resetAt === null ? null : new Date(apply.resetAt).toISOString(),
     },
     autoReview: t.autoReview === null ? null : { ...t.autoReview },
     createdAt: new Date(t.createdAt).toISOString(),
@@ -150,8 +151,8 @@ export function tenantRoutes() {
     if (webhookSecret !== undefined) t.webhookSecret = webhookSecret;
     if (disabled !== undefined) t.disabled = disabled;
     if (name !== undefined) t.name = name;
-    if (screeningCredits !== undefined) t.screeningWallet.remaining = screeningCredits;
-    if (applyCredits !== undefined) t.applyWallet.remaining = applyCredits;
+    if (screeningCredits !== undefined) t.screeningWallet.setRemaining(screeningCredits, t.clock.now());
+    if (applyCredits !== undefined) t.applyWallet.setRemaining(applyCredits, t.clock.now());
     if (autoReview !== undefined) c.var.core.screening.setAutoReview(t, autoReview);
     return c.json(tenantView(t, t.clock.now()));
   });
