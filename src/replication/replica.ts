@@ -612,7 +612,7 @@ export class Replica {
     this.evicting = this.residency
       .write(this.applied, this.keptTenants())
       .then(async (ids) => {
-        if (this.timing.dropPauseMs) await new Promise((r) => setTimeout(r, this.timing.dropPauseMs));
+        if (this.timing.dropPauseMs && ids.length) await new Promise((r) => setTimeout(r, this.timing.dropPauseMs));
         this.written.push(...ids);
         if (!this.running) this.dropWritten();
       })
