@@ -52,8 +52,12 @@ const perTier: Check = {
   },
 };
 
-/** Calls until the first 429, checking that X-RateLimit-Remaining falls by one per call (one rollover allowed). */
-async function walkWindow(me: () => Promise<Exchange>): Promise<{ prev: Exchange | null; refused: Exchange }> {
+/**
+ * Calls until the first 429, checking that X-RateLimit-Remaining falls by one per call (one rollover allowed). A
+ * rollover shows as a rise, or as the first call of a window (limit - 1) again: the window may end after the walk's
+ * first call, whose own answer already read limit - 1.
+ */
+export async function walkWindow(me: () => Promise<Exchange>): Promise<{ prev: Exchange | null; refused: Exchange }> {
   let prev: Exchange | null = null;
   let restarts = 0;
   for (let i = 0; i < LIMITS.free * 2 + 5; i++) {
@@ -78,7 +82,7 @@ async function walkWindow(me: () => Promise<Exchange>): Promise<{ prev: Exchange
       );
     if (prev) {
       const before = int(prev, 'x-ratelimit-remaining')!;
-      if (rem > before && restarts === 0) {
+      if ((rem > before || rem === LIMITS.free - 1) && restarts === 0) {
         restarts++; // the fixed window rolled over between two calls: count again from here
       } else if (rem !== before - 1) {
         throw violation(
