@@ -7,8 +7,8 @@
 // - `listen`: a webhook listener connected or gone, or a listener attempt's timeout passed (D-119).
 
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import type { SendOutcome } from '../domain/webhooks/sender.js';
+import { BODY_READ } from '../web/bodyStream.js';
 import { stringBodyOf } from '../web/callLog.js';
 import type { DirectoryChange } from './directory.js';
 import type { Partition, RoutedCall } from './route.js';
@@ -120,15 +120,15 @@ export function takenBy(
   const rawHeaders = step.headers.flat();
   let authorization: string | undefined;
   for (const [name, value] of step.headers) if (name.toLowerCase() === 'authorization') authorization ??= value;
-  const req = Object.assign(new Readable({ read() {} }), {
+  // no stream: the body is read already
+  const req = {
     method: step.method,
     url: at < 0 ? '/' : step.url.slice(at),
     rawHeaders,
     headers: { authorization },
     socket: { remoteAddress: step.ip },
-  });
-  req.push(body);
-  req.push(null);
+    [BODY_READ]: body,
+  };
   let answer!: (res: Response) => void;
   const answered = new Promise<Response>((resolve) => (answer = resolve));
   let status = 200;

@@ -92,8 +92,17 @@ function onClose(this: Reading): void {
   if (this[READER]) finish(this, new Error('the request body was cut off'));
 }
 
+/**
+ * Where a request built by the sandbox itself (a recorded call applied as a step, replication/steps.ts) carries its
+ * body, read already: `readNode` takes it from there, without a stream.
+ */
+export const BODY_READ = Symbol('the request body, read already');
+
 /** The body of Node's request, at most `maxBytes` of it (413 past them, and the connection lingers). */
 export function readNode(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+  const read = (incoming as IncomingMessage & { [BODY_READ]?: Uint8Array })[BODY_READ];
+  if (read !== undefined)
+    return read.byteLength > maxBytes ? Promise.reject(tooLarge(maxBytes)) : Promise.resolve(read);
   return new Promise((resolve, reject) => {
     (incoming as Reading)[READER] = { chunks: [], size: 0, maxBytes, resolve, reject };
     incoming.on('data', onData);
