@@ -60,7 +60,7 @@ describe('sandbox clock', () => {
             used.add(o.seq);
             clock.rearmAs(o.seq, () => add(o.in));
           }
-          const timers = clock.exportState().timers;
+          const timers = [...clock.exportState().timers];
           expect(timers.map((t) => t.label).sort()).toEqual([...live.keys()].sort());
           for (let i = 1; i < timers.length; i++) expect(timers[i].seq).toBeGreaterThan(timers[i - 1].seq);
         }

@@ -190,7 +190,7 @@ function tenantPart(core: Core, tenantId: string, groups: ByTenant | null, lazy 
   return {
     format: SNAPSHOT_FORMAT,
     tenant: core.tenants.exportTenant(tenantId),
-    clock: core.clock.exportTenant(tenantId),
+    clock: core.clock.exportTenant(tenantId, lazy),
     accounts: store.accounts.exportTenant(tenantId),
     screening: core.screening.exportTenant(tenantId, lazy),
     webhooks: core.webhooks.exportTenant(tenantId),
@@ -208,7 +208,7 @@ function tenantPart(core: Core, tenantId: string, groups: ByTenant | null, lazy 
 }
 
 /** Puts a tenant's data into the holders (`cleared`: nothing of it is there); its timers are returned, not armed. */
-function putTenant(core: Core, tenantId: string, data: unknown, cleared: boolean): TimerData[] {
+function putTenant(core: Core, tenantId: string, data: unknown, cleared: boolean): Iterable<TimerData> {
   const s = data as TenantSnapshot;
   refuseOther(s?.format, 'tenant');
   if (s.tenant.tenant.id !== tenantId)
@@ -234,7 +234,7 @@ function putTenant(core: Core, tenantId: string, data: unknown, cleared: boolean
 }
 
 /** Re-arms timers kept as data, in the order they were made, through the service that owns each label. */
-function rearm(core: Core, timers: TimerData[]): void {
+function rearm(core: Core, timers: Iterable<TimerData>): void {
   const byLabel: Record<string, (ref: string, at: number) => void> = {
     ...core.screening.rearm,
     ...core.webhooks.rearm,
