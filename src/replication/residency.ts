@@ -20,7 +20,7 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { StoreReport } from '../domain/store.js';
-import type { Db } from '../store/postgres/pool.js';
+import { valuesOf, type Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
 import { newestStoredState } from './snapshots.js';
 import { describeWriter, type Writer } from './versions.js';
@@ -289,15 +289,12 @@ export class Residency {
           return { id, data, raw: rawBytes };
         }),
       );
-      const values: unknown[] = [];
-      const tuples = rows.map((r, k) => {
-        values.push(r.id, r.data, r.raw);
-        return `($${3 * k + 1}, ${Math.floor(at)}, $${3 * k + 2}, $${3 * k + 3}, ${SNAPSHOT_FORMAT}, $${3 * rows.length + 1})`;
-      });
-      values.push(this.writer.codeVersion);
+      const { sql, values } = valuesOf(
+        rows.map((r) => [r.id, Math.floor(at), r.data, r.raw, SNAPSHOT_FORMAT, this.writer.codeVersion]),
+      );
       await this.db.query(
         `INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
-         VALUES ${tuples.join(', ')} ON CONFLICT (tenant_id, seq) DO NOTHING`,
+         ${sql} ON CONFLICT (tenant_id, seq) DO NOTHING`,
         values,
       );
     }
