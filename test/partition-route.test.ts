@@ -239,6 +239,10 @@ function dashboardPost(w: World, p: Pick, path: string): Call {
   };
 }
 
+/** A drawn call as the apps take it. */
+const requestOf = (call: Call) =>
+  new Request(`http://sandbox.test${call.path}`, { method: call.method, headers: call.headers, body: call.body });
+
 /** The exported state of every tenant, and of the global state part by part, as JSON texts. */
 function stateOf(core: Core): { tenants: Map<string, string>; global: Map<string, string> } {
   const tenants = new Map<string, string>();
@@ -273,31 +277,28 @@ async function world(): Promise<{ w: World; main: ReturnType<typeof createApp>; 
       keys: [core.demo?.tenants.find((d) => d.tenantId === t.id)?.apiKey].filter((k): k is string => !!k),
       revoked: [],
     });
-  // every tenant has a receiver (a closed port: its attempts fail at once), so submits and tests make deliveries
   const main = createApp(core);
+  const send = (call: Call) => main.fetch(requestOf(call));
+  // every tenant has a receiver (a closed port: its attempts fail at once), so submits and tests make deliveries
   for (const t of w.tenants)
-    await main.fetch(
-      new Request(`http://sandbox.test/sandbox/v1/tenants/${t.id}`, {
-        method: 'PATCH',
-        headers: { ...bearer(ADMIN), ...JSONH },
-        body: json({ webhookUrl: 'http://127.0.0.1:9/hook' }),
-      }),
-    );
+    await send(admin('PATCH', `/sandbox/v1/tenants/${t.id}`, { webhookUrl: 'http://127.0.0.1:9/hook' }));
   // a request of each tenant awaiting review from the start, so that decisions on one are drawn often enough
   for (const t of w.tenants)
-    await main.fetch(
-      new Request('http://sandbox.test/api/screening/v1/screen', {
-        method: 'POST',
-        headers: { ...bearer(t.keys[0]), ...JSONH },
-        body: json({ ...SUBMIT(1), idempotencyKey: 'idem-seed' }),
-      }),
-    );
-  // and a fault rule of a tenant on a path no call here takes, so that removing a rule by its id is drawn too
-  await main.fetch(
-    new Request('http://sandbox.test/sandbox/v1/faults', {
+    await send({
+      app: 'main',
       method: 'POST',
-      headers: { ...bearer(ADMIN), ...JSONH },
-      body: json({ mode: 'status', status: 503, path: '/api/v1/market/skills', count: 1, tenantId: w.tenants[0].id }),
+      path: '/api/screening/v1/screen',
+      headers: { ...bearer(t.keys[0]), ...JSONH },
+      body: json({ ...SUBMIT(1), idempotencyKey: 'idem-seed' }),
+    });
+  // and a fault rule of a tenant on a path no call here takes, so that removing a rule by its id is drawn too
+  await send(
+    admin('POST', '/sandbox/v1/faults', {
+      mode: 'status',
+      status: 503,
+      path: '/api/v1/market/skills',
+      count: 1,
+      tenantId: w.tenants[0].id,
     }),
   );
   await quiesce(core);
@@ -326,13 +327,12 @@ describe('the partition of a recorded call names every tenant it changes (D-143)
             let d = 0;
             const pick: Pick = (n) => (n <= 0 ? 0 : draws[d++ % draws.length] % n);
             const call = MAKERS[m](w, pick);
-            const url = `http://sandbox.test${call.path}`;
             const body = call.body === undefined ? null : Buffer.from(call.body);
             const route: Partition = partitionOf(
               {
                 app: call.app,
                 method: call.method,
-                url,
+                url: `http://sandbox.test${call.path}`,
                 header: (n) => call.headers[n.toLowerCase()],
                 body,
               },
@@ -341,9 +341,7 @@ describe('the partition of a recorded call names every tenant it changes (D-143)
             const recorded = call.app === 'anon' || isRecorded(call.method, call.path, '/api/');
             await quiesce(core);
             const before = stateOf(core);
-            const res = await (call.app === 'anon' ? anon : main).fetch(
-              new Request(url, { method: call.method, headers: call.headers, body: call.body }),
-            );
+            const res = await (call.app === 'anon' ? anon : main).fetch(requestOf(call));
             const text = await res.text();
             await quiesce(core);
             const after = stateOf(core);
