@@ -155,6 +155,15 @@ export const OPTIONS: readonly OptionSpec[] = [
     meaning:
       'a shared sandbox keeps at most this many tenants in memory beyond those with work under way (webhook attempts in flight, connected listeners) and loads the others from the database on their first call (D-150); 0: every tenant in memory',
   },
+  {
+    key: 'callsPerCaller',
+    flag: '--calls-per-caller',
+    env: 'SANDBOX_CALLS_PER_CALLER',
+    kind: 'int',
+    shown: '8',
+    meaning:
+      "calls of one caller (one credential, else one client address) in progress at once; its later calls wait their turn, so one caller's burst does not hold up another's calls (D-165); 0: no limit",
+  },
 ];
 
 /** The value an on/off variable is set to: `1` turns an off-by-default switch on, `0` turns an on-by-default one off. */
@@ -291,6 +300,7 @@ export function resolveOptions(input: ConfigInput = {}, env: NodeJS.ProcessEnv =
     fastPath: g.fastPath ?? true,
     snapshotEvery: g.snapshotEvery ?? 10_000,
     residentTenants: g.residentTenants ?? 1000,
+    callsPerCaller: g.callsPerCaller ?? 8,
     store: storeUrl(g.store),
   });
 }

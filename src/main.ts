@@ -14,6 +14,7 @@ import type { Replica } from './replication/replica.js';
 import { shareApps } from './replication/calls.js';
 import { restFastPath, type FastPath } from './http/fastPath.js';
 import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './web/headLimit.js';
+import { fairShare, type FairShare } from './web/fairShare.js';
 
 export interface RunningSandbox {
   core: Core;
@@ -32,12 +33,21 @@ export interface RunningSandbox {
 /** A Web fetch handler; what @hono/node-server passes after the request (its bindings) is handed on unread. */
 type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
 
-/** Serves `fetch`; calls `fast` takes first (when it answers true, the call is its own). */
-function listen(fetch: Fetch, host: string, port: number, fast?: () => FastPath | undefined): Promise<ServerType> {
+/** Serves `fetch`, each caller's calls taking turns (`turns`); calls `fast` takes first (when it answers true, the call is its own). */
+function listen(
+  fetch: Fetch,
+  host: string,
+  port: number,
+  turns: FairShare,
+  fast?: () => FastPath | undefined,
+): Promise<ServerType> {
   const createServer = ((options: ServerOptions, listener: RequestListener) =>
-    createHttpServer(
-      options,
-      fast ? (req, res) => void (fast()?.take(req, res) || listener(req, res)) : listener,
+    createHttpServer(options, (req, res) =>
+      turns.admit(
+        req,
+        res,
+        fast ? () => void (fast()?.take(req, res) || listener(req, res)) : () => listener(req, res),
+      ),
     )) as typeof createHttpServer;
   return new Promise((resolve, reject) => {
     const server = serve(
@@ -72,16 +82,19 @@ export async function startSandbox(
   // Listen first (port 0 picks a free port), then bind the config to the real address.
   const holder: { app?: { fetch: Fetch }; anon?: { fetch: Fetch }; fast?: FastPath; stepFast?: FastPath } = {};
   const notReady = () => new Response('starting', { status: 503 });
+  const turns = fairShare({ limit: options.callsPerCaller });
   const server = await listen(
     (req, env) => (holder.app ? holder.app.fetch(req, env) : notReady()),
     options.host,
     options.port,
+    turns,
     () => holder.fast,
   );
   const anonServer = await listen(
     (req, env) => (holder.anon ? holder.anon.fetch(req, env) : notReady()),
     options.host,
     options.anonMcpPort,
+    turns,
   );
   const port = (server.address() as AddressInfo).port;
   const anonPort = (anonServer.address() as AddressInfo).port;

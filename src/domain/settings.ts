@@ -34,4 +34,6 @@ export interface Settings {
   snapshotEvery: number;
   /** A shared sandbox keeps at most this many idle tenants in memory and loads the others on demand (D-150); 0: all. */
   residentTenants: number;
+  /** Calls of one caller in progress at once before its later calls wait their turn (D-165); 0: no limit. */
+  callsPerCaller: number;
 }

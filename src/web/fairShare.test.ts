@@ -1,0 +1,178 @@
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callerOf, fairShare, type FairShare } from './fairShare.js';
+
+// A server whose calls are held open until the test ends them, so which calls started is observable.
+interface Held {
+  caller: string;
+  tag: string;
+  res: ServerResponse;
+}
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+async function serveHeld(turns: FairShare): Promise<{ port: number; started: Held[] }> {
+  const started: Held[] = [];
+  const s = createServer((req: IncomingMessage, res: ServerResponse) =>
+    turns.admit(req, res, () => started.push({ caller: callerOf(req), tag: String(req.headers['x-tag']), res })),
+  );
+  server = s;
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  return { port: (s.address() as AddressInfo).port, started };
+}
+
+/** A call on a connection of its own; resolves with its status, or 'aborted'. */
+function call(port: number, key: string | null, tag: string, signal?: AbortSignal): Promise<number | 'aborted'> {
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/',
+        agent: false,
+        signal,
+        headers: { 'x-tag': tag, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', () => resolve('aborted'));
+    req.end();
+  });
+}
+
+const until = async (what: string, ok: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+const tags = (started: Held[]) => started.map((h) => h.tag);
+const finish = (h: Held) => h.res.end('ok');
+
+/** Another caller's call, answered at once: from now on the callers are contended. */
+async function contend(port: number, started: Held[], key = 'key-z'): Promise<void> {
+  const n = started.length;
+  const answer = call(port, key, 'z');
+  await until('the other caller started', () => started.length === n + 1);
+  finish(started.splice(n, 1)[0]);
+  expect(await answer).toBe(200);
+}
+
+describe('turns between callers (D-165)', () => {
+  it("starts another caller's call at once while one caller's calls beyond the limit wait, in arrival order", async () => {
+    const turns = fairShare({ limit: 2, holdMs: 60_000 });
+    const { port, started } = await serveHeld(turns);
+    await contend(port, started);
+    const answers: Promise<number | 'aborted'>[] = [];
+    for (let i = 0; i < 5; i++) {
+      answers.push(call(port, 'key-a', `a${i}`));
+      await until(`a${i} admitted or waiting`, () => started.length + turns.waiting() === i + 1);
+    }
+    expect(tags(started)).toEqual(['a0', 'a1']);
+    expect(turns.waiting()).toBe(3);
+
+    answers.push(call(port, 'key-b', 'b0'));
+    await until('b0 started', () => tags(started).includes('b0'));
+    expect(tags(started)).toEqual(['a0', 'a1', 'b0']);
+
+    // each of a's calls that ends gives the next of a's its turn, oldest first
+    finish(started[1]);
+    await until('a2 started', () => started.length === 4);
+    finish(started[0]);
+    await until('a3 started', () => started.length === 5);
+    expect(tags(started)).toEqual(['a0', 'a1', 'b0', 'a2', 'a3']);
+    for (const h of started.slice(2)) finish(h);
+    await until('a4 started', () => started.length === 6);
+    finish(started[5]);
+    expect(await Promise.all(answers)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(turns.waiting()).toBe(0);
+  });
+
+  it('keys a call by its credential, else its cookies, else its client address', () => {
+    const req = (headers: Record<string, string>) =>
+      ({ headers, socket: { remoteAddress: '::ffff:127.0.0.9' } }) as unknown as IncomingMessage;
+    expect(callerOf(req({ authorization: 'Bearer k1', cookie: 's=1' }))).toBe('Bearer k1');
+    expect(callerOf(req({ 'x-api-key': 'k2' }))).toBe('k2');
+    expect(callerOf(req({ cookie: 's=1' }))).toBe('s=1');
+    expect(callerOf(req({}))).toBe('@127.0.0.9');
+    expect(callerOf(req({ authorization: '' }))).toBe('@127.0.0.9');
+    expect(callerOf(req({ authorization: 'Bearer k1' }))).not.toBe(callerOf(req({ authorization: 'Bearer k3' })));
+  });
+
+  it('never starts a waiting call whose client left, and gives its turn to the next', async () => {
+    const turns = fairShare({ limit: 1, holdMs: 60_000 });
+    const { port, started } = await serveHeld(turns);
+    await contend(port, started);
+    const first = call(port, 'key-a', 'a0');
+    await until('a0 started', () => started.length === 1);
+    const gone = new AbortController();
+    const left = call(port, 'key-a', 'a1', gone.signal);
+    await until('a1 waiting', () => turns.waiting() === 1);
+    const third = call(port, 'key-a', 'a2');
+    await until('a2 waiting', () => turns.waiting() === 2);
+    gone.abort();
+    expect(await left).toBe('aborted');
+    await new Promise((r) => setTimeout(r, 50));
+    finish(started[0]);
+    await until('a2 started', () => started.length === 2);
+    expect(tags(started)).toEqual(['a0', 'a2']);
+    finish(started[1]);
+    expect([await first, await third]).toEqual([200, 200]);
+  });
+
+  it('gives the turn of a call held open back after holdMs, so a stream never blocks its caller', async () => {
+    const turns = fairShare({ limit: 1, holdMs: 100 });
+    const { port, started } = await serveHeld(turns);
+    await contend(port, started);
+    void call(port, 'key-a', 'stream');
+    await until('stream started', () => started.length === 1);
+    const t0 = performance.now();
+    const next = call(port, 'key-a', 'a1');
+    await until('a1 started', () => started.length === 2);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(60);
+    finish(started[1]);
+    expect(await next).toBe(200);
+    finish(started[0]);
+  });
+
+  it('holds no call of a caller alone, and holds its calls again only while another caller calls', async () => {
+    const turns = fairShare({ limit: 1, holdMs: 60_000, activeMs: 150 });
+    const { port, started } = await serveHeld(turns);
+    const answers = [0, 1, 2].map((i) => call(port, 'key-a', `alone${i}`));
+    await until('all three started', () => started.length === 3);
+    expect(turns.waiting()).toBe(0);
+    await contend(port, started);
+    answers.push(call(port, 'key-a', 'contended'));
+    await until('the call waiting', () => turns.waiting() === 1);
+    expect(tags(started)).toEqual(['alone0', 'alone1', 'alone2']);
+    // the other caller quiet for two periods: a's next call starts though three of its calls are in progress, after
+    // the one that waited
+    await new Promise((r) => setTimeout(r, 320));
+    answers.push(call(port, 'key-a', 'quiet'));
+    await until('the new call started', () => tags(started).includes('quiet'));
+    expect(tags(started)).toEqual(['alone0', 'alone1', 'alone2', 'contended', 'quiet']);
+    expect(turns.waiting()).toBe(0);
+    for (const h of started) finish(h);
+    expect(await Promise.all(answers)).toEqual([200, 200, 200, 200, 200]);
+  });
+
+  it('limits nothing with limit 0', async () => {
+    const turns = fairShare({ limit: 0 });
+    const { port, started } = await serveHeld(turns);
+    await contend(port, started);
+    for (let i = 0; i < 4; i++) void call(port, 'key-a', `a${i}`);
+    await until('all four started', () => started.length === 4);
+    expect(turns.waiting()).toBe(0);
+    for (const h of started) finish(h);
+  });
+});
