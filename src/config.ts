@@ -160,7 +160,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: '--calls-per-caller',
     env: 'SANDBOX_CALLS_PER_CALLER',
     kind: 'int',
-    shown: '8',
+    shown: '4',
     meaning:
       "calls of one caller (one credential, else one client address) in progress at once; its later calls wait their turn, so one caller's burst does not hold up another's calls (D-165); 0: no limit",
   },
@@ -300,7 +300,7 @@ export function resolveOptions(input: ConfigInput = {}, env: NodeJS.ProcessEnv =
     fastPath: g.fastPath ?? true,
     snapshotEvery: g.snapshotEvery ?? 10_000,
     residentTenants: g.residentTenants ?? 1000,
-    callsPerCaller: g.callsPerCaller ?? 8,
+    callsPerCaller: g.callsPerCaller ?? 4,
     store: storeUrl(g.store),
   });
 }

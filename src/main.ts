@@ -14,7 +14,7 @@ import type { Replica } from './replication/replica.js';
 import { shareApps } from './replication/calls.js';
 import { restFastPath, type FastPath } from './http/fastPath.js';
 import { answerBadHeadsWithEnvelope, HEADER_MAX_BYTES } from './web/headLimit.js';
-import { fairShare, type FairShare } from './web/fairShare.js';
+import { fairShare, type FairShare, type Handle } from './web/fairShare.js';
 
 export interface RunningSandbox {
   core: Core;
@@ -41,14 +41,10 @@ function listen(
   turns: FairShare,
   fast?: () => FastPath | undefined,
 ): Promise<ServerType> {
-  const createServer = ((options: ServerOptions, listener: RequestListener) =>
-    createHttpServer(options, (req, res) =>
-      turns.admit(
-        req,
-        res,
-        fast ? () => void (fast()?.take(req, res) || listener(req, res)) : () => listener(req, res),
-      ),
-    )) as typeof createHttpServer;
+  const createServer = ((options: ServerOptions, listener: RequestListener) => {
+    const handle: Handle = fast ? (req, res) => void (fast()?.take(req, res) || listener(req, res)) : listener;
+    return createHttpServer(options, (req, res) => turns.admit(req, res, handle));
+  }) as typeof createHttpServer;
   return new Promise((resolve, reject) => {
     const server = serve(
       { fetch, hostname: host, port, serverOptions: { maxHeaderSize: HEADER_MAX_BYTES }, createServer },

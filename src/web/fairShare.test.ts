@@ -20,7 +20,9 @@ afterEach(async () => {
 async function serveHeld(turns: FairShare): Promise<{ port: number; started: Held[] }> {
   const started: Held[] = [];
   const s = createServer((req: IncomingMessage, res: ServerResponse) =>
-    turns.admit(req, res, () => started.push({ caller: callerOf(req), tag: String(req.headers['x-tag']), res })),
+    turns.admit(req, res, () => {
+      started.push({ caller: callerOf(req), tag: String(req.headers['x-tag']), res });
+    }),
   );
   server = s;
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
@@ -100,10 +102,13 @@ describe('turns between callers (D-165)', () => {
 
   it('keys a call by its credential, else its cookies, else its client address', () => {
     const req = (headers: Record<string, string>) =>
-      ({ headers, socket: { remoteAddress: '::ffff:127.0.0.9' } }) as unknown as IncomingMessage;
-    expect(callerOf(req({ authorization: 'Bearer k1', cookie: 's=1' }))).toBe('Bearer k1');
-    expect(callerOf(req({ 'x-api-key': 'k2' }))).toBe('k2');
-    expect(callerOf(req({ cookie: 's=1' }))).toBe('s=1');
+      ({
+        rawHeaders: Object.entries(headers).flat(),
+        socket: { remoteAddress: '::ffff:127.0.0.9' },
+      }) as unknown as IncomingMessage;
+    expect(callerOf(req({ Authorization: 'Bearer k1', cookie: 's=1' }))).toBe('Bearer k1');
+    expect(callerOf(req({ 'X-Api-Key': 'k2' }))).toBe('k2');
+    expect(callerOf(req({ Cookie: 's=1' }))).toBe('s=1');
     expect(callerOf(req({}))).toBe('@127.0.0.9');
     expect(callerOf(req({ authorization: '' }))).toBe('@127.0.0.9');
     expect(callerOf(req({ authorization: 'Bearer k1' }))).not.toBe(callerOf(req({ authorization: 'Bearer k3' })));
@@ -152,18 +157,21 @@ describe('turns between callers (D-165)', () => {
     await until('all three started', () => started.length === 3);
     expect(turns.waiting()).toBe(0);
     await contend(port, started);
+    // calls count from the first that starts while another caller calls: a's three calls from before do not
+    answers.push(call(port, 'key-a', 'counted'));
+    await until('the first call while contended started', () => tags(started).includes('counted'));
     answers.push(call(port, 'key-a', 'contended'));
     await until('the call waiting', () => turns.waiting() === 1);
-    expect(tags(started)).toEqual(['alone0', 'alone1', 'alone2']);
+    expect(tags(started)).toEqual(['alone0', 'alone1', 'alone2', 'counted']);
     // the other caller quiet for two periods: a's next call starts though three of its calls are in progress, after
     // the one that waited
     await new Promise((r) => setTimeout(r, 320));
     answers.push(call(port, 'key-a', 'quiet'));
     await until('the new call started', () => tags(started).includes('quiet'));
-    expect(tags(started)).toEqual(['alone0', 'alone1', 'alone2', 'contended', 'quiet']);
+    expect(tags(started)).toEqual(['alone0', 'alone1', 'alone2', 'counted', 'contended', 'quiet']);
     expect(turns.waiting()).toBe(0);
     for (const h of started) finish(h);
-    expect(await Promise.all(answers)).toEqual([200, 200, 200, 200, 200]);
+    expect(await Promise.all(answers)).toEqual([200, 200, 200, 200, 200, 200]);
   });
 
   it('limits nothing with limit 0', async () => {

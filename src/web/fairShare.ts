@@ -5,12 +5,14 @@
 // start, as the log's batches serve many calls best. A waiting call starts exactly as it would have: its head is
 // read, its body is not, and nothing answers it differently.
 //
-// A caller counts as calling for `activeMs` after its last call arrived. A call holds its turn until its answer ends
+// A caller counts as calling for `activeMs` after its last call arrived. Calls are counted from the first that starts
+// while another caller calls: a caller alone costs a lookup per call, nothing more. A call holds its turn until its answer ends
 // or its connection closes, or for `holdMs` at most: a stream held open (an MCP session's events, a webhook
 // listener) gives its turn back after that, so a caller's later calls never wait on it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { peerIp } from './clientIp.js';
+import { rawHeaderValue } from './headers.js';
 
 export interface FairShareOptions {
   /** Calls of one caller in progress at once; 0: no limit. */
@@ -21,37 +23,57 @@ export interface FairShareOptions {
   activeMs?: number;
 }
 
+/** What serves a call once it has its turn: one function for every call (nothing is made per call). */
+export type Handle = (req: IncomingMessage, res: ServerResponse) => void;
+
 export interface FairShare {
   /**
-   * Runs `start` now, or once the caller has a turn (one of its calls ends, or it calls once no other caller has
-   * lately); a call whose client left meanwhile never starts.
+   * Hands the call to `handle` now, or once the caller has a turn (one of its calls ends, or it calls once no other
+   * caller has lately); a call whose client left meanwhile is never handled.
    */
-  admit(req: IncomingMessage, res: ServerResponse, start: () => void): void;
+  admit(req: IncomingMessage, res: ServerResponse, handle: Handle): void;
   /** Calls waiting for a turn, over every caller (for reports and tests). */
   waiting(): number;
 }
 
 interface Waiting {
+  req: IncomingMessage;
   res: ServerResponse;
-  start: () => void;
+  handle: Handle;
 }
 
 interface Share {
+  key: string;
   running: number;
   queue: Waiting[];
   /** First waiting call not yet started (the queue is consumed from its head without shifting). */
   head: number;
 }
 
+/** A call holding a turn of its caller's. */
+interface Turn {
+  share: Share;
+  since: number;
+}
+
+const TURN = Symbol('turn');
+type Holder = ServerResponse & { [TURN]?: Turn };
+
 const HOLD_MS = 250;
 const ACTIVE_MS = 1000;
 
-/** Who a call belongs to: its credential, else its session's cookies, else its client's address. */
+/**
+ * Who a call belongs to: its credential, else its session's cookies, else its client's address. Read from the raw
+ * head, as the fast path reads it: building `req.headers` costs more than the rest of a turn.
+ */
 export function callerOf(req: IncomingMessage): string {
-  const h = req.headers;
-  const credential = h.authorization || h['x-api-key'] || h.cookie;
-  if (typeof credential === 'string') return credential;
-  return `@${peerIp(req.socket.remoteAddress)}`;
+  const raw = req.rawHeaders;
+  return (
+    rawHeaderValue(raw, 'authorization') ||
+    rawHeaderValue(raw, 'x-api-key') ||
+    rawHeaderValue(raw, 'cookie') ||
+    `@${peerIp(req.socket.remoteAddress)}`
+  );
 }
 
 export function fairShare({ limit, holdMs = HOLD_MS, activeMs = ACTIVE_MS }: FairShareOptions): FairShare {
@@ -75,48 +97,72 @@ export function fairShare({ limit, holdMs = HOLD_MS, activeMs = ACTIVE_MS }: Fai
   /** Another caller than `key` called lately. */
   const contended = (key: string): boolean =>
     current.size > (current.has(key) ? 1 : 0) || previous.size > (previous.has(key) ? 1 : 0);
-  const mayStart = (key: string, share: Share): boolean => share.running < limit || !contended(key);
+  const mayStart = (share: Share): boolean => share.running < limit || !contended(share.key);
 
-  const run = (key: string, share: Share, w: Waiting): void => {
+  // the calls holding a turn, each given back at its answer's end or, by a sweep every holdMs / 2 while any is held,
+  // once it has held its turn for holdMs (one timer for all, not one per call: this runs on every call)
+  const held = new Set<Turn>();
+  let sweeper: NodeJS.Timeout | null = null;
+  const sweep = () => {
+    const now = performance.now();
+    for (const turn of held) if (now - turn.since >= holdMs) release(turn);
+    if (held.size === 0 && sweeper) {
+      clearInterval(sweeper);
+      sweeper = null;
+    }
+  };
+  const release = (turn: Turn): void => {
+    if (!held.delete(turn)) return;
+    turn.share.running--;
+    next(turn.share);
+  };
+  function onClose(this: Holder): void {
+    const turn = this[TURN];
+    if (turn) release(turn);
+  }
+
+  const run = (share: Share, req: IncomingMessage, res: Holder, handle: Handle): void => {
     share.running++;
-    let done = false;
-    const release = () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      share.running--;
-      next(key, share);
-    };
-    const timer = setTimeout(release, holdMs);
-    timer.unref();
-    w.res.once('close', release);
-    w.start();
+    const turn: Turn = { share, since: performance.now() };
+    held.add(turn);
+    if (!sweeper) {
+      sweeper = setInterval(sweep, holdMs / 2);
+      sweeper.unref();
+    }
+    res[TURN] = turn;
+    res.on('close', onClose);
+    handle(req, res);
   };
 
-  const next = (key: string, share: Share): void => {
-    while (share.head < share.queue.length && mayStart(key, share)) {
+  const next = (share: Share): void => {
+    while (share.head < share.queue.length && mayStart(share)) {
       const w = share.queue[share.head++];
       waiting--;
-      if (!w.res.destroyed && !w.res.writableEnded) run(key, share, w);
+      if (!w.res.destroyed && !w.res.writableEnded) run(share, w.req, w.res, w.handle);
     }
     if (share.head === share.queue.length) {
       share.queue = [];
       share.head = 0;
-      if (share.running === 0) shares.delete(key);
+      if (share.running === 0) shares.delete(share.key);
     }
   };
 
   return {
-    admit(req, res, start) {
-      if (limit <= 0) return start();
+    admit(req, res, handle) {
+      if (limit === 0) return handle(req, res);
       const key = callerOf(req);
       arrived(key);
       let share = shares.get(key);
-      if (!share) shares.set(key, (share = { running: 0, queue: [], head: 0 }));
-      if (share.head === share.queue.length && mayStart(key, share)) return run(key, share, { res, start });
+      if (!share) {
+        // a caller alone, with no call holding a turn: nothing to count (its calls in progress count from the first
+        // one that starts while another caller calls)
+        if (!contended(key)) return handle(req, res);
+        shares.set(key, (share = { key, running: 0, queue: [], head: 0 }));
+      }
+      if (share.head === share.queue.length && mayStart(share)) return run(share, req, res, handle);
       waiting++;
-      share.queue.push({ res, start });
-      next(key, share);
+      share.queue.push({ req, res, handle });
+      next(share);
     },
     waiting: () => waiting,
   };

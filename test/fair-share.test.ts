@@ -1,0 +1,49 @@
+// Turns between callers in a running sandbox (D-165): while another tenant calls, one tenant's calls beyond
+// `--calls-per-caller` wait for one of its own to end. A latency fault on the first tenant's searches makes each of
+// its calls hold its turn for a known time, so the calls' answers come in waves of the limit.
+
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, client, createTenant, useSandbox } from './support/sandbox.js';
+
+const LATENCY_MS = 300;
+const CALLS = 12;
+const SEARCH = '/api/v1/jobs?q=engineer&limit=1';
+
+/** The slowest of the first tenant's calls sent at once while the second tenant calls, in ms. */
+async function slowestWhileContended(baseUrl: string): Promise<{ slowest: number; statuses: number[] }> {
+  const [first, second] = [await createTenant(baseUrl), await createTenant(baseUrl)];
+  const rule = await client(baseUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/faults', {
+    mode: 'latency',
+    latencyMs: LATENCY_MS,
+    path: '/api/v1/jobs',
+    tenantId: first.tenantId,
+  });
+  expect(rule.status).toBe(201);
+  expect((await client(baseUrl, second.apiKey)('GET', SEARCH)).status).toBe(200);
+  const t0 = performance.now();
+  const answers = await Promise.all(
+    Array.from({ length: CALLS }, async () => {
+      const res = await client(baseUrl, first.apiKey)('GET', SEARCH);
+      return { status: res.status, ms: performance.now() - t0 };
+    }),
+  );
+  return { slowest: Math.max(...answers.map((a) => a.ms)), statuses: answers.map((a) => a.status) };
+}
+
+describe('turns between callers in a sandbox (D-165)', () => {
+  const limited = useSandbox({ noRateLimits: true });
+  const unlimited = useSandbox({ noRateLimits: true, callsPerCaller: 0 });
+
+  it("answers a tenant's calls beyond the default 4 only as its earlier calls end, while another tenant calls", async () => {
+    const { slowest, statuses } = await slowestWhileContended(limited.get().baseUrl);
+    expect(statuses).toEqual(Array(CALLS).fill(200));
+    // three waves of 4, each held LATENCY_MS by the fault
+    expect(slowest).toBeGreaterThanOrEqual(3 * LATENCY_MS - 10);
+  });
+
+  it('starts them all at once with --calls-per-caller 0', async () => {
+    const { slowest, statuses } = await slowestWhileContended(unlimited.get().baseUrl);
+    expect(statuses).toEqual(Array(CALLS).fill(200));
+    expect(slowest).toBeLessThan(3 * LATENCY_MS - 10);
+  });
+});
