@@ -33,7 +33,10 @@ export interface RunningSandbox {
 /** A Web fetch handler; what @hono/node-server passes after the request (its bindings) is handed on unread. */
 type Fetch = (req: Request, env?: unknown) => Response | Promise<Response>;
 
-/** Serves `fetch`, each caller's calls taking turns (`turns`); calls `fast` takes first (when it answers true, the call is its own). */
+/**
+ * Serves `fetch`, each caller's calls taking turns (`turns`, D-165); calls `fast` takes first (when it answers true,
+ * the call is its own).
+ */
 function listen(
   fetch: Fetch,
   host: string,

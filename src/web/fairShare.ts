@@ -6,9 +6,10 @@
 // read, its body is not, and nothing answers it differently.
 //
 // A caller counts as calling for `activeMs` after its last call arrived. Calls are counted from the first that starts
-// while another caller calls: a caller alone costs a lookup per call, nothing more. A call holds its turn until its answer ends
-// or its connection closes, or for `holdMs` at most: a stream held open (an MCP session's events, a webhook
-// listener) gives its turn back after that, so a caller's later calls never wait on it.
+// while another caller calls: a caller alone costs a lookup per call, nothing more. A call holds its turn until its
+// answer ends or its connection closes, or for `holdMs` to 1.5 × `holdMs` at most (one sweep for every call): a
+// stream held open (an MCP session's events, a webhook listener) gives its turn back after that, so a caller's later
+// calls never wait on it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { peerIp } from './clientIp.js';
