@@ -162,7 +162,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'int',
     shown: '4',
     meaning:
-      "calls of one caller (one credential, else one client address) in progress at once; its later calls wait their turn, so one caller's burst does not hold up another's calls (D-165); 0: no limit",
+      "while more than one caller calls, the calls of one caller (a credential or session, else a client address) in progress at once; its later calls wait their turn, so one caller's burst does not hold up another's calls; a caller alone is never held (D-165); 0: no limit",
   },
 ];
 
