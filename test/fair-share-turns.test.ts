@@ -1,7 +1,8 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { callerOf, fairShare, type FairShare } from './fairShare.js';
+import { callerOf, fairShare, type FairShare } from '../src/web/fairShare.js';
+import { waitFor } from './support/screening.js';
 
 // A server whose calls are held open until the test ends them, so which calls started is observable.
 interface Held {
@@ -51,13 +52,6 @@ function call(port: number, key: string | null, tag: string, signal?: AbortSigna
   });
 }
 
-const until = async (what: string, ok: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
 const tags = (started: Held[]) => started.map((h) => h.tag);
 const finish = (h: Held) => h.res.end('ok');
 
@@ -65,7 +59,7 @@ const finish = (h: Held) => h.res.end('ok');
 async function contend(port: number, started: Held[], key = 'key-z'): Promise<void> {
   const n = started.length;
   const answer = call(port, key, 'z');
-  await until('the other caller started', () => started.length === n + 1);
+  await waitFor(() => started.length === n + 1, 'the other caller started');
   finish(started.splice(n, 1)[0]);
   expect(await answer).toBe(200);
 }
@@ -78,23 +72,23 @@ describe('turns between callers (D-165)', () => {
     const answers: Promise<number | 'aborted'>[] = [];
     for (let i = 0; i < 5; i++) {
       answers.push(call(port, 'key-a', `a${i}`));
-      await until(`a${i} admitted or waiting`, () => started.length + turns.waiting() === i + 1);
+      await waitFor(() => started.length + turns.waiting() === i + 1, `a${i} admitted or waiting`);
     }
     expect(tags(started)).toEqual(['a0', 'a1']);
     expect(turns.waiting()).toBe(3);
 
     answers.push(call(port, 'key-b', 'b0'));
-    await until('b0 started', () => tags(started).includes('b0'));
+    await waitFor(() => tags(started).includes('b0'), 'b0 started');
     expect(tags(started)).toEqual(['a0', 'a1', 'b0']);
 
     // each of a's calls that ends gives the next of a's its turn, oldest first
     finish(started[1]);
-    await until('a2 started', () => started.length === 4);
+    await waitFor(() => started.length === 4, 'a2 started');
     finish(started[0]);
-    await until('a3 started', () => started.length === 5);
+    await waitFor(() => started.length === 5, 'a3 started');
     expect(tags(started)).toEqual(['a0', 'a1', 'b0', 'a2', 'a3']);
     for (const h of started.slice(2)) finish(h);
-    await until('a4 started', () => started.length === 6);
+    await waitFor(() => started.length === 6, 'a4 started');
     finish(started[5]);
     expect(await Promise.all(answers)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(turns.waiting()).toBe(0);
@@ -119,17 +113,17 @@ describe('turns between callers (D-165)', () => {
     const { port, started } = await serveHeld(turns);
     await contend(port, started);
     const first = call(port, 'key-a', 'a0');
-    await until('a0 started', () => started.length === 1);
+    await waitFor(() => started.length === 1, 'a0 started');
     const gone = new AbortController();
     const left = call(port, 'key-a', 'a1', gone.signal);
-    await until('a1 waiting', () => turns.waiting() === 1);
+    await waitFor(() => turns.waiting() === 1, 'a1 waiting');
     const third = call(port, 'key-a', 'a2');
-    await until('a2 waiting', () => turns.waiting() === 2);
+    await waitFor(() => turns.waiting() === 2, 'a2 waiting');
     gone.abort();
     expect(await left).toBe('aborted');
     await new Promise((r) => setTimeout(r, 50));
     finish(started[0]);
-    await until('a2 started', () => started.length === 2);
+    await waitFor(() => started.length === 2, 'a2 started');
     expect(tags(started)).toEqual(['a0', 'a2']);
     finish(started[1]);
     expect([await first, await third]).toEqual([200, 200]);
@@ -140,10 +134,10 @@ describe('turns between callers (D-165)', () => {
     const { port, started } = await serveHeld(turns);
     await contend(port, started);
     void call(port, 'key-a', 'stream');
-    await until('stream started', () => started.length === 1);
+    await waitFor(() => started.length === 1, 'stream started');
     const t0 = performance.now();
     const next = call(port, 'key-a', 'a1');
-    await until('a1 started', () => started.length === 2);
+    await waitFor(() => started.length === 2, 'a1 started');
     expect(performance.now() - t0).toBeGreaterThanOrEqual(60);
     finish(started[1]);
     expect(await next).toBe(200);
@@ -154,20 +148,20 @@ describe('turns between callers (D-165)', () => {
     const turns = fairShare({ limit: 1, holdMs: 60_000, activeMs: 150 });
     const { port, started } = await serveHeld(turns);
     const answers = [0, 1, 2].map((i) => call(port, 'key-a', `alone${i}`));
-    await until('all three started', () => started.length === 3);
+    await waitFor(() => started.length === 3, 'all three started');
     expect(turns.waiting()).toBe(0);
     await contend(port, started);
     // calls count from the first that starts while another caller calls: a's three calls from before do not
     answers.push(call(port, 'key-a', 'counted'));
-    await until('the first call while contended started', () => tags(started).includes('counted'));
+    await waitFor(() => tags(started).includes('counted'), 'the first call while contended started');
     answers.push(call(port, 'key-a', 'contended'));
-    await until('the call waiting', () => turns.waiting() === 1);
+    await waitFor(() => turns.waiting() === 1, 'the call waiting');
     expect(tags(started)).toEqual(['alone0', 'alone1', 'alone2', 'counted']);
     // the other caller quiet for two periods: a's next call starts though three of its calls are in progress, after
     // the one that waited
     await new Promise((r) => setTimeout(r, 320));
     answers.push(call(port, 'key-a', 'quiet'));
-    await until('the new call started', () => tags(started).includes('quiet'));
+    await waitFor(() => tags(started).includes('quiet'), 'the new call started');
     expect(tags(started)).toEqual(['alone0', 'alone1', 'alone2', 'counted', 'contended', 'quiet']);
     expect(turns.waiting()).toBe(0);
     for (const h of started) finish(h);
@@ -179,7 +173,7 @@ describe('turns between callers (D-165)', () => {
     const { port, started } = await serveHeld(turns);
     await contend(port, started);
     for (let i = 0; i < 4; i++) void call(port, 'key-a', `a${i}`);
-    await until('all four started', () => started.length === 4);
+    await waitFor(() => started.length === 4, 'all four started');
     expect(turns.waiting()).toBe(0);
     for (const h of started) finish(h);
   });
