@@ -61,6 +61,29 @@ describe('slicedJson', () => {
     expect(turns).toBeGreaterThan(0);
   });
 
+  it('with a rest ratio, leaves the event loop to other work after each slice, not one turn of it (D-166)', async () => {
+    const value = { requests: Array.from({ length: 50_000 }, (_, i) => ({ id: `req_${i}`, scores: [i, i / 3] })) };
+    /** The turns another task gets while the value is made: it takes one whenever the event loop is free. */
+    const othersTurns = async (restRatio: number) => {
+      let turns = 0;
+      let done = false;
+      const other = (async () => {
+        while (!done) {
+          await new Promise<void>((r) => setImmediate(r));
+          turns++;
+        }
+      })();
+      const text = await slicedJson(value, 2, false, restRatio);
+      done = true;
+      await other;
+      expect(text.equals(Buffer.from(JSON.stringify(value), 'utf8'))).toBe(true);
+      return turns;
+    };
+    const [turnOnly, resting] = [await othersTurns(0), await othersTurns(1)];
+    // one turn per slice with a bare turn; a pause as long as the slice lets it run many times per slice
+    expect(resting).toBeGreaterThan(5 * turnOnly);
+  });
+
   it('refuses a value with no JSON text, as JSON.stringify gives none', async () => {
     await expect(slicedJson(undefined)).rejects.toThrow(/no JSON text/);
   });

@@ -27,6 +27,12 @@ const CHUNK_CHARS = 1 << 16;
 const GZIP_CHUNK = 1 << 16;
 
 const turn = () => new Promise<void>((r) => setImmediate(r));
+/**
+ * What follows a slice that held the event loop for `workedMs`: a turn of the event loop (`restRatio` 0), or a pause
+ * of `restRatio` times the slice, in which calls have the event loop to themselves (work in the background, D-166).
+ */
+export const restAfter = (workedMs: number, restRatio: number): Promise<void> =>
+  restRatio > 0 ? new Promise<void>((r) => setTimeout(r, Math.max(1, workedMs * restRatio))) : turn();
 
 /** Elements per block of a list read from an append-only store, compressed once and kept (D-161). */
 const BLOCK_BITS = 12;
@@ -89,15 +95,20 @@ const longArray = (v: unknown): v is unknown[] | LazyList<unknown> =>
 
 /**
  * `Buffer.from(JSON.stringify(value), 'utf8')`, made in slices of at most `sliceMs` (each followed by a turn of
- * the event loop). `value` must not change until the promise settles (a copy made for this).
+ * the event loop, or a pause of `restRatio` times the slice: `restAfter`). `value` must not change until the promise settles (a copy made for this).
  * `lines`: every leaf reached through the containers taken apart (an element of a long array, a member of a
  * plain object) stands between two line feeds, which JSON reads as white space: the same value for
  * `JSON.parse`, and `slicedParse` reads it back in slices. JSON.stringify never writes a line feed itself (one
  * inside a string is escaped), so the text between the n-th and the (n+1)-th line feed is a whole leaf for odd n.
  */
-export async function slicedJson(value: unknown, sliceMs = JSON_SLICE_MS, lines = false): Promise<Buffer> {
+export async function slicedJson(
+  value: unknown,
+  sliceMs = JSON_SLICE_MS,
+  lines = false,
+  restRatio = 0,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  await writeSliced(value, sliceMs, lines, { text: (b) => chunks.push(b) });
+  await writeSliced(value, sliceMs, lines, { text: (b) => chunks.push(b) }, restRatio);
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
 
@@ -112,6 +123,7 @@ export async function slicedGzip(
   value: unknown,
   sliceMs = JSON_SLICE_MS,
   lines = false,
+  restRatio = 0,
 ): Promise<{ data: Buffer; rawBytes: number }> {
   // the members in order: a stream's (compressed as its text comes), or a kept block's
   const members: Promise<Buffer>[] = [];
@@ -153,7 +165,7 @@ export async function slicedGzip(
     },
   };
   try {
-    await writeSliced(value, sliceMs, lines, lines ? sink : { text: sink.text });
+    await writeSliced(value, sliceMs, lines, lines ? sink : { text: sink.text }, restRatio);
   } catch (err) {
     current.stream?.destroy();
     throw err;
@@ -164,7 +176,13 @@ export async function slicedGzip(
 }
 
 /** The text of `value` (as `slicedJson` makes it), handed to `out` a piece at a time. */
-async function writeSliced(value: unknown, sliceMs: number, lines: boolean, out: TextSink): Promise<void> {
+async function writeSliced(
+  value: unknown,
+  sliceMs: number,
+  lines: boolean,
+  out: TextSink,
+  restRatio = 0,
+): Promise<void> {
   let sink = (piece: Buffer) => out.text(piece);
   let text: string[] = [];
   let chars = 0;
@@ -183,7 +201,7 @@ async function writeSliced(value: unknown, sliceMs: number, lines: boolean, out:
   let since = performance.now();
   const due = () => performance.now() - since >= sliceMs;
   const rest = async () => {
-    await turn();
+    await restAfter(performance.now() - since, restRatio);
     since = performance.now();
   };
 

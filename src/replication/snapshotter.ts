@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import type { StoreReport } from '../domain/store.js';
 import type { Db } from '../store/postgres/pool.js';
 import { GLOBAL_PART, readParts, writeSnapshot, type CarriedPart, type EncodedPart } from './snapshots.js';
-import { slicedGzip } from './slicedJson.js';
+import { restAfter, slicedGzip } from './slicedJson.js';
 import type { Writer } from './versions.js';
 
 /**
@@ -47,8 +47,14 @@ interface GlobalPart {
   state: unknown;
 }
 
-/** How long one slice of turning parts into JSON may hold calls up before they run again. */
-const SLICE_MS = 8;
+/**
+ * How long one slice of turning parts into JSON may hold calls up before they run again: as long as a batch may
+ * (D-151). After each slice, calls have the event loop to themselves for as long again (REST_RATIO, D-166): a call
+ * needs several turns of it (read, batch, commit, answer), and slices that followed each other after a single turn
+ * each added to every one of them.
+ */
+const SLICE_MS = 4;
+const REST_RATIO = 1;
 
 /** The recorder's own counters that a snapshot keeps beside the domain's state. */
 export interface ReplicaCounters {
@@ -276,7 +282,8 @@ export class Snapshotter {
    */
   atStop(seq: number, counters: ReplicaCounters): void {
     if (!this.state || seq === 0 || this.activity.lastWritten?.seq === seq) return;
-    this.take(seq, counters);
+    // no call runs any more: no rest between slices
+    this.take(seq, counters, 0);
   }
 
   /** Waits for a snapshot being written. */
@@ -290,7 +297,7 @@ export class Snapshotter {
    * writes them in the background. Steps that run meanwhile do not change the copy: the snapshot is the state
    * after step `seq`.
    */
-  private take(seq: number, counters: ReplicaCounters): void {
+  private take(seq: number, counters: ReplicaCounters, restRatio = REST_RATIO): void {
     const t0 = performance.now();
     let parts: StateParts;
     // the tenants unchanged since a stored state this instance knows of: copied from it, not exported (D-152)
@@ -313,7 +320,7 @@ export class Snapshotter {
     });
     // tests: the copied tenants exported too, to compare with what the database copies
     const truth = this.verify && carried.length ? this.exportedText(since) : null;
-    const encoding = encode(global, parts.tenants);
+    const encoding = encode(global, parts.tenants, restRatio);
     // what calls waited for: the copy, and the JSON made before encode first lets them run (the global part's, a slice)
     const exportMs = performance.now() - t0;
     this.writing = encoding
@@ -353,8 +360,14 @@ export class Snapshotter {
 }
 
 /** One part's JSON with lines or not, compressed as it is made (slicedJson.ts). */
-async function encodePart(part: string, ord: number, value: unknown, lines: boolean): Promise<EncodedPart> {
-  const { data, rawBytes } = await slicedGzip(value, SLICE_MS, lines);
+async function encodePart(
+  part: string,
+  ord: number,
+  value: unknown,
+  lines: boolean,
+  restRatio: number,
+): Promise<EncodedPart> {
+  const { data, rawBytes } = await slicedGzip(value, SLICE_MS, lines, restRatio);
   return { part, ord, data, rawBytes };
 }
 
@@ -365,8 +378,8 @@ async function encodePart(part: string, ord: number, value: unknown, lines: bool
  * each tenant's exported copy is let go as soon as its JSON is made. A tenant whose slice is null is carried, not
  * encoded.
  */
-async function encode(global: GlobalPart, tenants: [string, unknown][]): Promise<EncodedPart[]> {
-  const out = [await encodePart(GLOBAL_PART, 0, global, false)];
+async function encode(global: GlobalPart, tenants: [string, unknown][], restRatio: number): Promise<EncodedPart[]> {
+  const out = [await encodePart(GLOBAL_PART, 0, global, false, restRatio)];
   let slice = performance.now();
   for (let i = 0; i < tenants.length; i++) {
     const [tenantId, value] = tenants[i];
@@ -374,9 +387,9 @@ async function encode(global: GlobalPart, tenants: [string, unknown][]): Promise
     if (value === null) continue;
     tenants[i] = [tenantId, null];
     // with its leaves on lines of their own: a tenant loaded from it is read in slices (D-160)
-    out.push(await encodePart(tenantId, i + 1, value, true));
+    out.push(await encodePart(tenantId, i + 1, value, true, restRatio));
     if (performance.now() - slice >= SLICE_MS) {
-      await new Promise((r) => setImmediate(r));
+      await restAfter(performance.now() - slice, restRatio);
       slice = performance.now();
     }
   }
