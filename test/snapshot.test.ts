@@ -35,6 +35,7 @@ import type { ResumeWebhook, SendOutcome, SendWebhook } from '../src/domain/webh
 import { deliveryView } from '../src/domain/webhooks/index.js';
 import { gunzipSync } from 'node:zlib';
 import { slicedGzip, slicedJson } from '../src/replication/slicedJson.js';
+import { RequestCopy } from '../src/domain/screening/record.js';
 
 const ADMIN = 'sat_snapshot_test_token';
 /** The wall clock both cores read: sandbox time moves only by the advances the sequence makes. */
@@ -471,6 +472,47 @@ describe('snapshots of the state (D-137)', () => {
       close(a);
     }
   }, 90_000);
+
+  it("a lazy export's requests are made when read, as they were when it was taken, and its copy closes once read whole (D-167)", async () => {
+    const { sb: a, world } = await start();
+    try {
+      const who = world.tenants[0];
+      for (let i = 0; i < 40; i++) await run(a, world, { t: 'submit', who: 0, idem: i, cand: i % 3, title: i % 2 });
+      await quiesce(a.core);
+      const atOnce = JSON.stringify(exportTenant(a.core, who.id));
+      const oldest = (JSON.parse(atOnce) as { screening: { requests: { id: string; state: string }[] } }).screening
+        .requests;
+      const others = new Set(RequestCopy.open);
+      const [lazy] = exportTenants(a.core, [who.id], true);
+      const copies = [...RequestCopy.open].filter((c) => !others.has(c));
+      expect(copies).toHaveLength(1);
+      // the oldest requests change before the export is read, one of them twice; more requests come
+      for (const [i, decision] of [
+        [0, { decision: 'edited', reviewerId: 'rev_copy', editedScore: 11 }],
+        [1, { decision: 'approved', reviewerId: 'rev_copy' }],
+      ] as const)
+        expect((await a.call('POST', `/sandbox/v1/reviews/${oldest[i].id}/decision`, decision)).status).toBe(200);
+      for (let i = 40; i < 45; i++) await run(a, world, { t: 'submit', who: 0, idem: i, cand: i % 3, title: i % 2 });
+      await quiesce(a.core);
+      expect(JSON.stringify(exportTenant(a.core, who.id))).not.toBe(atOnce);
+      // read as it was taken, in pieces as a snapshot reads it and whole
+      const { data } = await slicedGzip(lazy, 0, true);
+      expect(gunzipSync(data).toString('utf8').replaceAll('\n', '')).toBe(atOnce);
+      expect(RequestCopy.open.has(copies[0])).toBe(false);
+      // read whole, the list holds its requests' exports: later changes neither reach it nor are kept for it
+      expect(
+        (
+          await a.call('POST', `/sandbox/v1/reviews/${oldest[2].id}/decision`, {
+            decision: 'rejected',
+            reviewerId: 'rev_copy',
+          })
+        ).status,
+      ).toBe(200);
+      expect(JSON.stringify(lazy)).toBe(atOnce);
+    } finally {
+      close(a);
+    }
+  });
 
   it("a request's token in a lazy export (D-161) is the same only while its export and its texts' numbers are", async () => {
     const { sb: a, world } = await start();

@@ -20,7 +20,7 @@ import type { Submission } from './types.js';
 import { usageOf } from './usage.js';
 import type { ScreeningService, ScreeningTenantState } from './service.js';
 import type { StoredJobSpec } from './jobSpecs.js';
-import { StoredRequest, type StoredRequestState } from './record.js';
+import { RequestCopy, StoredRequest, type StoredRequestState } from './record.js';
 import { LazyList } from '../lazyList.js';
 
 /** The numbers a request's job spec and score had among its export's texts (a fresh object when either changed). */
@@ -98,14 +98,18 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
       // (copy on write, D-157), its texts numbered as the list is read; so `texts` comes after `requests`
       let reqs: ScreeningTenantState['requests'];
       if (lazy) {
-        const states = ordered.map((r) => r.shared());
+        // the requests now, each one's export made when read as it was now (D-167): the copy costs a list, not an
+        // export of every request changed since the last copy
+        const holder: { copy?: RequestCopy } = {};
+        const at = (i: number) => holder.copy!.at(i);
         const rows = ledger.storeOf(tenantId);
         reqs = new LazyList(
-          states.length,
-          (i) => withRefs(states[i]),
-          (i) => JSON.stringify(withRefs(states[i])),
-          rows && { source: requestsSourceOf(rows), token: (i) => tokenOf(states[i]) },
+          ordered.length,
+          (i) => withRefs(at(i)),
+          (i) => JSON.stringify(withRefs(at(i))),
+          rows && { source: requestsSourceOf(rows), token: (i) => tokenOf(at(i)) },
         );
+        holder.copy = new RequestCopy(ordered.slice(), reqs);
       } else reqs = ordered.map((r) => withRefs(r.exportState()));
       return { rows: ledger.exportTenant(tenantId, lazy), seq: ledger.seqOfTenant(tenantId), requests: reqs, texts };
     },

@@ -84,6 +84,8 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   private kept: Readonly<StoredRequestState> | null = null;
   /** The pending review-window timer. */
   expiry: TimerHandle | null = null;
+  /** The requests made before this one (its place among them), for the copies taken before it existed. */
+  private readonly born = RequestCopy.madeSoFar();
 
   constructor(
     readonly id: string,
@@ -104,6 +106,7 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return this._state;
   }
   set state(v: ScreeningState) {
+    this.changing();
     this._state = v;
     this.kept = null;
   }
@@ -111,6 +114,7 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return this._decision;
   }
   set decision(v: ReviewDecisionV1 | null) {
+    this.changing();
     this._decision = v;
     this.kept = null;
   }
@@ -118,6 +122,7 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return this._edits;
   }
   set edits(v: ReviewEdits | null) {
+    this.changing();
     this._edits = v;
     this.kept = null;
   }
@@ -125,6 +130,7 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return this._queuedForReviewAt;
   }
   set queuedForReviewAt(v: number | null) {
+    this.changing();
     this._queuedForReviewAt = v;
     this.kept = null;
   }
@@ -132,6 +138,7 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return this._firstRow;
   }
   set firstRow(v: number) {
+    this.changing();
     this._firstRow = v;
     this.kept = null;
   }
@@ -139,6 +146,7 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return this._lastRow;
   }
   set lastRow(v: number) {
+    this.changing();
     this._lastRow = v;
     this.kept = null;
   }
@@ -157,6 +165,7 @@ export class StoredRequest implements ScreeningRequest, RowChain {
    * fills it, or null to take the structured candidate's fullName (which the request keeps anyway).
    */
   keepScore(templateJson: string, name: string | null): void {
+    this.changing();
     this.scoreText = templateJson;
     this.scoreName = name;
     this.kept = null;
@@ -200,6 +209,11 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     return (this.kept ??= Object.freeze(this.exportState()));
   }
 
+  /** Before any field a snapshot keeps changes: each open copy that holds this request keeps its export first. */
+  private changing(): void {
+    if (RequestCopy.open.size) RequestCopy.keep(this, this.born);
+  }
+
   /** The request exported as `s`, its rows in `store`, its job spec the shared `job`. */
   static fromState(s: StoredRequestState, store: TenantRows, job: StoredJobSpec): StoredRequest {
     const req = new StoredRequest(s.id, s.idempotencyKey, s.createdAt, store, s.candidate, job);
@@ -216,5 +230,68 @@ export class StoredRequest implements ScreeningRequest, RowChain {
 
   get rows(): LedgerRow[] {
     return rowsOfChain(this.store, this);
+  }
+}
+
+/**
+ * Requests as they were when a lazy export listed them (D-167), without making each one's export then: the list
+ * takes the requests, and the export of each is made when the list is read. A request that changes before it is
+ * read gives each copy open since before the change its export as it was (`changing()` keeps it first), so the
+ * copy reads as the state at the moment it was taken. A copy closes once all its requests were read (their
+ * exports are then held by the list), or when its list is collected.
+ */
+export class RequestCopy {
+  /** The copies not yet read whole. */
+  static readonly open = new Set<RequestCopy>();
+  private static made = 0;
+  private static readonly collected = new FinalizationRegistry<RequestCopy>((copy) => copy.close());
+  private readonly before = new Map<StoredRequest, Readonly<StoredRequestState>>();
+  /** Requests made before this copy was taken: only those can be in it. */
+  private readonly upTo = RequestCopy.made;
+  private readonly states: (Readonly<StoredRequestState> | undefined)[];
+  private unread: number;
+
+  static madeSoFar(): number {
+    return RequestCopy.made++;
+  }
+
+  /** Called by a request about to change: the copies that may hold it keep its export as it is. */
+  static keep(request: StoredRequest, born: number): void {
+    for (const copy of RequestCopy.open)
+      if (born < copy.upTo && !copy.before.has(request)) copy.before.set(request, request.shared());
+  }
+
+  /** A copy of `requests` as they are now, open until read whole or until `owner` is collected. */
+  constructor(
+    private readonly requests: readonly StoredRequest[],
+    owner: object,
+  ) {
+    this.states = new Array<Readonly<StoredRequestState> | undefined>(requests.length);
+    this.unread = requests.length;
+    if (this.unread) {
+      RequestCopy.open.add(this);
+      RequestCopy.collected.register(owner, this, this);
+    }
+  }
+
+  get length(): number {
+    return this.requests.length;
+  }
+
+  /** The i-th request's export as it was when the copy was taken (shared with the request while it is the same). */
+  at(i: number): Readonly<StoredRequestState> {
+    let s = this.states[i];
+    if (s === undefined) {
+      const r = this.requests[i];
+      s = this.states[i] = this.before.get(r) ?? r.shared();
+      if (--this.unread === 0) this.close();
+    }
+    return s;
+  }
+
+  private close(): void {
+    if (!RequestCopy.open.delete(this)) return;
+    RequestCopy.collected.unregister(this);
+    this.before.clear();
   }
 }
