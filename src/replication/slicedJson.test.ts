@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LazyList } from '../domain/lazyList.js';
 import { gunzipSync } from 'node:zlib';
-import { slicedGzip, slicedJson, slicedParse } from './slicedJson.js';
+import { slicedEach, slicedGzip, slicedJson, slicedParse } from './slicedJson.js';
 
 /** Values as an exported copy holds them, and what JSON.stringify leaves out or turns into null among them. */
 const member = fc.oneof(
@@ -86,6 +86,43 @@ describe('slicedJson', () => {
 
   it('refuses a value with no JSON text, as JSON.stringify gives none', async () => {
     await expect(slicedJson(undefined)).rejects.toThrow(/no JSON text/);
+  });
+});
+
+describe('slicedEach (D-168)', () => {
+  it('encodes the values one after another, in order, resting between them only once a slice is used up', async () => {
+    const values = Array.from({ length: 40 }, (_, i) => i);
+    /** What another task gets while the values are encoded: a turn whenever the event loop is free. */
+    const run = async (sliceMs: number) => {
+      let inFlight = 0;
+      let most = 0;
+      let turns = 0;
+      let done = false;
+      const other = (async () => {
+        while (!done) {
+          await new Promise<void>((r) => setImmediate(r));
+          turns++;
+        }
+      })();
+      const out = await slicedEach(values, { sliceMs, restRatio: 0 }, async (v, i) => {
+        most = Math.max(most, ++inFlight);
+        await Promise.resolve();
+        inFlight--;
+        return `${v}:${i}`;
+      });
+      done = true;
+      await other;
+      return { out, most, turns };
+    };
+    const resting = await run(0);
+    expect(resting.out).toEqual(values.map((v) => `${v}:${v}`));
+    expect(resting.most).toBe(1);
+    // a slice of 0 ms is used up by every value: the event loop turns after each
+    expect(resting.turns).toBeGreaterThanOrEqual(values.length - 1);
+    // a slice never used up: no value waits for a turn
+    const unbounded = await run(Number.POSITIVE_INFINITY);
+    expect(unbounded.most).toBe(1);
+    expect(unbounded.turns).toBeLessThanOrEqual(1);
   });
 });
 

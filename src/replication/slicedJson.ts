@@ -113,6 +113,34 @@ export async function slicedJson(
 }
 
 /**
+ * How a snapshot's JSON shares the event loop with calls: slices of at most 4 ms, as long as a batch of the log may hold calls (D-151), each followed by a pause as
+ * long (D-166). A call needs several turns of the event loop (read, batch, commit, answer): slices after single
+ * turns each added to every one of them.
+ */
+export const BACKGROUND: Readonly<{ sliceMs: number; restRatio: number }> = Object.freeze({ sliceMs: 4, restRatio: 1 });
+
+/**
+ * `encode(value)` for each value in turn (never two at once: values encoded side by side each took a slice of
+ * their own in one turn of the event loop, D-168), resting as `pace` says between values once a slice is used up.
+ */
+export async function slicedEach<T, R>(
+  values: readonly T[],
+  pace: { sliceMs: number; restRatio: number },
+  encode: (value: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = [];
+  let since = performance.now();
+  for (let i = 0; i < values.length; i++) {
+    out.push(await encode(values[i], i));
+    if (performance.now() - since >= pace.sliceMs) {
+      await restAfter(performance.now() - since, pace.restRatio);
+      since = performance.now();
+    }
+  }
+  return out;
+}
+
+/**
  * `slicedJson`'s text compressed with gzip as it is made (what a snapshot's part and a stored tenant are): the text
  * is never held whole, only its compressed bytes, compressed off the event loop at zlib's fastest level. With
  * `lines`, each full block of a list that names its source is a gzip member of its own, kept and written again

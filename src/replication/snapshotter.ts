@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import type { StoreReport } from '../domain/store.js';
 import type { Db } from '../store/postgres/pool.js';
 import { GLOBAL_PART, readParts, writeSnapshot, type CarriedPart, type EncodedPart } from './snapshots.js';
-import { restAfter, slicedGzip } from './slicedJson.js';
+import { BACKGROUND, slicedEach, slicedGzip } from './slicedJson.js';
 import type { Writer } from './versions.js';
 
 /**
@@ -46,15 +46,6 @@ interface GlobalPart {
   replica: ReplicaCounters;
   state: unknown;
 }
-
-/**
- * How long one slice of turning parts into JSON may hold calls up before they run again: as long as a batch may
- * (D-151). After each slice, calls have the event loop to themselves for as long again (REST_RATIO, D-166): a call
- * needs several turns of it (read, batch, commit, answer), and slices that followed each other after a single turn
- * each added to every one of them.
- */
-const SLICE_MS = 4;
-const REST_RATIO = 1;
 
 /** The recorder's own counters that a snapshot keeps beside the domain's state. */
 export interface ReplicaCounters {
@@ -293,11 +284,11 @@ export class Snapshotter {
 
   /**
    * Exports the state as of `seq` now, by part (calls wait meanwhile: a copy, no JSON yet), then turns each part
-   * into JSON in slices of at most SLICE_MS between which calls run, compresses them off the event loop, and
+   * into JSON in slices (`BACKGROUND`: at most 4 ms, each followed by a pause as long, D-166) between which calls run, compresses them off the event loop, and
    * writes them in the background. Steps that run meanwhile do not change the copy: the snapshot is the state
    * after step `seq`.
    */
-  private take(seq: number, counters: ReplicaCounters, restRatio = REST_RATIO): void {
+  private take(seq: number, counters: ReplicaCounters, restRatio = BACKGROUND.restRatio): void {
     const t0 = performance.now();
     let parts: StateParts;
     // the tenants unchanged since a stored state this instance knows of: copied from it, not exported (D-152)
@@ -367,31 +358,26 @@ async function encodePart(
   lines: boolean,
   restRatio: number,
 ): Promise<EncodedPart> {
-  const { data, rawBytes } = await slicedGzip(value, SLICE_MS, lines, restRatio);
+  const { data, rawBytes } = await slicedGzip(value, BACKGROUND.sliceMs, lines, restRatio);
   return { part, ord, data, rawBytes };
 }
 
 /**
  * The parts exported as compressed JSON, the global one first (ord 0; each tenant's ord its place among the
- * tenants, after it): JSON is made in slices of at most SLICE_MS (a large part in slices of its own,
- * slicedJson.ts), each followed by a turn of the event loop (calls run between them), and compressed as it is made;
+ * tenants, after it): JSON is made in slices (`BACKGROUND`; a large part in slices of its own,
+ * slicedJson.ts), each followed by a pause in which calls run, one tenant after the other, and compressed as it is made;
  * each tenant's exported copy is let go as soon as its JSON is made. A tenant whose slice is null is carried, not
  * encoded.
  */
 async function encode(global: GlobalPart, tenants: [string, unknown][], restRatio: number): Promise<EncodedPart[]> {
   const out = [await encodePart(GLOBAL_PART, 0, global, false, restRatio)];
-  let slice = performance.now();
-  for (let i = 0; i < tenants.length; i++) {
-    const [tenantId, value] = tenants[i];
+  const parts = await slicedEach(tenants, { ...BACKGROUND, restRatio }, async ([tenantId, value], i) => {
     if (tenantId === GLOBAL_PART) throw new Error(`a tenant's id is the global part's name (${GLOBAL_PART})`);
-    if (value === null) continue;
+    if (value === null) return null;
     tenants[i] = [tenantId, null];
     // with its leaves on lines of their own: a tenant loaded from it is read in slices (D-160)
-    out.push(await encodePart(tenantId, i + 1, value, true, restRatio));
-    if (performance.now() - slice >= SLICE_MS) {
-      await restAfter(performance.now() - slice, restRatio);
-      slice = performance.now();
-    }
-  }
+    return encodePart(tenantId, i + 1, value, true, restRatio);
+  });
+  for (const p of parts) if (p) out.push(p);
   return out;
 }
