@@ -30,6 +30,22 @@ const { tree } = fc.letrec<{ tree: unknown }>((tie) => ({
   ),
 }));
 
+/** What `work` returns, and the turns another task got meanwhile: it takes one whenever the event loop is free. */
+async function turnsOthersGet<T>(work: () => Promise<T>): Promise<{ value: T; turns: number }> {
+  let turns = 0;
+  let done = false;
+  const other = (async () => {
+    while (!done) {
+      await new Promise<void>((r) => setImmediate(r));
+      turns++;
+    }
+  })();
+  const value = await work();
+  done = true;
+  await other;
+  return { value, turns };
+}
+
 describe('slicedJson', () => {
   it('makes the bytes JSON.stringify makes, for any value with JSON text', async () => {
     await fc.assert(
@@ -63,19 +79,8 @@ describe('slicedJson', () => {
 
   it('with a rest ratio, leaves the event loop to other work after each slice, not one turn of it (D-166)', async () => {
     const value = { requests: Array.from({ length: 50_000 }, (_, i) => ({ id: `req_${i}`, scores: [i, i / 3] })) };
-    /** The turns another task gets while the value is made: it takes one whenever the event loop is free. */
     const othersTurns = async (restRatio: number) => {
-      let turns = 0;
-      let done = false;
-      const other = (async () => {
-        while (!done) {
-          await new Promise<void>((r) => setImmediate(r));
-          turns++;
-        }
-      })();
-      const text = await slicedJson(value, 2, false, restRatio);
-      done = true;
-      await other;
+      const { value: text, turns } = await turnsOthersGet(() => slicedJson(value, 2, false, restRatio));
       expect(text.equals(Buffer.from(JSON.stringify(value), 'utf8'))).toBe(true);
       return turns;
     };
@@ -92,26 +97,17 @@ describe('slicedJson', () => {
 describe('slicedEach (D-168)', () => {
   it('encodes the values one after another, in order, resting between them only once a slice is used up', async () => {
     const values = Array.from({ length: 40 }, (_, i) => i);
-    /** What another task gets while the values are encoded: a turn whenever the event loop is free. */
     const run = async (sliceMs: number) => {
       let inFlight = 0;
       let most = 0;
-      let turns = 0;
-      let done = false;
-      const other = (async () => {
-        while (!done) {
-          await new Promise<void>((r) => setImmediate(r));
-          turns++;
-        }
-      })();
-      const out = await slicedEach(values, { sliceMs, restRatio: 0 }, async (v, i) => {
-        most = Math.max(most, ++inFlight);
-        await Promise.resolve();
-        inFlight--;
-        return `${v}:${i}`;
-      });
-      done = true;
-      await other;
+      const { value: out, turns } = await turnsOthersGet(() =>
+        slicedEach(values, { sliceMs, restRatio: 0 }, async (v, i) => {
+          most = Math.max(most, ++inFlight);
+          await Promise.resolve();
+          inFlight--;
+          return `${v}:${i}`;
+        }),
+      );
       return { out, most, turns };
     };
     const resting = await run(0);
