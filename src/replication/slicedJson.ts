@@ -95,7 +95,8 @@ const longArray = (v: unknown): v is unknown[] | LazyList<unknown> =>
 
 /**
  * `Buffer.from(JSON.stringify(value), 'utf8')`, made in slices of at most `sliceMs` (each followed by a turn of
- * the event loop, or a pause of `restRatio` times the slice: `restAfter`). `value` must not change until the promise settles (a copy made for this).
+ * the event loop, or a pause of `restRatio` times the slice: `restAfter`). `value` must not change until the
+ * promise settles (a copy made for this).
  * `lines`: every leaf reached through the containers taken apart (an element of a long array, a member of a
  * plain object) stands between two line feeds, which JSON reads as white space: the same value for
  * `JSON.parse`, and `slicedParse` reads it back in slices. JSON.stringify never writes a line feed itself (one
@@ -113,9 +114,9 @@ export async function slicedJson(
 }
 
 /**
- * How a snapshot's JSON shares the event loop with calls: slices of at most 4 ms, as long as a batch of the log may hold calls (D-151), each followed by a pause as
- * long (D-166). A call needs several turns of the event loop (read, batch, commit, answer): slices after single
- * turns each added to every one of them.
+ * How a snapshot's JSON shares the event loop with calls: slices of at most 4 ms, as long as a batch of the log may
+ * hold calls (D-151), each followed by a pause as long (D-166). A call needs several turns of the event loop (read,
+ * batch, commit, answer): slices after single turns each added to every one of them.
  */
 export const BACKGROUND: Readonly<{ sliceMs: number; restRatio: number }> = Object.freeze({ sliceMs: 4, restRatio: 1 });
 

@@ -284,8 +284,8 @@ export class Snapshotter {
 
   /**
    * Exports the state as of `seq` now, by part (calls wait meanwhile: a copy, no JSON yet), then turns each part
-   * into JSON in slices (`BACKGROUND`: at most 4 ms, each followed by a pause as long, D-166) between which calls run, compresses them off the event loop, and
-   * writes them in the background. Steps that run meanwhile do not change the copy: the snapshot is the state
+   * into JSON in slices (`BACKGROUND`: at most 4 ms, each followed by a pause as long, D-166) between which calls
+   * run, compresses them off the event loop, and writes them in the background. Steps that run meanwhile do not change the copy: the snapshot is the state
    * after step `seq`.
    */
   private take(seq: number, counters: ReplicaCounters, restRatio = BACKGROUND.restRatio): void {
@@ -364,9 +364,9 @@ async function encodePart(
 
 /**
  * The parts exported as compressed JSON, the global one first (ord 0; each tenant's ord its place among the
- * tenants, after it): JSON is made in slices (`BACKGROUND`; a large part in slices of its own,
- * slicedJson.ts), each followed by a pause in which calls run, one tenant after the other, and compressed as it is made;
- * each tenant's exported copy is let go as soon as its JSON is made. A tenant whose slice is null is carried, not
+ * tenants, after it), one tenant after the other: JSON is made in slices (`BACKGROUND`; a large part in slices of
+ * its own, slicedJson.ts), each followed by a pause in which calls run, and compressed as it is made; each
+ * tenant's exported copy is let go as soon as its JSON is made. A tenant whose slice is null is carried, not
  * encoded.
  */
 async function encode(global: GlobalPart, tenants: [string, unknown][], restRatio: number): Promise<EncodedPart[]> {

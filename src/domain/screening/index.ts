@@ -100,16 +100,15 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
       if (lazy) {
         // the requests now, each one's export made when read as it was now (D-167): the copy costs a list, not an
         // export of every request changed since the last copy
-        const holder: { copy?: RequestCopy } = {};
-        const at = (i: number) => holder.copy!.at(i);
+        const copy = new RequestCopy(tenantId, ordered.slice());
         const rows = ledger.storeOf(tenantId);
         reqs = new LazyList(
           ordered.length,
-          (i) => withRefs(at(i)),
-          (i) => JSON.stringify(withRefs(at(i))),
-          rows && { source: requestsSourceOf(rows), token: (i) => tokenOf(at(i)) },
+          (i) => withRefs(copy.at(i)),
+          (i) => JSON.stringify(withRefs(copy.at(i))),
+          rows && { source: requestsSourceOf(rows), token: (i) => tokenOf(copy.at(i)) },
         );
-        holder.copy = new RequestCopy(ordered.slice(), reqs);
+        copy.closeWith(reqs);
       } else reqs = ordered.map((r) => withRefs(r.exportState()));
       return { rows: ledger.exportTenant(tenantId, lazy), seq: ledger.seqOfTenant(tenantId), requests: reqs, texts };
     },

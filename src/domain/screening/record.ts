@@ -211,7 +211,7 @@ export class StoredRequest implements ScreeningRequest, RowChain {
 
   /** Before any field a snapshot keeps changes: each open copy that holds this request keeps its export first. */
   private changing(): void {
-    if (RequestCopy.open.size) RequestCopy.keep(this, this.born);
+    if (RequestCopy.anyOpen()) RequestCopy.keep(this, this.born);
   }
 
   /** The request exported as `s`, its rows in `store`, its job spec the shared `job`. */
@@ -236,13 +236,13 @@ export class StoredRequest implements ScreeningRequest, RowChain {
 /**
  * Requests as they were when a lazy export listed them (D-167), without making each one's export then: the list
  * takes the requests, and the export of each is made when the list is read. A request that changes before it is
- * read gives each copy open since before the change its export as it was (`changing()` keeps it first), so the
- * copy reads as the state at the moment it was taken. A copy closes once all its requests were read (their
- * exports are then held by the list), or when its list is collected.
+ * read gives each copy of its tenant open since before the change its export as it was (`changing()` keeps it
+ * first), so the copy reads as the state at the moment it was taken. A copy closes once all its requests were read
+ * (their exports are then held by the list), or when its list is collected.
  */
 export class RequestCopy {
-  /** The copies not yet read whole. */
-  static readonly open = new Set<RequestCopy>();
+  /** The copies not yet read whole, by tenant: a change looks only at its own tenant's. */
+  private static readonly open = new Map<string, Set<RequestCopy>>();
   private static made = 0;
   private static readonly collected = new FinalizationRegistry<RequestCopy>((copy) => copy.close());
   private readonly before = new Map<StoredRequest, Readonly<StoredRequestState>>();
@@ -255,27 +255,38 @@ export class RequestCopy {
     return RequestCopy.made++;
   }
 
-  /** Called by a request about to change: the copies that may hold it keep its export as it is. */
+  /** Whether any copy is open (a change costs this check alone while none is). */
+  static anyOpen(): boolean {
+    return RequestCopy.open.size > 0;
+  }
+
+  /** The copies not yet read whole. */
+  static openCopies(): RequestCopy[] {
+    return [...RequestCopy.open.values()].flatMap((copies) => [...copies]);
+  }
+
+  /** Called by a request about to change: its tenant's copies that may hold it keep its export as it is. */
   static keep(request: StoredRequest, born: number): void {
-    for (const copy of RequestCopy.open)
+    for (const copy of RequestCopy.open.get(request.tenantId) ?? [])
       if (born < copy.upTo && !copy.before.has(request)) copy.before.set(request, request.shared());
   }
 
-  /** A copy of `requests` as they are now, open until read whole or until `owner` is collected. */
+  /** A copy of `requests` (of `tenantId`) as they are now, open until read whole or until `closeWith`'s owner goes. */
   constructor(
+    private readonly tenantId: string,
     private readonly requests: readonly StoredRequest[],
-    owner: object,
   ) {
     this.states = new Array<Readonly<StoredRequestState> | undefined>(requests.length);
     this.unread = requests.length;
-    if (this.unread) {
-      RequestCopy.open.add(this);
-      RequestCopy.collected.register(owner, this, this);
-    }
+    if (!this.unread) return;
+    const open = RequestCopy.open.get(tenantId);
+    if (open) open.add(this);
+    else RequestCopy.open.set(tenantId, new Set([this]));
   }
 
-  get length(): number {
-    return this.requests.length;
+  /** Closes the copy once `owner` (the list that reads it) is collected, if it was not read whole before. */
+  closeWith(owner: object): void {
+    if (this.unread) RequestCopy.collected.register(owner, this, this);
   }
 
   /** The i-th request's export as it was when the copy was taken (shared with the request while it is the same). */
@@ -290,7 +301,9 @@ export class RequestCopy {
   }
 
   private close(): void {
-    if (!RequestCopy.open.delete(this)) return;
+    const open = RequestCopy.open.get(this.tenantId);
+    if (!open?.delete(this)) return;
+    if (!open.size) RequestCopy.open.delete(this.tenantId);
     RequestCopy.collected.unregister(this);
     this.before.clear();
   }
