@@ -30,6 +30,14 @@ export interface OptionSpec {
   meaning: string;
 }
 
+/**
+ * While callers compete, the calls of one caller in progress at once (D-165): 2 since D-169. With 4, a first
+ * tenant's burst kept its second tenant's p50 at 1.19–1.28× alone; with 2 at 0.99–1.00×, the burst's own rate
+ * while another tenant calls falling by about a fifth. Fewer than 2 would let a held-open stream (an MCP session's
+ * events) stop its caller's other calls for a whole hold.
+ */
+export const CALLS_PER_CALLER = 2;
+
 export const OPTIONS: readonly OptionSpec[] = [
   {
     key: 'port',
@@ -160,9 +168,9 @@ export const OPTIONS: readonly OptionSpec[] = [
     flag: '--calls-per-caller',
     env: 'SANDBOX_CALLS_PER_CALLER',
     kind: 'int',
-    shown: '4',
+    shown: String(CALLS_PER_CALLER),
     meaning:
-      "while more than one caller calls, the calls of one caller (a credential or session, else a client address) in progress at once; its later calls wait their turn, so one caller's burst does not hold up another's calls; a caller alone is never held (D-165); 0: no limit",
+      "while more than one caller calls, the calls of one caller (a credential or session, else a client address) in progress at once; its later calls wait their turn, so one caller's burst does not hold up another's calls; a caller alone is never held (D-165, D-169); 0: no limit",
   },
 ];
 
@@ -300,7 +308,7 @@ export function resolveOptions(input: ConfigInput = {}, env: NodeJS.ProcessEnv =
     fastPath: g.fastPath ?? true,
     snapshotEvery: g.snapshotEvery ?? 10_000,
     residentTenants: g.residentTenants ?? 1000,
-    callsPerCaller: g.callsPerCaller ?? 4,
+    callsPerCaller: g.callsPerCaller ?? CALLS_PER_CALLER,
     store: storeUrl(g.store),
   });
 }
