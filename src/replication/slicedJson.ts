@@ -31,7 +31,7 @@ const turn = () => new Promise<void>((r) => setImmediate(r));
  * What follows a slice that held the event loop for `workedMs`: a turn of the event loop (`restRatio` 0), or a pause
  * of `restRatio` times the slice, in which calls have the event loop to themselves (work in the background, D-166).
  */
-export const restAfter = (workedMs: number, restRatio: number): Promise<void> =>
+const restAfter = (workedMs: number, restRatio: number): Promise<void> =>
   restRatio > 0 ? new Promise<void>((r) => setTimeout(r, Math.max(1, workedMs * restRatio))) : turn();
 
 /** Elements per block of a list read from an append-only store, compressed once and kept (D-161). */
@@ -113,12 +113,18 @@ export async function slicedJson(
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
 
+/** How work in slices shares the event loop: at most `sliceMs` of work, then `restAfter` with `restRatio`. */
+export interface Pace {
+  sliceMs: number;
+  restRatio: number;
+}
+
 /**
  * How a snapshot's JSON shares the event loop with calls: slices of at most 4 ms, as long as a batch of the log may
  * hold calls (D-151), each followed by a pause as long (D-166). A call needs several turns of the event loop (read,
  * batch, commit, answer): slices after single turns each added to every one of them.
  */
-export const BACKGROUND: Readonly<{ sliceMs: number; restRatio: number }> = Object.freeze({ sliceMs: 4, restRatio: 1 });
+export const BACKGROUND: Readonly<Pace> = Object.freeze({ sliceMs: 4, restRatio: 1 });
 
 /**
  * `encode(value)` for each value in turn (never two at once: values encoded side by side each took a slice of
@@ -126,7 +132,7 @@ export const BACKGROUND: Readonly<{ sliceMs: number; restRatio: number }> = Obje
  */
 export async function slicedEach<T, R>(
   values: readonly T[],
-  pace: { sliceMs: number; restRatio: number },
+  pace: Readonly<Pace>,
   encode: (value: T, index: number) => Promise<R>,
 ): Promise<R[]> {
   const out: R[] = [];
