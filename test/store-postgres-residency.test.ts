@@ -10,7 +10,7 @@
 
 import fc from 'fast-check';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoreReport } from '../src/domain/store.js';
 import type { RunningSandbox } from '../src/main.js';
 import './support/fast-check-seed.js';
@@ -189,6 +189,9 @@ describe.skipIf(why !== null)('tenants loaded on demand on a shared sandbox', ()
         answered.push(who);
         return res;
       });
+    // its requests and ledger rows are made as its state is read, in slices, and put in place as made (D-170)
+    const prepare = vi.spyOn(lean.core.screening, 'prepareTenant');
+    const buildRows = vi.spyOn(lean.core.screening.ledger, 'buildRows');
     const first = usage(big.apiKey, 'dropped tenant');
     // its call arrives first; the call of the tenant in memory does not wait for its state to be read
     await new Promise((r) => setTimeout(r, 5));
@@ -196,6 +199,9 @@ describe.skipIf(why !== null)('tenants loaded on demand on a shared sandbox', ()
     const [a, b] = await Promise.all([first, second]);
     expect([a.status, b.status], `${a.text} ${b.text}`).toEqual([200, 200]);
     expect(answered).toEqual(['tenant in memory', 'dropped tenant']);
+    expect([prepare.mock.calls.length, buildRows.mock.calls.length]).toEqual([1, 1]);
+    prepare.mockRestore();
+    buildRows.mockRestore();
     const after = await residency(lean);
     expect(after.loaded).toBe(before.loaded + 1);
     expect(after.loadedAhead).toBe(before.loadedAhead + 1);

@@ -25,6 +25,7 @@ import type { WindowState } from './ratelimit/limiter.js';
 import type { IdFactoryState, TenantIdState } from './rng.js';
 import type { ScreeningTenantState } from './screening/service.js';
 import type { DemoSeed } from './seed.js';
+import type { Sliced } from './slices.js';
 import type { TenantState } from './tenants.js';
 import type { WebhooksTenantState } from './webhooks/snapshot.js';
 
@@ -296,6 +297,17 @@ export function importTenantPart(core: Core, run: ImportRun, tenantId: string, d
 /** Re-arms every timer of the import, in the order they were made. */
 export function finishImport(core: Core, run: ImportRun): void {
   rearm(core, run.timers);
+}
+
+/**
+ * Makes in slices the largest part of what `importTenant` of the same `data` object makes (a tenant's screening
+ * requests and ledger rows: most of a long history), so that its import, between calls, only puts them in place
+ * (D-170). Nothing in memory changes; data of another format is left to `importTenant`, which refuses it.
+ */
+export function* prepareTenant(core: Core, tenantId: string, data: unknown): Sliced {
+  const s = data as TenantSnapshot | null;
+  if (s?.format !== SNAPSHOT_FORMAT || s.tenant?.tenant?.id !== tenantId) return;
+  yield* core.screening.prepareTenant(tenantId, s.screening);
 }
 
 /** Loads one tenant's exported state (replacing whatever of it is in memory) and re-arms its timers. */

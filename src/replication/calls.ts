@@ -15,6 +15,7 @@ import {
   importState,
   importTenant,
   importTenantPart,
+  prepareTenant,
   SNAPSHOT_FORMAT,
   tenantBusy,
   type ImportRun,
@@ -226,6 +227,7 @@ export function shareApps(
     sandboxOffset: () => core.clock.sandboxOffsetMs(),
     // lazy: a tenant dropped from memory is written as a snapshot's part is, its JSON made in slices (D-159)
     exportTenants: (tenantIds) => exportTenants(core, tenantIds, true),
+    prepareTenant: (tenantId, data) => prepareTenant(core, tenantId, data),
     importTenant: (tenantId, data) => importTenant(core, tenantId, data),
     forgetTenants: (tenantIds) => forgetTenants(core, tenantIds),
   });

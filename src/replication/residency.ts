@@ -17,16 +17,12 @@
 // part of a snapshot, for a start).
 // Requirements: none of the documents; decisions D-150, D-112, D-146.
 
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import type { StoreReport } from '../domain/store.js';
 import { valuesOf, type Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
 import { newestStoredState } from './snapshots.js';
 import { describeWriter, type Writer } from './versions.js';
-import { JSON_SLICE_MS, slicedEach, slicedGzip, slicedParse } from './slicedJson.js';
-
-const unzip = promisify(gunzip);
+import { JSON_SLICE_MS, slicedEach, slicedGunzip, slicedGzip, slicedParse, slicedWork } from './slicedJson.js';
 
 /** The tenants of the state in memory, as residency needs them (the composition root wires the domain's). */
 export interface ResidentPort {
@@ -44,6 +40,11 @@ export interface ResidentPort {
    * when read (as a snapshot's, D-151), so their JSON is made in slices (`slicedJson`).
    */
   exportTenants(tenantIds: readonly string[]): unknown[];
+  /**
+   * Makes in slices (yielding between them) what `importTenant` of the same `data` then only puts in place: the
+   * bulk of a long history (D-170). Changes nothing in memory.
+   */
+  prepareTenant(tenantId: string, data: unknown): Iterator<void, unknown>;
   /** Puts a tenant's slice back (it is not in memory). */
   importTenant(tenantId: string, data: unknown): void;
   forgetTenants(tenantIds: readonly string[]): void;
@@ -198,7 +199,11 @@ export class Residency {
     const out: ReadState[] = [];
     for (const r of rows) {
       if (!READABLE_SNAPSHOT_FORMATS.includes(r.snapshot_format)) throw refuseTenantState(r, this.writer);
-      out.push({ tenantId: r.tenant_id, data: await slicedParse(await unzip(r.data)), seq: Number(r.seq) });
+      // decompressed in pieces, parsed in slices (D-160, D-170)
+      const data = await slicedParse(await slicedGunzip(r.data));
+      // the records of a long history made now, in slices, so that `adopt` only puts them in place (D-170)
+      if (this.port) await slicedWork(this.port.prepareTenant(r.tenant_id, data));
+      out.push({ tenantId: r.tenant_id, data, seq: Number(r.seq) });
     }
     return out;
   }

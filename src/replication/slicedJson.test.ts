@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LazyList } from '../domain/lazyList.js';
 import { gunzipSync } from 'node:zlib';
-import { slicedEach, slicedGzip, slicedJson, slicedParse } from './slicedJson.js';
+import { slicedEach, slicedGunzip, slicedGzip, slicedJson, slicedParse, slicedWork } from './slicedJson.js';
 
 /** Values as an exported copy holds them, and what JSON.stringify leaves out or turns into null among them. */
 const member = fc.oneof(
@@ -122,24 +122,59 @@ describe('slicedEach (D-168)', () => {
   });
 });
 
+describe('slicedWork (D-170)', () => {
+  it('runs work to its end, the event loop turning at its pauses only once a slice is used up', async () => {
+    const run = async (sliceMs: number) => {
+      const done: number[] = [];
+      function* work() {
+        for (let i = 0; i < 40; i++) {
+          done.push(i);
+          yield;
+        }
+      }
+      const { turns } = await turnsOthersGet(() => slicedWork(work(), sliceMs));
+      return { done, turns };
+    };
+    const resting = await run(0);
+    expect(resting.done).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    // a slice of 0 ms is used up at every pause
+    expect(resting.turns).toBeGreaterThanOrEqual(39);
+    const unbounded = await run(Number.POSITIVE_INFINITY);
+    expect(unbounded.done).toHaveLength(40);
+    expect(unbounded.turns).toBeLessThanOrEqual(1);
+  });
+});
+
 describe('slicedJson with lines, read back by slicedParse', () => {
   it('is the same value for JSON.parse, and slicedParse reads it back as JSON.parse does', async () => {
     await fc.assert(
-      fc.asyncProperty(tree, async (value) => {
-        const whole = JSON.stringify(value) as string | undefined;
-        fc.pre(whole !== undefined);
-        const expected = JSON.parse(whole) as unknown;
-        const lined = await slicedJson(value, 0, true);
-        expect(JSON.parse(lined.toString('utf8'))).toEqual(expected);
-        // compressed as it is made (a snapshot's part, a stored tenant): the same bytes once decompressed
-        const zipped = await slicedGzip(value, 0, true);
-        expect(gunzipSync(zipped.data).equals(lined)).toBe(true);
-        expect(zipped.rawBytes).toBe(lined.length);
-        expect(await slicedParse(lined, 0)).toEqual(expected);
-        expect(await slicedParse(lined)).toEqual(expected);
-        // text without lines (a state stored before them) is read at once
-        expect(await slicedParse(Buffer.from(whole, 'utf8'), 0)).toEqual(expected);
-      }),
+      fc.asyncProperty(
+        tree,
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }),
+        async (value, cuts) => {
+          const whole = JSON.stringify(value) as string | undefined;
+          fc.pre(whole !== undefined);
+          const expected = JSON.parse(whole) as unknown;
+          const lined = await slicedJson(value, 0, true);
+          // the same text in pieces cut anywhere (as it is decompressed, D-170): read piece after piece
+          const at = [0, ...cuts.map((c) => Math.floor(c * lined.length)).sort((a, b) => a - b), lined.length];
+          const pieces = at.slice(1).map((end, i) => lined.subarray(at[i], end));
+          expect(await slicedParse(pieces, 0)).toEqual(expected);
+          expect(JSON.parse(lined.toString('utf8'))).toEqual(expected);
+          // compressed as it is made (a snapshot's part, a stored tenant): the same bytes once decompressed
+          const zipped = await slicedGzip(value, 0, true);
+          expect(gunzipSync(zipped.data).equals(lined)).toBe(true);
+          // decompressed in pieces, never joined (D-170)
+          expect(Buffer.concat(await slicedGunzip(zipped.data)).equals(lined)).toBe(true);
+          expect(zipped.rawBytes).toBe(lined.length);
+          expect(await slicedParse(lined, 0)).toEqual(expected);
+          expect(await slicedParse(lined)).toEqual(expected);
+          // text without lines (a state stored before them) is read at once
+          expect(await slicedParse(Buffer.from(whole, 'utf8'), 0)).toEqual(expected);
+          const bytes = Buffer.from(whole, 'utf8');
+          expect(await slicedParse([bytes.subarray(0, 3), bytes.subarray(3)], 0)).toEqual(expected);
+        },
+      ),
       { numRuns: 60 },
     );
   });

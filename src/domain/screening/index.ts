@@ -22,6 +22,16 @@ import type { ScreeningService, ScreeningTenantState } from './service.js';
 import type { StoredJobSpec } from './jobSpecs.js';
 import { RequestCopy, StoredRequest, type StoredRequestState } from './record.js';
 import { LazyList } from '../lazyList.js';
+import { finish, type Sliced } from '../slices.js';
+import type { TenantRows } from './tenantRows.js';
+
+/** A tenant's rows and requests made from its export (`restore`), before they are put in place. */
+interface Restored {
+  rows: TenantRows;
+  requests: StoredRequest[];
+}
+/** Rows and requests made between two pauses when a tenant's import is prepared in slices (D-170). */
+const PREPARE_EVERY = 64;
 
 /** The numbers a request's job spec and score had among its export's texts (a fresh object when either changed). */
 interface RequestToken {
@@ -52,6 +62,29 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
     if (!req) throw new Error(`snapshot: a timer refers to request ${id}, which the snapshot does not hold`);
     return req;
   };
+
+  /** A tenant's rows and requests made from its export, not yet in place; pauses after every `every` of them. */
+  function* restore(tenantId: string, state: ScreeningTenantState, every: number): Sliced<Restored> {
+    const rows = yield* ledger.buildRows(tenantId, state.rows, state.seq, every);
+    const jobs = new Map<number, StoredJobSpec>();
+    const jobOf = (i: number) => jobs.get(i) ?? jobs.set(i, pipeline.jobOf(state.texts[i])).get(i)!;
+    // a lazy export read back without JSON (its texts are numbered as its requests are read: those first)
+    const listed = state.requests instanceof LazyList ? Array.from(state.requests) : state.requests;
+    const out: StoredRequest[] = [];
+    for (const s of listed) {
+      out.push(
+        StoredRequest.fromState(
+          { ...s, jobSpec: state.texts[s.jobSpec], scoreText: s.scoreText === null ? null : state.texts[s.scoreText] },
+          rows,
+          jobOf(s.jobSpec),
+        ),
+      );
+      if (out.length % every === 0) yield;
+    }
+    return { rows, requests: out };
+  }
+  /** What `prepareTenant` made, by the export it was made from (dropped with it when no import follows). */
+  const made = new WeakMap<ScreeningTenantState, Restored>();
 
   return {
     /** The stores, for the control API, benchmarks and tests that seed at scale. */
@@ -112,21 +145,23 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
       } else reqs = ordered.map((r) => withRefs(r.exportState()));
       return { rows: ledger.exportTenant(tenantId, lazy), seq: ledger.seqOfTenant(tenantId), requests: reqs, texts };
     },
-    /** Restores a tenant's rows and requests; their timers come back through rearm(). */
+    /**
+     * Makes, in slices, what importing `state` makes (its rows and requests), so that `importTenant` of the same
+     * `state` object only puts them in place (D-170). Nothing of the tenant in memory changes.
+     */
+    *prepareTenant(tenantId: string, state: ScreeningTenantState): Sliced {
+      made.set(state, yield* restore(tenantId, state, PREPARE_EVERY));
+    },
+    /** Restores a tenant's rows and requests (made ahead by `prepareTenant`, or now); their timers come back through rearm(). */
     importTenant(tenantId: string, state: ScreeningTenantState): void {
-      const rows = ledger.importTenant(tenantId, state.rows, state.seq);
-      const jobs = new Map<number, StoredJobSpec>();
-      const jobOf = (i: number) => jobs.get(i) ?? jobs.set(i, pipeline.jobOf(state.texts[i])).get(i)!;
-      // a lazy export read back without JSON (its texts are numbered as its requests are read: those first)
-      const listed = state.requests instanceof LazyList ? Array.from(state.requests) : state.requests;
-      const reqs = listed.map((s) =>
-        StoredRequest.fromState(
-          { ...s, jobSpec: state.texts[s.jobSpec], scoreText: s.scoreText === null ? null : state.texts[s.scoreText] },
-          rows,
-          jobOf(s.jobSpec),
-        ),
-      );
-      requests.importTenant(tenantId, reqs);
+      let ready = made.get(state);
+      made.delete(state);
+      // made ahead against a ledger that a reset has since replaced: made again
+      if (!ready || ready.rows.tenantId !== tenantId || !ledger.adoptRows(ready.rows)) {
+        ready = finish(restore(tenantId, state, Infinity));
+        ledger.adoptRows(ready.rows);
+      }
+      requests.importTenant(tenantId, ready.requests);
     },
     forgetTenant(tenantId: string): void {
       for (const r of requests.ordered(tenantId)) pipeline.cancelExpiry(r);

@@ -7,6 +7,7 @@
 // Requirements: SCR-LEDGER-1, SCR-LEDGER-2, SCR-LEDGER-3, SCR-LEDGER-4, SCR-LEDGER-5, SCR-AUDIT-3; decisions D-21.
 
 import { LazyList } from '../lazyList.js';
+import { finish, type Sliced } from '../slices.js';
 import { flatten } from './flatten.js';
 import { ActorTable, eventIdOf, isoOf, TenantRows } from './tenantRows.js';
 import type { ScreeningState } from './types.js';
@@ -310,18 +311,40 @@ export class Ledger {
     return out;
   }
 
-  /** Rebuilds a tenant's row store exactly as exported (same rows, same chains, its sequence at `seq`). */
-  importTenant(tenantId: string, state: readonly LedgerRowState[] | LazyList<LedgerRowState>, seq: number): TenantRows {
-    this.forgetTenant(tenantId);
-    const rows = this.rowsFor(tenantId);
-    rows.seq = seq;
+  /**
+   * A tenant's row store made from its export (same rows, same chains, its sequence at `seq`), not yet the tenant's:
+   * `adoptRows` makes it so. It pauses (yields) after every `every` rows, so that a long history can be made in
+   * slices before its import (D-170).
+   */
+  *buildRows(tenantId: string, state: Iterable<LedgerRowState>, seq: number, every = Infinity): Sliced<TenantRows> {
+    const rows = new TenantRows(tenantId, this.actors, seq);
     const last = new Map<string, number>();
+    let n = 0;
     for (const [seq, requestId, from, to, actor, payload, at] of state) {
       const i = rows.push(seq, requestId, from, to, actor, this.store(payload), at, last.get(requestId) ?? -1);
       last.set(requestId, i);
+      if (++n % every === 0) yield;
     }
-    this.count += state.length;
+    return rows;
+  }
+
+  /**
+   * Makes rows made by `buildRows` the tenant's (whatever of it was in memory is dropped); false, and nothing done,
+   * when they name their actors in a table a reset has since replaced.
+   */
+  adoptRows(rows: TenantRows): boolean {
+    if (rows.actors !== this.actors) return false;
+    this.forgetTenant(rows.tenantId);
+    this.byTenant.set(rows.tenantId, rows);
+    this.count += rows.length;
     this.pages.clear();
+    return true;
+  }
+
+  /** Rebuilds a tenant's row store exactly as exported (same rows, same chains, its sequence at `seq`). */
+  importTenant(tenantId: string, state: readonly LedgerRowState[] | LazyList<LedgerRowState>, seq: number): TenantRows {
+    const rows = finish(this.buildRows(tenantId, state, seq));
+    this.adoptRows(rows);
     return rows;
   }
 

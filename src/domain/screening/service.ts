@@ -6,6 +6,7 @@
 
 import type { Resettable } from '../context.js';
 import type { LazyList } from '../lazyList.js';
+import type { Sliced } from '../slices.js';
 import type { Tenant } from '../tenants.js';
 import type { AuditPage, AuditQuery } from './audit.js';
 import type { AutoReview } from './autoReview.js';
@@ -67,6 +68,8 @@ export interface ScreeningService extends Resettable {
   /** A tenant's ledger rows and requests for a snapshot (D-137). */
   /** A tenant's rows and requests, JSON-safe; `lazy`: its rows a list made when read (a snapshot's, D-151). */
   exportTenant(tenantId: string, lazy?: boolean): ScreeningTenantState;
+  /** Makes in slices what `importTenant` of the same `state` then only puts in place (D-170). */
+  prepareTenant(tenantId: string, state: ScreeningTenantState): Sliced;
   /** Restores a tenant's rows and requests; their timers come back through `rearm`. */
   importTenant(tenantId: string, state: ScreeningTenantState): void;
   /** Drops every request and ledger row of a tenant, and their pending expiries. */

@@ -117,7 +117,8 @@ export class TenantRows {
 
   constructor(
     readonly tenantId: string,
-    private readonly actors: ActorTable,
+    /** The ledger's table of actors the rows name theirs by (a reset makes a new one). */
+    readonly actors: ActorTable,
     /** The number of the tenant's latest row: its sequence goes on from here (D-147). */
     public seq: number,
   ) {
