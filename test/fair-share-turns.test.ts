@@ -55,14 +55,19 @@ function call(port: number, key: string | null, tag: string, signal?: AbortSigna
 const tags = (started: Held[]) => started.map((h) => h.tag);
 const finish = (h: Held) => h.res.end('ok');
 
-/** Another caller's call, answered at once: from now on the callers are contended. */
-async function contend(port: number, started: Held[], key = 'key-z'): Promise<void> {
-  const n = started.length;
-  const answer = call(port, key, 'z');
-  await waitFor(() => started.length === n + 1, 'the other caller started');
-  finish(started.splice(n, 1)[0]);
-  expect(await answer).toBe(200);
+/** `times` calls of another caller, each answered at once. */
+async function callsOf(port: number, started: Held[], key: string, times: number): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    const n = started.length;
+    const answer = call(port, key, 'z');
+    await waitFor(() => started.length === n + 1, 'the other caller started');
+    finish(started.splice(n, 1)[0]);
+    expect(await answer).toBe(200);
+  }
 }
+
+/** Two calls of another caller, answered at once: from now on the callers are contended (D-171). */
+const contend = (port: number, started: Held[], key = 'key-z') => callsOf(port, started, key, 2);
 
 describe('turns between callers (D-165)', () => {
   it("starts another caller's call at once while one caller's calls beyond the limit wait, in arrival order", async () => {
@@ -166,6 +171,28 @@ describe('turns between callers (D-165)', () => {
     expect(turns.waiting()).toBe(0);
     for (const h of started) finish(h);
     expect(await Promise.all(answers)).toEqual([200, 200, 200, 200, 200, 200]);
+  });
+
+  it("holds no call for another caller's one call, however long it takes; holds them from its second (D-171)", async () => {
+    const turns = fairShare({ limit: 1, holdMs: 60_000, activeMs: 60_000 });
+    const { port, started } = await serveHeld(turns);
+    // the other caller's one call, still in progress
+    const slow = call(port, 'key-z', 'one');
+    await waitFor(() => started.length === 1, 'its call started');
+    const answers = [0, 1, 2].map((i) => call(port, 'key-a', `a${i}`));
+    await waitFor(() => started.length === 4, "a's three calls started");
+    expect(turns.waiting()).toBe(0);
+    // its second call: a caller that is calling; a's calls count from the next one
+    await callsOf(port, started, 'key-z', 1);
+    answers.push(call(port, 'key-a', 'counted'));
+    await waitFor(() => tags(started).includes('counted'), 'the first call while contended started');
+    answers.push(call(port, 'key-a', 'held'));
+    await waitFor(() => turns.waiting() === 1, "a's next call waiting");
+    expect(tags(started)).toEqual(['one', 'a0', 'a1', 'a2', 'counted']);
+    for (const h of started.splice(0)) finish(h);
+    await waitFor(() => tags(started).includes('held'), 'the held call started once a call of its own ended');
+    for (const h of started) finish(h);
+    expect(await Promise.all([slow, ...answers])).toEqual([200, 200, 200, 200, 200, 200]);
   });
 
   it('limits nothing with limit 0', async () => {

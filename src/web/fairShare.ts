@@ -5,7 +5,9 @@
 // start, as the log's batches serve many calls best. A waiting call starts exactly as it would have: its head is
 // read, its body is not, and nothing answers it differently.
 //
-// A caller counts as calling for `activeMs` after its last call arrived. Calls are counted from the first that starts
+// A caller counts as calling once two of its calls arrived within one to two periods of `activeMs`, and for one to two
+// periods after that (D-171): one call alone (a dropped tenant's next call, an operator's read, a page of the
+// dashboard) makes no other caller wait, however long it takes. Calls are counted from the first that starts
 // while another caller calls: a caller alone costs a lookup per call, nothing more. A call holds its turn until its
 // answer ends or its connection closes, or for `holdMs` to 1.5 × `holdMs` at most (one sweep for every call): a
 // stream held open (an MCP session's events, a webhook listener) gives its turn back after that, so a caller's later
@@ -20,7 +22,7 @@ export interface FairShareOptions {
   limit: number;
   /** How long one call keeps its turn at most. */
   holdMs?: number;
-  /** How long a caller counts as calling after its last call arrived. */
+  /** The period within which a caller's calls are counted (it counts as calling for one to two periods). */
   activeMs?: number;
 }
 
@@ -62,6 +64,8 @@ type Holder = ServerResponse & { [TURN]?: Turn };
 
 const HOLD_MS = 250;
 const ACTIVE_MS = 1000;
+/** Calls within one to two periods that make a caller one that is calling (D-171). */
+const CALLING = 2;
 
 /**
  * Who a call belongs to: its credential, else its session's cookies, else its client's address. Read from the raw
@@ -82,22 +86,31 @@ export function fairShare({ limit, holdMs = HOLD_MS, activeMs = ACTIVE_MS }: Fai
     throw new Error(`calls per caller needs a non-negative integer, got ${limit}`);
   const shares = new Map<string, Share>();
   let waiting = 0;
-  // the callers whose calls arrived in this period of activeMs and in the one before
+  // how many calls of each caller arrived in this period of activeMs and in the one before (at most CALLING: more is
+  // not told apart), and the callers calling in each: with CALLING calls in it and the one before
   let periodStart = performance.now();
-  let current = new Set<string>();
-  let previous = new Set<string>();
+  let current = new Map<string, number>();
+  let previous = new Map<string, number>();
+  let calling = new Set<string>();
+  let wasCalling = new Set<string>();
   const arrived = (key: string): void => {
     const now = performance.now();
     if (now - periodStart >= activeMs) {
-      previous = now - periodStart >= 2 * activeMs ? new Set() : current;
-      current = new Set();
+      const gap = now - periodStart >= 2 * activeMs;
+      previous = gap ? new Map() : current;
+      wasCalling = gap ? new Set() : calling;
+      current = new Map();
+      calling = new Set();
       periodStart = now;
     }
-    current.add(key);
+    const n = current.get(key) ?? 0;
+    if (n >= CALLING) return;
+    current.set(key, n + 1);
+    if (n + 1 + (previous.get(key) ?? 0) >= CALLING) calling.add(key);
   };
-  /** Another caller than `key` called lately. */
+  /** Another caller than `key` is calling (CALLING calls lately). */
   const contended = (key: string): boolean =>
-    current.size > (current.has(key) ? 1 : 0) || previous.size > (previous.has(key) ? 1 : 0);
+    calling.size > (calling.has(key) ? 1 : 0) || wasCalling.size > (wasCalling.has(key) ? 1 : 0);
   const mayStart = (share: Share): boolean => share.running < limit || !contended(share.key);
 
   // the calls holding a turn, each given back at its answer's end or, by a sweep every holdMs / 2 while any is held,
