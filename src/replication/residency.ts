@@ -15,7 +15,9 @@
 // tenant's timers step then (D-154), which loads it first; a timers step of every zone (a start's) first loads every
 // tenant whose timer is due by the step's time, so every instance fires the same timers (the list of due times is
 // part of a snapshot, for a start).
-// Requirements: none of the documents; decisions D-150, D-112, D-146.
+// A tenant read from its stored state is decompressed in pieces and has its records made in slices before it is put
+// in memory (D-170).
+// Requirements: none of the documents; decisions D-150, D-112, D-146, D-170.
 
 import type { StoreReport } from '../domain/store.js';
 import { valuesOf, type Db } from '../store/postgres/pool.js';

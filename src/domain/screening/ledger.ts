@@ -7,7 +7,7 @@
 // Requirements: SCR-LEDGER-1, SCR-LEDGER-2, SCR-LEDGER-3, SCR-LEDGER-4, SCR-LEDGER-5, SCR-AUDIT-3; decisions D-21.
 
 import { LazyList } from '../lazyList.js';
-import { finish, type Sliced } from '../slices.js';
+import type { Sliced } from '../slices.js';
 import { flatten } from './flatten.js';
 import { ActorTable, eventIdOf, isoOf, TenantRows } from './tenantRows.js';
 import type { ScreeningState } from './types.js';
@@ -313,8 +313,8 @@ export class Ledger {
 
   /**
    * A tenant's row store made from its export (same rows, same chains, its sequence at `seq`), not yet the tenant's:
-   * `adoptRows` makes it so. It pauses (yields) after every `every` rows, so that a long history can be made in
-   * slices before its import (D-170).
+   * `adoptRows` makes it so (a tenant's import: the screening service's `importTenant`). It pauses (yields) after
+   * every `every` rows, so that a long history can be made in slices before its import (D-170).
    */
   *buildRows(tenantId: string, state: Iterable<LedgerRowState>, seq: number, every = Infinity): Sliced<TenantRows> {
     const rows = new TenantRows(tenantId, this.actors, seq);
@@ -339,13 +339,6 @@ export class Ledger {
     this.count += rows.length;
     this.pages.clear();
     return true;
-  }
-
-  /** Rebuilds a tenant's row store exactly as exported (same rows, same chains, its sequence at `seq`). */
-  importTenant(tenantId: string, state: readonly LedgerRowState[] | LazyList<LedgerRowState>, seq: number): TenantRows {
-    const rows = finish(this.buildRows(tenantId, state, seq));
-    this.adoptRows(rows);
-    return rows;
   }
 
   /** Drops a tenant's rows and its sequence (a snapshot of the tenant carries them). */
