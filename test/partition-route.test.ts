@@ -15,7 +15,13 @@ import { createAnonApp, createApp } from '../src/app.js';
 import { resolveConfig } from '../src/config.js';
 import { createCore, type Core } from '../src/domain/core.js';
 import { exportState, exportTenant } from '../src/domain/snapshot.js';
-import { partitionOf, residentDirectory, type Partition } from '../src/replication/route.js';
+import {
+  changesWhatTenantsRead,
+  partitionOf,
+  residentDirectory,
+  signsIn,
+  type Partition,
+} from '../src/replication/route.js';
 import { isRecorded } from '../src/replication/calls.js';
 import { openMemoryStore } from '../src/store/memory.js';
 
@@ -23,13 +29,18 @@ const ADMIN = 'sat_route_test_token';
 const REAL_NOW = Date.UTC(2026, 2, 2, 9, 30, 0);
 
 /**
- * The parts of the global state a tenant's call still changes today, each a coupling the partitioned store
- * must remove or record (the design note's table); anything else a tenant's call changes fails the test.
+ * The parts of the global state a tenant's call still changes, each a coupling its step must be marked for, so that
+ * every instance applies it (D-172); anything else a tenant's call changes fails the test, and so does either of
+ * these changed by a call the mark does not name.
  */
-const KNOWN_COUPLINGS = new Set([
-  'faults', // counts of rules of no tenant, consumed by every tenant's calls
-  'accounts', // failed sign-ins counted per address
-]);
+const COUPLINGS = {
+  // hits and counts of rules of no tenant, consumed by every tenant's calls: the domain counts the fires
+  faults: (c: { firedOfNoTenant: boolean }) => c.firedOfNoTenant,
+  // failed sign-ins counted per address: a dashboard sign-in
+  accounts: (c: { signsIn: boolean }) => c.signsIn,
+};
+/** What a call of no tenant that reads as changing nothing tenants read may change (D-172). */
+const NOT_READ_BY_TENANTS = new Set(['ids', 'perMinute', 'perDay', 'callLog']);
 
 interface Call {
   app: 'main' | 'anon';
@@ -328,16 +339,15 @@ describe('the partition of a recorded call names every tenant it changes (D-143)
             const pick: Pick = (n) => (n <= 0 ? 0 : draws[d++ % draws.length] % n);
             const call = MAKERS[m](w, pick);
             const body = call.body === undefined ? null : Buffer.from(call.body);
-            const route: Partition = partitionOf(
-              {
-                app: call.app,
-                method: call.method,
-                url: `http://sandbox.test${call.path}`,
-                header: (n) => call.headers[n.toLowerCase()],
-                body,
-              },
-              dir,
-            );
+            const routed = {
+              app: call.app,
+              method: call.method,
+              url: `http://sandbox.test${call.path}`,
+              header: (n: string) => call.headers[n.toLowerCase()],
+              body,
+            };
+            const route: Partition = partitionOf(routed, dir);
+            const firesBefore = core.faults.globalFires;
             const recorded = call.app === 'anon' || isRecorded(call.method, call.path, '/api/');
             await quiesce(core);
             const before = stateOf(core);
@@ -361,13 +371,21 @@ describe('the partition of a recorded call names every tenant it changes (D-143)
                   existing.filter((t) => t !== route.tenantId),
                   what,
                 ).toEqual([]);
-                expect(
-                  global.filter((g) => !KNOWN_COUPLINGS.has(g)),
-                  what,
-                ).toEqual([]);
+                {
+                  const seen = { firedOfNoTenant: core.faults.globalFires !== firesBefore, signsIn: signsIn(routed) };
+                  expect(
+                    global.filter((g) => !(g in COUPLINGS && COUPLINGS[g as keyof typeof COUPLINGS](seen))),
+                    `${what}, a step not marked as changing the state of no tenant`,
+                  ).toEqual([]);
+                }
                 break;
               case 'global':
                 expect(tenants, what).toEqual([]);
+                if (!changesWhatTenantsRead(routed, route))
+                  expect(
+                    global.filter((g) => !NOT_READ_BY_TENANTS.has(g)),
+                    `${what}, read as changing nothing tenants read`,
+                  ).toEqual([]);
                 break;
               case 'create':
                 expect(existing, what).toEqual([]);

@@ -94,6 +94,11 @@ export class Faults {
   private scopedCount = 0;
   /** How many active rules apply to a share of calls (they draw, from the caller's tenant's stream). */
   private ratioCount = 0;
+  /**
+   * How many times a rule of no tenant fired (its hits and count are global state): a shared sandbox marks a tenant's
+   * step that changed it, so that every instance applies that step (D-172).
+   */
+  globalFires = 0;
 
   constructor(
     private readonly rng: Rng,
@@ -107,6 +112,11 @@ export class Faults {
   /** Whether any chaos rule is active: with none, take() fires nothing and changes nothing. */
   get armed(): boolean {
     return this.rules.length > 0;
+  }
+
+  /** Whether a rule of no tenant is active: a tenant's call may then fire it, changing global state (D-172). */
+  get ofNoTenant(): boolean {
+    return this.scopedCount < this.rules.length;
   }
 
   /** Whether any active rule belongs to one tenant (then take() needs the caller's tenant). */
@@ -309,6 +319,7 @@ export class Faults {
     if (r.ratio < 1 && (tenantId === null ? this.rng : this.rngs.of(tenantId)).next() >= r.ratio) return false;
     r.hits++;
     if (r.remaining !== null) r.remaining--;
+    if (r.tenantId === null) this.globalFires++;
     return true;
   }
 }

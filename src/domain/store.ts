@@ -127,6 +127,13 @@ export interface StoreReport {
       loadMs: number;
       evicted: number;
       evictMs: number;
+      /**
+       * Steps of tenants not in memory here that another instance ran, skipped; of those, the steps applied when the
+       * tenant was loaded later; and the tenants with steps skipped since this instance last held them (D-172).
+       */
+      skipped?: number;
+      replayed?: number;
+      behind?: number;
     };
   };
 }

@@ -137,7 +137,8 @@ function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string, fa
     const path = pathOf(req.url);
     if (isConsole(path)) return app(req, env);
     if (path === LISTENER_STREAM && req.method === 'GET') {
-      await replica.read(() => Promise.resolve(undefined));
+      // its tenant in memory first (a tenant's key is known only there), as for any read of it
+      await replica.read(() => Promise.resolve(undefined), readRoute(name, req));
       return app(req, env);
     }
     if (!isRecorded(req.method, path, apiPrefix))
@@ -230,6 +231,10 @@ export function shareApps(
     prepareTenant: (tenantId, data) => prepareTenant(core, tenantId, data),
     importTenant: (tenantId, data) => importTenant(core, tenantId, data),
     forgetTenants: (tenantIds) => forgetTenants(core, tenantIds),
+  });
+  replica.holdCouplings({
+    firesOfNoTenant: () => core.faults.globalFires,
+    rulesOfNoTenant: () => core.faults.ofNoTenant,
   });
   const control = controlApp(core);
   replica.mount('control', (req, env) => control.fetch(req, env));

@@ -15,7 +15,10 @@
 // their `sent` step are data of a snapshot (their keys), so an instance started from it finishes them too.
 // A start loads the snapshot chosen when the store opened and applies only the steps after it; every
 // step carries the version that wrote it, and a step of another version or after a gap is refused (D-138).
-// Requirements: none of its own (it preserves the behaviour of every service); decisions D-112, D-113, D-21, D-138.
+// Once started, an instance skips the steps of the tenants it does not hold and applies them from the log when it
+// loads such a tenant; every tenant behind is loaded before a step that changes what tenants' steps read (D-172).
+// Requirements: none of its own (it preserves the behaviour of every service); decisions D-112, D-113, D-21, D-138,
+// D-172.
 
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
@@ -32,7 +35,14 @@ import {
 } from '../domain/webhooks/sender.js';
 import type { Db } from '../store/postgres/pool.js';
 import { directorySql, TenantDirectory, type DirectoryChange, type DirectorySource } from './directory.js';
-import { partitionOf, readsEveryTenant, type Partition, type RoutedCall } from './route.js';
+import {
+  changesWhatTenantsRead,
+  partitionOf,
+  readsEveryTenant,
+  signsIn,
+  type Partition,
+  type RoutedCall,
+} from './route.js';
 import { tenantBase, tenantStepsSql } from './loader.js';
 import { Residency, type ReadState, type ResidencyActivity, type ResidentPort } from './residency.js';
 import {
@@ -57,6 +67,13 @@ import {
   type StatePort,
 } from './snapshotter.js';
 import { CODE_VERSION, describeWriter, LOG_FORMAT, sameWriter, type Writer } from './versions.js';
+
+/** The step of each tenant's ($1) newest stored state at or before step $2, a row or a snapshot's part (D-172). */
+const STORED_SEQ_SQL = `SELECT t.id, greatest(
+    (SELECT max(seq) FROM sandbox_tenant_states WHERE tenant_id = t.id AND seq <= $2),
+    (SELECT max(p.seq) FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
+      WHERE p.part = t.id AND p.seq <= $2)) AS seq
+  FROM unnest($1::text[]) AS t(id)`;
 
 /** The advisory lock that orders appends to the log (any constant shared by every instance). */
 export const LOG_LOCK = 0x5a4e_1065;
@@ -95,6 +112,11 @@ export interface ReplicaTiming {
    * Tests lengthen it, so that a step of the tenant applied meanwhile comes first; a deployment waits for nothing.
    */
   dropPauseMs: number;
+  /**
+   * A tenant in memory whose steps have come only from other instances for this long (none of its calls ran here) is
+   * dropped, so that its steps are skipped from then on (D-172). Tests shorten it.
+   */
+  foreignIdleMs: number;
 }
 export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   lostAttemptGraceMs: 10_000,
@@ -102,7 +124,28 @@ export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   batchBudgetMs: 4,
   prefetchPauseMs: 0,
   dropPauseMs: 0,
+  foreignIdleMs: 1_000,
 });
+/** An instance not heard of for this many sweeps is taken for gone: the tenants it may have held are loaded (D-172). */
+const GONE_AFTER_SWEEPS = 5;
+
+/**
+ * A tenant whose steps this instance skipped since it last held it (D-172): the first and last of them, and whether a
+ * stored state at or after the last is known (its holder wrote one: loading it replays nothing).
+ */
+interface Behind {
+  first: number;
+  last: number;
+  covered: boolean;
+}
+
+/** What of the domain tells a tenant's step that may change the state of no tenant (a coupling, D-172). */
+export interface CouplingPort {
+  /** How many times a rule of no tenant fired so far. */
+  firesOfNoTenant(): number;
+  /** Whether a rule of no tenant is active (a tenant's call may fire it). */
+  rulesOfNoTenant(): boolean;
+}
 /** How often a busy instance reports how far it applied the log (an idle one reports every `sweepMs`). */
 const REPORT_EVERY_MS = 200;
 
@@ -281,6 +324,13 @@ export class Replica {
   private evicting: Promise<void> | null = null;
   /** Tenants whose stored state is written, to be dropped between batches. */
   private written: string[] = [];
+  /** The tenants whose steps this instance skipped since it last held them (D-172). */
+  private readonly behind = new Map<string, Behind>();
+  /** What tells a tenant's step that changes the state of no tenant (set before calls arrive; none: never). */
+  private couplings: CouplingPort | null = null;
+  /** The other instances heard of lately (a holder gone is noticed by its absence, D-172). */
+  private othersSeen = new Set<string>();
+  private checkingOthers = false;
 
   constructor(
     readonly db: Db,
@@ -465,6 +515,19 @@ export class Replica {
       }
       // as at a start: the work an import defers is not the log's
       r.deferred.splice(0);
+      // the tenant's own steps between its stored state and the snapshot (steps its instance skipped, D-172)
+      if ('tenantSeq' in base)
+        for (let after = base.tenantSeq; after < base.seq;) {
+          const { rows } = await this.db.query<StoredStep>(tenantStepsSql(after, base.seq, CATCH_UP_PAGE), [
+            [tenantId],
+          ]);
+          for (const row of rows) {
+            r.partition = tenantId;
+            await r.apply(JSON.parse(row.step) as Step, row.body, false);
+            after = Number(row.seq);
+          }
+          if (rows.length < CATCH_UP_PAGE) break;
+        }
       const partitions = [tenantId, 'global', 'create', 'all'];
       for (let after = base.seq; ;) {
         const { rows } = await this.db.query<StoredStep>(tenantStepsSql(after, upTo, CATCH_UP_PAGE), [partitions]);
@@ -504,7 +567,12 @@ export class Replica {
 
   /** What this instance did with tenants in memory, for the operator. */
   residencyActivity(): ResidencyActivity {
-    return this.residency.activity();
+    return { ...this.residency.activity(), behind: this.behind.size };
+  }
+
+  /** What tells a tenant's step that changes the state of no tenant (set before calls arrive, D-172). */
+  holdCouplings(port: CouplingPort): void {
+    this.couplings = port;
   }
 
   /** How many tenants' last uses this instance remembers (for tests: never more than it holds). */
@@ -530,13 +598,144 @@ export class Replica {
       ids = r.missing([tenantId]);
     }
     if (!ids.length) return;
-    await r.load(ids, this.applied, (fn) => this.importing(fn), every);
+    await this.loadTenants(ids, every);
+  }
+
+  /**
+   * Loads the tenants `ids` (none in memory) from their newest stored states, then applies the steps of those that
+   * this instance skipped since the state (D-172), read from the log by partition.
+   */
+  private async loadTenants(ids: readonly string[], every: boolean): Promise<void> {
+    // a tenant dropped while its stored state is written is loaded from that state (D-172)
+    while (ids.some((id) => this.residency.writing(id))) {
+      if (!this.evicting && !this.written.length) throw new Error('a tenant is being written by no drop under way');
+      if (this.evicting) await this.evicting;
+      this.dropWritten();
+    }
+    const loaded = await this.residency.load(ids, this.applied, (fn) => this.importing(fn), every);
+    if (this.behind.size) await this.replayBehind(loaded);
     this.armDue();
   }
 
+  /**
+   * Whether this instance skips a step (D-172): a step another instance ran of a tenant it does not hold. Not a step
+   * that changed the state of no tenant, a listener's (the board of listeners is every instance's), nor an attempt's
+   * answer this instance awaits.
+   */
+  private skips(step: Step, partition: string): boolean {
+    if (!this.skipping || step.t === 'listen' || (step.t === 'call' && step.g)) return false;
+    const tenantId = tenantOfPartition(partition);
+    if (tenantId === null || !this.directory.hasTenant(tenantId) || this.residency.holds(tenantId)) return false;
+    return !(step.t === 'sent' && this.pending.has(String(step.key)));
+  }
+
+  /** Once started, with tenants dropped from memory (a start applies every step, D-172). */
+  private get skipping(): boolean {
+    return this.started && this.residency.drops;
+  }
+
+  /** Skips step `seq` of a tenant not held here; what it changed in the directory is applied (D-172). */
+  private skip(step: Step, partition: string, seq: number): void {
+    const b = this.behind.get(partition);
+    if (b) {
+      b.last = seq;
+      b.covered = false;
+    } else this.behind.set(partition, { first: seq, last: seq, covered: false });
+    this.lastNow = Math.max(this.lastNow, step.now);
+    if (step.t === 'call' && step.dir) this.directory.apply(step.dir);
+    this.residency.skipped(partition);
+    this.snapshots.changedBy(partition, seq);
+    this.count(partition);
+    this.applied = seq;
+  }
+
+  /**
+   * Whether a step may change what a tenant's steps read of the state of no tenant (D-172): a step of no tenant that
+   * changes it (route.ts), one a live instance marked, or a tenant's call that may fire a rule of no tenant or signs
+   * in (run here: it is marked once it ran).
+   */
+  private changesGlobal(step: Step, body: Buffer | null, partition: string): boolean {
+    if (step.t === 'call' && step.g) return true;
+    if (tenantOfPartition(partition) !== null) return false;
+    if (step.t !== 'call') return true;
+    return changesWhatTenantsRead(routedCall(step, body), { kind: partition as 'global' | 'create' | 'all' });
+  }
+
+  private mayChangeGlobal(step: Step, body: Buffer | null, partition: string): boolean {
+    if (!this.behind.size) return false;
+    if (this.changesGlobal(step, body, partition)) return true;
+    if (step.t !== 'call') return false;
+    return (this.couplings?.rulesOfNoTenant() ?? false) || signsIn(routedCall(step, body));
+  }
+
+  /**
+   * Loads the tenants behind (`all`: every one; else those whose skipped steps no stored state covers), so that their
+   * skipped steps are applied before the state of no tenant changes (D-172).
+   */
+  private async catchUpBehind(all: boolean): Promise<string[]> {
+    const ids: string[] = [];
+    for (const [id, b] of this.behind) {
+      if (!this.directory.hasTenant(id)) this.behind.delete(id);
+      else if (this.residency.holds(id)) this.behind.delete(id);
+      else if (all || !b.covered) ids.push(id);
+    }
+    if (ids.length) await this.loadTenants(ids, false);
+    return ids;
+  }
+
+  /** Applies, after each tenant just loaded, its steps skipped here that its stored state does not hold (D-172). */
+  private async replayBehind(loaded: readonly { tenantId: string; seq: number }[]): Promise<void> {
+    const was = this.partition;
+    try {
+      for (const { tenantId, seq } of loaded) {
+        const b = this.behind.get(tenantId);
+        if (!b) continue;
+        this.behind.delete(tenantId);
+        if (seq >= b.last) continue;
+        // the log still holds every step after the stored state that the tenant may have (none was pruned)
+        const from = Math.max(b.first, seq + 1);
+        const { rows: head } = await this.db.query<{ first: string | null }>(
+          'SELECT min(seq) AS first FROM sandbox_log',
+        );
+        if (head[0].first === null || Number(head[0].first) > from)
+          throw new Error(
+            `the steps of tenant ${tenantId} skipped here (from step ${from}) are no longer in the log (it starts at step ${head[0].first ?? 'none'})`,
+          );
+        let n = 0;
+        for (let after = seq; after < b.last;) {
+          const { rows } = await this.db.query<StoredStep>(
+            `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log
+              WHERE partition = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT ${CATCH_UP_PAGE}`,
+            [tenantId, after, b.last],
+          );
+          for (const r of rows) {
+            this.checkWriter(r);
+            const step = JSON.parse(r.step) as Step;
+            this.partition = tenantId;
+            await this.apply(step, r.body, false);
+            this.noteChanges(step, tenantId, Number(r.seq));
+            after = Number(r.seq);
+            n++;
+          }
+          if (rows.length < CATCH_UP_PAGE) {
+            if (after !== b.last)
+              throw new Error(`step ${b.last} of tenant ${tenantId}, skipped here, is not in the log`);
+            break;
+          }
+        }
+        this.residency.countReplayed(n);
+      }
+    } finally {
+      this.partition = was;
+    }
+  }
+
   /** The step about to run: the tenants it needs in memory first (ensureResident). */
-  private ensureFor(step: Step, partition: string): Promise<void> {
+  private ensureFor(step: Step, partition: string, live: boolean): Promise<void> {
     if (step.t === 'timers' && step.zone === undefined) return this.ensureResident(partition, false, step.now);
+    const tenantId = tenantOfPartition(partition);
+    // a call run here, or a step of the tenant another instance ran (a tenant's timers step is neither)
+    if (tenantId !== null && step.t !== 'timers') this.residency.usedBy(tenantId, live);
     return this.ensureResident(partition, partition === 'all');
   }
 
@@ -594,11 +793,11 @@ export class Replica {
    * Drops the tenants used least recently beyond the bound, at once (a start, a catch-up between its pages): after
    * the drop under way in the background, if any.
    */
-  private async evictIdle(): Promise<void> {
+  private async evictIdle(extra: readonly string[] = []): Promise<void> {
     if (!this.residency.drops) return;
     while (this.evicting) await this.evicting;
     this.dropWritten();
-    await this.residency.evict(this.applied, this.keptTenants());
+    await this.residency.evict(this.applied, this.keptTenants(), extra);
     this.armDue();
   }
 
@@ -610,7 +809,7 @@ export class Replica {
   private evictInBackground(): void {
     if (!this.residency.drops || this.evicting) return;
     this.evicting = this.residency
-      .write(this.applied, this.keptTenants())
+      .write(this.applied, this.keptTenants(), this.residency.foreignOnly(this.timing.foreignIdleMs))
       .then(async (ids) => {
         if (this.timing.dropPauseMs && ids.length) await new Promise((r) => setTimeout(r, this.timing.dropPauseMs));
         this.written.push(...ids);
@@ -697,6 +896,8 @@ export class Replica {
           eager = c.eager;
           due = c.due ?? [];
         }
+        // steps the snapshot's instance skipped: applied when each tenant is loaded (D-172)
+        for (const [id, first, last] of c.behind ?? []) this.behind.set(id, { first, last, covered: false });
         return eager ?? undefined;
       };
       // work the import defers (the domain would make again an attempt whose answer is not awaited) is
@@ -725,8 +926,12 @@ export class Replica {
     );
     this.directory.apply(rows.map((r) => [r.kind, r.name, r.tenant_id]));
     await this.catchUp(this.db);
-    // an instance that drops no tenant holds every one from its start (those stored as rows too)
-    if (this.residency.drops) await this.evictIdle();
+    // the tenants the snapshot's instance skipped steps of: their holders may be gone too, so their timers and
+    // attempts are taken up here (D-172)
+    const caught = await this.catchUpBehind(true);
+    // an instance that drops no tenant holds every one from its start (those stored as rows too); one that drops
+    // tenants keeps those only while they have work under way (their stored states now hold the skipped steps)
+    if (this.residency.drops) await this.evictIdle(caught);
     else await this.ensureResident('all', true);
     this.snapshots.activity.loadedFrom = {
       seq,
@@ -740,6 +945,7 @@ export class Replica {
     this.sweeper = setInterval(() => {
       this.sweepLostAttempts();
       this.keepUp();
+      this.checkOthers();
     }, this.timing.sweepMs);
     this.sweeper.unref();
   }
@@ -782,6 +988,8 @@ export class Replica {
     const keep = this.keptTenants();
     out.eager = this.residency.busyOrKept(keep);
     out.due = this.residency.dueList();
+    // the tenants whose steps were skipped here: a start loads them, and keeps the log from their first (D-172)
+    if (this.behind.size) out.behind = [...this.behind].map(([id, b]) => [id, b.first, b.last]);
     return out;
   }
 
@@ -817,6 +1025,7 @@ export class Replica {
       : async () => {
           const partition = this.routeNow(routed, () => route);
           const every = readsEveryTenant(route, partition) && this.isOperator(route);
+          if (partition.kind === 'tenant') this.residency.usedBy(partition.tenantId, true);
           await this.ensureResident(partitionText(partition), every);
           return fn();
         };
@@ -873,6 +1082,9 @@ export class Replica {
       return true;
     }
     if (this.residency.holds(tenantId) || !this.directory.hasTenant(tenantId)) return false;
+    // a tenant whose steps were skipped here, or whose state is being written, is loaded in the batch (the skipped
+    // steps applied after its state, the state read once written)
+    if (this.behind.has(tenantId) || this.residency.writing(tenantId)) return false;
     const entry: Prefetch = { items: [item], states: null };
     this.prefetching.set(tenantId, entry);
     this.residency.watch(tenantId);
@@ -909,7 +1121,14 @@ export class Replica {
         for (const item of entry.items) item.reject(this.fatal);
         continue;
       }
-      if (entry.states?.length && unmoved && this.directory.hasTenant(tenantId) && !this.residency.holds(tenantId)) {
+      if (
+        entry.states?.length &&
+        unmoved &&
+        !this.behind.has(tenantId) &&
+        !this.residency.writing(tenantId) &&
+        this.directory.hasTenant(tenantId) &&
+        !this.residency.holds(tenantId)
+      ) {
         try {
           this.residency.adopt(entry.states, (fn) => this.importing(fn), true);
         } catch (err) {
@@ -1079,7 +1298,12 @@ export class Replica {
         this.check(r);
         const step = JSON.parse(r.step) as Step;
         this.partition = r.partition ?? 'all';
-        await this.ensureFor(step, this.partition);
+        if (this.skips(step, this.partition)) {
+          this.skip(step, this.partition, Number(r.seq));
+          continue;
+        }
+        if (this.changesGlobal(step, r.body, this.partition)) await this.catchUpBehind(false);
+        await this.ensureFor(step, this.partition, false);
         await this.apply(step, r.body, false);
         // the directory changes the step made where it ran
         if (step.t === 'call' && step.dir) {
@@ -1107,7 +1331,8 @@ export class Replica {
    */
   private async prefetch(rows: readonly StoredStep[], from: number): Promise<number> {
     const r = this.residency;
-    if (!r.on) return rows.length;
+    // skipping, a tenant not in memory is loaded by the few steps that need it, one by one (D-172)
+    if (!r.on || this.skipping) return rows.length;
     const room = Math.max(16, r.bound);
     const wanted = new Set<string>();
     let end = from;
@@ -1133,6 +1358,10 @@ export class Replica {
       throw new Error(
         `steps ${this.applied + 1} to ${Number(r.seq) - 1} were pruned before this instance applied them (it fell more than two snapshots behind)`,
       );
+    this.checkWriter(r);
+  }
+
+  private checkWriter(r: StoredStep): void {
     const by = { logFormat: r.log_format ?? 0, codeVersion: r.code_version ?? 'unrecorded' };
     if (!sameWriter(by, this.options.writer))
       throw new Error(
@@ -1151,8 +1380,13 @@ export class Replica {
     step.now = Math.max(Date.now(), this.lastNow);
     this.partition = this.partitionOfStep(step, body, routed);
     this.count(this.partition);
+    const partition = this.partition;
+    const tenantCall = step.t === 'call' && tenantOfPartition(partition) !== null;
+    const firesBefore = tenantCall ? (this.couplings?.firesOfNoTenant() ?? 0) : 0;
     try {
-      await this.ensureFor(step, this.partition);
+      // the tenants whose steps were skipped here catch up before a step that may change what their steps read
+      if (this.mayChangeGlobal(step, body, partition)) await this.catchUpBehind(false);
+      await this.ensureFor(step, partition, step.t === 'call');
     } catch (err) {
       // not the step's failure (it would fail the same way on every replay): this instance's
       throw new NotLoaded(err);
@@ -1161,11 +1395,14 @@ export class Replica {
       return await this.apply(step, body, true);
     } finally {
       if (step.t === 'call') {
-        const dir = this.directoryChanges(step, this.partition);
+        const dir = this.directoryChanges(step, partition);
         if (dir.length) {
           step.dir = dir;
           this.touchCreated(dir);
         }
+        // a tenant's call that changed the state of no tenant is applied by every instance (D-172)
+        if (tenantCall && (signsIn(routedCall(step, body)) || this.couplings?.firesOfNoTenant() !== firesBefore))
+          step.g = 1;
       }
     }
   }
@@ -1317,9 +1554,57 @@ export class Replica {
       .query(
         `INSERT INTO sandbox_instances (instance, applied_seq, seen_at) VALUES ($1, $2, now())
          ON CONFLICT (instance) DO UPDATE SET applied_seq = EXCLUDED.applied_seq, seen_at = now()`,
-        [this.instance, this.applied],
+        [this.instance, Math.min(this.applied, this.logNeededFrom() - 1)],
       )
       .catch(() => {});
+  }
+
+  /** The first step this instance may still read from the log: the first skipped step no stored state covers. */
+  private logNeededFrom(): number {
+    let from = Infinity;
+    for (const b of this.behind.values()) if (!b.covered) from = Math.min(from, b.first);
+    return from;
+  }
+
+  /**
+   * Every few sweeps, while tenants are behind: whether another instance went (its report stopped), in which case
+   * the tenants it may have held are loaded here, so that their timers and webhook attempts carry on; and which
+   * tenants behind have a stored state that covers their skipped steps (their holder wrote one), so that their steps
+   * need not stay in the log (D-172).
+   */
+  private checkOthers(): void {
+    if (this.checkingOthers || this.closed || this.fatal || !this.started) return;
+    if (!this.behind.size) {
+      this.othersSeen.clear();
+      return;
+    }
+    this.checkingOthers = true;
+    const goneMs = this.timing.sweepMs * GONE_AFTER_SWEEPS;
+    const ids = [...this.behind.keys()];
+    void (async () => {
+      const others = await this.db.query<{ instance: string }>(
+        `SELECT instance FROM sandbox_instances WHERE instance <> $1 AND seen_at > now() - make_interval(secs => $2)`,
+        [this.instance, goneMs / 1000],
+      );
+      const now = new Set(others.rows.map((r) => r.instance));
+      const gone = [...this.othersSeen].some((i) => !now.has(i));
+      this.othersSeen = now;
+      const stored = await this.db.query<{ id: string; seq: string | null }>(STORED_SEQ_SQL, [ids, this.applied]);
+      for (const r of stored.rows) {
+        const b = this.behind.get(r.id);
+        if (!b || r.seq === null) continue;
+        const seq = Number(r.seq);
+        if (seq >= b.last) b.covered = true;
+        else if (seq >= b.first) b.first = seq + 1;
+      }
+      if (gone) await this.read(async () => void (await this.catchUpBehind(true)));
+    })()
+      .catch((err: unknown) =>
+        console.error(`shared sandbox: the other instances could not be read (${(err as Error).message})`),
+      )
+      .finally(() => {
+        this.checkingOthers = false;
+      });
   }
 
   /** An attempt whose instance stopped before the receiver answered is recorded as a failed attempt. */

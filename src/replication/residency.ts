@@ -1,11 +1,12 @@
 // Tenants resident on demand (D-150, docs/design/tenant-partitions.md, stage B): an instance of a shared sandbox
 // keeps in memory the tenants in use and the state of no tenant; every other tenant's slice is stored in
-// `sandbox_tenant_states`, as of a step of the log. Every instance still applies every step (D-112's one order):
-// a step or a read of a tenant that is not in memory first loads the tenant's newest stored state at or before
-// the step it has applied. That state is exact, because a tenant's state changes only by steps of its own
-// partition (route.ts, test/partition-route.test.ts) and by steps of every tenant (`all`), before which every
-// tenant is loaded; and because an instance that holds no tenant applies none of its steps without loading it
-// first, no step of the tenant lies between its stored state and the step being applied.
+// `sandbox_tenant_states`, as of a step of the log. A step or a read of a tenant that is not in memory first loads
+// the tenant's newest stored state at or before the step it has applied. That state is exact, because a tenant's
+// state changes only by steps of its own partition (route.ts, test/partition-route.test.ts) and by steps of every
+// tenant (`all`), before which every tenant is loaded; the steps of the tenant after it are those the instance
+// skipped (D-172: the replica applies them from the log after the load), and no other.
+// A tenant whose steps come only from other instances is dropped at once (`write`'s named tenants, D-172): its copy
+// is its state, and a load of it waits until that state is written.
 // A snapshot's tenant parts are stored states too (as of the snapshot's step); pruning a snapshot keeps, as rows,
 // the parts no newer state supersedes.
 // Beyond a bound, the tenants used least recently are written to that table and dropped from memory, except a
@@ -17,7 +18,7 @@
 // part of a snapshot, for a start).
 // A tenant read from its stored state is decompressed in pieces and has its records made in slices before it is put
 // in memory (D-170).
-// Requirements: none of the documents; decisions D-150, D-112, D-146, D-170.
+// Requirements: none of the documents; decisions D-150, D-112, D-146, D-170, D-172.
 
 import type { StoreReport } from '../domain/store.js';
 import { valuesOf, type Db } from '../store/postgres/pool.js';
@@ -95,7 +96,14 @@ export class Residency {
   private uses = 0;
   /** For each tenant not in memory that has timers: when its soonest one is due, on the sandbox clock. */
   private due = new Map<string, number>();
-  private readonly counts = { loaded: 0, loadedAhead: 0, loadMs: 0, evicted: 0, evictMs: 0 };
+  private readonly counts = { loaded: 0, loadedAhead: 0, loadMs: 0, evicted: 0, evictMs: 0, skipped: 0, replayed: 0 };
+  /**
+   * For each tenant in memory, when (real time, ms) a call or read of it last ran here, and when a step of it that
+   * another instance ran was last applied here: a tenant whose steps only come from elsewhere is dropped after a
+   * while, so that its steps are skipped from then on (D-172).
+   */
+  private readonly servedAt = new Map<string, number>();
+  private readonly foreignAt = new Map<string, number>();
   /** The tenants `write` is writing, and whether a step changed each since its copy (`changed`). */
   private readonly leaving = new Map<string, boolean>();
   /** The tenants whose state is being read ahead, and whether each was loaded or dropped since (`watch`). */
@@ -142,6 +150,7 @@ export class Residency {
     const port = this.port;
     if (!port) return;
     for (const id of this.used.keys()) if (!port.isResident(id)) this.used.delete(id);
+    for (const m of [this.servedAt, this.foreignAt]) for (const id of m.keys()) if (!port.isResident(id)) m.delete(id);
     for (const id of this.due.keys()) if (!exists(id)) this.due.delete(id);
   }
 
@@ -170,11 +179,21 @@ export class Residency {
    * `every`: the ids are the directory's, which may name tenants a later step creates (at a start, the directory
    * is the log head's): those are passed over.
    */
-  async load(ids: readonly string[], upTo: number, around: (fn: () => void) => void, every = false): Promise<void> {
+  async load(
+    ids: readonly string[],
+    upTo: number,
+    around: (fn: () => void) => void,
+    every = false,
+  ): Promise<{ tenantId: string; seq: number }[]> {
     const t0 = performance.now();
-    for (let i = 0; i < ids.length; i += LOAD_PAGE)
-      this.adopt(await this.read(ids.slice(i, i + LOAD_PAGE), upTo, every), around);
+    const out: { tenantId: string; seq: number }[] = [];
+    for (let i = 0; i < ids.length; i += LOAD_PAGE) {
+      const states = await this.read(ids.slice(i, i + LOAD_PAGE), upTo, every);
+      this.adopt(states, around);
+      for (const { tenantId, seq } of states) out.push({ tenantId, seq });
+    }
     this.counts.loadMs += performance.now() - t0;
+    return out;
   }
 
   /**
@@ -241,6 +260,40 @@ export class Residency {
     return !moved;
   }
 
+  /**
+   * A step of the tenant, not in memory here, was skipped (D-172): its timers are its holder's to fire, and a read
+   * of its state under way is out of date.
+   */
+  skipped(tenantId: string): void {
+    this.due.delete(tenantId);
+    this.moved(tenantId);
+    this.counts.skipped++;
+  }
+
+  /** Steps of tenants skipped earlier, applied when they were loaded (D-172). */
+  countReplayed(n: number): void {
+    this.counts.replayed += n;
+  }
+
+  /** A call or read of the tenant ran here (`live`), or a step of it that another instance ran was applied here. */
+  usedBy(tenantId: string, live: boolean): void {
+    (live ? this.servedAt : this.foreignAt).set(tenantId, performance.now());
+  }
+
+  /**
+   * The tenants in memory whose steps came only from other instances for `idleMs` (none of their calls ran here
+   * meanwhile): dropping them lets this instance skip their steps (D-172).
+   */
+  foreignOnly(idleMs: number): string[] {
+    const now = performance.now();
+    const out: string[] = [];
+    for (const [id, at] of this.foreignAt) {
+      const served = this.servedAt.get(id) ?? -Infinity;
+      if (at > served && now - served >= idleMs && this.port?.isResident(id)) out.push(id);
+    }
+    return out;
+  }
+
   private moved(tenantId: string): void {
     if (this.watched.has(tenantId)) this.watched.set(tenantId, true);
   }
@@ -255,8 +308,8 @@ export class Residency {
    * least recently to their stored state as of step `at` and drops them from memory; never one that is busy or
    * in `keep`. The rows are committed before the tenants are dropped.
    */
-  async evict(at: number, keep: ReadonlySet<string>): Promise<void> {
-    this.drop(await this.write(at, keep), keep);
+  async evict(at: number, keep: ReadonlySet<string>, extra: readonly string[] = []): Promise<void> {
+    this.drop(await this.write(at, keep, extra), keep);
   }
 
   /**
@@ -265,25 +318,34 @@ export class Residency {
    * them, between steps, unless a step changed one of them meanwhile (`changed`): that one stays in memory, and
    * the state written is still its exact state as of `at`.
    */
-  async write(at: number, keep: ReadonlySet<string>): Promise<string[]> {
+  async write(at: number, keep: ReadonlySet<string>, extra: readonly string[] = []): Promise<string[]> {
     const port = this.port;
     if (!port || !this.drops) return [];
     const ids = port.residentIds();
     const slack = Math.floor(this.bound / 16);
-    if (ids.length <= this.bound + slack) return [];
-    const t0 = performance.now();
-    const order = ids
-      .filter((id) => !keep.has(id) && !this.leaving.has(id))
-      .map((id) => [id, this.used.get(id) ?? 0] as const)
-      .sort((a, b) => a[1] - b[1]);
     const going: string[] = [];
-    for (const [id] of order) {
-      if (ids.length - going.length <= this.bound) break;
-      if (!port.busy(id)) going.push(id);
+    // the tenants named (their steps come only from elsewhere, D-172), whatever the bound
+    const leaves = (id: string) => !keep.has(id) && !this.leaving.has(id) && port.isResident(id) && !port.busy(id);
+    for (const id of new Set(extra)) if (leaves(id)) going.push(id);
+    if (ids.length > this.bound + slack) {
+      const order = ids
+        .filter((id) => !keep.has(id) && !this.leaving.has(id) && !going.includes(id))
+        .map((id) => [id, this.used.get(id) ?? 0] as const)
+        .sort((a, b) => a[1] - b[1]);
+      for (const [id] of order) {
+        if (ids.length - going.length <= this.bound) break;
+        if (!port.busy(id)) going.push(id);
+      }
     }
+    if (!going.length) return [];
+    const t0 = performance.now();
     for (const id of going) this.leaving.set(id, false);
     // every copy now, between steps (a copy is cheap: it shares what did not change, D-157)
     const copies = port.exportTenants(going);
+    // the tenants named leave memory now, their copies being their state as of `at`: their steps, which keep coming
+    // from elsewhere, are skipped from now on instead of keeping them in memory (D-172); a load waits for the write
+    const named = new Set(extra);
+    this.forget(going.filter((id) => named.has(id)));
     for (let i = 0; i < going.length; i += EVICT_PER_INSERT) {
       const page = going.slice(i, i + EVICT_PER_INSERT);
       // one tenant after the other, in slices between which calls are read (a tenant with a long history is
@@ -321,11 +383,27 @@ export class Residency {
       this.leaving.delete(id);
       if (changed || keep.has(id) || !port.isResident(id) || port.busy(id)) continue;
       gone.push(id);
+    }
+    this.forget(gone);
+  }
+
+  /** Whether the tenant's stored state is being written (`write`): a load of it waits for the write. */
+  writing(tenantId: string): boolean {
+    return this.leaving.has(tenantId);
+  }
+
+  /** Drops tenants from memory, between steps, their stored states written or being written. */
+  private forget(gone: readonly string[]): void {
+    const port = this.port;
+    if (!port || !gone.length) return;
+    for (const id of gone) {
       this.stored(id, null);
       this.moved(id);
       const due = port.nextDue(id);
       if (Number.isFinite(due)) this.due.set(id, due);
       this.used.delete(id);
+      this.servedAt.delete(id);
+      this.foreignAt.delete(id);
     }
     port.forgetTenants(gone);
     this.counts.evicted += gone.length;
@@ -400,6 +478,8 @@ export class Residency {
       loadMs: tenth(this.counts.loadMs),
       evicted: this.counts.evicted,
       evictMs: tenth(this.counts.evictMs),
+      skipped: this.counts.skipped,
+      replayed: this.counts.replayed,
     };
   }
 }

@@ -160,6 +160,33 @@ export function readsEveryTenant(call: RoutedCall, partition: Partition): boolea
   return path.startsWith('/sandbox/') && path !== '/sandbox/v1/store';
 }
 
+/**
+ * Whether a step of `partition` may change what a tenant's call reads of the state of no tenant (D-172): the
+ * sandbox clock, planted bugs, rules of no tenant, failed sign-ins per address. Every `create` and `all` call does,
+ * and a `global` one unless it is of the anonymous MCP server or an API or keyed MCP call no key identifies: those
+ * change only what no tenant's call reads (the ids, windows per address and request log of no tenant). A tenant's
+ * call does only through a coupling: a dashboard sign-in (`signsIn`) or a rule of no tenant that fires
+ * (`Faults.globalFires`), seen where it runs. test/partition-route.test.ts checks both against what calls change.
+ */
+export function changesWhatTenantsRead(call: RoutedCall, partition: Partition): boolean {
+  switch (partition.kind) {
+    case 'tenant':
+      return false;
+    case 'create':
+    case 'all':
+      return true;
+    case 'global':
+      if (call.app === 'anon') return false;
+      return !(call.app === 'main' && pathAndQuery(call.url).path.startsWith('/api/'));
+  }
+}
+
+/** A dashboard sign-in: its failures are counted per client address, which belongs to no tenant (D-137, D-172). */
+export function signsIn(call: RoutedCall): boolean {
+  if (call.app !== 'main' || call.method !== 'POST') return false;
+  return pathAndQuery(call.url).path === '/app/login';
+}
+
 /** The directory of a core whose every tenant is resident (a shared sandbox today, D-112). */
 export function residentDirectory(core: Core): Directory {
   return {

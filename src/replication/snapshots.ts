@@ -230,6 +230,8 @@ export async function writeSnapshot(
   /** The writing instance, which has applied every step up to `seq`. */
   self: string,
   carried: readonly CarriedPart[] = [],
+  /** The first step before `seq` a start from it reads (the steps its instance skipped, D-172); null: none. */
+  logFrom: number | null = null,
 ): Promise<{ bytes: number; rawBytes: number }> {
   if (parts[0]?.part !== GLOBAL_PART) throw new Error('a snapshot starts with its global part');
   let bytes = 0;
@@ -271,9 +273,18 @@ export async function writeSnapshot(
     }
     // the header last: a snapshot is read from its header, which exists only with every part
     await client.query(
-      `INSERT INTO sandbox_snapshots (seq, log_format, snapshot_format, code_version, state, raw_bytes, parts, bytes)
-       VALUES ($1, $2, $3, $4, NULL, $5, $6, $7) ON CONFLICT (seq) DO NOTHING`,
-      [seq, writer.logFormat, snapshotFormat, writer.codeVersion, rawBytes, parts.length + carried.length, bytes],
+      `INSERT INTO sandbox_snapshots (seq, log_format, snapshot_format, code_version, state, raw_bytes, parts, bytes, log_from)
+       VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8) ON CONFLICT (seq) DO NOTHING`,
+      [
+        seq,
+        writer.logFormat,
+        snapshotFormat,
+        writer.codeVersion,
+        rawBytes,
+        parts.length + carried.length,
+        bytes,
+        logFrom,
+      ],
     );
     await client.query('COMMIT');
   } catch (err) {
@@ -294,18 +305,23 @@ export const INSTANCE_GONE_AFTER_S = 30;
  * instance has still to apply (each reports how far it applied the log every two seconds, `sandbox_instances`).
  */
 export async function prune(db: Db, self: string): Promise<void> {
-  const { rows } = await db.query<{ seq: number }>(
-    `SELECT seq FROM sandbox_snapshots ORDER BY seq DESC LIMIT ${SNAPSHOTS_KEPT}`,
+  const { rows } = await db.query<{ seq: number; log_from: string | null }>(
+    `SELECT seq, log_from FROM sandbox_snapshots ORDER BY seq DESC LIMIT ${SNAPSHOTS_KEPT}`,
   );
   if (rows.length < SNAPSHOTS_KEPT) return;
   const floor = Number(rows[rows.length - 1].seq);
+  // the steps a start from a kept snapshot applies when it loads a tenant whose steps its instance skipped (D-172)
+  const skippedFrom = Math.min(...rows.map((r) => (r.log_from === null ? Infinity : Number(r.log_from))));
   const live = await db.query<{ applied: string | null }>(
     `SELECT min(applied_seq) AS applied FROM sandbox_instances
      WHERE instance <> $1 AND seen_at > now() - interval '${INSTANCE_GONE_AFTER_S} seconds'`,
     [self],
   );
   const behind = live.rows[0]?.applied;
-  const steps = behind === null || behind === undefined ? floor : Math.min(floor, Number(behind));
+  const steps = Math.min(
+    behind === null || behind === undefined ? floor : Math.min(floor, Number(behind)),
+    skippedFrom - 1,
+  );
   // a tenant's part that no newer state supersedes is its stored state (tenants resident on demand, D-150)
   await keepUnsupersededParts(db, floor, steps);
   await db.query(`DELETE FROM sandbox_snapshots WHERE seq < $1`, [floor]);

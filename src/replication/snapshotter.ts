@@ -61,6 +61,11 @@ export interface ReplicaCounters {
   eager?: string[];
   /** With `eager`: every tenant's soonest timer on the sandbox clock (a timers step loads a tenant whose timer is due). */
   due?: [string, number][];
+  /**
+   * The tenants whose steps the instance skipped since it last held them, with the first and last of those steps: a
+   * start applies them when it loads the tenant, and loads these tenants at once (D-172).
+   */
+  behind?: [string, number, number][];
 }
 
 /** A webhook attempt awaiting its `sent` step, as a snapshot keeps it. */
@@ -324,6 +329,7 @@ export class Snapshotter {
           this.state!.format,
           this.instance,
           carried,
+          counters.behind?.length ? Math.min(...counters.behind.map((b) => b[1])) : null,
         );
         for (const p of encoded) if (p.part !== GLOBAL_PART) this.storedAt(p.part, seq);
         for (const c of carried) this.storedAt(c.part, seq);

@@ -26,6 +26,11 @@ export type Step =
       oversize?: number;
       /** The directory changes the call made (directory.ts), recorded by the instance that ran it. */
       dir?: DirectoryChange[];
+      /**
+       * A tenant's call that changed the state of no tenant (a dashboard sign-in, a rule of no tenant that fired):
+       * every instance applies it, none skips it (D-172).
+       */
+      g?: 1;
     }
   // zone: the tenant whose timers it fires (D-154); without it, every zone's (the timers due at a start)
   | { t: 'timers'; now: number; zone?: string }

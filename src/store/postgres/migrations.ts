@@ -285,4 +285,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sandbox_log_seq ON sandbox_log (seq);
     `,
   },
+  {
+    version: 11,
+    name: 'a snapshot keeps the log from the first step its instance skipped',
+    sql: `
+      -- the first step of a tenant its instance skipped and no stored state covers (D-172): a start from it applies
+      -- those steps when it loads the tenant, so pruning keeps them; null: none
+      ALTER TABLE sandbox_snapshots ADD COLUMN log_from bigint;
+    `,
+  },
 ];

@@ -1,0 +1,240 @@
+// An instance of a shared sandbox skips the steps of the tenants it does not hold (D-172): a tenant whose calls run
+// on another instance is dropped here after a while, its steps are skipped, and they are applied from the log when
+// the tenant is loaded here again. Checked through real instances on a real PostgreSQL:
+// - drawn calls of tenants over two instances leave every tenant's slice, read on either, the same, and the
+//   operator's reads across tenants alike; steps were skipped and replayed;
+// - a tenant's call that changed the state of no tenant (a rule of no tenant fired, a failed sign-in) is applied
+//   by every instance: the global state is the same on both;
+// - the instance holding a tenant killed, the other takes its timers up without a call of it;
+// - a start from a snapshot whose instance skipped a tenant's steps applies them (the log kept them).
+
+import pg from 'pg';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoreReport } from '../src/domain/store.js';
+import { exportState } from '../src/domain/snapshot.js';
+import type { RunningSandbox } from '../src/main.js';
+import './support/fast-check-seed.js';
+import { DashboardClient } from './support/dashboard.js';
+import { withoutDurations } from './support/inProcess.js';
+import { spawnCliInstance } from './support/instances.js';
+import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { ADMIN_TOKEN, client } from './support/sandbox.js';
+import { SCREENING, submitBody, waitFor } from './support/screening.js';
+import { sendTenantCalls, sliceOf, tenantCallArb } from './support/tenantCalls.js';
+
+const why = postgresUnavailable();
+if (why) console.warn(why);
+
+const PUBLIC_URL = 'http://sandbox.test';
+// a tenant whose steps come only from the other instance is dropped at once; a gone instance is noticed within 1 s
+const QUICK = { replicaTiming: { foreignIdleMs: 0, sweepMs: 200 } };
+const shared = sharedInstances(PUBLIC_URL, { snapshotEvery: 25, verifyCarriedParts: true });
+
+type Residency = NonNullable<StoreReport['instance']['residency']>;
+const residency = async (sb: RunningSandbox): Promise<Residency> => {
+  const res = await client(sb.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/store');
+  expect(res.status, res.text).toBe(200);
+  return (res.json as unknown as StoreReport).instance.residency!;
+};
+
+/** The operator's reads across tenants (every tenant loaded first), without measured durations. */
+async function acrossTenants(sb: RunningSandbox): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const path of ['/sandbox/v1/tenants', '/sandbox/v1/reviews', '/sandbox/v1/logs']) {
+    const res = await client(sb.listenUrl, ADMIN_TOKEN)('GET', path);
+    expect(res.status, `${path}: ${res.text}`).toBe(200);
+    out.push(withoutDurations(res.json));
+  }
+  return out;
+}
+
+/** What belongs to no tenant on an instance, after every step committed so far is applied there. */
+const globalOf = (sb: RunningSandbox) =>
+  sb.replica!.read(async () => {
+    const g = exportState(sb.core).global as Record<string, unknown>;
+    return { faults: g.faults, accounts: g.accounts };
+  });
+
+async function sql<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
+  const pgc = new pg.Client({ connectionString: url });
+  await pgc.connect();
+  try {
+    return (await pgc.query<R>(text)).rows;
+  } finally {
+    await pgc.end();
+  }
+}
+
+const spawn = (url: string, env: Record<string, string> = {}) =>
+  spawnCliInstance(url, { adminToken: ADMIN_TOKEN, publicUrl: PUBLIC_URL }, { env });
+
+describe.skipIf(why !== null)('skipping the steps of tenants an instance does not hold', () => {
+  let db: TestDatabase;
+  const running: RunningSandbox[] = [];
+  beforeAll(async () => {
+    db = await startTestDatabase();
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(running.map((sb) => sb.close()));
+    await db?.stop();
+    expect(shared.failures).toEqual([]);
+  });
+
+  it('every tenant is the same on both instances after drawn calls over both, its skipped steps replayed', async () => {
+    const url = await db.another();
+    const [a, b] = await Promise.all([shared.start(url, QUICK), shared.start(url, QUICK)]);
+    running.push(a, b);
+    let run = 0;
+    const ids = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(fc.array(tenantCallArb, { minLength: 6, maxLength: 16 }), async (calls) => {
+        run++;
+        const { tenants } = await sendTenantCalls([a, b], calls, run);
+        for (const t of tenants) ids.add(t.tenantId);
+        // each tenant read on both (a read loads it where it is not held, its skipped steps applied)
+        for (const id of ids) expect(await sliceOf(b, id), `tenant ${id}`).toEqual(await sliceOf(a, id));
+        expect(await acrossTenants(b)).toEqual(await acrossTenants(a));
+      }),
+      { numRuns: 6 },
+    );
+    const [ra, rb] = [await residency(a), await residency(b)];
+    expect(ra.skipped! + rb.skipped!).toBeGreaterThan(0);
+    expect(ra.replayed! + rb.replayed!).toBeGreaterThan(0);
+  }, 240_000);
+
+  it("applies everywhere a tenant's call that changed the state of no tenant", async () => {
+    const url = await db.another();
+    const [a, b] = await Promise.all([shared.start(url, QUICK), shared.start(url, QUICK)]);
+    running.push(a, b);
+    const admin = client(a.listenUrl, ADMIN_TOKEN);
+    const made = async () =>
+      (await admin('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
+        tenantId: string;
+        apiKey: string;
+      };
+    // T's calls run on a only, U's on b only: each instance drops the other's tenant
+    const [t, u] = [await made(), await made()];
+    for (let i = 0; i < 3; i++) {
+      expect((await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+      expect((await client(b.listenUrl, u.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+    }
+    // more of T's calls until b, having dropped T, skips one
+    await waitFor(
+      async () =>
+        (await client(a.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)) && (await residency(b)).skipped! > 0
+          ? true
+          : undefined,
+      'steps skipped on b',
+    );
+    // a rule of no tenant with a count, consumed by both tenants' calls on their own instances
+    const rule = await admin('POST', '/sandbox/v1/faults', {
+      path: `${SCREENING}/screen`,
+      mode: 'status',
+      status: 503,
+      count: 3,
+    });
+    expect(rule.status, rule.text).toBe(201);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status);
+      statuses.push((await client(b.listenUrl, u.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status);
+    }
+    expect(statuses).toEqual([503, 503, 503, 201, 201, 201]);
+    // failed sign-ins of T's account on a, counted per address on both
+    const browser = new DashboardClient(a.listenUrl, '127.0.0.9');
+    expect((await browser.signUp('skip-coupling@example.com', 'correct horse battery')).status).toBe(201);
+    for (let i = 0; i < 3; i++) await browser.signIn('skip-coupling@example.com', 'wrong password');
+    const [onA, onB] = [await globalOf(a), await globalOf(b)];
+    expect(onB).toEqual(onA);
+    expect(JSON.stringify(onA.accounts)).toContain('127.0.0.9');
+    for (const id of [t.tenantId, u.tenantId]) expect(await sliceOf(b, id)).toEqual(await sliceOf(a, id));
+  }, 120_000);
+
+  it('takes up the timers of a tenant whose instance was killed, with no call of it', async () => {
+    const url = await db.another();
+    const doomed = await spawn(url);
+    const survivor = await shared.start(url, QUICK);
+    running.push(survivor);
+    try {
+      const admin = client(doomed.base, ADMIN_TOKEN);
+      const t = (await admin('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
+        tenantId: string;
+        apiKey: string;
+      };
+      const auto = { autoReview: { afterSeconds: 4, rule: 'approve' } };
+      expect((await admin('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, auto)).status).toBe(200);
+      const res = await client(doomed.base, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+      expect(res.status, res.text).toBe(201);
+      // the survivor skipped those steps, and has seen the doomed instance since
+      await waitFor(
+        async () =>
+          (await client(doomed.base, t.apiKey)('GET', `${SCREENING}/usage`)) && (await residency(survivor)).behind! > 0
+            ? true
+            : undefined,
+        'the tenant behind',
+      );
+      await new Promise((r) => setTimeout(r, 600));
+      expect(survivor.core.tenants.has(t.tenantId)).toBe(false);
+      doomed.child.kill('SIGKILL');
+      // no call or read of the tenant: the survivor loads it once the doomed instance's reports stop
+      await waitFor(() => (survivor.core.tenants.has(t.tenantId) ? true : undefined), 'the tenant loaded', 10_000);
+      expect((await residency(survivor)).replayed).toBeGreaterThan(0);
+      const review = async () =>
+        (await client(survivor.listenUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/reviews/${res.json.requestId as string}`))
+          .json;
+      const decided = await waitFor(
+        async () => ((await review()).decision ? await review() : undefined),
+        'the review',
+        15_000,
+      );
+      expect(decided.decision).toMatchObject({ decision: 'approved' });
+    } finally {
+      doomed.child.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it('a start from a snapshot whose instance skipped steps applies them: the log keeps them through pruning', async () => {
+    const url = await db.another();
+    // the doomed instance writes no snapshot; the other writes one every 5 steps and prunes
+    const doomed = await spawn(url, { SANDBOX_SNAPSHOT_EVERY: '1000000' });
+    const writer = await shared.start(url, { ...QUICK, snapshotEvery: 5, replicaTiming: { foreignIdleMs: 0 } });
+    const admin = client(doomed.base, ADMIN_TOKEN);
+    const made = async (base: string) =>
+      (await client(base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
+        tenantId: string;
+        apiKey: string;
+      };
+    const [t, u] = [await made(doomed.base), await made(writer.listenUrl)];
+    try {
+      for (let i = 0; i < 12; i++) {
+        expect((await client(doomed.base, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+        expect((await client(writer.listenUrl, u.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(
+          201,
+        );
+      }
+      expect((await admin('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { name: 'skipped' })).status).toBe(200);
+      expect((await residency(writer)).behind).toBe(1);
+    } finally {
+      doomed.child.kill('SIGKILL');
+    }
+    // the killed instance's report forgotten (as 30 s later): only the snapshots keep the log for a start
+    await sql(url, 'DELETE FROM sandbox_instances');
+    // the writer stops before it notices: its snapshot holds no part of T, only that its steps were skipped, and it
+    // prunes the log up to the older snapshot it keeps
+    await writer.close();
+    const c = await shared.start(url);
+    running.push(c);
+    const rows = await sql<{ log_from: string | null; first: string }>(
+      url,
+      'SELECT log_from, (SELECT min(seq) FROM sandbox_log) AS first FROM sandbox_snapshots ORDER BY seq LIMIT 1',
+    );
+    // the log was pruned, up to the first step skipped
+    expect(rows[0].log_from).not.toBeNull();
+    expect(Number(rows[0].first)).toBe(Number(rows[0].log_from));
+    expect((await residency(c)).replayed).toBeGreaterThan(0);
+    const slice = (await sliceOf(c, t.tenantId)) as { tenant: { name: string } };
+    expect(JSON.stringify(slice)).toContain('"name":"skipped"');
+    expect(withoutDurations(await c.replica!.rebuildTenant(t.tenantId))).toEqual(slice);
+  }, 120_000);
+});
