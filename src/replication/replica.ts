@@ -124,7 +124,7 @@ export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   batchBudgetMs: 4,
   prefetchPauseMs: 0,
   dropPauseMs: 0,
-  foreignIdleMs: 1_000,
+  foreignIdleMs: 2_000,
 });
 /** An instance not heard of for this many sweeps is taken for gone: the tenants it may have held are loaded (D-172). */
 const GONE_AFTER_SWEEPS = 5;
@@ -1063,6 +1063,9 @@ export class Replica {
   private push(item: Item): void {
     if (this.scratch) return item.reject(new Error('a scratch core records no step'));
     if (this.fatal) return item.reject(this.fatal);
+    // a call of the tenant arrived here: it is served here from now (not only once its turn comes), so it is not
+    // dropped for another instance's steps while its calls wait (D-172)
+    if (item.tenant) this.residency.usedBy(item.tenant, true);
     if (this.park(item)) return;
     this.queue.push(item);
     if (!this.running) void this.loop();
