@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreReport } from '../src/domain/store.js';
 import { exportState } from '../src/domain/snapshot.js';
 import type { RunningSandbox } from '../src/main.js';
+import { LOG_LOCK } from '../src/replication/replica.js';
 import './support/fast-check-seed.js';
 import { DashboardClient } from './support/dashboard.js';
 import { withoutDurations } from './support/inProcess.js';
@@ -150,6 +151,41 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     expect(JSON.stringify(onA.accounts)).toContain('127.0.0.9');
     for (const id of [t.tenantId, u.tenantId]) expect(await sliceOf(b, id)).toEqual(await sliceOf(a, id));
   }, 120_000);
+
+  it('keeps a tenant whose call waits here, however long, though its steps come from the other instance', async () => {
+    const url = await db.another();
+    // every batch cut after its first step: a call can wait in the queue across a batch and the drops after it
+    const timing = { replicaTiming: { foreignIdleMs: 300, sweepMs: 200, batchBudgetMs: 0 } };
+    const [a, b] = await Promise.all([shared.start(url, timing), shared.start(url, timing)]);
+    running.push(a, b);
+    const made = async () =>
+      (await client(a.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
+        tenantId: string;
+        apiKey: string;
+      };
+    const [t, u] = [await made(), await made()];
+    const screen = (base: string, key: string) => client(base, key)('POST', `${SCREENING}/screen`, submitBody());
+    const lock = new pg.Client({ connectionString: url });
+    await lock.connect();
+    try {
+      // b serves both; with the log's lock held, a call of T on a waits for it first, then b's calls of U and T
+      for (const x of [u, t]) expect((await screen(b.listenUrl, x.apiKey)).status).toBe(201);
+      const before = await residency(b);
+      await lock.query('SELECT pg_advisory_lock($1)', [LOG_LOCK]);
+      const onA = screen(a.listenUrl, t.apiKey);
+      await new Promise((r) => setTimeout(r, 100));
+      const waiting = [screen(b.listenUrl, u.apiKey), screen(b.listenUrl, t.apiKey)];
+      // longer than the drop's wait: T's call on b arrived long before b applies a's step of T, in the batch of U's
+      // call (a batch is cut after one step here), after which idle tenants are dropped
+      await new Promise((r) => setTimeout(r, 700));
+      await lock.query('SELECT pg_advisory_unlock($1)', [LOG_LOCK]);
+      for (const res of await Promise.all([onA, ...waiting])) expect(res.status, res.text).toBe(201);
+      const after = await residency(b);
+      expect([after.evicted, after.loaded]).toEqual([before.evicted, before.loaded]);
+    } finally {
+      await lock.end();
+    }
+  }, 60_000);
 
   it('takes up the timers of a tenant whose instance was killed, with no call of it', async () => {
     const url = await db.another();

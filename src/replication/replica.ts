@@ -809,7 +809,11 @@ export class Replica {
   private evictInBackground(): void {
     if (!this.residency.drops || this.evicting) return;
     this.evicting = this.residency
-      .write(this.applied, this.keptTenants(), this.residency.foreignOnly(this.timing.foreignIdleMs))
+      .write(
+        this.applied,
+        this.keptTenants(),
+        this.residency.foreignOnly(this.timing.foreignIdleMs, this.waitingTenants),
+      )
       .then(async (ids) => {
         if (this.timing.dropPauseMs && ids.length) await new Promise((r) => setTimeout(r, this.timing.dropPauseMs));
         this.written.push(...ids);
@@ -820,6 +824,13 @@ export class Replica {
         this.evicting = null;
       });
   }
+
+  /** The tenants with calls or reads waiting here: queued, or parked while their state is read. */
+  private readonly waitingTenants = (): ReadonlySet<string> => {
+    const out = new Set<string>(this.prefetching.keys());
+    for (const item of this.queue) if (item.tenant) out.add(item.tenant);
+    return out;
+  };
 
   /** Between batches: drops the tenants whose stored state the background drop wrote (evictInBackground). */
   private dropWritten(): void {

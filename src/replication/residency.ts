@@ -281,15 +281,19 @@ export class Residency {
   }
 
   /**
-   * The tenants in memory whose steps came only from other instances for `idleMs` (none of their calls ran here
-   * meanwhile): dropping them lets this instance skip their steps (D-172).
+   * The tenants in memory whose steps came only from other instances for `idleMs` (none of their calls arrived here
+   * meanwhile, and none is `waiting`): dropping them lets this instance skip their steps (D-172).
    */
-  foreignOnly(idleMs: number): string[] {
+  foreignOnly(idleMs: number, waiting: () => ReadonlySet<string>): string[] {
     const now = performance.now();
     const out: string[] = [];
+    let calls: ReadonlySet<string> | null = null;
     for (const [id, at] of this.foreignAt) {
       const served = this.servedAt.get(id) ?? -Infinity;
-      if (at > served && now - served >= idleMs && this.port?.isResident(id)) out.push(id);
+      if (at <= served || now - served < idleMs || !this.port?.isResident(id)) continue;
+      // a tenant with calls waiting here is served here, however long they have waited
+      calls ??= waiting();
+      if (!calls.has(id)) out.push(id);
     }
     return out;
   }
