@@ -29,7 +29,7 @@ if (why) console.warn(why);
 
 const PUBLIC_URL = 'http://sandbox.test';
 // a tenant whose steps come only from the other instance is dropped at once; a gone instance is noticed within 1 s
-const QUICK = { replicaTiming: { foreignIdleMs: 0, sweepMs: 200 } };
+const QUICK = { replicaTiming: { foreignIdleMs: 0, foreignIdleCalls: 0, sweepMs: 200 } };
 const shared = sharedInstances(PUBLIC_URL, { snapshotEvery: 25, verifyCarriedParts: true });
 
 type Residency = NonNullable<StoreReport['instance']['residency']>;
@@ -155,7 +155,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
   it('keeps a tenant whose call waits here, however long, though its steps come from the other instance', async () => {
     const url = await db.another();
     // every batch cut after its first step: a call can wait in the queue across a batch and the drops after it
-    const timing = { replicaTiming: { foreignIdleMs: 300, sweepMs: 200, batchBudgetMs: 0 } };
+    const timing = { replicaTiming: { foreignIdleMs: 300, foreignIdleCalls: 0, sweepMs: 200, batchBudgetMs: 0 } };
     const [a, b] = await Promise.all([shared.start(url, timing), shared.start(url, timing)]);
     running.push(a, b);
     const made = async () =>
@@ -185,6 +185,32 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     } finally {
       await lock.end();
     }
+  }, 60_000);
+
+  it('drops a tenant served elsewhere only once enough calls of other tenants arrived here since its last', async () => {
+    const url = await db.another();
+    const timing = { replicaTiming: { foreignIdleMs: 0, foreignIdleCalls: 4, sweepMs: 200 } };
+    const [a, b] = await Promise.all([shared.start(url, timing), shared.start(url, timing)]);
+    running.push(a, b);
+    const made = async () =>
+      (await client(a.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
+        tenantId: string;
+        apiKey: string;
+      };
+    const [t, u] = [await made(), await made()];
+    const screen = (base: string, key: string) => client(base, key)('POST', `${SCREENING}/screen`, submitBody());
+    // b serves T once, then only U; T's calls go on on a
+    expect((await screen(b.listenUrl, t.apiKey)).status).toBe(201);
+    const held = async () => {
+      expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+      expect((await screen(b.listenUrl, u.apiKey)).status).toBe(201);
+      // the drop is written in the background: a read of no tenant is a turn of b's queue
+      await residency(b);
+      return b.core.tenants.has(t.tenantId);
+    };
+    // U's calls 1 to 3 since T's: T stays; from the 4th it goes
+    for (let i = 1; i <= 3; i++) expect(await held(), `after ${i} calls of U`).toBe(true);
+    await waitFor(async () => ((await held()) ? undefined : true), 'T dropped on b');
   }, 60_000);
 
   it('takes up the timers of a tenant whose instance was killed, with no call of it', async () => {
@@ -234,7 +260,11 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     const url = await db.another();
     // the doomed instance writes no snapshot; the other writes one every 5 steps and prunes
     const doomed = await spawn(url, { SANDBOX_SNAPSHOT_EVERY: '1000000' });
-    const writer = await shared.start(url, { ...QUICK, snapshotEvery: 5, replicaTiming: { foreignIdleMs: 0 } });
+    const writer = await shared.start(url, {
+      ...QUICK,
+      snapshotEvery: 5,
+      replicaTiming: { foreignIdleMs: 0, foreignIdleCalls: 0 },
+    });
     const admin = client(doomed.base, ADMIN_TOKEN);
     const made = async (base: string) =>
       (await client(base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {

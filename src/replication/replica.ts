@@ -117,6 +117,8 @@ export interface ReplicaTiming {
    * dropped, so that its steps are skipped from then on (D-172). Tests shorten it.
    */
   foreignIdleMs: number;
+  /** …and after this many calls of other tenants arrived here since its last one. Tests set 0. */
+  foreignIdleCalls: number;
 }
 export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   lostAttemptGraceMs: 10_000,
@@ -125,6 +127,7 @@ export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   prefetchPauseMs: 0,
   dropPauseMs: 0,
   foreignIdleMs: 2_000,
+  foreignIdleCalls: 500,
 });
 /** An instance not heard of for this many sweeps is taken for gone: the tenants it may have held are loaded (D-172). */
 const GONE_AFTER_SWEEPS = 5;
@@ -812,7 +815,7 @@ export class Replica {
       .write(
         this.applied,
         this.keptTenants(),
-        this.residency.foreignOnly(this.timing.foreignIdleMs, this.waitingTenants),
+        this.residency.foreignOnly(this.timing.foreignIdleMs, this.timing.foreignIdleCalls, this.waitingTenants),
       )
       .then(async (ids) => {
         if (this.timing.dropPauseMs && ids.length) await new Promise((r) => setTimeout(r, this.timing.dropPauseMs));
@@ -1076,7 +1079,7 @@ export class Replica {
     if (this.fatal) return item.reject(this.fatal);
     // a call of the tenant arrived here: it is served here from now (not only once its turn comes), so it is not
     // dropped for another instance's steps while its calls wait (D-172)
-    if (item.tenant) this.residency.usedBy(item.tenant, true);
+    if (item.tenant) this.residency.usedBy(item.tenant, true, true);
     if (this.park(item)) return;
     this.queue.push(item);
     if (!this.running) void this.loop();

@@ -104,6 +104,9 @@ export class Residency {
    */
   private readonly servedAt = new Map<string, number>();
   private readonly foreignAt = new Map<string, number>();
+  /** How many calls and reads of tenants arrived here, and the count at each tenant's last one. */
+  private served = 0;
+  private readonly servedCount = new Map<string, number>();
   /** The tenants `write` is writing, and whether a step changed each since its copy (`changed`). */
   private readonly leaving = new Map<string, boolean>();
   /** The tenants whose state is being read ahead, and whether each was loaded or dropped since (`watch`). */
@@ -150,7 +153,8 @@ export class Residency {
     const port = this.port;
     if (!port) return;
     for (const id of this.used.keys()) if (!port.isResident(id)) this.used.delete(id);
-    for (const m of [this.servedAt, this.foreignAt]) for (const id of m.keys()) if (!port.isResident(id)) m.delete(id);
+    for (const m of [this.servedAt, this.foreignAt, this.servedCount])
+      for (const id of m.keys()) if (!port.isResident(id)) m.delete(id);
     for (const id of this.due.keys()) if (!exists(id)) this.due.delete(id);
   }
 
@@ -275,22 +279,32 @@ export class Residency {
     this.counts.replayed += n;
   }
 
-  /** A call or read of the tenant ran here (`live`), or a step of it that another instance ran was applied here. */
-  usedBy(tenantId: string, live: boolean): void {
+  /**
+   * A call or read of the tenant arrived (`arrived`) or ran here (`live`), or a step of it that another instance ran was
+   * applied here.
+   */
+  usedBy(tenantId: string, live: boolean, arrived = false): void {
     (live ? this.servedAt : this.foreignAt).set(tenantId, performance.now());
+    // counted once, as it arrives (or as it runs, when its tenant was not known as it arrived)
+    if (live && arrived) this.servedCount.set(tenantId, ++this.served);
+    else if (live && !this.servedCount.has(tenantId)) this.servedCount.set(tenantId, this.served);
   }
 
   /**
-   * The tenants in memory whose steps came only from other instances for `idleMs` (none of their calls arrived here
-   * meanwhile, and none is `waiting`): dropping them lets this instance skip their steps (D-172).
+   * The tenants in memory whose steps came only from other instances for `idleMs` and `idleCalls` calls of other
+   * tenants here (none of their calls arrived here meanwhile, and none is `waiting`): dropping them lets this
+   * instance skip their steps (D-172).
    */
-  foreignOnly(idleMs: number, waiting: () => ReadonlySet<string>): string[] {
+  foreignOnly(idleMs: number, idleCalls: number, waiting: () => ReadonlySet<string>): string[] {
     const now = performance.now();
     const out: string[] = [];
     let calls: ReadonlySet<string> | null = null;
     for (const [id, at] of this.foreignAt) {
       const served = this.servedAt.get(id) ?? -Infinity;
       if (at <= served || now - served < idleMs || !this.port?.isResident(id)) continue;
+      // and `idleCalls` calls of other tenants arrived here since its last one: an instance held up (its calls wait
+      // for a load, so no new ones arrive) drops nothing for that
+      if (this.served - (this.servedCount.get(id) ?? -Infinity) < idleCalls) continue;
       // a tenant with calls waiting here is served here, however long they have waited
       calls ??= waiting();
       if (!calls.has(id)) out.push(id);
@@ -408,6 +422,7 @@ export class Residency {
       this.used.delete(id);
       this.servedAt.delete(id);
       this.foreignAt.delete(id);
+      this.servedCount.delete(id);
     }
     port.forgetTenants(gone);
     this.counts.evicted += gone.length;
