@@ -44,6 +44,7 @@ import {
   type RoutedCall,
 } from './route.js';
 import { tenantBase, tenantStepsSql } from './loader.js';
+import { NEWEST_STORED_SEQ_SQL } from './snapshots.js';
 import { Residency, type ReadState, type ResidencyActivity, type ResidentPort } from './residency.js';
 import {
   connectionOf,
@@ -67,13 +68,6 @@ import {
   type StatePort,
 } from './snapshotter.js';
 import { CODE_VERSION, describeWriter, LOG_FORMAT, sameWriter, type Writer } from './versions.js';
-
-/** The step of each tenant's ($1) newest stored state at or before step $2, a row or a snapshot's part (D-172). */
-const STORED_SEQ_SQL = `SELECT t.id, greatest(
-    (SELECT max(seq) FROM sandbox_tenant_states WHERE tenant_id = t.id AND seq <= $2),
-    (SELECT max(p.seq) FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
-      WHERE p.part = t.id AND p.seq <= $2)) AS seq
-  FROM unnest($1::text[]) AS t(id)`;
 
 /** The advisory lock that orders appends to the log (any constant shared by every instance). */
 export const LOG_LOCK = 0x5a4e_1065;
@@ -519,18 +513,8 @@ export class Replica {
       // as at a start: the work an import defers is not the log's
       r.deferred.splice(0);
       // the tenant's own steps between its stored state and the snapshot (steps its instance skipped, D-172)
-      if ('tenantSeq' in base)
-        for (let after = base.tenantSeq; after < base.seq;) {
-          const { rows } = await this.db.query<StoredStep>(tenantStepsSql(after, base.seq, CATCH_UP_PAGE), [
-            [tenantId],
-          ]);
-          for (const row of rows) {
-            r.partition = tenantId;
-            await r.apply(JSON.parse(row.step) as Step, row.body, false);
-            after = Number(row.seq);
-          }
-          if (rows.length < CATCH_UP_PAGE) break;
-        }
+      if ('tenantSeq' in base && base.tenantSeq < base.seq)
+        await this.applyTenantSteps(r, tenantId, base.tenantSeq, base.seq);
       const partitions = [tenantId, 'global', 'create', 'all'];
       for (let after = base.seq; ;) {
         const { rows } = await this.db.query<StoredStep>(tenantStepsSql(after, upTo, CATCH_UP_PAGE), [partitions]);
@@ -704,32 +688,38 @@ export class Replica {
           throw new Error(
             `the steps of tenant ${tenantId} skipped here (from step ${from}) are no longer in the log (it starts at step ${head[0].first ?? 'none'})`,
           );
-        let n = 0;
-        for (let after = seq; after < b.last;) {
-          const { rows } = await this.db.query<StoredStep>(
-            `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log
-              WHERE partition = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT ${CATCH_UP_PAGE}`,
-            [tenantId, after, b.last],
-          );
-          for (const r of rows) {
-            this.checkWriter(r);
-            const step = JSON.parse(r.step) as Step;
-            this.partition = tenantId;
-            await this.apply(step, r.body, false);
-            this.noteChanges(step, tenantId, Number(r.seq));
-            after = Number(r.seq);
-            n++;
-          }
-          if (rows.length < CATCH_UP_PAGE) {
-            if (after !== b.last)
-              throw new Error(`step ${b.last} of tenant ${tenantId}, skipped here, is not in the log`);
-            break;
-          }
-        }
-        this.residency.countReplayed(n);
+        const { count, last } = await this.applyTenantSteps(this, tenantId, seq, b.last);
+        if (last !== b.last) throw new Error(`step ${b.last} of tenant ${tenantId}, skipped here, is not in the log`);
+        this.residency.countReplayed(count);
       }
     } finally {
       this.partition = was;
+    }
+  }
+
+  /**
+   * Applies on `r` (this instance, or a scratch core rebuilding a tenant) the steps of the tenant's partition after
+   * step `after` up to `upTo`, in log order; answers how many, and the last one applied (`after` when none).
+   */
+  private async applyTenantSteps(
+    r: Replica,
+    tenantId: string,
+    after: number,
+    upTo: number,
+  ): Promise<{ count: number; last: number }> {
+    let count = 0;
+    for (;;) {
+      const { rows } = await this.db.query<StoredStep>(tenantStepsSql(after, upTo, CATCH_UP_PAGE), [[tenantId]]);
+      for (const row of rows) {
+        r.checkWriter(row);
+        const step = JSON.parse(row.step) as Step;
+        r.partition = tenantId;
+        await r.apply(step, row.body, false);
+        r.noteChanges(step, tenantId, Number(row.seq));
+        after = Number(row.seq);
+        count++;
+      }
+      if (rows.length < CATCH_UP_PAGE) return { count, last: after };
     }
   }
 
@@ -1319,7 +1309,7 @@ export class Replica {
           this.skip(step, this.partition, Number(r.seq));
           continue;
         }
-        if (this.changesGlobal(step, r.body, this.partition)) await this.catchUpBehind(false);
+        if (this.behind.size && this.changesGlobal(step, r.body, this.partition)) await this.catchUpBehind(false);
         await this.ensureFor(step, this.partition, false);
         await this.apply(step, r.body, false);
         // the directory changes the step made where it ran
@@ -1584,20 +1574,16 @@ export class Replica {
   }
 
   /**
-   * Every few sweeps, while tenants are behind: whether another instance went (its report stopped), in which case
-   * the tenants it may have held are loaded here, so that their timers and webhook attempts carry on; and which
-   * tenants behind have a stored state that covers their skipped steps (their holder wrote one), so that their steps
-   * need not stay in the log (D-172).
+   * Every sweep: which other instances reported lately; while tenants are behind, whether one of them went (its
+   * reports stopped), in which case the tenants it may have held are loaded here, so that their timers and webhook
+   * attempts carry on, and which tenants behind have a stored state that covers their skipped steps (their holder
+   * wrote one), so that their steps need not stay in the log (D-172). The instances are followed even while no tenant
+   * is behind: one that goes right after this instance skipped a step of its tenant was seen before.
    */
   private checkOthers(): void {
-    if (this.checkingOthers || this.closed || this.fatal || !this.started) return;
-    if (!this.behind.size) {
-      this.othersSeen.clear();
-      return;
-    }
+    if (this.checkingOthers || this.closed || this.fatal || !this.started || !this.residency.drops) return;
     this.checkingOthers = true;
     const goneMs = this.timing.sweepMs * GONE_AFTER_SWEEPS;
-    const ids = [...this.behind.keys()];
     void (async () => {
       const others = await this.db.query<{ instance: string }>(
         `SELECT instance FROM sandbox_instances WHERE instance <> $1 AND seen_at > now() - make_interval(secs => $2)`,
@@ -1606,7 +1592,12 @@ export class Replica {
       const now = new Set(others.rows.map((r) => r.instance));
       const gone = [...this.othersSeen].some((i) => !now.has(i));
       this.othersSeen = now;
-      const stored = await this.db.query<{ id: string; seq: string | null }>(STORED_SEQ_SQL, [ids, this.applied]);
+      if (!this.behind.size) return;
+      const ids = [...this.behind.keys()];
+      const stored = await this.db.query<{ id: string; seq: string | null }>(NEWEST_STORED_SEQ_SQL, [
+        ids,
+        this.applied,
+      ]);
       for (const r of stored.rows) {
         const b = this.behind.get(r.id);
         if (!b || r.seq === null) continue;

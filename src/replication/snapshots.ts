@@ -61,6 +61,16 @@ export function newestStoredState(tenant: string, upTo: string, since?: string):
 }
 
 /**
+ * The step of each tenant's ($1) newest stored state at or before step $2, as `newestStoredState` finds it (a row
+ * or a committed snapshot's part), without reading its data (D-172).
+ */
+export const NEWEST_STORED_SEQ_SQL = `SELECT t.id, greatest(
+    (SELECT max(seq) FROM sandbox_tenant_states WHERE tenant_id = t.id AND seq <= $2),
+    (SELECT max(p.seq) FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
+      WHERE p.part = t.id AND p.seq <= $2)) AS seq
+  FROM unnest($1::text[]) AS t(id)`;
+
+/**
  * Copies the carried parts into the snapshot of step $1: for each, its newest stored state between its `since` and
  * the snapshot's step, when it is of the snapshot format written now ($5); answers how many were found and their
  * sizes.
