@@ -67,6 +67,16 @@ async function sql<R extends pg.QueryResultRow>(url: string, text: string): Prom
   }
 }
 
+/** A tenant made through an instance's control API (scale plan). */
+const tenantOn = async (base: string) =>
+  (await client(base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
+    tenantId: string;
+    apiKey: string;
+  };
+
+/** A submit of the key's tenant through an instance. */
+const screen = (base: string, key: string) => client(base, key)('POST', `${SCREENING}/screen`, submitBody());
+
 const spawn = (url: string, env: Record<string, string> = {}) =>
   spawnCliInstance(url, { adminToken: ADMIN_TOKEN, publicUrl: PUBLIC_URL }, { env });
 
@@ -109,16 +119,11 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     const [a, b] = await Promise.all([shared.start(url, QUICK), shared.start(url, QUICK)]);
     running.push(a, b);
     const admin = client(a.listenUrl, ADMIN_TOKEN);
-    const made = async () =>
-      (await admin('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
-        tenantId: string;
-        apiKey: string;
-      };
     // T's calls run on a only, U's on b only: each instance drops the other's tenant
-    const [t, u] = [await made(), await made()];
+    const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
     for (let i = 0; i < 3; i++) {
-      expect((await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
-      expect((await client(b.listenUrl, u.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+      expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+      expect((await screen(b.listenUrl, u.apiKey)).status).toBe(201);
     }
     // more of T's calls until b, having dropped T, skips one
     await waitFor(
@@ -138,8 +143,8 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     expect(rule.status, rule.text).toBe(201);
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
-      statuses.push((await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status);
-      statuses.push((await client(b.listenUrl, u.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status);
+      statuses.push((await screen(a.listenUrl, t.apiKey)).status);
+      statuses.push((await screen(b.listenUrl, u.apiKey)).status);
     }
     expect(statuses).toEqual([503, 503, 503, 201, 201, 201]);
     // failed sign-ins of T's account on a, counted per address on both
@@ -158,13 +163,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     const timing = { replicaTiming: { foreignIdleMs: 300, foreignIdleCalls: 0, sweepMs: 200, batchBudgetMs: 0 } };
     const [a, b] = await Promise.all([shared.start(url, timing), shared.start(url, timing)]);
     running.push(a, b);
-    const made = async () =>
-      (await client(a.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
-        tenantId: string;
-        apiKey: string;
-      };
-    const [t, u] = [await made(), await made()];
-    const screen = (base: string, key: string) => client(base, key)('POST', `${SCREENING}/screen`, submitBody());
+    const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
     const lock = new pg.Client({ connectionString: url });
     await lock.connect();
     try {
@@ -192,13 +191,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     const timing = { replicaTiming: { foreignIdleMs: 0, foreignIdleCalls: 4, sweepMs: 200 } };
     const [a, b] = await Promise.all([shared.start(url, timing), shared.start(url, timing)]);
     running.push(a, b);
-    const made = async () =>
-      (await client(a.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
-        tenantId: string;
-        apiKey: string;
-      };
-    const [t, u] = [await made(), await made()];
-    const screen = (base: string, key: string) => client(base, key)('POST', `${SCREENING}/screen`, submitBody());
+    const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
     // b serves T once, then only U; T's calls go on on a
     expect((await screen(b.listenUrl, t.apiKey)).status).toBe(201);
     const held = async () => {
@@ -226,7 +219,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
       };
       const auto = { autoReview: { afterSeconds: 4, rule: 'approve' } };
       expect((await admin('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, auto)).status).toBe(200);
-      const res = await client(doomed.base, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+      const res = await screen(doomed.base, t.apiKey);
       expect(res.status, res.text).toBe(201);
       // the survivor skipped those steps, and has seen the doomed instance since
       await waitFor(
@@ -266,18 +259,11 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
       replicaTiming: { foreignIdleMs: 0, foreignIdleCalls: 0 },
     });
     const admin = client(doomed.base, ADMIN_TOKEN);
-    const made = async (base: string) =>
-      (await client(base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
-        tenantId: string;
-        apiKey: string;
-      };
-    const [t, u] = [await made(doomed.base), await made(writer.listenUrl)];
+    const [t, u] = [await tenantOn(doomed.base), await tenantOn(writer.listenUrl)];
     try {
       for (let i = 0; i < 12; i++) {
-        expect((await client(doomed.base, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
-        expect((await client(writer.listenUrl, u.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(
-          201,
-        );
+        expect((await screen(doomed.base, t.apiKey)).status).toBe(201);
+        expect((await screen(writer.listenUrl, u.apiKey)).status).toBe(201);
       }
       expect((await admin('PATCH', `/sandbox/v1/tenants/${t.tenantId}`, { name: 'skipped' })).status).toBe(200);
       expect((await residency(writer)).behind).toBe(1);
