@@ -22,7 +22,7 @@ import { spawnCliInstance } from './support/instances.js';
 import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
-import { sendTenantCalls, sliceOf, tenantCallArb } from './support/tenantCalls.js';
+import { acrossTenants, sendTenantCalls, sliceOf, tenantCallArb, tenantOn } from './support/tenantCalls.js';
 
 const why = postgresUnavailable();
 if (why) console.warn(why);
@@ -38,17 +38,6 @@ const residency = async (sb: RunningSandbox): Promise<Residency> => {
   expect(res.status, res.text).toBe(200);
   return (res.json as unknown as StoreReport).instance.residency!;
 };
-
-/** The operator's reads across tenants (every tenant loaded first), without measured durations. */
-async function acrossTenants(sb: RunningSandbox): Promise<unknown[]> {
-  const out: unknown[] = [];
-  for (const path of ['/sandbox/v1/tenants', '/sandbox/v1/reviews', '/sandbox/v1/logs']) {
-    const res = await client(sb.listenUrl, ADMIN_TOKEN)('GET', path);
-    expect(res.status, `${path}: ${res.text}`).toBe(200);
-    out.push(withoutDurations(res.json));
-  }
-  return out;
-}
 
 /** What belongs to no tenant on an instance, after every step committed so far is applied there. */
 const globalOf = (sb: RunningSandbox) =>
@@ -66,13 +55,6 @@ async function sql<R extends pg.QueryResultRow>(url: string, text: string): Prom
     await pgc.end();
   }
 }
-
-/** A tenant made through an instance's control API (scale plan). */
-const tenantOn = async (base: string) =>
-  (await client(base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
-    tenantId: string;
-    apiKey: string;
-  };
 
 /** A submit of the key's tenant through an instance. */
 const screen = (base: string, key: string) => client(base, key)('POST', `${SCREENING}/screen`, submitBody());

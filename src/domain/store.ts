@@ -113,6 +113,8 @@ export interface StoreReport {
     partitions?: {
       directoryTenants: number;
       steps: { tenant: number; global: number; create: number; all: number };
+      /** The batches it appended under the log's lock alone, and beside other instances' under their tenants' locks (D-173). */
+      batches?: { alone: number; beside: number };
     };
     /**
      * The tenants it holds in memory (D-150): the bound beyond those with work under way (null: every tenant), how

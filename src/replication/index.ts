@@ -175,7 +175,11 @@ async function report(db: Db, replica: Replica, mine: Writer, every: number): Pr
     versions: { logFormat: mine.logFormat, snapshotFormat: SNAPSHOT_FORMAT, codeVersion: mine.codeVersion },
     instance: {
       ...replica.snapshotActivity(),
-      partitions: { directoryTenants: replica.directory.size, steps: { ...replica.partitionCounts } },
+      partitions: {
+        directoryTenants: replica.directory.size,
+        steps: { ...replica.partitionCounts },
+        batches: { ...replica.batchCounts },
+      },
       residency: replica.residencyActivity(),
     },
   };

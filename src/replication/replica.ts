@@ -45,6 +45,7 @@ import {
 } from './route.js';
 import { tenantBase, tenantStepsSql } from './loader.js';
 import { NEWEST_STORED_SEQ_SQL } from './snapshots.js';
+import { APPEND_LOCK, tenantLocksSql, tryTenantLocksSql } from './tenantLocks.js';
 import { Residency, type ReadState, type ResidencyActivity, type ResidentPort } from './residency.js';
 import {
   connectionOf,
@@ -81,6 +82,11 @@ const BATCH_MAX = 256;
  */
 const FAIR_SHARE = 8;
 const CATCH_UP_PAGE = 2_000;
+/**
+ * A batch of tenants' calls runs beside other instances' batches, under its tenants' locks (D-173), while steps
+ * another instance committed were read less than this long ago; an instance alone keeps one round trip a batch.
+ */
+const BESIDE_AFTER_FOREIGN_MS = 2_000;
 /**
  * How the replica notices what happens without a step: a webhook attempt taken for lost with its instance
  * once the receiver timeout and `lostAttemptGraceMs` have passed since it was made, looked for every
@@ -162,6 +168,8 @@ interface Item {
   turn: string;
   /** The tenant of a call or read routed to one, as known when it arrived (its state is read first when not in memory). */
   tenant?: string;
+  /** A call's partition as routed when it arrived. */
+  routed?: Routed | null;
   body: Buffer | null;
   run(): Promise<unknown>;
   resolve(v: unknown): void;
@@ -277,6 +285,13 @@ export class Replica {
   private held: { page: StoredStep[] } | null = null;
   /** The writer's transaction is open without the lock (not granted again at the last commit). */
   private opened = false;
+  /**
+   * The writer's transaction holds the log's lock shared and the locks of the tenants whose calls waited at the last
+   * commit of a batch run beside others' (taken again in its round trip, D-173), with the page read under them.
+   */
+  private besideHeld: { tenants: Set<string>; page: StoredStep[] } | null = null;
+  /** The writer's transaction holds some of those locks, not all: the next round trip ends it first. */
+  private partlyHeld = false;
   private fireDue: ((tenantId?: string) => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
@@ -328,6 +343,10 @@ export class Replica {
   /** The other instances heard of lately (a holder gone is noticed by its absence, D-172). */
   private othersSeen = new Set<string>();
   private checkingOthers = false;
+  /** When this instance last read a step another instance committed (performance.now()). */
+  private foreignAt = -Infinity;
+  /** Batches run under the log's lock alone, and beside other instances' under their tenants' locks (D-173). */
+  readonly batchCounts = { alone: 0, beside: 0 };
 
   constructor(
     readonly db: Db,
@@ -411,7 +430,7 @@ export class Replica {
    * since their stored state (D-152): its tenant; every tenant for an `all` step but a `timers` one, which changes the
    * tenants whose timers fired; the tenants a `create` step made. A `global` step changes no tenant (D-143).
    */
-  private noteChanges(step: Step, partition: string, seq: number): void {
+  private noteChanges(step: Step, partition: string, seq: number, fired = this.fired.splice(0)): void {
     const changedBy = (tenantId: string | null) => {
       this.snapshots.changedBy(tenantId, seq);
       // a tenant being dropped in the background stays when a step changed it (D-160)
@@ -425,7 +444,7 @@ export class Replica {
       this.residency.forgetGone(this.exists);
     }
     if (step.t === 'call' && step.dir) for (const [kind, name] of step.dir) if (kind === 'tenant') changedBy(name);
-    for (const t of this.fired.splice(0)) changedBy(t);
+    for (const t of fired) changedBy(t);
   }
 
   /**
@@ -1036,7 +1055,7 @@ export class Replica {
     const turn = routed ? partitionText(routed.partition) : 'all';
     const tenant = routed?.partition.kind === 'tenant' ? routed.partition.tenantId : undefined;
     return new Promise<T>((resolve, reject) =>
-      this.push({ step: null, turn, tenant, body: null, run, resolve: resolve, reject }),
+      this.push({ step: null, turn, tenant, routed, body: null, run, resolve: resolve, reject }),
     );
   }
 
@@ -1060,7 +1079,7 @@ export class Replica {
     const turn = routed ? partitionText(routed.partition) : step.t === 'timers' && step.zone ? step.zone : 'all';
     const tenant = routed?.partition.kind === 'tenant' ? routed.partition.tenantId : undefined;
     return new Promise((resolve, reject) => {
-      this.push({ step, turn, tenant, body, run: () => this.runLive(step, body, routed), resolve, reject });
+      this.push({ step, turn, tenant, routed, body, run: () => this.runLive(step, body, routed), resolve, reject });
     });
   }
 
@@ -1172,28 +1191,65 @@ export class Replica {
   private async runBatch(batch: Item[]): Promise<void> {
     const writes = batch.some((i) => i.step !== null);
     const results: { item: Item; ok: boolean; value: unknown }[] = [];
+    // tenants' calls run beside other instances' batches, under their tenants' locks (D-173)
+    let beside = writes && !this.held ? this.besideTenants(batch) : null;
     try {
-      if (this.held) {
+      const held = this.besideHeld;
+      this.besideHeld = null;
+      if (held) {
+        // the locks taken again at the last commit: the calls of other tenants wait for the next batch
+        if (beside && !beside.every((t) => held.tenants.has(t))) {
+          const rest = batch.filter((i) => !i.tenant || !held.tenants.has(i.tenant));
+          if (rest.length < batch.length) {
+            this.queue.unshift(...rest);
+            batch.splice(0, batch.length, ...batch.filter((i) => i.tenant && held.tenants.has(i.tenant)));
+            beside = this.besideTenants(batch);
+          } else beside = null;
+        }
+        if (beside) {
+          await this.applyPage(held.page, this.writer!);
+          const still = this.besideTenants(batch);
+          if (!still?.every((t) => held.tenants.has(t))) beside = null;
+        }
+        // not used: the transaction holding them ends with the next round trip
+        if (!beside) this.partlyHeld = true;
+      } else if (beside) {
+        this.writer ??= await this.openWriter();
+        // one round trip: the transaction (unless one is open), the log's lock shared, the tenants' locks and the
+        // first page of steps committed elsewhere (every step of these tenants among them)
+        const out = (await this.writer.query(
+          `${this.begin()}SELECT pg_advisory_xact_lock_shared(${LOG_LOCK}); ${tenantLocksSql(beside)}${this.pageAfter(this.applied)}`,
+        )) as unknown as pg.QueryResult[];
+        await this.applyPage(out[out.length - 1].rows, this.writer);
+        // what was applied may have changed a call's route or made a rule of no tenant: the batch runs alone
+        const still = this.besideTenants(batch);
+        if (!still?.every((t) => beside!.includes(t))) {
+          this.partlyHeld = true;
+          beside = null;
+        }
+      }
+      if (beside) this.batchCounts.beside++;
+      else if (this.held) {
         // the lock was taken again in the previous batch's commit round trip: apply what was read under it
         await this.applyPage(this.held.page, this.writer!);
       } else if (writes) {
         this.writer ??= await this.openWriter();
-        // one round trip: the transaction (unless one is open), the lock and the first page of steps
-        // committed elsewhere
+        // one round trip: the transaction (unless one is open), the lock and the first page of steps committed
+        // elsewhere
         const out = (await this.writer.query(
-          `${this.opened ? '' : 'BEGIN; '}SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.pageAfter(this.applied)}`,
+          `${this.begin()}SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.pageAfter(this.applied)}`,
         )) as unknown as pg.QueryResult[];
-        this.opened = false;
         this.held = { page: [] };
         await this.applyPage(out[out.length - 1].rows, this.writer);
       } else {
         await this.catchUp(this.db);
-        // a transaction left open without the lock holds nothing: end it
-        if (this.opened) {
-          this.opened = false;
+        // a transaction left open without the lock, or with locks no batch uses: end it
+        if (this.opened || this.partlyHeld) {
+          this.opened = this.partlyHeld = false;
           await this.writer!.query('COMMIT');
         }
       }
+      if (this.held) this.batchCounts.alone++;
       // under the lock, with every committed step applied, the state is the log's head: what the directory lacks
       // of it was made outside any step (the demo tenants, seeded by every instance at its start)
       if (this.held && !this.dirChecked && this.dirSource) {
@@ -1201,6 +1257,8 @@ export class Replica {
         this.dirExtra.push(...this.directory.diffAll(this.dirSource, true));
       }
       const done: LoggedStep[] = [];
+      // beside other batches, a step's number is known once it is appended: what it changed is noted then
+      const fired: (string | null)[][] = [];
       const began = performance.now();
       for (let i = 0; i < batch.length; i++) {
         if (i > 0 && performance.now() - began >= this.timing.batchBudgetMs) {
@@ -1220,25 +1278,79 @@ export class Replica {
         if (item.step) {
           const seq = this.applied + done.length + 1;
           done.push({ seq, step: item.step, body: item.body, partition: this.partition });
-          this.noteChanges(item.step, this.partition, seq);
+          if (beside) fired.push(this.fired.splice(0));
+          else this.noteChanges(item.step, this.partition, seq);
         } else this.fired.length = 0;
       }
       // one round trip: the steps and the commit
       const notify = this.notifyListeners ? `NOTIFY ${LISTEN_CHANNEL}; ` : '';
       this.notifyListeners = false;
-      if (this.held) {
+      const dir = () =>
+        directorySql([...this.dirExtra.splice(0), ...done.flatMap((d) => (d.step.t === 'call' && d.step.dir) || [])]);
+      if (beside) {
+        // under the append's lock: the steps other batches appended since the page read above (of other tenants:
+        // these tenants' locks and the log's are held), then these steps after them
+        // when more calls of tenants wait, the same round trip opens their transaction and tries their locks again
+        // (never waiting: those not granted are given up with the transaction at the next round trip)
+        const waiting = this.besideWanted() ? this.queuedTenants(64) : [];
+        const next = waiting.length
+          ? ` BEGIN; SELECT pg_try_advisory_xact_lock_shared(${LOG_LOCK}) AS shared, ${tryTenantLocksSql(waiting)} AS tenants; ${this.pageAfter(this.applied)}`
+          : '';
+        const out = (await this.writer!.query(
+          `SELECT pg_advisory_xact_lock(${APPEND_LOCK}); ${this.pageAfter(this.applied)}${done.length ? this.insertAfter(done, this.applied) : ''}${dir()}${notify}COMMIT;${next}`,
+        )) as unknown as pg.QueryResult[];
+        let after: StoredStep[] | null = null;
+        if (waiting.length) {
+          const { shared, tenants } = out[out.length - 2].rows[0] as { shared: boolean; tenants: boolean };
+          // the page read after the commit holds the steps appended between, and these: those after them are kept
+          // (a full page is read again by the next batch)
+          after = out[out.length - 1].rows as StoredStep[];
+          if (!shared || !tenants || after.length === CATCH_UP_PAGE) {
+            this.partlyHeld = true;
+            after = null;
+          }
+        }
+        const between = out[1].rows as StoredStep[];
+        const mine = done.length ? (out[2].rows as { seq: string }[]).map((r) => Number(r.seq)) : [];
+        const first = mine.length ? Math.min(...mine) : Infinity;
+        // a full page: the rest of the steps appended before these (never, but for an instance held up for long)
+        while (between.length % CATCH_UP_PAGE === 0 && between.length && first !== Infinity) {
+          const after = Number(between[between.length - 1].seq);
+          if (after + 1 >= first) break;
+          const { rows } = await this.db.query<StoredStep>(
+            `${this.pageAfter(after)}`.replace('ORDER BY', `AND seq < ${first} ORDER BY`),
+          );
+          between.push(...rows);
+          if (rows.length < CATCH_UP_PAGE) break;
+        }
+        const last = between.length ? Number(between[between.length - 1].seq) : this.applied;
+        if (mine.length && first !== last + 1)
+          throw new Error(`the steps of a batch were appended at ${first}, not after step ${last}`);
+        // steps of other tenants: applied after this batch's, which they commute with
+        for (const r of between) {
+          const t = tenantOfPartition(r.partition ?? 'all');
+          const step = JSON.parse(r.step) as Step;
+          if (t === null || beside.includes(t) || step.t !== 'call' || step.g)
+            throw new Error(`step ${r.seq} (${r.partition ?? 'all'}) was appended while this batch's locks were held`);
+          await this.applyStored(r);
+        }
+        if (between.length) this.foreignAt = performance.now();
+        for (let i = 0; i < done.length; i++) {
+          done[i].seq = last + 1 + i;
+          this.noteChanges(done[i].step, done[i].partition, done[i].seq, fired[i]);
+        }
+        const head = last + done.length;
+        if (after) this.besideHeld = { tenants: new Set(waiting), page: after.filter((r) => Number(r.seq) > head) };
+      } else if (this.held) {
         // when more calls wait, the same round trip opens their transaction and tries the lock again: it is
-        // granted only when no other instance waits for it (the commit hands it to a waiting one first)
-        const again = this.queue.length > 0;
+        // granted only when no other instance waits for it (the commit hands it to a waiting one first); not while
+        // other instances' batches run beside this one's (D-173)
+        const again = this.queue.length > 0 && !this.besideWanted();
         const next = again
           ? ` BEGIN; SELECT pg_try_advisory_xact_lock(${LOG_LOCK}) AS locked; ${this.pageAfter(this.applied + done.length)}`
           : '';
-        const dir = directorySql([
-          ...this.dirExtra.splice(0),
-          ...done.flatMap((d) => (d.step.t === 'call' && d.step.dir) || []),
-        ]);
         const out = (await this.writer!.query(
-          `${done.length ? this.insertOf(done) : ''}${dir}${notify}COMMIT;${next}`,
+          `${done.length ? this.insertOf(done) : ''}${dir()}${notify}COMMIT;${next}`,
         )) as pg.QueryResult | pg.QueryResult[];
         this.held = null;
         if (again) {
@@ -1249,8 +1361,8 @@ export class Replica {
           else this.opened = true;
         }
       }
-      if (done.length) this.snapshots.committed(this.applied, this.applied + done.length);
-      this.applied += done.length;
+      if (done.length) this.snapshots.committed(done[0].seq - 1, done[done.length - 1].seq);
+      if (done.length) this.applied = done[done.length - 1].seq;
     } catch (err) {
       // what ran here may not be in the log: this instance's memory can no longer be trusted
       this.writer?.release(err as Error);
@@ -1264,6 +1376,54 @@ export class Replica {
       if (r.ok) r.item.resolve(r.value);
       else r.item.reject(r.value);
     }
+  }
+
+  /** How a round trip that takes locks begins: a transaction, unless one is open; one holding unused locks ended first. */
+  private begin(): string {
+    const out = this.partlyHeld ? 'COMMIT; BEGIN; ' : this.opened ? '' : 'BEGIN; ';
+    this.opened = this.partlyHeld = false;
+    return out;
+  }
+
+  /** The tenants of the calls and reads waiting in the queue, at most `max` of them. */
+  private queuedTenants(max: number): string[] {
+    const out = new Set<string>();
+    for (const item of this.queue) {
+      if (item.tenant) out.add(item.tenant);
+      if (out.size === max) break;
+    }
+    return [...out];
+  }
+
+  /** Whether other instances append now: a batch of tenants' calls then runs beside theirs (D-173). */
+  private besideWanted(): boolean {
+    return performance.now() - this.foreignAt < BESIDE_AFTER_FOREIGN_MS;
+  }
+
+  /**
+   * The tenants whose locks a batch takes to run beside other instances' (D-173), or null when it must run under the
+   * log's lock alone: a batch runs beside others' only when they append now, and when it holds only calls and reads
+   * routed to tenants, none of which may change the state of no tenant (a rule of no tenant, a sign-in).
+   */
+  private besideTenants(batch: readonly Item[]): string[] | null {
+    if (!this.started || this.scratch || !this.besideWanted()) return null;
+    // the first batch under the lock compares the directory with the state (the demo tenants)
+    if (this.dirSource && !this.dirChecked) return null;
+    if (this.couplings?.rulesOfNoTenant()) return null;
+    const tenants = new Set<string>();
+    for (const item of batch) {
+      const tenantId = item.tenant;
+      if (!tenantId || !this.directory.hasTenant(tenantId)) return null;
+      const step = item.step;
+      if (step) {
+        if (step.t !== 'call') return null;
+        const call = () => routedCall(step, item.body);
+        const p = this.routeNow(item.routed ?? null, call);
+        if (p.kind !== 'tenant' || p.tenantId !== tenantId || signsIn(call())) return null;
+      }
+      tenants.add(tenantId);
+    }
+    return [...tenants];
   }
 
   private stop(err: unknown, batch: Item[]): null {
@@ -1284,6 +1444,21 @@ export class Replica {
     return `INSERT INTO sandbox_log (seq, step, body, log_format, code_version, partition) VALUES ${rows.join(', ')}; `;
   }
 
+  /**
+   * The INSERT of a batch run beside others' (D-173): numbered after the last step in the log, which is `applied`
+   * or a step another batch appended since; answers their numbers.
+   */
+  private insertAfter(steps: LoggedStep[], applied: number): string {
+    const { logFormat, codeVersion } = this.options.writer;
+    const by = `${Math.floor(logFormat)}, ${literal(codeVersion)}`;
+    const rows = steps.map(
+      (s, i) =>
+        `(${i + 1}, ${literal(JSON.stringify(s.step))}, ${s.body ? byteaLiteral(s.body) : 'NULL::bytea'}, ${literal(s.partition)})`,
+    );
+    const head = `(SELECT coalesce(max(seq), ${Math.floor(applied)}) AS at FROM sandbox_log WHERE seq > ${Math.floor(applied)})`;
+    return `INSERT INTO sandbox_log (seq, step, body, log_format, code_version, partition) SELECT h.at + v.i, v.step, v.body, ${by}, v.partition FROM (VALUES ${rows.join(', ')}) AS v(i, step, body, partition) CROSS JOIN ${head} AS h RETURNING seq; `;
+  }
+
   /** The connection that appends: with standard strings, so a literal needs only its quotes doubled. */
   private async openWriter(): Promise<pg.PoolClient> {
     const client = await this.db.connect();
@@ -1291,8 +1466,9 @@ export class Replica {
     return client;
   }
 
-  private pageAfter(seq: number): string {
-    return `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log WHERE seq > ${Math.floor(seq)} ORDER BY seq LIMIT ${CATCH_UP_PAGE}`;
+  /** The steps after `seq` in order, a page of them (`limit`), or every one (null). */
+  private pageAfter(seq: number, limit: number | null = CATCH_UP_PAGE): string {
+    return `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log WHERE seq > ${Math.floor(seq)} ORDER BY seq${limit === null ? '' : ` LIMIT ${limit}`}; `;
   }
 
   /** Applies a page of committed steps; when the page was full, reads and applies the rest. */
@@ -1301,26 +1477,7 @@ export class Replica {
       // the tenants of the next run of steps are loaded together (a round trip per 200, not one per step), then
       // the idle ones dropped again before the next run
       const end = await this.prefetch(rows, at);
-      for (const r of rows.slice(at, end)) {
-        this.check(r);
-        const step = JSON.parse(r.step) as Step;
-        this.partition = r.partition ?? 'all';
-        if (this.skips(step, this.partition)) {
-          this.skip(step, this.partition, Number(r.seq));
-          continue;
-        }
-        if (this.behind.size && this.changesGlobal(step, r.body, this.partition)) await this.catchUpBehind(false);
-        await this.ensureFor(step, this.partition, false);
-        await this.apply(step, r.body, false);
-        // the directory changes the step made where it ran
-        if (step.t === 'call' && step.dir) {
-          this.directory.apply(step.dir);
-          this.touchCreated(step.dir);
-        }
-        this.count(this.partition);
-        this.noteChanges(step, this.partition, Number(r.seq));
-        this.applied = Number(r.seq);
-      }
+      for (const r of rows.slice(at, end)) await this.applyStored(r);
       at = end;
       if (at < rows.length) await this.evictIdle();
     }
@@ -1328,6 +1485,26 @@ export class Replica {
       await this.evictIdle();
       await this.catchUp(db);
     }
+  }
+
+  /** Applies (or skips) a step another instance committed, the next one after `applied`. */
+  private async applyStored(r: StoredStep): Promise<void> {
+    this.check(r);
+    this.foreignAt = performance.now();
+    const step = JSON.parse(r.step) as Step;
+    this.partition = r.partition ?? 'all';
+    if (this.skips(step, this.partition)) return this.skip(step, this.partition, Number(r.seq));
+    if (this.behind.size && this.changesGlobal(step, r.body, this.partition)) await this.catchUpBehind(false);
+    await this.ensureFor(step, this.partition, false);
+    await this.apply(step, r.body, false);
+    // the directory changes the step made where it ran
+    if (step.t === 'call' && step.dir) {
+      this.directory.apply(step.dir);
+      this.touchCreated(step.dir);
+    }
+    this.count(this.partition);
+    this.noteChanges(step, this.partition, Number(r.seq));
+    this.applied = Number(r.seq);
   }
 
   /**

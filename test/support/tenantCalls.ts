@@ -136,3 +136,21 @@ export const sliceOf = (sb: RunningSandbox, tenantId: string) =>
     header: () => undefined,
     body: null,
   });
+
+/** A tenant made through an instance's control API (scale plan). */
+export const tenantOn = async (base: string) =>
+  (await client(base, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
+    tenantId: string;
+    apiKey: string;
+  };
+
+/** The operator's reads across tenants (every tenant loaded first), without measured durations. */
+export async function acrossTenants(sb: RunningSandbox): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const path of ['/sandbox/v1/tenants', '/sandbox/v1/reviews', '/sandbox/v1/logs']) {
+    const res = await client(sb.listenUrl, ADMIN_TOKEN)('GET', path);
+    expect(res.status, `${path}: ${res.text}`).toBe(200);
+    out.push(withoutDurations(res.json));
+  }
+  return out;
+}
