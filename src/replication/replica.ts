@@ -17,8 +17,10 @@
 // step carries the version that wrote it, and a step of another version or after a gap is refused (D-138).
 // Once started, an instance skips the steps of the tenants it does not hold and applies them from the log when it
 // loads such a tenant; every tenant behind is loaded before a step that changes what tenants' steps read (D-172).
+// While other instances append, a batch of tenants' calls takes the log's lock shared and its tenants' locks instead,
+// and runs beside theirs (tenantLocks.ts, D-173).
 // Requirements: none of its own (it preserves the behaviour of every service); decisions D-112, D-113, D-21, D-138,
-// D-172.
+// D-172, D-173.
 
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
