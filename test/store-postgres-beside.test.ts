@@ -6,19 +6,23 @@
 //   and on a third instance started afterwards from the log; batches ran beside each other on both instances;
 // - while a rule of no tenant exists, a tenant's call may fire it: batches run alone, the rule fires exactly as often
 //   as its count allows across both instances, and the state of no tenant is the same on both.
+// - a tenant whose steps an instance skipped is loaded there, its skipped steps applied, before the batch of its call
+//   takes any lock: another instance's calls of it never wait for that replay.
 // The cross-instance races of store-postgres.test.ts (one request per idempotency key, wallets charged exactly to
 // zero, audit pages while both append) run on this path too: each failed with the tenants' locks left out.
 
+import pg from 'pg';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreReport } from '../src/domain/store.js';
 import { exportState } from '../src/domain/snapshot.js';
 import type { RunningSandbox } from '../src/main.js';
+import { LOG_LOCK } from '../src/replication/replica.js';
 import './support/fast-check-seed.js';
 import { withoutDurations } from './support/inProcess.js';
 import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
-import { SCREENING, submitBody } from './support/screening.js';
+import { SCREENING, submitBody, waitFor } from './support/screening.js';
 import { acrossTenants, sendTenantCalls, sliceOf, tenantCallArb, tenantOn } from './support/tenantCalls.js';
 
 const why = postgresUnavailable();
@@ -142,4 +146,36 @@ describe.skipIf(why !== null)('batches of tenants run beside other instances', (
     const globalOf = (sb: RunningSandbox) => sb.replica!.read(async () => exportState(sb.core).global);
     expect(withoutDurations(await globalOf(b))).toEqual(withoutDurations(await globalOf(a)));
   }, 120_000);
+
+  it("applies a tenant's skipped steps before its call's batch takes any lock", async () => {
+    const url = await db.another();
+    const [a, b] = await Promise.all([shared.start(url, QUICK), shared.start(url, QUICK)]);
+    running.push(a, b);
+    const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
+    const screen = (sb: RunningSandbox, key: string) =>
+      client(sb.listenUrl, key)('POST', `${SCREENING}/screen`, submitBody());
+    // T's calls on a only, U's on b: b drops T and skips its steps
+    await waitFor(async () => {
+      expect((await screen(a, t.apiKey)).status).toBe(201);
+      expect((await screen(b, u.apiKey)).status).toBe(201);
+      return b.replica!.residencyActivity().skipped! > 0 ? true : undefined;
+    }, 'steps of T skipped on b');
+    const before = b.replica!.residencyActivity().replayed!;
+    const lock = new pg.Client({ connectionString: url });
+    await lock.connect();
+    try {
+      // with the log's lock held elsewhere, T's call on b waits for it, its skipped steps already applied
+      await lock.query('SELECT pg_advisory_lock($1)', [LOG_LOCK]);
+      const call = screen(b, t.apiKey);
+      await waitFor(
+        () => (b.replica!.residencyActivity().replayed! > before ? true : undefined),
+        "T's skipped steps applied on b while the log's lock is held elsewhere",
+      );
+      await lock.query('SELECT pg_advisory_unlock($1)', [LOG_LOCK]);
+      expect((await call).status).toBe(201);
+    } finally {
+      await lock.end();
+    }
+    expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
+  }, 60_000);
 });

@@ -1194,8 +1194,18 @@ export class Replica {
     const writes = batch.some((i) => i.step !== null);
     const results: { item: Item; ok: boolean; value: unknown }[] = [];
     // tenants' calls run beside other instances' batches, under their tenants' locks (D-173)
-    let beside = writes && !this.held ? this.besideTenants(batch) : null;
+    let beside: string[] | null = null;
     try {
+      // the tenants of the batch whose steps were skipped here are loaded first, outside any lock: their skipped steps
+      // are committed, and applying them takes none; under a lock, another instance's calls of them would wait (D-173)
+      if (this.behind.size && !this.held && !this.besideHeld) {
+        const ids = new Set<string>();
+        for (const item of batch)
+          if (item.tenant && this.behind.has(item.tenant) && this.directory.hasTenant(item.tenant))
+            ids.add(item.tenant);
+        if (ids.size) await this.loadTenants([...ids], false);
+      }
+      beside = writes && !this.held ? this.besideTenants(batch) : null;
       const held = this.besideHeld;
       this.besideHeld = null;
       if (held) {
