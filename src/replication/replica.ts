@@ -1306,25 +1306,27 @@ export class Replica {
         // (never waiting: those not granted are given up with the transaction at the next round trip)
         const waiting = this.besideWanted() ? this.queuedTenants(64) : [];
         const next = waiting.length
-          ? ` BEGIN; SELECT pg_try_advisory_xact_lock_shared(${LOG_LOCK}) AS shared, ${tryTenantLocksSql(waiting)} AS tenants; ${this.pageAfter(this.applied)}`
+          ? ` BEGIN; SELECT pg_try_advisory_xact_lock_shared(${LOG_LOCK}) AS shared, ${tryTenantLocksSql(waiting)} AS tenants;`
           : '';
+        // the append's lock is held for the INSERT and the commit only; the steps other batches appended before these
+        // (and after them) are read once it is committed, in the same round trip
         const out = (await this.writer!.query(
-          `SELECT pg_advisory_xact_lock(${APPEND_LOCK}); ${this.pageAfter(this.applied)}${done.length ? this.insertAfter(done, this.applied) : ''}${dir()}${notify}COMMIT;${next}`,
+          `SELECT pg_advisory_xact_lock(${APPEND_LOCK}); ${done.length ? this.insertAfter(done, this.applied) : ''}${dir()}${notify}COMMIT;${next} ${this.pageAfter(this.applied)}`,
         )) as unknown as pg.QueryResult[];
+        const page = out[out.length - 1].rows as StoredStep[];
+        const mine = done.length ? (out[1].rows as { seq: string }[]).map((r) => Number(r.seq)) : [];
+        const first = mine.length ? Math.min(...mine) : Infinity;
+        const between = page.filter((r) => Number(r.seq) < first);
         let after: StoredStep[] | null = null;
         if (waiting.length) {
           const { shared, tenants } = out[out.length - 2].rows[0] as { shared: boolean; tenants: boolean };
-          // the page read after the commit holds the steps appended between, and these: those after them are kept
-          // (a full page is read again by the next batch)
-          after = out[out.length - 1].rows as StoredStep[];
-          if (!shared || !tenants || after.length === CATCH_UP_PAGE) {
+          // the steps after these, read under those locks (a full page is read again by the next batch)
+          after = page.length === CATCH_UP_PAGE ? null : page.filter((r) => Number(r.seq) > first + done.length - 1);
+          if (!shared || !tenants || !after) {
             this.partlyHeld = true;
             after = null;
           }
         }
-        const between = out[1].rows as StoredStep[];
-        const mine = done.length ? (out[2].rows as { seq: string }[]).map((r) => Number(r.seq)) : [];
-        const first = mine.length ? Math.min(...mine) : Infinity;
         // a full page: the rest of the steps appended before these (never, but for an instance held up for long)
         while (between.length % CATCH_UP_PAGE === 0 && between.length && first !== Infinity) {
           const after = Number(between[between.length - 1].seq);
@@ -1351,8 +1353,7 @@ export class Replica {
           done[i].seq = last + 1 + i;
           this.noteChanges(done[i].step, done[i].partition, done[i].seq, fired[i]);
         }
-        const head = last + done.length;
-        if (after) this.besideHeld = { tenants: new Set(waiting), page: after.filter((r) => Number(r.seq) > head) };
+        if (after) this.besideHeld = { tenants: new Set(waiting), page: after };
       } else if (this.held) {
         // when more calls wait, the same round trip opens their transaction and tries the lock again: it is
         // granted only when no other instance waits for it (the commit hands it to a waiting one first); not while
