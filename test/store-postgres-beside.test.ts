@@ -6,6 +6,7 @@
 //   and on a third instance started afterwards from the log; batches ran beside each other on both instances;
 // - while a rule of no tenant exists, a tenant's call may fire it: batches run alone, the rule fires exactly as often
 //   as its count allows across both instances, and the state of no tenant is the same on both.
+// - the calls of tenants with a webhook listener connected (its board belongs to every tenant) run alone;
 // - a tenant whose steps an instance skipped is loaded there, its skipped steps applied, before the batch of its call
 //   takes any lock: another instance's calls of it never wait for that replay.
 // The cross-instance races of store-postgres.test.ts (one request per idempotency key, wallets charged exactly to
@@ -22,6 +23,7 @@ import './support/fast-check-seed.js';
 import { withoutDurations } from './support/inProcess.js';
 import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
+import { killListenersAfterEach, listen, startReceiver } from './support/listen.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
 import { acrossTenants, sendTenantCalls, sliceOf, tenantCallArb, tenantOn } from './support/tenantCalls.js';
 
@@ -46,6 +48,7 @@ const chainArb = fc.record({
 });
 
 describe.skipIf(why !== null)('batches of tenants run beside other instances', () => {
+  killListenersAfterEach();
   let db: TestDatabase;
   const running: RunningSandbox[] = [];
   beforeAll(async () => {
@@ -178,4 +181,34 @@ describe.skipIf(why !== null)('batches of tenants run beside other instances', (
     }
     expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
   }, 60_000);
+
+  it('runs the batches of tenants with a webhook listener connected alone', async () => {
+    const url = await db.another();
+    const [a, b] = await Promise.all([shared.start(url, QUICK), shared.start(url, QUICK)]);
+    running.push(a, b);
+    const rx = await startReceiver();
+    try {
+      const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(b.listenUrl)];
+      await listen(b.listenUrl, t.apiKey, rx.url);
+      await listen(a.listenUrl, u.apiKey, rx.url);
+      const burst = async () => {
+        const out = await Promise.all(
+          [t, u].flatMap((x, i) =>
+            Array.from({ length: 10 }, () =>
+              client((i ? b : a).listenUrl, x.apiKey)('POST', `${SCREENING}/screen`, submitBody()),
+            ),
+          ),
+        );
+        for (const res of out) expect(res.status, res.text).toBe(201);
+      };
+      await burst();
+      const before = [await batches(a), await batches(b)];
+      await burst();
+      const after = [await batches(a), await batches(b)];
+      expect(after.map((x) => x.beside)).toEqual(before.map((x) => x.beside));
+      expect(after[0].alone + after[1].alone).toBeGreaterThan(before[0].alone + before[1].alone);
+    } finally {
+      await rx.close();
+    }
+  }, 90_000);
 });

@@ -1380,8 +1380,8 @@ export class Replica {
       // what ran here may not be in the log: this instance's memory can no longer be trusted
       this.writer?.release(err as Error);
       this.writer = null;
-      this.held = null;
-      this.opened = false;
+      this.held = this.besideHeld = null;
+      this.opened = this.partlyHeld = false;
       this.stop(err, batch);
       return;
     }
@@ -1416,17 +1416,20 @@ export class Replica {
   /**
    * The tenants whose locks a batch takes to run beside other instances' (D-173), or null when it must run under the
    * log's lock alone: a batch runs beside others' only when they append now, and when it holds only calls and reads
-   * routed to tenants, none of which may change the state of no tenant (a rule of no tenant, a sign-in).
+   * routed to tenants, none of which may change the state of no tenant (a rule of no tenant, a sign-in, a webhook
+   * listener of its tenant).
    */
   private besideTenants(batch: readonly Item[]): string[] | null {
     if (!this.started || this.scratch || !this.besideWanted()) return null;
     // the first batch under the lock compares the directory with the state (the demo tenants)
     if (this.dirSource && !this.dirChecked) return null;
     if (this.couplings?.rulesOfNoTenant()) return null;
+    // a tenant with a webhook listener connected hands attempts to the listeners' board, which is every tenant's
+    const listened = new Set(this.listenerTenants.values());
     const tenants = new Set<string>();
     for (const item of batch) {
       const tenantId = item.tenant;
-      if (!tenantId || !this.directory.hasTenant(tenantId)) return null;
+      if (!tenantId || !this.directory.hasTenant(tenantId) || listened.has(tenantId)) return null;
       const step = item.step;
       if (step) {
         if (step.t !== 'call') return null;
