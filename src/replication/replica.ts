@@ -1300,8 +1300,6 @@ export class Replica {
       const dir = () =>
         directorySql([...this.dirExtra.splice(0), ...done.flatMap((d) => (d.step.t === 'call' && d.step.dir) || [])]);
       if (beside) {
-        // under the append's lock: the steps other batches appended since the page read above (of other tenants:
-        // these tenants' locks and the log's are held), then these steps after them
         // when more calls of tenants wait, the same round trip opens their transaction and tries their locks again
         // (never waiting: those not granted are given up with the transaction at the next round trip)
         const waiting = this.besideWanted() ? this.queuedTenants(64) : [];
@@ -1309,7 +1307,8 @@ export class Replica {
           ? ` BEGIN; SELECT pg_try_advisory_xact_lock_shared(${LOG_LOCK}) AS shared, ${tryTenantLocksSql(waiting)} AS tenants;`
           : '';
         // the append's lock is held for the INSERT and the commit only; the steps other batches appended before these
-        // (and after them) are read once it is committed, in the same round trip
+        // (of other tenants: these tenants' locks and the log's are held) and after them are read once it is
+        // committed, in the same round trip
         const out = (await this.writer!.query(
           `SELECT pg_advisory_xact_lock(${APPEND_LOCK}); ${done.length ? this.insertAfter(done, this.applied) : ''}${dir()}${notify}COMMIT;${next} ${this.pageAfter(this.applied)}`,
         )) as unknown as pg.QueryResult[];
