@@ -14,14 +14,14 @@
 
 import pg from 'pg';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StoreReport } from '../src/domain/store.js';
 import { exportState } from '../src/domain/snapshot.js';
 import type { RunningSandbox } from '../src/main.js';
 import { LOG_LOCK } from '../src/replication/replica.js';
 import './support/fast-check-seed.js';
 import { withoutDurations } from './support/inProcess.js';
-import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { instancesPerTest, postgresUnavailable, sharedInstances } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { killListenersAfterEach, listen, startReceiver } from './support/listen.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
@@ -49,21 +49,10 @@ const chainArb = fc.record({
 
 describe.skipIf(why !== null)('batches of tenants run beside other instances', () => {
   killListenersAfterEach();
-  let db: TestDatabase;
-  const running: RunningSandbox[] = [];
-  beforeAll(async () => {
-    db = await startTestDatabase();
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all(running.map((sb) => sb.close()));
-    await db?.stop();
-    expect(shared.failures).toEqual([]);
-  });
+  const { start, pair } = instancesPerTest(shared);
 
   it('drawn calls sent at once to two instances leave the state a start from the log rebuilds', async () => {
-    const url = await db.another();
-    const [a, b] = await Promise.all([shared.start(url, QUICK), shared.start(url, QUICK)]);
-    running.push(a, b);
+    const { url, a, b } = await pair(QUICK);
     let run = 0;
     const ids = new Set<string>();
     await fc.assert(
@@ -105,8 +94,7 @@ describe.skipIf(why !== null)('batches of tenants run beside other instances', (
     expect(ba.beside, 'batches beside on a').toBeGreaterThan(0);
     expect(bb.beside, 'batches beside on b').toBeGreaterThan(0);
     // a third instance, started now, applies the log in its order: the same state as the two that ran it
-    const c = await shared.start(url, QUICK);
-    running.push(c);
+    const c = await start(url, QUICK);
     for (const id of ids) {
       const onA = await sliceOf(a, id);
       expect(await sliceOf(b, id), `tenant ${id} on b`).toEqual(onA);
@@ -116,9 +104,7 @@ describe.skipIf(why !== null)('batches of tenants run beside other instances', (
   }, 300_000);
 
   it('runs batches alone while a rule of no tenant may fire, which fires exactly its count across both instances', async () => {
-    const url = await db.another();
-    const [a, b] = await Promise.all([shared.start(url, QUICK), shared.start(url, QUICK)]);
-    running.push(a, b);
+    const { a, b } = await pair(QUICK);
     const tenants = await Promise.all(Array.from({ length: 4 }, (_, i) => tenantOn((i % 2 ? b : a).listenUrl)));
     const burst = () =>
       Promise.all(
@@ -151,9 +137,7 @@ describe.skipIf(why !== null)('batches of tenants run beside other instances', (
   }, 120_000);
 
   it("applies a tenant's skipped steps before its call's batch takes any lock", async () => {
-    const url = await db.another();
-    const [a, b] = await Promise.all([shared.start(url, QUICK), shared.start(url, QUICK)]);
-    running.push(a, b);
+    const { url, a, b } = await pair(QUICK);
     const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
     const screen = (sb: RunningSandbox, key: string) =>
       client(sb.listenUrl, key)('POST', `${SCREENING}/screen`, submitBody());
@@ -183,9 +167,7 @@ describe.skipIf(why !== null)('batches of tenants run beside other instances', (
   }, 60_000);
 
   it('runs the batches of tenants with a webhook listener connected alone', async () => {
-    const url = await db.another();
-    const [a, b] = await Promise.all([shared.start(url, QUICK), shared.start(url, QUICK)]);
-    running.push(a, b);
+    const { a, b } = await pair(QUICK);
     const rx = await startReceiver();
     try {
       const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(b.listenUrl)];

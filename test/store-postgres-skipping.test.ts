@@ -10,7 +10,7 @@
 
 import pg from 'pg';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StoreReport } from '../src/domain/store.js';
 import { exportState } from '../src/domain/snapshot.js';
 import type { RunningSandbox } from '../src/main.js';
@@ -19,7 +19,7 @@ import './support/fast-check-seed.js';
 import { DashboardClient } from './support/dashboard.js';
 import { withoutDurations } from './support/inProcess.js';
 import { spawnCliInstance } from './support/instances.js';
-import { postgresUnavailable, sharedInstances, startTestDatabase, type TestDatabase } from './support/postgres.js';
+import { instancesPerTest, postgresUnavailable, sharedInstances } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
 import { acrossTenants, sendTenantCalls, sliceOf, tenantCallArb, tenantOn } from './support/tenantCalls.js';
@@ -63,21 +63,10 @@ const spawn = (url: string, env: Record<string, string> = {}) =>
   spawnCliInstance(url, { adminToken: ADMIN_TOKEN, publicUrl: PUBLIC_URL }, { env });
 
 describe.skipIf(why !== null)('skipping the steps of tenants an instance does not hold', () => {
-  let db: TestDatabase;
-  const running: RunningSandbox[] = [];
-  beforeAll(async () => {
-    db = await startTestDatabase();
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all(running.map((sb) => sb.close()));
-    await db?.stop();
-    expect(shared.failures).toEqual([]);
-  });
+  const { database, start, pair } = instancesPerTest(shared);
 
   it('every tenant is the same on both instances after drawn calls over both, its skipped steps replayed', async () => {
-    const url = await db.another();
-    const [a, b] = await Promise.all([shared.start(url, QUICK), shared.start(url, QUICK)]);
-    running.push(a, b);
+    const { a, b } = await pair(QUICK);
     let run = 0;
     const ids = new Set<string>();
     await fc.assert(
@@ -97,9 +86,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
   }, 240_000);
 
   it("applies everywhere a tenant's call that changed the state of no tenant", async () => {
-    const url = await db.another();
-    const [a, b] = await Promise.all([shared.start(url, QUICK), shared.start(url, QUICK)]);
-    running.push(a, b);
+    const { a, b } = await pair(QUICK);
     const admin = client(a.listenUrl, ADMIN_TOKEN);
     // T's calls run on a only, U's on b only: each instance drops the other's tenant
     const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
@@ -140,11 +127,9 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
   }, 120_000);
 
   it('keeps a tenant whose call waits here, however long, though its steps come from the other instance', async () => {
-    const url = await db.another();
     // every batch cut after its first step: a call can wait in the queue across a batch and the drops after it
     const timing = { replicaTiming: { foreignIdleMs: 300, foreignIdleCalls: 0, sweepMs: 200, batchBudgetMs: 0 } };
-    const [a, b] = await Promise.all([shared.start(url, timing), shared.start(url, timing)]);
-    running.push(a, b);
+    const { url, a, b } = await pair(timing);
     const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
     const lock = new pg.Client({ connectionString: url });
     await lock.connect();
@@ -169,10 +154,8 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
   }, 60_000);
 
   it('drops a tenant served elsewhere only once enough calls of other tenants arrived here since its last', async () => {
-    const url = await db.another();
     const timing = { replicaTiming: { foreignIdleMs: 0, foreignIdleCalls: 4, sweepMs: 200 } };
-    const [a, b] = await Promise.all([shared.start(url, timing), shared.start(url, timing)]);
-    running.push(a, b);
+    const { a, b } = await pair(timing);
     const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
     // b serves T once, then only U; T's calls go on on a
     expect((await screen(b.listenUrl, t.apiKey)).status).toBe(201);
@@ -189,10 +172,9 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
   }, 60_000);
 
   it('takes up the timers of a tenant whose instance was killed, with no call of it', async () => {
-    const url = await db.another();
+    const url = await database();
     const doomed = await spawn(url);
-    const survivor = await shared.start(url, QUICK);
-    running.push(survivor);
+    const survivor = await start(url, QUICK);
     try {
       const admin = client(doomed.base, ADMIN_TOKEN);
       const t = (await admin('POST', '/sandbox/v1/tenants', { planTier: 'scale' })).json as {
@@ -232,7 +214,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
   }, 90_000);
 
   it('a start from a snapshot whose instance skipped steps applies them: the log keeps them through pruning', async () => {
-    const url = await db.another();
+    const url = await database();
     // the doomed instance writes no snapshot; the other writes one every 5 steps and prunes
     const doomed = await spawn(url, { SANDBOX_SNAPSHOT_EVERY: '1000000' });
     const writer = await shared.start(url, {
@@ -257,8 +239,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     // the writer stops before it notices: its snapshot holds no part of T, only that its steps were skipped, and it
     // prunes the log up to the older snapshot it keeps
     await writer.close();
-    const c = await shared.start(url);
-    running.push(c);
+    const c = await start(url);
     const rows = await sql<{ log_from: string | null; first: string }>(
       url,
       'SELECT log_from, (SELECT min(seq) FROM sandbox_log) AS first FROM sandbox_snapshots ORDER BY seq LIMIT 1',

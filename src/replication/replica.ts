@@ -694,6 +694,8 @@ export class Replica {
   /** Applies, after each tenant just loaded, its steps skipped here that its stored state does not hold (D-172). */
   private async replayBehind(loaded: readonly { tenantId: string; seq: number }[]): Promise<void> {
     const was = this.partition;
+    // the log's first step, read once (pruning never passes the first step skipped here, D-172)
+    let logFirst: string | null | undefined;
     try {
       for (const { tenantId, seq } of loaded) {
         const b = this.behind.get(tenantId);
@@ -702,12 +704,11 @@ export class Replica {
         if (seq >= b.last) continue;
         // the log still holds every step after the stored state that the tenant may have (none was pruned)
         const from = Math.max(b.first, seq + 1);
-        const { rows: head } = await this.db.query<{ first: string | null }>(
-          'SELECT min(seq) AS first FROM sandbox_log',
-        );
-        if (head[0].first === null || Number(head[0].first) > from)
+        logFirst ??= (await this.db.query<{ first: string | null }>('SELECT min(seq) AS first FROM sandbox_log'))
+          .rows[0].first;
+        if (logFirst === null || Number(logFirst) > from)
           throw new Error(
-            `the steps of tenant ${tenantId} skipped here (from step ${from}) are no longer in the log (it starts at step ${head[0].first ?? 'none'})`,
+            `the steps of tenant ${tenantId} skipped here (from step ${from}) are no longer in the log (it starts at step ${logFirst ?? 'none'})`,
           );
         const { count, last } = await this.applyTenantSteps(this, tenantId, seq, b.last);
         if (last !== b.last) throw new Error(`step ${b.last} of tenant ${tenantId}, skipped here, is not in the log`);
@@ -840,11 +841,8 @@ export class Replica {
   }
 
   /** The tenants with calls or reads waiting here: queued, or parked while their state is read. */
-  private readonly waitingTenants = (): ReadonlySet<string> => {
-    const out = new Set<string>(this.prefetching.keys());
-    for (const item of this.queue) if (item.tenant) out.add(item.tenant);
-    return out;
-  };
+  private readonly waitingTenants = (): ReadonlySet<string> =>
+    new Set([...this.prefetching.keys(), ...this.queuedTenants(Infinity)]);
 
   /** Between batches: drops the tenants whose stored state the background drop wrote (evictInBackground). */
   private dropWritten(): void {
@@ -1330,9 +1328,7 @@ export class Replica {
         while (between.length % CATCH_UP_PAGE === 0 && between.length && first !== Infinity) {
           const after = Number(between[between.length - 1].seq);
           if (after + 1 >= first) break;
-          const { rows } = await this.db.query<StoredStep>(
-            `${this.pageAfter(after)}`.replace('ORDER BY', `AND seq < ${first} ORDER BY`),
-          );
+          const { rows } = await this.db.query<StoredStep>(this.pageAfter(after, first));
           between.push(...rows);
           if (rows.length < CATCH_UP_PAGE) break;
         }
@@ -1424,11 +1420,11 @@ export class Replica {
     if (this.dirSource && !this.dirChecked) return null;
     if (this.couplings?.rulesOfNoTenant()) return null;
     // a tenant with a webhook listener connected hands attempts to the listeners' board, which is every tenant's
-    const listened = new Set(this.listenerTenants.values());
+    const listened = this.listenerTenants.size ? new Set(this.listenerTenants.values()) : null;
     const tenants = new Set<string>();
     for (const item of batch) {
       const tenantId = item.tenant;
-      if (!tenantId || !this.directory.hasTenant(tenantId) || listened.has(tenantId)) return null;
+      if (!tenantId || !this.directory.hasTenant(tenantId) || listened?.has(tenantId)) return null;
       const step = item.step;
       if (step) {
         if (step.t !== 'call') return null;
@@ -1450,13 +1446,20 @@ export class Replica {
 
   /** The INSERT of the steps as one statement of literals, so it can share a round trip with COMMIT. */
   private insertOf(steps: LoggedStep[]): string {
+    const by = this.writerLiterals();
+    const rows = steps.map((s) => `(${s.seq}, ${this.stepLiterals(s)}, ${by})`);
+    return `INSERT INTO sandbox_log (seq, step, body, partition, log_format, code_version) VALUES ${rows.join(', ')}; `;
+  }
+
+  /** A step's columns as literals: its JSON, its body and its partition. */
+  private stepLiterals(s: LoggedStep): string {
+    return `${literal(JSON.stringify(s.step))}, ${s.body ? byteaLiteral(s.body) : 'NULL::bytea'}, ${literal(s.partition)}`;
+  }
+
+  /** Who writes the steps, as literals: the log format and the code version. */
+  private writerLiterals(): string {
     const { logFormat, codeVersion } = this.options.writer;
-    const by = `${Math.floor(logFormat)}, ${literal(codeVersion)}`;
-    const rows = steps.map(
-      (s) =>
-        `(${s.seq}, ${literal(JSON.stringify(s.step))}, ${s.body ? byteaLiteral(s.body) : 'NULL'}, ${by}, ${literal(s.partition)})`,
-    );
-    return `INSERT INTO sandbox_log (seq, step, body, log_format, code_version, partition) VALUES ${rows.join(', ')}; `;
+    return `${Math.floor(logFormat)}, ${literal(codeVersion)}`;
   }
 
   /**
@@ -1464,14 +1467,9 @@ export class Replica {
    * or a step another batch appended since; answers their numbers.
    */
   private insertAfter(steps: LoggedStep[], applied: number): string {
-    const { logFormat, codeVersion } = this.options.writer;
-    const by = `${Math.floor(logFormat)}, ${literal(codeVersion)}`;
-    const rows = steps.map(
-      (s, i) =>
-        `(${i + 1}, ${literal(JSON.stringify(s.step))}, ${s.body ? byteaLiteral(s.body) : 'NULL::bytea'}, ${literal(s.partition)})`,
-    );
+    const rows = steps.map((s, i) => `(${i + 1}, ${this.stepLiterals(s)})`);
     const head = `(SELECT coalesce(max(seq), ${Math.floor(applied)}) AS at FROM sandbox_log WHERE seq > ${Math.floor(applied)})`;
-    return `INSERT INTO sandbox_log (seq, step, body, log_format, code_version, partition) SELECT h.at + v.i, v.step, v.body, ${by}, v.partition FROM (VALUES ${rows.join(', ')}) AS v(i, step, body, partition) CROSS JOIN ${head} AS h RETURNING seq; `;
+    return `INSERT INTO sandbox_log (seq, step, body, partition, log_format, code_version) SELECT h.at + v.i, v.step, v.body, v.partition, ${this.writerLiterals()} FROM (VALUES ${rows.join(', ')}) AS v(i, step, body, partition) CROSS JOIN ${head} AS h RETURNING seq; `;
   }
 
   /** The connection that appends: with standard strings, so a literal needs only its quotes doubled. */
@@ -1481,9 +1479,10 @@ export class Replica {
     return client;
   }
 
-  /** The steps after `seq` in order, a page of them (`limit`), or every one (null). */
-  private pageAfter(seq: number, limit: number | null = CATCH_UP_PAGE): string {
-    return `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log WHERE seq > ${Math.floor(seq)} ORDER BY seq${limit === null ? '' : ` LIMIT ${limit}`}; `;
+  /** A page of the steps after `seq`, in order (only those before `before`, when given). */
+  private pageAfter(seq: number, before?: number): string {
+    const upTo = before === undefined ? '' : ` AND seq < ${Math.floor(before)}`;
+    return `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log WHERE seq > ${Math.floor(seq)}${upTo} ORDER BY seq LIMIT ${CATCH_UP_PAGE}; `;
   }
 
   /** Applies a page of committed steps; when the page was full, reads and applies the rest. */

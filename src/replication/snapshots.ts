@@ -46,29 +46,28 @@ export interface CarriedPart {
  * A tenant's newest stored state, as a LATERAL subquery: its row in `sandbox_tenant_states` or its part of a
  * (committed) snapshot, whichever is newer, at or before step `upTo` and, when `since` is given, at or after it
  * (D-150, D-152). `tenant`, `upTo` and `since` are SQL expressions; the columns are seq, data, raw_bytes,
- * snapshot_format and code_version. Each side is read through its `(tenant, seq)` key, newest first.
+ * snapshot_format and code_version (seq alone with `seqOnly`). Each side is read through its `(tenant, seq)` key,
+ * newest first.
  */
-export function newestStoredState(tenant: string, upTo: string, since?: string): string {
+export function newestStoredState(tenant: string, upTo: string, since?: string, seqOnly = false): string {
   const from = (col: string) => (since === undefined ? '' : ` AND ${col} >= ${since}`);
-  return `(SELECT c.seq, c.data, c.raw_bytes, c.snapshot_format, c.code_version FROM (
-       (SELECT seq, data, raw_bytes, snapshot_format, code_version FROM sandbox_tenant_states
+  const rest = (cols: string) => (seqOnly ? '' : `, ${cols}`);
+  return `(SELECT c.seq${rest('c.data, c.raw_bytes, c.snapshot_format, c.code_version')} FROM (
+       (SELECT seq${rest('data, raw_bytes, snapshot_format, code_version')} FROM sandbox_tenant_states
          WHERE tenant_id = ${tenant} AND seq <= ${upTo}${from('seq')} ORDER BY seq DESC LIMIT 1)
        UNION ALL
-       (SELECT p.seq, p.data, p.raw_bytes, s.snapshot_format, s.code_version
+       (SELECT p.seq${rest('p.data, p.raw_bytes, s.snapshot_format, s.code_version')}
           FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
          WHERE p.part = ${tenant} AND p.seq <= ${upTo}${from('p.seq')} ORDER BY p.seq DESC LIMIT 1)
      ) c ORDER BY c.seq DESC LIMIT 1)`;
 }
 
 /**
- * The step of each tenant's ($1) newest stored state at or before step $2, as `newestStoredState` finds it (a row
- * or a committed snapshot's part), without reading its data (D-172).
+ * The step of each tenant's ($1) newest stored state at or before step $2, as `newestStoredState` finds it, without
+ * reading its data; null for a tenant with none (D-172).
  */
-export const NEWEST_STORED_SEQ_SQL = `SELECT t.id, greatest(
-    (SELECT max(seq) FROM sandbox_tenant_states WHERE tenant_id = t.id AND seq <= $2),
-    (SELECT max(p.seq) FROM sandbox_snapshot_parts p JOIN sandbox_snapshots s ON s.seq = p.seq
-      WHERE p.part = t.id AND p.seq <= $2)) AS seq
-  FROM unnest($1::text[]) AS t(id)`;
+export const NEWEST_STORED_SEQ_SQL = `SELECT t.id, n.seq FROM unnest($1::text[]) AS t(id)
+  LEFT JOIN LATERAL ${newestStoredState('t.id', '$2', undefined, true)} n ON true`;
 
 /**
  * Copies the carried parts into the snapshot of step $1: for each, its newest stored state between its `since` and

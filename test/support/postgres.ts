@@ -193,3 +193,34 @@ export function twoSharedInstances(
     expect(shared.failures).toEqual([]);
   });
 }
+
+/**
+ * Inside a describe: a throwaway cluster for its tests, each of which takes a database of its own (`database`) and
+ * instances on it (`start`, or two at once with `pair`); after them, every instance started so closed, the cluster
+ * stopped, and no store failure reported.
+ */
+export function instancesPerTest(shared: SharedInstances) {
+  let db: TestDatabase | undefined;
+  const running: RunningSandbox[] = [];
+  beforeAll(async () => {
+    db = await startTestDatabase();
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(running.map((sb) => sb.close()));
+    await db?.stop();
+    expect(shared.failures).toEqual([]);
+  });
+  const database = () => db!.another();
+  const start = async (url: string, extra: ConfigInput & StoreHooks = {}) => {
+    const sb = await shared.start(url, extra);
+    running.push(sb);
+    return sb;
+  };
+  /** A database of its own and two instances on it, started together. */
+  const pair = async (extra: ConfigInput & StoreHooks = {}) => {
+    const url = await database();
+    const [a, b] = await Promise.all([start(url, extra), start(url, extra)]);
+    return { url, a, b };
+  };
+  return { database, start, pair };
+}
