@@ -7,6 +7,7 @@
 //   by every instance: the global state is the same on both;
 // - the instance holding a tenant killed, the other takes its timers up without a call of it;
 // - a start from a snapshot whose instance skipped a tenant's steps applies them (the log kept them).
+// - before a step of no tenant, only the tenants behind whose skipped steps no stored state covers are loaded.
 
 import pg from 'pg';
 import fc from 'fast-check';
@@ -252,4 +253,37 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     expect(JSON.stringify(slice)).toContain('"name":"skipped"');
     expect(withoutDurations(await c.replica!.rebuildTenant(t.tenantId))).toEqual(slice);
   }, 120_000);
+
+  it('loads before a step of no tenant only the tenants behind whose skipped steps no stored state covers', async () => {
+    const { url, a, b } = await pair({ ...QUICK, snapshotEvery: 1 });
+    const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(b.listenUrl)];
+    // T's calls on a only, U's on b: b drops T and skips its steps
+    await waitFor(async () => {
+      expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+      expect((await screen(b.listenUrl, u.apiKey)).status).toBe(201);
+      return (await residency(b)).skipped! > 0 ? true : undefined;
+    }, 'steps of T skipped on b');
+    // a snapshot of a, which holds T, at or after T's last step; then b's sweeps learn that it covers T
+    const [{ last }] = await sql<{ last: string }>(
+      url,
+      `SELECT max(seq) AS last FROM sandbox_log WHERE partition = '${t.tenantId}'`,
+    );
+    await waitFor(async () => {
+      const [{ seq }] = await sql<{ seq: string | null }>(url, 'SELECT max(seq) AS seq FROM sandbox_snapshots');
+      return seq !== null && Number(seq) >= Number(last) ? true : undefined;
+    }, "a snapshot covering T's last step");
+    await new Promise((r) => setTimeout(r, 1_000));
+    const before = b.replica!.residencyActivity();
+    expect(before.behind).toBeGreaterThan(0);
+    // a rule of no tenant made through b: the tenants behind whose steps no stored state covers are loaded first
+    const rule = await client(b.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/faults', {
+      path: `${SCREENING}/screen`,
+      mode: 'status',
+      status: 503,
+      count: 1,
+    });
+    expect(rule.status, rule.text).toBe(201);
+    expect(b.replica!.residencyActivity().loaded).toBe(before.loaded);
+    expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
+  }, 60_000);
 });
