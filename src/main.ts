@@ -71,6 +71,8 @@ export interface StoreHooks {
    * copied; a difference is a store failure.
    */
   verifyCarriedParts?: boolean;
+  /** Tests only: runs once a shared instance chose the snapshot it starts from, before it reads it. */
+  beforeStart?: () => Promise<void>;
 }
 
 export async function startSandbox(
@@ -153,6 +155,7 @@ export async function startSandbox(
           },
         };
       });
+      await input.beforeStart?.();
       await shared.replica.start();
       holder.app = { fetch: fetches.main };
       holder.anon = { fetch: fetches.anon };
@@ -168,6 +171,7 @@ export async function startSandbox(
     await Promise.all([closeServer(server), closeServer(anonServer)]);
     throw err;
   }
+  let closing: Promise<void> | null = null;
   return {
     core,
     baseUrl: settings.publicUrl,
@@ -176,9 +180,13 @@ export async function startSandbox(
     adminToken: settings.adminToken,
     fastPathCalls: () => (holder.fast ?? holder.stepFast)?.taken ?? 0,
     replica: shared?.replica ?? null,
-    async close() {
-      await core.store.close();
-      await Promise.all([closeServer(server), closeServer(anonServer)]);
+    // once, however often it is called (a test or an embedding process may stop it twice)
+    close() {
+      closing ??= (async () => {
+        await core.store.close();
+        await Promise.all([closeServer(server), closeServer(anonServer)]);
+      })();
+      return closing;
     },
   };
 }

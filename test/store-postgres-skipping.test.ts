@@ -2,11 +2,13 @@
 // on another instance is dropped here after a while, its steps are skipped, and they are applied from the log when
 // the tenant is loaded here again. Checked through real instances on a real PostgreSQL:
 // - drawn calls of tenants over two instances leave every tenant's slice, read on either, the same, and the
-//   operator's reads across tenants alike; steps were skipped and replayed;
+//   operator's reads across tenants alike; steps were skipped and replayed; an instance started from their snapshots
+//   while they run, and one started after the three stopped at once, hold every tenant the same;
 // - a tenant's call that changed the state of no tenant (a rule of no tenant fired, a failed sign-in) is applied
 //   by every instance: the global state is the same on both;
 // - the instance holding a tenant killed, the other takes its timers up without a call of it;
-// - a start from a snapshot whose instance skipped a tenant's steps applies them (the log kept them).
+// - a start from a snapshot whose instance skipped a tenant's steps applies them (the log kept them), also when the
+//   tenant is loaded by a later step of it that the start replays.
 // - before a step of no tenant, only the tenants behind whose skipped steps no stored state covers are loaded.
 
 import pg from 'pg';
@@ -20,7 +22,7 @@ import './support/fast-check-seed.js';
 import { DashboardClient } from './support/dashboard.js';
 import { withoutDurations } from './support/inProcess.js';
 import { spawnCliInstance } from './support/instances.js';
-import { instancesPerTest, postgresUnavailable, sharedInstances } from './support/postgres.js';
+import { instancesPerTest, postgresUnavailable, sharedInstances, sqlRows as sql } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { SCREENING, submitBody, waitFor } from './support/screening.js';
 import { acrossTenants, sendTenantCalls, sliceOf, tenantCallArb, tenantOn } from './support/tenantCalls.js';
@@ -47,16 +49,6 @@ const globalOf = (sb: RunningSandbox) =>
     return { faults: g.faults, accounts: g.accounts };
   });
 
-async function sql<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
-  const pgc = new pg.Client({ connectionString: url });
-  await pgc.connect();
-  try {
-    return (await pgc.query<R>(text)).rows;
-  } finally {
-    await pgc.end();
-  }
-}
-
 /** A submit of the key's tenant through an instance. */
 const screen = (base: string, key: string) => client(base, key)('POST', `${SCREENING}/screen`, submitBody());
 
@@ -67,7 +59,8 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
   const { database, start, pair } = instancesPerTest(shared);
 
   it('every tenant is the same on both instances after drawn calls over both, its skipped steps replayed', async () => {
-    const { a, b } = await pair(QUICK);
+    // snapshots every 10 steps: the third instance below starts from one
+    const { url, a, b } = await pair({ ...QUICK, snapshotEvery: 10 });
     let run = 0;
     const ids = new Set<string>();
     await fc.assert(
@@ -84,6 +77,16 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     const [ra, rb] = [await residency(a), await residency(b)];
     expect(ra.skipped! + rb.skipped!).toBeGreaterThan(0);
     expect(ra.replayed! + rb.replayed!).toBeGreaterThan(0);
+    // a third instance, started from the snapshots the two wrote (each listing the tenants it skipped) while they run,
+    // and a fourth from the snapshot of the two stopping at once: every tenant as the two left it
+    const slices = new Map<string, unknown>();
+    for (const id of ids) slices.set(id, await sliceOf(a, id));
+    const c = await start(url, QUICK);
+    expect(c.replica!.snapshotActivity().loadedFrom!.seq).toBeGreaterThan(0);
+    for (const id of ids) expect(await sliceOf(c, id), `tenant ${id} on c`).toEqual(slices.get(id));
+    await Promise.all([a.close(), b.close(), c.close()]);
+    const d = await start(url, QUICK);
+    for (const id of ids) expect(await sliceOf(d, id), `tenant ${id} on d`).toEqual(slices.get(id));
   }, 240_000);
 
   it("applies everywhere a tenant's call that changed the state of no tenant", async () => {
@@ -252,6 +255,29 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     const slice = (await sliceOf(c, t.tenantId)) as { tenant: { name: string } };
     expect(JSON.stringify(slice)).toContain('"name":"skipped"');
     expect(withoutDurations(await c.replica!.rebuildTenant(t.tenantId))).toEqual(slice);
+  }, 120_000);
+
+  it("a start replaying a tenant's later steps first applies the steps its snapshot's instance skipped", async () => {
+    const url = await database();
+    // only stop snapshots: the one b leaves is the newest when c starts
+    const opts = { ...QUICK, snapshotEvery: 1_000_000 };
+    const a = await start(url, opts);
+    const b = await start(url, opts);
+    const t = await tenantOn(a.listenUrl);
+    // T's calls on a only: b drops T and skips its steps
+    await waitFor(async () => {
+      expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+      return (await residency(b)).skipped! > 0 ? true : undefined;
+    }, 'steps of T skipped on b');
+    for (let i = 0; i < 3; i++) expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+    expect((await residency(b)).behind).toBe(1);
+    await b.close();
+    // steps of T after b's stop snapshot: c's start replays them, loading T as they come
+    for (let i = 0; i < 3; i++) expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+    const c = await start(url, opts);
+    expect(c.replica!.snapshotActivity().loadedFrom!.seq).toBeGreaterThan(0);
+    expect(await sliceOf(c, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
+    expect((await residency(c)).replayed).toBeGreaterThan(0);
   }, 120_000);
 
   it('loads before a step of no tenant only the tenants behind whose skipped steps no stored state covers', async () => {

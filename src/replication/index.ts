@@ -243,7 +243,7 @@ export async function openShared(
       residentTenants: config.residentTenants > 0 ? config.residentTenants : Infinity,
       verifyCarriedParts,
     });
-    replica.loadFrom(plan);
+    replica.loadFrom(plan, () => planLoad(db, writer));
     const storeOn =
       (on: Replica, own: boolean): OpenStore =>
       (deps) => {

@@ -46,7 +46,7 @@ import {
   type RoutedCall,
 } from './route.js';
 import { tenantBase, tenantStepsSql } from './loader.js';
-import { NEWEST_STORED_SEQ_SQL } from './snapshots.js';
+import { NEWEST_STORED_SEQ_SQL, SnapshotGone } from './snapshots.js';
 import { APPEND_LOCK, tenantLocksSql, tryTenantLocksSql } from './tenantLocks.js';
 import { Residency, type ReadState, type ResidencyActivity, type ResidentPort } from './residency.js';
 import {
@@ -304,9 +304,12 @@ export class Replica {
   // the webhook listeners' steps (listeners.ts), and whether this batch's commit must wake their instances
   private onListen: ((op: ListenOp) => void) | null = null;
   private notifyListeners = false;
+  /** Stopped: its queue ran out after `close`, and its writer is released. */
+  private stopped = false;
   private readonly closers: (() => Promise<void>)[] = [];
   // snapshots (D-138, D-137): the one a start loads, and the ones this instance takes
   private plan: LoadPlan = { seq: 0, payload: null };
+  private choose: (() => Promise<LoadPlan>) | null = null;
   private readonly snapshots: Snapshotter;
   /** Where routing looks tenants up (directory.ts), kept by the steps; and the state it is diffed against. */
   readonly directory = new TenantDirectory();
@@ -889,9 +892,13 @@ export class Replica {
     this.snapshots.hold(port);
   }
 
-  /** The snapshot `start` loads before it replays the steps after it (chosen when the store opened). */
-  loadFrom(plan: LoadPlan): void {
+  /**
+   * The snapshot `start` loads before it replays the steps after it (chosen when the store opened), and how to
+   * choose again when other instances pruned it before it was read.
+   */
+  loadFrom(plan: LoadPlan, choose: (() => Promise<LoadPlan>) | null = null): void {
     this.plan = plan;
+    this.choose = choose;
   }
 
   /** What this instance did with snapshots, for the operator. */
@@ -899,48 +906,68 @@ export class Replica {
     return { ...this.snapshots.activity, appliedSeq: this.applied };
   }
 
+  /**
+   * Loads the chosen snapshot (none: seq 0); when other instances pruned it before it was read, chooses again (a start
+   * beside instances that write snapshots often). Answers the snapshot's step.
+   */
+  private async loadChosen(): Promise<number> {
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.loadSnapshot(this.plan);
+        return this.plan.seq;
+      } catch (err) {
+        if (!(err instanceof SnapshotGone) || !this.choose || tries === 5) throw err;
+        console.error(`shared sandbox: ${err.message}; choosing again`);
+        this.plan = await this.choose();
+      }
+    }
+  }
+
+  /** Loads a snapshot into the state of a sandbox that has run no step yet; nothing, when the plan has none. */
+  private async loadSnapshot({ seq, payload, parts }: LoadPlan): Promise<void> {
+    if (!payload && !parts) return;
+    let eager: readonly string[] | null = null;
+    let due: [string, number][] = [];
+    // the attempts that awaited their answer are awaited here too (none of them is this process's: a
+    // `sent` step from the instance that made it, or the lost-attempt sweep, settles each), before the
+    // domain's import links its restored attempts in flight to them
+    // (a snapshot of format 1 holds none: it was taken with no attempt in flight)
+    const counters = (c: ReplicaCounters) => {
+      for (const p of c.pending ?? []) this.awaitSent(String(p.key), p.startedAt, false, p.partition);
+      this.lastNow = c.lastNow;
+      // the tenants with work under way now, the others on demand (D-150)
+      if (this.residency.drops && c.eager) {
+        eager = c.eager;
+        due = c.due ?? [];
+      }
+      // steps the snapshot's instance skipped: applied when each tenant is loaded (D-172)
+      for (const [id, first, last] of c.behind ?? []) this.behind.set(id, { first, last, covered: false });
+      return eager ?? undefined;
+    };
+    // work the import defers (the domain would make again an attempt whose answer is not awaited) is
+    // dropped: the instances that ran the log up to the snapshot have no such work
+    this.inStep = true;
+    try {
+      if (payload) {
+        counters(payload.replica);
+        this.snapshots.load(payload);
+      } else await this.snapshots.loadParts(seq, counters);
+    } finally {
+      this.inStep = false;
+    }
+    // the tenants not loaded: their parts are their stored states, and their timers are due when the snapshot says
+    if (eager) this.residency.restoreDue(due);
+    const dropped = this.deferred.splice(0).length;
+    if (dropped)
+      console.error(`shared sandbox: ${dropped} piece(s) of work deferred by the snapshot's import were dropped`);
+    this.applied = seq;
+  }
+
   /** Loads the chosen snapshot and applies the log after it (start-up), then takes calls. */
   async start(): Promise<void> {
     const t0 = performance.now();
     this.frozen = null;
-    const { seq, payload, parts } = this.plan;
-    let eager: readonly string[] | null = null;
-    let due: [string, number][] = [];
-    if (payload || parts) {
-      // the attempts that awaited their answer are awaited here too (none of them is this process's: a
-      // `sent` step from the instance that made it, or the lost-attempt sweep, settles each), before the
-      // domain's import links its restored attempts in flight to them
-      // (a snapshot of format 1 holds none: it was taken with no attempt in flight)
-      const counters = (c: ReplicaCounters) => {
-        for (const p of c.pending ?? []) this.awaitSent(String(p.key), p.startedAt, false, p.partition);
-        this.lastNow = c.lastNow;
-        // the tenants with work under way now, the others on demand (D-150)
-        if (this.residency.drops && c.eager) {
-          eager = c.eager;
-          due = c.due ?? [];
-        }
-        // steps the snapshot's instance skipped: applied when each tenant is loaded (D-172)
-        for (const [id, first, last] of c.behind ?? []) this.behind.set(id, { first, last, covered: false });
-        return eager ?? undefined;
-      };
-      // work the import defers (the domain would make again an attempt whose answer is not awaited) is
-      // dropped: the instances that ran the log up to the snapshot have no such work
-      this.inStep = true;
-      try {
-        if (payload) {
-          counters(payload.replica);
-          this.snapshots.load(payload);
-        } else await this.snapshots.loadParts(seq, counters);
-      } finally {
-        this.inStep = false;
-      }
-      // the tenants not loaded: their parts are their stored states, and their timers are due when the snapshot says
-      if (eager) this.residency.restoreDue(due);
-      const dropped = this.deferred.splice(0).length;
-      if (dropped)
-        console.error(`shared sandbox: ${dropped} piece(s) of work deferred by the snapshot's import were dropped`);
-      this.applied = seq;
-    }
+    const seq = await this.loadChosen();
     this.plan = { seq: 0, payload: null };
     // the directory as of the log's head; the steps replayed below apply their changes again (each sets or
     // removes an entry, so the head's directory is what remains)
@@ -996,6 +1023,7 @@ export class Replica {
       await this.snapshots.settled();
     }
     while (this.running) await new Promise((r) => setTimeout(r, 5));
+    this.stopped = true;
     this.writer?.release();
     this.writer = null;
     await this.db.query(`DELETE FROM sandbox_instances WHERE instance = $1`, [this.instance]).catch(() => {});
@@ -1086,6 +1114,8 @@ export class Replica {
   private push(item: Item): void {
     if (this.scratch) return item.reject(new Error('a scratch core records no step'));
     if (this.fatal) return item.reject(this.fatal);
+    // after its stop (what was queued ran first): nothing more is written, and nothing here fails for it
+    if (this.stopped) return item.reject(new Error('this instance has stopped'));
     // a call of the tenant arrived here: it is served here from now (not only once its turn comes), so it is not
     // dropped for another instance's steps while its calls wait (D-172)
     if (item.tenant) this.residency.usedBy(item.tenant, true, true);
@@ -1540,10 +1570,8 @@ export class Replica {
       if (wanted.size === room) break;
       wanted.add(t);
     }
-    if (wanted.size) {
-      await r.load([...wanted], this.applied, (fn) => this.importing(fn), true);
-      this.armDue();
-    }
+    // as any load: the steps a snapshot's instance skipped of each (D-172) applied after its stored state
+    if (wanted.size) await this.loadTenants([...wanted], true);
     return end;
   }
 
@@ -1780,6 +1808,8 @@ export class Replica {
         `SELECT instance FROM sandbox_instances WHERE instance <> $1 AND seen_at > now() - make_interval(secs => $2)`,
         [this.instance, goneMs / 1000],
       );
+      // a stop under way: the others going too is no reason to load anything
+      if (this.closed) return;
       const now = new Set(others.rows.map((r) => r.instance));
       const gone = [...this.othersSeen].some((i) => !now.has(i));
       this.othersSeen = now;
@@ -1796,7 +1826,7 @@ export class Replica {
         if (seq >= b.last) b.covered = true;
         else if (seq >= b.first) b.first = seq + 1;
       }
-      if (gone) await this.read(async () => void (await this.catchUpBehind(true)));
+      if (gone && !this.closed) await this.read(async () => void (await this.catchUpBehind(true)));
     })()
       .catch((err: unknown) =>
         console.error(`shared sandbox: the other instances could not be read (${(err as Error).message})`),

@@ -11,6 +11,7 @@
 
 import { promisify } from 'node:util';
 import { gunzip, gunzipSync } from 'node:zlib';
+import type pg from 'pg';
 import { valuesOf, type Db } from '../store/postgres/pool.js';
 import type { Writer } from './versions.js';
 
@@ -143,6 +144,12 @@ export async function readWholeSnapshot(db: Db, seq: number): Promise<unknown> {
   return JSON.parse((await unzip(rows[0].state)).toString('utf8')) as unknown;
 }
 
+/**
+ * A snapshot chosen at a start that other instances pruned before it was read (they wrote two newer ones): nothing
+ * of it was read, and the start chooses again.
+ */
+export class SnapshotGone extends Error {}
+
 /** What a part holds, parsed (its compressed text is dropped as soon as it is parsed). */
 const parsePart = (data: Buffer): unknown => JSON.parse(gunzipSync(data).toString('utf8')) as unknown;
 
@@ -165,7 +172,7 @@ export async function readParts(
     const head = await client.query<{ parts: number | null }>(`SELECT parts FROM sandbox_snapshots WHERE seq = $1`, [
       seq,
     ]);
-    if (!head.rows.length) throw new Error(`snapshot ${seq} was pruned before it was read`);
+    if (!head.rows.length) throw new SnapshotGone(`snapshot ${seq} was pruned before it was read`);
     const expected = head.rows[0].parts;
     if (expected === null) throw new Error(`snapshot ${seq} is stored whole, not by part`);
     const first = await client.query<{ part: string; data: Buffer }>(
@@ -226,9 +233,10 @@ export async function readSnapshot(db: Db, seq: number): Promise<unknown> {
 
 /**
  * Writes a snapshot's parts (compressed, the global one first, then the tenants in their order; the `carried` ones
- * copied from their stored states, D-152) and then its header, in one transaction, and prunes what it makes
- * useless; returns its compressed and raw sizes. A carried part whose stored state is not found (pruned meanwhile)
- * fails the whole snapshot.
+ * copied from their stored states, D-152) and its header, in one transaction, and prunes what it makes useless;
+ * returns its compressed and raw sizes. A carried part whose stored state is not found (pruned meanwhile) fails the
+ * whole snapshot. Null: another instance wrote the snapshot of this step (D-174); the tenants' parts exported here
+ * are stored as their states as of the step instead.
  */
 export async function writeSnapshot(
   db: Db,
@@ -241,7 +249,7 @@ export async function writeSnapshot(
   carried: readonly CarriedPart[] = [],
   /** The first step before `seq` a start from it reads (the steps its instance skipped, D-172); null: none. */
   logFrom: number | null = null,
-): Promise<{ bytes: number; rawBytes: number }> {
+): Promise<{ bytes: number; rawBytes: number } | null> {
   if (parts[0]?.part !== GLOBAL_PART) throw new Error('a snapshot starts with its global part');
   let bytes = 0;
   let rawBytes = 0;
@@ -253,12 +261,35 @@ export async function writeSnapshot(
   let broken = false;
   try {
     await client.query('BEGIN');
+    // the header first, so that one instance alone writes the snapshot of a step: another instance's snapshot of the
+    // same step (two instances stopping at once) holds other tenants and another list of the tenants behind, and the
+    // two mixed would be neither (its INSERT waits for this transaction, then inserts nothing); the header is seen
+    // with every part or not at all, at the commit
+    const header = await client.query(
+      `INSERT INTO sandbox_snapshots (seq, log_format, snapshot_format, code_version, state, raw_bytes, parts, bytes, log_from)
+       VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8) ON CONFLICT (seq) DO NOTHING RETURNING seq`,
+      [
+        seq,
+        writer.logFormat,
+        snapshotFormat,
+        writer.codeVersion,
+        rawBytes,
+        parts.length + carried.length,
+        bytes,
+        logFrom,
+      ],
+    );
+    if (!header.rows.length) {
+      // written by another instance: the tenants exported here are kept as their stored states as of the step
+      await keepAsStates(client, seq, parts.slice(1), writer, snapshotFormat);
+      await client.query('COMMIT');
+      return null;
+    }
     for (let at = 0; at < parts.length; at += PARTS_PER_INSERT) {
       const page = parts.slice(at, at + PARTS_PER_INSERT);
       // each part's bytes a parameter of its own (`valuesOf`): not an array of bytea, which cost about 18 ms per 5 MB
       // of the event loop (D-164)
       const { sql, values } = valuesOf(page.map((p) => [p.part, seq, p.ord, p.data, p.rawBytes]));
-      // two instances writing the snapshot of one step write the same state: the first one stays
       await client.query(
         `INSERT INTO sandbox_snapshot_parts (part, seq, ord, data, raw_bytes) ${sql} ON CONFLICT (part, seq) DO NOTHING`,
         values,
@@ -280,21 +311,12 @@ export async function writeSnapshot(
       bytes += Number(rows[0].bytes);
       rawBytes += Number(rows[0].raw);
     }
-    // the header last: a snapshot is read from its header, which exists only with every part
-    await client.query(
-      `INSERT INTO sandbox_snapshots (seq, log_format, snapshot_format, code_version, state, raw_bytes, parts, bytes, log_from)
-       VALUES ($1, $2, $3, $4, NULL, $5, $6, $7, $8) ON CONFLICT (seq) DO NOTHING`,
-      [
+    if (carried.length)
+      await client.query(`UPDATE sandbox_snapshots SET bytes = $2, raw_bytes = $3 WHERE seq = $1`, [
         seq,
-        writer.logFormat,
-        snapshotFormat,
-        writer.codeVersion,
-        rawBytes,
-        parts.length + carried.length,
         bytes,
-        logFrom,
-      ],
-    );
+        rawBytes,
+      ]);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => (broken = true));
@@ -304,6 +326,27 @@ export async function writeSnapshot(
   }
   await prune(db, self);
   return { bytes, rawBytes };
+}
+
+/** Tenants' parts of a snapshot another instance wrote first, stored as the tenants' states as of its step. */
+async function keepAsStates(
+  client: pg.PoolClient,
+  seq: number,
+  tenants: readonly EncodedPart[],
+  writer: Writer,
+  snapshotFormat: number,
+): Promise<void> {
+  for (let at = 0; at < tenants.length; at += PARTS_PER_INSERT) {
+    const page = tenants.slice(at, at + PARTS_PER_INSERT);
+    const { sql, values } = valuesOf(
+      page.map((p) => [p.part, seq, p.data, p.rawBytes, snapshotFormat, writer.codeVersion]),
+    );
+    await client.query(
+      `INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
+       ${sql} ON CONFLICT (tenant_id, seq) DO NOTHING`,
+      values,
+    );
+  }
 }
 
 /** An instance not heard of for this long is taken for gone: pruning no longer waits for it. */

@@ -125,6 +125,8 @@ export class Snapshotter {
   private readonly stored = new Map<string, number>();
   private readonly changed = new Map<string, number>();
   private allChanged = 0;
+  /** The step of the last snapshot written here or by another instance first (D-174): a stop does not take it again. */
+  private settledSeq = -1;
   readonly activity: SnapshotActivity = { appliedSeq: 0, loadedFrom: null, lastWritten: null, waiting: false };
 
   constructor(
@@ -181,10 +183,16 @@ export class Snapshotter {
 
   /** Tests: each part the snapshot of `seq` copied is the JSON its tenant had when the snapshot was taken. */
   private async compareCopied(seq: number, truth: ReadonlyMap<string, string>): Promise<void> {
-    const { rows } = await this.db.query<{ part: string; data: Buffer }>(
-      `SELECT part, data FROM sandbox_snapshot_parts WHERE seq = $1 AND part = ANY($2)`,
+    // in one statement with its header: a snapshot other instances pruned meanwhile (its header goes before its
+    // parts) is not compared
+    const { rows: all } = await this.db.query<{ present: boolean; part: string | null; data: Buffer | null }>(
+      `SELECT h.seq IS NOT NULL AS present, p.part, p.data FROM (SELECT 1) one
+         LEFT JOIN sandbox_snapshots h ON h.seq = $1
+         LEFT JOIN sandbox_snapshot_parts p ON p.seq = $1 AND p.part = ANY($2)`,
       [seq, [...truth.keys()]],
     );
+    if (!all[0].present) return;
+    const rows = all.filter((r): r is { present: boolean; part: string; data: Buffer } => r.part !== null);
     // the request log's measured durations are each instance's own (a part copied from another's snapshot has its)
     const measured = (text: string) =>
       JSON.stringify(JSON.parse(text, (k, v: unknown) => (k === 'durationMs' ? 0 : v)));
@@ -277,7 +285,7 @@ export class Snapshotter {
    * being written): takes a snapshot unless this one is written already.
    */
   atStop(seq: number, counters: ReplicaCounters): void {
-    if (!this.state || seq === 0 || this.activity.lastWritten?.seq === seq) return;
+    if (!this.state || seq === 0 || this.settledSeq === seq) return;
     // no call runs any more: no rest between slices
     this.take(seq, counters, 0);
   }
@@ -331,7 +339,11 @@ export class Snapshotter {
           carried,
           counters.behind?.length ? Math.min(...counters.behind.map((b) => b[1])) : null,
         );
+        // the tenants exported are stored as of `seq` either way (the snapshot's parts, or rows when another instance
+        // wrote the snapshot of this step first, D-174)
         for (const p of encoded) if (p.part !== GLOBAL_PART) this.storedAt(p.part, seq);
+        this.settledSeq = seq;
+        if (!written) return;
         for (const c of carried) this.storedAt(c.part, seq);
         if (truth) await this.compareCopied(seq, truth);
         this.activity.lastWritten = {

@@ -224,3 +224,14 @@ export function instancesPerTest(shared: SharedInstances) {
   };
   return { database, start, pair };
 }
+
+/** The rows of one SQL text run on its own connection to the database at `url` (several statements: the last one's). */
+export async function sqlRows<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
+  const pgc = new pg.Client({ connectionString: url });
+  await pgc.connect();
+  try {
+    return (await pgc.query<R>(text)).rows;
+  } finally {
+    await pgc.end();
+  }
+}
