@@ -807,13 +807,18 @@ export class Replica {
     }
   }
 
+  /** Waits for the drop of idle tenants under way, if any (and for any that started meanwhile). */
+  private async dropSettled(): Promise<void> {
+    while (this.evicting) await this.evicting;
+  }
+
   /**
    * Drops the tenants used least recently beyond the bound, at once (a start, a catch-up between its pages): after
    * the drop under way in the background, if any.
    */
   private async evictIdle(extra: readonly string[] = []): Promise<void> {
     if (!this.residency.drops) return;
-    while (this.evicting) await this.evicting;
+    await this.dropSettled();
     this.dropWritten();
     await this.residency.evict(this.applied, this.keptTenants(), extra);
     this.armDue();
@@ -825,7 +830,8 @@ export class Replica {
    * any tenant ran); they are dropped between two later batches (dropWritten), unless a step changed them.
    */
   private evictInBackground(): void {
-    if (!this.residency.drops || this.evicting) return;
+    // none once a stop began: its writes would outlive the pool
+    if (!this.residency.drops || this.evicting || this.closed) return;
     this.evicting = this.residency
       .write(
         this.applied,
@@ -1009,7 +1015,7 @@ export class Replica {
     // the calls waiting for a tenant's state read outside the queue join it first (none waits from now on), and a
     // drop under way ends
     while (this.prefetching.size) await new Promise((r) => setTimeout(r, 5));
-    while (this.evicting) await this.evicting;
+    await this.dropSettled();
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.dueTimer) clearTimeout(this.dueTimer);
     // a clean stop leaves a snapshot of every step committed so far (a read applies them first), so the
@@ -1023,6 +1029,7 @@ export class Replica {
       await this.snapshots.settled();
     }
     while (this.running) await new Promise((r) => setTimeout(r, 5));
+    await this.dropSettled();
     this.stopped = true;
     this.writer?.release();
     this.writer = null;
