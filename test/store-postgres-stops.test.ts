@@ -3,7 +3,8 @@
 // - two instances that each skip the other's tenants stop at once: each takes a snapshot of the same step, and only
 //   one of them is written (the other's tenants kept as their stored states), so a third instance starts from it,
 //   not from an older one, with every tenant as the two left it and no step of theirs to replay;
-// - a start whose chosen snapshot other instances pruned before it was read chooses again.
+// - a start whose chosen snapshot other instances pruned before it was read chooses again; work that reaches a
+//   stopped instance is refused without failing its store.
 
 import { describe, expect, it } from 'vitest';
 import type { StoreReport } from '../src/domain/store.js';
@@ -72,13 +73,15 @@ describe.skipIf(why !== null)('stops and starts of a shared sandbox racing each 
     expect((await residency(c)).replayed).toBe(0);
   }, 120_000);
 
-  it('a start whose chosen snapshot was pruned before it was read chooses again', async () => {
+  it('a stopped instance refuses work without failing its store; a start whose snapshot was pruned before it was read chooses again', async () => {
     const url = await database();
     const a = await start(url, { snapshotEvery: 5 });
     const t = await tenantOn(a.listenUrl);
     for (let i = 0; i < 12; i++) expect((await screen(a, t.apiKey)).status).toBe(201);
     const slice = await sliceOf(a, t.tenantId);
     await a.close();
+    // work that reaches a stopped instance is refused, and its store does not fail for it (checked after the tests)
+    await expect(a.replica!.read(() => Promise.resolve(1))).rejects.toThrow('this instance has stopped');
     const kept = (await snapshots(url)).map((r) => Number(r.seq));
     expect(kept).toHaveLength(2);
     // the newest one goes between the choice and the read, as when other instances write two newer ones and prune
