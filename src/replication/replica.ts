@@ -1028,8 +1028,8 @@ export class Replica {
       }).catch((err: unknown) => console.error(`shared sandbox: no snapshot at stop (${(err as Error).message})`));
       await this.snapshots.settled();
     }
+    // (no drop starts once `closed` is set: the one awaited above was the last)
     while (this.running) await new Promise((r) => setTimeout(r, 5));
-    await this.dropSettled();
     this.stopped = true;
     this.writer?.release();
     this.writer = null;

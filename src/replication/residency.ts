@@ -21,9 +21,9 @@
 // Requirements: none of the documents; decisions D-150, D-112, D-146, D-170, D-172.
 
 import type { StoreReport } from '../domain/store.js';
-import { valuesOf, type Db } from '../store/postgres/pool.js';
+import type { Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
-import { newestStoredState } from './snapshots.js';
+import { insertTenantStates, newestStoredState } from './snapshots.js';
 import { describeWriter, type Writer } from './versions.js';
 import { JSON_SLICE_MS, slicedEach, slicedGunzip, slicedGzip, slicedParse, slicedWork } from './slicedJson.js';
 
@@ -373,16 +373,9 @@ export class Residency {
         const copy = copies[i + k];
         copies[i + k] = null;
         const { data, rawBytes } = await slicedGzip(copy, JSON_SLICE_MS, true);
-        return { id, data, raw: rawBytes };
+        return { tenantId: id, data, rawBytes };
       });
-      const { sql, values } = valuesOf(
-        rows.map((r) => [r.id, Math.floor(at), r.data, r.raw, SNAPSHOT_FORMAT, this.writer.codeVersion]),
-      );
-      await this.db.query(
-        `INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
-         ${sql} ON CONFLICT (tenant_id, seq) DO NOTHING`,
-        values,
-      );
+      await insertTenantStates(this.db, at, rows, SNAPSHOT_FORMAT, this.writer.codeVersion);
     }
     this.counts.evictMs += performance.now() - t0;
     return going;

@@ -281,7 +281,11 @@ export async function writeSnapshot(
     );
     if (!header.rows.length) {
       // written by another instance: the tenants exported here are kept as their stored states as of the step
-      await keepAsStates(client, seq, parts.slice(1), writer, snapshotFormat);
+      for (let at = 1; at < parts.length; at += PARTS_PER_INSERT) {
+        const page = parts.slice(at, at + PARTS_PER_INSERT);
+        const states = page.map((p) => ({ tenantId: p.part, data: p.data, rawBytes: p.rawBytes }));
+        await insertTenantStates(client, seq, states, snapshotFormat, writer.codeVersion);
+      }
       await client.query('COMMIT');
       return null;
     }
@@ -328,25 +332,33 @@ export async function writeSnapshot(
   return { bytes, rawBytes };
 }
 
-/** Tenants' parts of a snapshot another instance wrote first, stored as the tenants' states as of its step. */
-async function keepAsStates(
-  client: pg.PoolClient,
+/** A tenant's state as stored: its compressed JSON (with lines, D-160) and the size of that JSON. */
+export interface TenantStateRow {
+  tenantId: string;
+  data: Buffer;
+  rawBytes: number;
+}
+
+/**
+ * Stores tenants' states as of step `seq` in one INSERT (a state already stored for that step stays): a tenant dropped
+ * from memory (residency.ts), or a tenant of a snapshot another instance wrote first (D-174).
+ */
+export async function insertTenantStates(
+  db: Db | pg.PoolClient,
   seq: number,
-  tenants: readonly EncodedPart[],
-  writer: Writer,
+  states: readonly TenantStateRow[],
   snapshotFormat: number,
+  codeVersion: string,
 ): Promise<void> {
-  for (let at = 0; at < tenants.length; at += PARTS_PER_INSERT) {
-    const page = tenants.slice(at, at + PARTS_PER_INSERT);
-    const { sql, values } = valuesOf(
-      page.map((p) => [p.part, seq, p.data, p.rawBytes, snapshotFormat, writer.codeVersion]),
-    );
-    await client.query(
-      `INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
-       ${sql} ON CONFLICT (tenant_id, seq) DO NOTHING`,
-      values,
-    );
-  }
+  if (!states.length) return;
+  const { sql, values } = valuesOf(
+    states.map((st) => [st.tenantId, Math.floor(seq), st.data, st.rawBytes, snapshotFormat, codeVersion]),
+  );
+  await db.query(
+    `INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
+     ${sql} ON CONFLICT (tenant_id, seq) DO NOTHING`,
+    values,
+  );
 }
 
 /** An instance not heard of for this long is taken for gone: pruning no longer waits for it. */
