@@ -312,4 +312,57 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     expect(b.replica!.residencyActivity().loaded).toBe(before.loaded);
     expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
   }, 60_000);
+  it("a tenant moved here has its skipped steps applied between batches: other tenants' calls run meanwhile", async () => {
+    // one skipped step applied per turn between batches, 10 ms apart, so the move spans many batches; no snapshot
+    // stores T's state meanwhile (b loads the state it wrote as it dropped T)
+    // stores T's state meanwhile (b loads the state it wrote as it dropped T); b takes one every 5 steps
+    const timing = { replicaTiming: { ...QUICK.replicaTiming, replaySliceMs: 0, replayPauseMs: 10 } };
+    const url = await database();
+    const [a, b] = await Promise.all([
+      start(url, { ...timing, snapshotEvery: 1e6 }),
+      start(url, { ...timing, snapshotEvery: 5 }),
+    ]);
+    const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
+    expect((await screen(b.listenUrl, u.apiKey)).status).toBe(201);
+    // T's calls run on a until b skips them, then many more (replays of one key: one credit)
+    const again = submitBody();
+    const onA = () => client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, again);
+    await waitFor(
+      async () => (await onA()) && ((await residency(b)).skipped! > 0 ? true : undefined),
+      'T skipped on b',
+    );
+    for (let i = 0; i < 10; i++) await Promise.all(Array.from({ length: 20 }, onA));
+    const before = await residency(b);
+    expect(before.behind).toBe(1);
+    // T moves to b
+    const moved = client(b.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`);
+    let settled = false;
+    void moved.then(() => (settled = true));
+    await waitFor(async () => ((await residency(b)).replaying === 1 ? true : undefined), 'T replaying on b');
+    const snapshotted = () => b.replica!.snapshotActivity().lastWritten?.seq;
+    await b.replica!.read(async () => {});
+    const last = snapshotted();
+    // meanwhile a goes on serving T (b skips those steps too, and applies them after the others), and U's call runs
+    // on b while T's call waits
+    for (const res of await Promise.all(Array.from({ length: 10 }, onA))) expect(res.status).toBe(200);
+    // (five in a row: one of their steps is a multiple of 5, which makes a snapshot of b due)
+    for (let i = 0; i < 5; i++) expect((await screen(b.listenUrl, u.apiKey)).status).toBe(201);
+    // (a snapshot's write takes a moment: one taken now would be written within it)
+    await new Promise((r) => setTimeout(r, 300));
+    const during = await residency(b);
+    expect(during.replaying).toBe(1);
+    expect(during.skipped! - before.skipped!).toBeGreaterThanOrEqual(10);
+    expect(settled).toBe(false);
+    // b's snapshot, due every 5 steps, waits for T's: a snapshot of b holds no tenant part-way through its steps
+    expect(snapshotted()).toBe(last);
+    expect((await moved).status).toBe(200);
+    await waitFor(async () => ((snapshotted() ?? 0) > (last ?? 0) ? true : undefined), "b's next snapshot");
+    const after = await residency(b);
+    expect(after.replaying).toBe(0);
+    expect(after.replayed! - before.replayed!).toBeGreaterThanOrEqual(200);
+    // T's calls on b see every step of T, and its slice is a's
+    const usage = async (base: string) => (await client(base, t.apiKey)('GET', `${SCREENING}/usage`)).json;
+    expect(await usage(b.listenUrl)).toEqual(await usage(a.listenUrl));
+    expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
+  }, 120_000);
 });

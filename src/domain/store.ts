@@ -136,6 +136,8 @@ export interface StoreReport {
       skipped?: number;
       replayed?: number;
       behind?: number;
+      /** Tenants moved here whose skipped steps are being applied between batches, their calls waiting (D-175). */
+      replaying?: number;
     };
   };
 }

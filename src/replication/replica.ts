@@ -121,6 +121,16 @@ export interface ReplicaTiming {
   foreignIdleMs: number;
   /** …and after this many calls of other tenants arrived here since its last one. Tests set 0. */
   foreignIdleCalls: number;
+  /**
+   * A tenant moved here has the steps this instance skipped applied in slices of this long between batches, its
+   * calls waiting meanwhile and every other tenant's running (D-175). Tests set 0: one step per slice.
+   */
+  replaySliceMs: number;
+  /**
+   * …and waits this long after each slice before its next one (the other tenants' calls run meanwhile). Tests lengthen
+   * it, so that a move spans many batches; a deployment waits for nothing.
+   */
+  replayPauseMs: number;
 }
 export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   lostAttemptGraceMs: 10_000,
@@ -130,6 +140,8 @@ export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   dropPauseMs: 0,
   foreignIdleMs: 2_000,
   foreignIdleCalls: 500,
+  replaySliceMs: 8,
+  replayPauseMs: 0,
 });
 /** An instance not heard of for this many sweeps is taken for gone: the tenants it may have held are loaded (D-172). */
 const GONE_AFTER_SWEEPS = 5;
@@ -143,6 +155,33 @@ interface Behind {
   last: number;
   covered: boolean;
 }
+
+/**
+ * A tenant moved here, in memory from its stored state as of step `after`, whose steps skipped here up to `last` are
+ * being applied between batches (D-175): `rows` read from the log and not applied yet, from `at`; `from`, the first
+ * step the log must still hold (checked before the first page); the calls and reads that wait for it.
+ */
+interface Replaying {
+  items: Item[];
+  after: number;
+  last: number;
+  from: number;
+  rows: StoredStep[];
+  at: number;
+  count: number;
+  /** When its next slice may run (performance.now(); `replayPauseMs` after the last one). */
+  resumeAt: number;
+  /** The next page of its steps being read (between batches no one waits for the database), and its failure. */
+  reading: Promise<void> | null;
+  failed: Error | null;
+}
+
+/** How long the tenants read ahead are put in memory for between two batches, at most (one at least, D-175). */
+const ADOPT_SLICE_MS = 8;
+/** Tenants' stored states read ahead of their calls at once, at most (D-175). */
+const READS_AHEAD_AT_ONCE = 2;
+/** Steps of a moved tenant read per round trip (D-175). */
+const REPLAY_PAGE = 500;
 
 /** What of the domain tells a tenant's step that may change the state of no tenant (a coupling, D-172). */
 export interface CouplingPort {
@@ -335,6 +374,9 @@ export class Replica {
   private dueArmedAt = Infinity;
   /** Tenants whose stored state is being read outside the queue, with the calls waiting for it (park). */
   private readonly prefetching = new Map<string, Prefetch>();
+  /** Reads ahead under way, and the reads waiting for a turn (readingAhead). */
+  private readsAhead = 0;
+  private readonly readAheadTurns: (() => void)[] = [];
   /** Tenants whose read is done, to be put in memory between batches. */
   private prefetched: string[] = [];
   /** The drop of idle tenants whose stored states are being written, if any (evictInBackground). */
@@ -343,6 +385,8 @@ export class Replica {
   private written: string[] = [];
   /** The tenants whose steps this instance skipped since it last held them (D-172). */
   private readonly behind = new Map<string, Behind>();
+  /** Tenants moved here whose skipped steps are being applied between batches (D-175). */
+  private readonly replaying = new Map<string, Replaying>();
   /** What tells a tenant's step that changes the state of no tenant (set before calls arrive; none: never). */
   private couplings: CouplingPort | null = null;
   /** The other instances heard of lately (a holder gone is noticed by its absence, D-172). */
@@ -578,7 +622,7 @@ export class Replica {
 
   /** What this instance did with tenants in memory, for the operator. */
   residencyActivity(): ResidencyActivity {
-    return { ...this.residency.activity(), behind: this.behind.size };
+    return { ...this.residency.activity(), behind: this.behind.size, replaying: this.replaying.size };
   }
 
   /** What tells a tenant's step that changes the state of no tenant (set before calls arrive, D-172). */
@@ -599,12 +643,16 @@ export class Replica {
   private async ensureResident(partition: string, every: boolean, dueAt?: number): Promise<void> {
     const r = this.residency;
     if (!r.on) return;
+    // a step or read of every tenant, or every zone's timers, reads the tenants moved here whole (D-175)
+    if ((every || dueAt !== undefined) && this.replaying.size) await this.finishReplays();
     let ids: string[];
     const tenantId = tenantOfPartition(partition);
     if (every) ids = r.missing(this.directory.tenantIds());
     else if (dueAt !== undefined) ids = r.dueBy(dueAt);
     else if (tenantId === null || !this.directory.hasTenant(tenantId)) return;
     else {
+      // a call routed to it only as it runs (the directory changed since it arrived) finds it whole
+      if (this.replaying.has(tenantId)) await this.replay(tenantId, Infinity, true);
       r.touch(tenantId);
       ids = r.missing([tenantId]);
     }
@@ -636,8 +684,16 @@ export class Replica {
   private skips(step: Step, partition: string): boolean {
     if (!this.skipping || step.t === 'listen' || (step.t === 'call' && step.g)) return false;
     const tenantId = tenantOfPartition(partition);
-    if (tenantId === null || !this.directory.hasTenant(tenantId) || this.residency.holds(tenantId)) return false;
+    if (tenantId === null || !this.directory.hasTenant(tenantId)) return false;
+    // a tenant moved here whose skipped steps are still being applied: its later steps come after them (D-175)
+    if (this.replaying.has(tenantId)) return true;
+    if (this.residency.holds(tenantId)) return false;
     return !(step.t === 'sent' && this.pending.has(String(step.key)));
+  }
+
+  /** Whether tenants' steps skipped here are still to be applied (tenants behind, or moved here and replaying). */
+  private get lagging(): boolean {
+    return this.behind.size > 0 || this.replaying.size > 0;
   }
 
   /** Once started, with tenants dropped from memory (a start applies every step, D-172). */
@@ -648,7 +704,9 @@ export class Replica {
   /** Skips step `seq` of a tenant not held here; what it changed in the directory is applied (D-172). */
   private skip(step: Step, partition: string, seq: number): void {
     const b = this.behind.get(partition);
-    if (b) {
+    const moving = this.replaying.get(partition);
+    if (moving) moving.last = seq;
+    else if (b) {
       b.last = seq;
       b.covered = false;
     } else this.behind.set(partition, { first: seq, last: seq, covered: false });
@@ -673,7 +731,7 @@ export class Replica {
   }
 
   private mayChangeGlobal(step: Step, body: Buffer | null, partition: string): boolean {
-    if (!this.behind.size) return false;
+    if (!this.lagging) return false;
     if (this.changesGlobal(step, body, partition)) return true;
     if (step.t !== 'call') return false;
     return (this.couplings?.rulesOfNoTenant() ?? false) || signsIn(routedCall(step, body));
@@ -684,6 +742,7 @@ export class Replica {
    * skipped steps are applied before the state of no tenant changes (D-172).
    */
   private async catchUpBehind(all: boolean): Promise<string[]> {
+    if (this.replaying.size) await this.finishReplays();
     const ids: string[] = [];
     for (const [id, b] of this.behind) {
       if (!this.directory.hasTenant(id)) this.behind.delete(id);
@@ -697,8 +756,6 @@ export class Replica {
   /** Applies, after each tenant just loaded, its steps skipped here that its stored state does not hold (D-172). */
   private async replayBehind(loaded: readonly { tenantId: string; seq: number }[]): Promise<void> {
     const was = this.partition;
-    // the log's first step, read once (pruning never passes the first step skipped here, D-172)
-    let logFirst: string | null | undefined;
     try {
       for (const { tenantId, seq } of loaded) {
         const b = this.behind.get(tenantId);
@@ -706,13 +763,7 @@ export class Replica {
         this.behind.delete(tenantId);
         if (seq >= b.last) continue;
         // the log still holds every step after the stored state that the tenant may have (none was pruned)
-        const from = Math.max(b.first, seq + 1);
-        logFirst ??= (await this.db.query<{ first: string | null }>('SELECT min(seq) AS first FROM sandbox_log'))
-          .rows[0].first;
-        if (logFirst === null || Number(logFirst) > from)
-          throw new Error(
-            `the steps of tenant ${tenantId} skipped here (from step ${from}) are no longer in the log (it starts at step ${logFirst ?? 'none'})`,
-          );
+        await this.checkLogHolds(tenantId, Math.max(b.first, seq + 1));
         const { count, last } = await this.applyTenantSteps(this, tenantId, seq, b.last);
         if (last !== b.last) throw new Error(`step ${b.last} of tenant ${tenantId}, skipped here, is not in the log`);
         this.residency.countReplayed(count);
@@ -720,6 +771,126 @@ export class Replica {
     } finally {
       this.partition = was;
     }
+  }
+
+  /**
+   * A tenant behind, its stored state as of `seq` just put in memory between batches ahead of its calls `items`: its
+   * skipped steps are applied in slices between batches from now on, its calls waiting (D-175). Answers whether any
+   * are (none: its calls may run).
+   */
+  private startReplay(tenantId: string, seq: number, items: Item[]): boolean {
+    const b = this.behind.get(tenantId)!;
+    this.behind.delete(tenantId);
+    if (seq >= b.last) return false;
+    const m: Replaying = {
+      items: [],
+      after: seq,
+      last: b.last,
+      from: Math.max(b.first, seq + 1),
+      rows: [],
+      at: 0,
+      count: 0,
+      resumeAt: 0,
+      reading: null,
+      failed: null,
+    };
+    this.replaying.set(tenantId, m);
+    // what of it was queued before its read began runs first, after the skipped steps
+    const queued = this.queue.filter((item) => this.movingFor(item) === m);
+    if (queued.length)
+      this.queue.splice(0, this.queue.length, ...this.queue.filter((item) => this.movingFor(item) !== m));
+    m.items.push(...queued, ...items);
+    return true;
+  }
+
+  /** Between batches: applies the moved tenants' skipped steps for about `replaySliceMs` (D-175). */
+  private async advanceReplays(): Promise<void> {
+    const until = performance.now() + this.timing.replaySliceMs;
+    for (const [tenantId, m] of [...this.replaying]) {
+      if (m.resumeAt > performance.now() || m.reading) continue;
+      await this.replay(tenantId, until, false);
+      m.resumeAt = performance.now() + this.timing.replayPauseMs;
+      if (performance.now() >= until) return;
+    }
+    // nothing else to do until a page is read (or, in tests, a pause ends): a wait rather than a spin
+    if (this.queue.length || this.prefetched.length || !this.replaying.size) return;
+    const reads = [...this.replaying.values()].flatMap((m) => m.reading ?? []);
+    await Promise.race([...reads, new Promise((r) => setTimeout(r, reads.length ? 50 : 2))]);
+  }
+
+  /**
+   * Applies every moved tenant's skipped steps now: before a step or read of every tenant, one that may change what
+   * tenants' steps read of the state of no tenant, or a snapshot at stop (D-175).
+   */
+  private async finishReplays(): Promise<void> {
+    for (const tenantId of [...this.replaying.keys()]) await this.replay(tenantId, Infinity, true);
+  }
+
+  /**
+   * Applies a moved tenant's skipped steps, in log order, until `until` (at least one); once the last is applied,
+   * the tenant is held like any other and its calls join the queue.
+   */
+  private async replay(tenantId: string, until: number, wait: boolean): Promise<void> {
+    const m = this.replaying.get(tenantId)!;
+    const was = this.partition;
+    try {
+      while (m.after < m.last) {
+        if (m.reading) await m.reading;
+        if (m.failed) throw m.failed;
+        if (m.at === m.rows.length) {
+          this.readReplay(tenantId, m);
+          if (!wait) return;
+          continue;
+        }
+        const row = m.rows[m.at++];
+        await this.applyTenantStep(this, tenantId, row);
+        m.after = Number(row.seq);
+        m.count++;
+        if (performance.now() >= until && m.after < m.last) {
+          // the next page read while other calls run
+          if (m.at === m.rows.length) this.readReplay(tenantId, m);
+          return;
+        }
+      }
+    } finally {
+      this.partition = was;
+    }
+    this.replaying.delete(tenantId);
+    this.residency.countReplayed(m.count);
+    this.queue.push(...m.items);
+    this.armDue();
+  }
+
+  /** Reads the next page of a moved tenant's steps in the background (the first after checking the log holds them). */
+  private readReplay(tenantId: string, m: Replaying): void {
+    if (m.reading) return;
+    m.reading = (async () => {
+      if (m.count === 0) await this.checkLogHolds(tenantId, m.from);
+      const { rows } = await this.db.query<StoredStep>(tenantStepsSql(m.after, m.last, REPLAY_PAGE), [[tenantId]]);
+      if (!rows.length) throw new Error(`step ${m.last} of tenant ${tenantId}, skipped here, is not in the log`);
+      m.rows = rows;
+      m.at = 0;
+    })()
+      .catch((err: unknown) => {
+        m.failed = err instanceof Error ? err : new Error(String(err));
+      })
+      .finally(() => {
+        m.reading = null;
+        if (!this.running && !this.stopped) void this.loop();
+      });
+  }
+
+  /**
+   * Refuses to apply a tenant's skipped steps from step `from` when the log no longer holds them (pruning never passes
+   * the first step skipped here, D-172).
+   */
+  private async checkLogHolds(tenantId: string, from: number): Promise<void> {
+    const first = (await this.db.query<{ first: string | null }>('SELECT min(seq) AS first FROM sandbox_log')).rows[0]
+      .first;
+    if (first === null || Number(first) > from)
+      throw new Error(
+        `the steps of tenant ${tenantId} skipped here (from step ${from}) are no longer in the log (it starts at step ${first ?? 'none'})`,
+      );
   }
 
   /**
@@ -736,16 +907,21 @@ export class Replica {
     for (;;) {
       const { rows } = await this.db.query<StoredStep>(tenantStepsSql(after, upTo, CATCH_UP_PAGE), [[tenantId]]);
       for (const row of rows) {
-        r.checkWriter(row);
-        const step = JSON.parse(row.step) as Step;
-        r.partition = tenantId;
-        await r.apply(step, row.body, false);
-        r.noteChanges(step, tenantId, Number(row.seq));
+        await this.applyTenantStep(r, tenantId, row);
         after = Number(row.seq);
         count++;
       }
       if (rows.length < CATCH_UP_PAGE) return { count, last: after };
     }
+  }
+
+  /** Applies on `r` one of a tenant's steps read from the log by partition (a step skipped there). */
+  private async applyTenantStep(r: Replica, tenantId: string, row: StoredStep): Promise<void> {
+    r.checkWriter(row);
+    const step = JSON.parse(row.step) as Step;
+    r.partition = tenantId;
+    await r.apply(step, row.body, false);
+    r.noteChanges(step, tenantId, Number(row.seq));
   }
 
   /** The step about to run: the tenants it needs in memory first (ensureResident). */
@@ -851,7 +1027,7 @@ export class Replica {
 
   /** The tenants with calls or reads waiting here: queued, or parked while their state is read. */
   private readonly waitingTenants = (): ReadonlySet<string> =>
-    new Set([...this.prefetching.keys(), ...this.queuedTenants(Infinity)]);
+    new Set([...this.prefetching.keys(), ...this.replaying.keys(), ...this.queuedTenants(Infinity)]);
 
   /** Between batches: drops the tenants whose stored state the background drop wrote (evictInBackground). */
   private dropWritten(): void {
@@ -867,6 +1043,8 @@ export class Replica {
   private keptTenants(): Set<string> {
     const keep = new Set(this.listenerTenants.values());
     for (const p of this.pending.values()) if (p.partition !== 'all') keep.add(p.partition);
+    // a tenant moved here is not its stored state until its skipped steps are applied (D-175)
+    for (const id of this.replaying.keys()) keep.add(id);
     if (!this.dirChecked)
       for (const id of this.residency.residentIds()) if (!this.directory.hasTenant(id)) keep.add(id);
     return keep;
@@ -1022,9 +1200,10 @@ export class Replica {
     // next start, of this version or a later one, replays nothing
     if (this.started && !this.fatal) {
       await this.snapshots.settled();
-      await this.read(() => {
+      await this.read(async () => {
+        // the tenants moved here are whole in the stop's snapshot (D-175)
+        await this.finishReplays();
         this.snapshots.atStop(this.applied, this.counters());
-        return Promise.resolve();
       }).catch((err: unknown) => console.error(`shared sandbox: no snapshot at stop (${(err as Error).message})`));
       await this.snapshots.settled();
     }
@@ -1137,6 +1316,11 @@ export class Replica {
    * that takes a second for a tenant with a long history. Its calls join the queue when the state is in memory.
    */
   private park(item: Item): boolean {
+    const moving = this.movingFor(item);
+    if (moving) {
+      moving.items.push(item);
+      return true;
+    }
     const tenantId = item.tenant;
     if (!tenantId || !this.residency.on || this.closed) return false;
     const waiting = this.prefetching.get(tenantId);
@@ -1145,30 +1329,45 @@ export class Replica {
       return true;
     }
     if (this.residency.holds(tenantId) || !this.directory.hasTenant(tenantId)) return false;
-    // a tenant whose steps were skipped here, or whose state is being written, is loaded in the batch (the skipped
-    // steps applied after its state, the state read once written)
-    if (this.behind.has(tenantId) || this.residency.writing(tenantId)) return false;
+    // a tenant whose state is being written is loaded in the batch (its state read once written); one whose steps
+    // were skipped here is read ahead too, its skipped steps applied between batches once it is in memory (D-175)
+    if (this.residency.writing(tenantId)) return false;
     const entry: Prefetch = { items: [item], states: null };
     this.prefetching.set(tenantId, entry);
     this.residency.watch(tenantId);
-    const began = performance.now();
-    void this.residency
-      .read([tenantId], this.applied)
+    void this.readingAhead(async () => {
+      const began = performance.now();
+      const states = await this.residency.read([tenantId], this.applied);
+      this.residency.countLoad(performance.now() - began);
+      return states;
+    })
       .then((states) => {
         entry.states = states;
-        this.residency.countLoad(performance.now() - began);
       })
       // the load in the batch tries again, and fails the call as it would have without the prefetch
       .catch(() => {})
       .then(() => this.timing.prefetchPauseMs && new Promise((r) => setTimeout(r, this.timing.prefetchPauseMs)))
       .then(() => {
         this.prefetched.push(tenantId);
-        if (!this.running) {
-          this.adoptPrefetched();
-          if (this.queue.length) void this.loop();
-        }
+        if (!this.running) void this.loop();
       });
     return true;
+  }
+
+  /**
+   * Runs a read of a tenant's stored state once fewer than READS_AHEAD_AT_ONCE run (D-175): the reads' slices take
+   * turns with the batches, and many at once (tenants moved here together) made every round trip of a batch wait for
+   * a slice of each (a second tenant's call waited a second for 25 of them).
+   */
+  private async readingAhead<T>(read: () => Promise<T>): Promise<T> {
+    while (this.readsAhead >= READS_AHEAD_AT_ONCE) await new Promise<void>((r) => this.readAheadTurns.push(r));
+    this.readsAhead++;
+    try {
+      return await read();
+    } finally {
+      this.readsAhead--;
+      this.readAheadTurns.shift()?.();
+    }
   }
 
   /**
@@ -1176,7 +1375,11 @@ export class Replica {
    * step of theirs came in the meantime) or a step removed them; their waiting calls join the queue either way.
    */
   private adoptPrefetched(): void {
-    for (const tenantId of this.prefetched.splice(0)) {
+    const until = performance.now() + ADOPT_SLICE_MS;
+    while (this.prefetched.length) {
+      // the rest between the next batches: many tenants moved at once are put in memory a few at a time (D-175)
+      if (performance.now() >= until) break;
+      const tenantId = this.prefetched.shift()!;
       const entry = this.prefetching.get(tenantId)!;
       this.prefetching.delete(tenantId);
       const unmoved = this.residency.unwatch(tenantId);
@@ -1184,10 +1387,11 @@ export class Replica {
         for (const item of entry.items) item.reject(this.fatal);
         continue;
       }
+      // neither loaded nor dropped meanwhile: the state read is the tenant's as of its step, and its steps after it
+      // are those skipped here, if any (a tenant behind before the read, or by steps skipped since, D-175)
       if (
         entry.states?.length &&
         unmoved &&
-        !this.behind.has(tenantId) &&
         !this.residency.writing(tenantId) &&
         this.directory.hasTenant(tenantId) &&
         !this.residency.holds(tenantId)
@@ -1200,9 +1404,20 @@ export class Replica {
           continue;
         }
         this.armDue();
+        if (this.behind.has(tenantId) && this.startReplay(tenantId, entry.states[0].seq, entry.items)) continue;
       }
       this.queue.push(...entry.items);
     }
+  }
+
+  /**
+   * The moved tenant whose skipped steps are being applied that a call, a read or a tenant's timers step waits for
+   * (D-175), if any.
+   */
+  private movingFor(item: Item): Replaying | undefined {
+    if (!this.replaying.size) return undefined;
+    const tenantId = item.tenant ?? (item.step?.t === 'timers' ? item.step.zone : undefined);
+    return tenantId === undefined ? undefined : this.replaying.get(tenantId);
   }
 
   private async loop(): Promise<void> {
@@ -1211,14 +1426,28 @@ export class Replica {
       for (;;) {
         this.dropWritten();
         this.adoptPrefetched();
-        if (!this.queue.length || this.fatal) break;
-        const batch = fairBatch(this.queue);
+        if (this.replaying.size && !this.fatal) {
+          try {
+            await this.advanceReplays();
+          } catch (err) {
+            this.stop(err, []);
+          }
+        }
+        if (this.fatal || (!this.queue.length && !this.replaying.size && !this.prefetched.length)) break;
+        // what waits for a tenant moved here waits for its skipped steps (queued before the tenant moved)
+        const batch = fairBatch(this.queue).filter((item) => {
+          const moving = this.movingFor(item);
+          moving?.items.push(item);
+          return !moving;
+        });
+        if (!batch.length) continue;
         await this.runBatch(batch);
         if (this.fatal) break;
         this.evictInBackground();
         if (performance.now() - this.reportedAt >= REPORT_EVERY_MS) this.reportApplied();
-        // between batches no step runs: the state is exactly the log up to `applied`
-        this.snapshots.between(this.applied, () => this.counters());
+        // between batches no step runs: the state is exactly the log up to `applied`, but for a tenant moved here
+        // whose skipped steps are still being applied (its snapshot waits for them, D-175)
+        if (!this.replaying.size) this.snapshots.between(this.applied, () => this.counters());
       }
     } finally {
       this.running = false;
@@ -1476,7 +1705,9 @@ export class Replica {
 
   private stop(err: unknown, batch: Item[]): null {
     this.fatal = new Error(`the log could not be written (${(err as Error).message})`);
-    for (const item of [...batch, ...this.queue.splice(0)]) item.reject(this.fatal);
+    const moving = [...this.replaying.values()].flatMap((m) => m.items);
+    this.replaying.clear();
+    for (const item of [...batch, ...this.queue.splice(0), ...moving]) item.reject(this.fatal);
     this.onFatal(this.fatal);
     return null;
   }
@@ -1545,7 +1776,7 @@ export class Replica {
     const step = JSON.parse(r.step) as Step;
     this.partition = r.partition ?? 'all';
     if (this.skips(step, this.partition)) return this.skip(step, this.partition, Number(r.seq));
-    if (this.behind.size && this.changesGlobal(step, r.body, this.partition)) await this.catchUpBehind(false);
+    if (this.lagging && this.changesGlobal(step, r.body, this.partition)) await this.catchUpBehind(false);
     await this.ensureFor(step, this.partition, false);
     await this.apply(step, r.body, false);
     // the directory changes the step made where it ran
@@ -1796,6 +2027,7 @@ export class Replica {
   private logNeededFrom(): number {
     let from = Infinity;
     for (const b of this.behind.values()) if (!b.covered) from = Math.min(from, b.first);
+    for (const m of this.replaying.values()) from = Math.min(from, m.from, m.after + 1);
     return from;
   }
 
@@ -1828,7 +2060,8 @@ export class Replica {
       ]);
       for (const r of stored.rows) {
         const b = this.behind.get(r.id);
-        if (!b || r.seq === null) continue;
+        // one whose state is read ahead may be loaded from an older state: the log keeps its skipped steps (D-175)
+        if (!b || r.seq === null || this.prefetching.has(r.id)) continue;
         const seq = Number(r.seq);
         if (seq >= b.last) b.covered = true;
         else if (seq >= b.first) b.first = seq + 1;

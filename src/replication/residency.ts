@@ -265,12 +265,11 @@ export class Residency {
   }
 
   /**
-   * A step of the tenant, not in memory here, was skipped (D-172): its timers are its holder's to fire, and a read
-   * of its state under way is out of date.
+   * A step of the tenant, not in memory here, was skipped (D-172): its timers are its holder's to fire. A read of its
+   * state under way stays good: the replica applies the skipped steps after it (D-175).
    */
   skipped(tenantId: string): void {
     this.due.delete(tenantId);
-    this.moved(tenantId);
     this.counts.skipped++;
   }
 
