@@ -12,6 +12,9 @@
 // - burst: a second tenant's steady stream of calls (its own process, open loop), alone and during a
 //   first tenant's burst at full rate; p50 and p99 compared;
 // - submit vs Prism: submit on PostgreSQL (one instance, one tenant) beside Prism's mock;
+// - moves: tenants whose calls went to one instance sent to the other, which skipped their steps, while a third
+//   tenant's steady stream of calls runs there: how long the moved tenants' first calls took, and that stream's longest
+//   wait (D-175);
 // - drop: on an instance that keeps one idle tenant, a tenant with a long history dropped from memory and loaded
 //   by its next call, while a second tenant's steady stream of calls runs: that stream's longest wait (D-160).
 
@@ -505,6 +508,7 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
       }
     }
   }
+  await moves(ctx, first, second, keys.slice(half), specsOf.two, out);
   await ctx.group.stop(second.child, SHUTDOWN_GRACE_MS);
   const one = medianOf(capacity.one);
   const two = medianOf(capacity.two);
@@ -681,6 +685,91 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
 }
 
 /**
+ * A tenant's keyed searches at 100/s for `durationS` (open loop, its own process), answered once 3 s of them ran (past
+ * the worker's start-up): what is measured against them starts then.
+ */
+async function steadyProbe(
+  ctx: SectionContext,
+  name: string,
+  baseUrl: string,
+  apiKey: string,
+  durationS: number,
+): Promise<{ result: Promise<ProbeResult> }> {
+  const probe = runWorker<ProbeResult>(
+    ctx.group,
+    name,
+    'probe.ts',
+    { url: baseUrl + SEARCH, apiKey, ratePerS: 100, durationS } satisfies ProbeArgs,
+    { timeoutMs: (durationS + 60) * 1000 },
+  );
+  // awaited by the caller; a failure before then must not end the process
+  probe.catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 3000));
+  return { result: probe };
+}
+
+/**
+ * Tenants moved between instances (D-175): each instance serves its half of the tenants for a run, so the first
+ * drops the second's tenants and skips their steps; then those tenants' calls go to the first while a third tenant's
+ * keyed searches run there at 100/s (open loop, its own process). How long the moved tenants' first calls took (their
+ * skipped steps applied first), and the longest the third tenant's calls waited meanwhile beside their median.
+ */
+async function moves(
+  ctx: SectionContext,
+  first: SandboxChild,
+  second: SandboxChild,
+  moving: readonly string[],
+  routed: () => LoadSpec[],
+  out: Output,
+): Promise<void> {
+  const { connections, durationS } = ctx.opts;
+  const prober = await createBenchTenant(first, { name: 'move probe' });
+  ctx.log(`  moves: each instance's tenants' calls to it for ${durationS} s (untimed)`);
+  await measureSplit(routed(), { connections, durationS, warmupS: 0 });
+  const replayed = async () => {
+    const report = expectStatus(await first.admin('GET', '/sandbox/v1/store', undefined, 300_000), 200, 'store report')
+      .json as { instance: { residency?: { replayed?: number; skipped?: number } } };
+    return report.instance.residency ?? {};
+  };
+  // the first instance applies what the second wrote meanwhile (skipping the moving tenants' steps), untimed
+  const before = await replayed();
+  const probe = (await steadyProbe(ctx, 'probe (moves)', first.baseUrl, prober.apiKey, 8)).result;
+  ctx.log(`  moves: ${moving.length} tenants' calls to the first instance`);
+  const t0 = performance.now();
+  const firstCalls = await Promise.all(
+    moving.map((key) =>
+      request('POST', first.baseUrl + SUBMIT, { token: key, body: submitBody('moved'), timeoutMs: 120_000 }).then(
+        (res) => (expectStatus(res, 201, "a moved tenant's first call"), performance.now() - t0),
+      ),
+    ),
+  );
+  const result = await probe;
+  const after = await replayed();
+  const steps = (after.replayed ?? 0) - (before.replayed ?? 0);
+  const { count: calls, p50, max: longest } = summarize(result.latenciesMs);
+  const allMoved = Math.max(...firstCalls);
+  out.figures.push(
+    figure(
+      'tenants.move.longestWait',
+      "Tenants moved to an instance: another tenant's longest wait there meanwhile",
+      longest,
+      'ms',
+      undefined,
+      `its median ${fmt(p50, 1)} ms over ${calls} calls${result.failures.length ? `, ${result.failures.length} failed` : ''}; the ${moving.length} moved tenants' first calls all answered in ${fmt(allMoved, 0)} ms, ${fmt(steps, 0)} skipped steps applied`,
+    ),
+  );
+  out.data.moves = {
+    steps,
+    firstCallsMs: firstCalls,
+    p50,
+    longest,
+    calls,
+    failures: result.failures,
+    skipped: before.skipped,
+  };
+}
+
+/**
  * An instance that keeps one idle tenant (`--resident-tenants 1`); a tenant with a long history (screenings with
  * long summaries: tens of megabytes of stored state) is dropped for two tenants made after it. A second tenant's
  * keyed searches run at 100/s (open loop, its own process) while the dropped tenant's next call loads it: how long
@@ -729,18 +818,7 @@ async function dropAndLoad(ctx: SectionContext, pgc: TestDatabase, out: Output):
     .query<{ raw: string }>(`SELECT max(raw_bytes) AS raw FROM sandbox_tenant_states`)
     .finally(() => db.end());
   const storedMb = Number(stored.rows[0].raw) / 1048576;
-  const probeS = 6;
-  const probe = runWorker<ProbeResult>(
-    ctx.group,
-    'probe (tenant in memory)',
-    'probe.ts',
-    { url: sb.baseUrl + SEARCH, apiKey: prober.apiKey, ratePerS: 100, durationS: probeS } satisfies ProbeArgs,
-    { timeoutMs: (probeS + 60) * 1000 },
-  );
-  // awaited below; a failure before then must not end the process
-  probe.catch(() => undefined);
-  // past the probe worker's start-up
-  await new Promise((r) => setTimeout(r, 3000));
+  const probe = (await steadyProbe(ctx, 'probe (tenant in memory)', sb.baseUrl, prober.apiKey, 6)).result;
   const t0 = performance.now();
   const first = await request('GET', sb.baseUrl + USAGE, { token: big.apiKey, timeoutMs: 60_000 });
   const firstMs = performance.now() - t0;
