@@ -9,7 +9,10 @@
 // - the instance holding a tenant killed, the other takes its timers up without a call of it;
 // - a start from a snapshot whose instance skipped a tenant's steps applies them (the log kept them), also when the
 //   tenant is loaded by a later step of it that the start replays.
-// - before a step of no tenant, only the tenants behind whose skipped steps no stored state covers are loaded.
+// - before a step of no tenant, only the tenants behind whose skipped steps no stored state covers are loaded;
+// - a tenant moved to an instance that skipped its steps has them applied between batches (D-175): another tenant's
+//   calls run there meanwhile, its own wait, no snapshot is taken, and the tenant ends as its other instance holds it;
+//   a stop during the move answers its calls and leaves a snapshot with the tenant whole.
 
 import pg from 'pg';
 import fc from 'fast-check';
@@ -312,19 +315,21 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     expect(b.replica!.residencyActivity().loaded).toBe(before.loaded);
     expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
   }, 60_000);
-  it("a tenant moved here has its skipped steps applied between batches: other tenants' calls run meanwhile", async () => {
-    // one skipped step applied per turn between batches, 10 ms apart, so the move spans many batches; no snapshot
-    // stores T's state meanwhile (b loads the state it wrote as it dropped T)
-    // stores T's state meanwhile (b loads the state it wrote as it dropped T); b takes one every 5 steps
+  /**
+   * Two instances; tenant T's calls run on a until b skips them, then 200 more (replays of one key: one credit); then a
+   * call of T sent to b (T moves there), answered once b is seen applying T's skipped steps. One skipped step is
+   * applied per turn between batches, 10 ms apart, so the move spans many batches. No snapshot of a stores T's state
+   * meanwhile (b loads the state it wrote as it dropped T); b takes one every `bSnapshotEvery` steps.
+   */
+  async function movingTenant(bSnapshotEvery: number) {
     const timing = { replicaTiming: { ...QUICK.replicaTiming, replaySliceMs: 0, replayPauseMs: 10 } };
     const url = await database();
     const [a, b] = await Promise.all([
       start(url, { ...timing, snapshotEvery: 1e6 }),
-      start(url, { ...timing, snapshotEvery: 5 }),
+      start(url, { ...timing, snapshotEvery: bSnapshotEvery }),
     ]);
     const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
     expect((await screen(b.listenUrl, u.apiKey)).status).toBe(201);
-    // T's calls run on a until b skips them, then many more (replays of one key: one credit)
     const again = submitBody();
     const onA = () => client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, again);
     await waitFor(
@@ -334,11 +339,15 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     for (let i = 0; i < 10; i++) await Promise.all(Array.from({ length: 20 }, onA));
     const before = await residency(b);
     expect(before.behind).toBe(1);
-    // T moves to b
     const moved = client(b.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`);
     let settled = false;
     void moved.then(() => (settled = true));
     await waitFor(async () => ((await residency(b)).replaying === 1 ? true : undefined), 'T replaying on b');
+    return { url, a, b, t, u, onA, before, moved, settled: () => settled };
+  }
+
+  it("a tenant moved here has its skipped steps applied between batches: other tenants' calls run meanwhile", async () => {
+    const { a, b, t, u, onA, before, moved, settled } = await movingTenant(5);
     const snapshotted = () => b.replica!.snapshotActivity().lastWritten?.seq;
     await b.replica!.read(async () => {});
     const last = snapshotted();
@@ -352,7 +361,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     const during = await residency(b);
     expect(during.replaying).toBe(1);
     expect(during.skipped! - before.skipped!).toBeGreaterThanOrEqual(10);
-    expect(settled).toBe(false);
+    expect(settled()).toBe(false);
     // b's snapshot, due every 5 steps, waits for T's: a snapshot of b holds no tenant part-way through its steps
     expect(snapshotted()).toBe(last);
     expect((await moved).status).toBe(200);
@@ -364,5 +373,18 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     const usage = async (base: string) => (await client(base, t.apiKey)('GET', `${SCREENING}/usage`)).json;
     expect(await usage(b.listenUrl)).toEqual(await usage(a.listenUrl));
     expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
+  }, 120_000);
+
+  it("a stop during a tenant's move answers its calls and leaves a snapshot with the tenant whole", async () => {
+    const { url, a, b, t, onA, moved } = await movingTenant(1e6);
+    // steps of T b skips during the move, then b stops
+    for (const res of await Promise.all(Array.from({ length: 10 }, onA))) expect(res.status).toBe(200);
+    expect((await residency(b)).replaying).toBe(1);
+    await b.close();
+    expect((await moved).status).toBe(200);
+    // an instance started from b's stop snapshot holds T as a does
+    const c = await start(url, QUICK);
+    expect(c.replica!.snapshotActivity().loadedFrom!.seq).toBeGreaterThan(0);
+    expect(await sliceOf(c, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
   }, 120_000);
 });
