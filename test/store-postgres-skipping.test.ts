@@ -12,7 +12,8 @@
 // - before a step of no tenant, only the tenants behind whose skipped steps no stored state covers are loaded;
 // - a tenant moved to an instance that skipped its steps has them applied between batches (D-175): another tenant's
 //   calls run there meanwhile, its own wait, no snapshot is taken, and the tenant ends as its other instance holds it;
-//   a stop during the move answers its calls and leaves a snapshot with the tenant whole.
+//   a stop during the move answers its calls and leaves a snapshot with the tenant whole; a step of no tenant during
+//   the move waits for the tenant's steps.
 
 import pg from 'pg';
 import fc from 'fast-check';
@@ -386,5 +387,23 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     const c = await start(url, QUICK);
     expect(c.replica!.snapshotActivity().loadedFrom!.seq).toBeGreaterThan(0);
     expect(await sliceOf(c, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
+  }, 120_000);
+
+  it("a step of no tenant during a tenant's move waits for the tenant's skipped steps", async () => {
+    const { a, b, t, u, moved } = await movingTenant(1e6);
+    // a rule of no tenant made on a, applied on b (in the batch of U's call there) while T's steps are being applied
+    // there: T's steps ran before it (on a), so they must not meet it on b
+    const rule = await client(a.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/faults', {
+      path: `${SCREENING}/screen`,
+      mode: 'status',
+      status: 503,
+      count: 3,
+    });
+    expect(rule.status, rule.text).toBe(201);
+    const onB = await client(b.listenUrl, u.apiKey)('GET', `${SCREENING}/usage`);
+    expect(onB.status).toBe(200);
+    expect((await moved).status).toBe(200);
+    expect(await globalOf(b)).toEqual(await globalOf(a));
+    expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
   }, 120_000);
 });
