@@ -24,7 +24,7 @@ import { withoutDurations } from './support/inProcess.js';
 import { instancesPerTest, postgresUnavailable, sharedInstances } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { killListenersAfterEach, listen, startReceiver } from './support/listen.js';
-import { SCREENING, submitBody, waitFor } from './support/screening.js';
+import { failSubmits, SCREENING, submitBody, waitFor } from './support/screening.js';
 import { acrossTenants, sendTenantCalls, sliceOf, tenantCallArb, tenantOn } from './support/tenantCalls.js';
 
 const why = postgresUnavailable();
@@ -118,13 +118,7 @@ describe.skipIf(why !== null)('batches of tenants run beside other instances', (
     for (const res of await burst()) expect(res.status, res.text).toBe(201);
     const before = [await batches(a), await batches(b)];
     expect(before[0].beside + before[1].beside).toBeGreaterThan(0);
-    const rule = await client(a.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/faults', {
-      path: `${SCREENING}/screen`,
-      mode: 'status',
-      status: 503,
-      count: 30,
-    });
-    expect(rule.status, rule.text).toBe(201);
+    await failSubmits(a.listenUrl, 30);
     // 24 calls while the rule stays: every one fails, and no batch ran beside another
     expect((await burst()).map((r) => r.status)).toEqual(Array.from({ length: 24 }, () => 503));
     const during = [await batches(a), await batches(b)];

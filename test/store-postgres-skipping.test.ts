@@ -28,7 +28,7 @@ import { withoutDurations } from './support/inProcess.js';
 import { spawnCliInstance } from './support/instances.js';
 import { instancesPerTest, postgresUnavailable, sharedInstances, sqlRows as sql } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
-import { SCREENING, submitBody, waitFor } from './support/screening.js';
+import { failSubmits, SCREENING, submitBody, waitFor } from './support/screening.js';
 import { acrossTenants, sendTenantCalls, sliceOf, tenantCallArb, tenantOn } from './support/tenantCalls.js';
 
 const why = postgresUnavailable();
@@ -95,7 +95,6 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
 
   it("applies everywhere a tenant's call that changed the state of no tenant", async () => {
     const { a, b } = await pair(QUICK);
-    const admin = client(a.listenUrl, ADMIN_TOKEN);
     // T's calls run on a only, U's on b only: each instance drops the other's tenant
     const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
     for (let i = 0; i < 3; i++) {
@@ -111,13 +110,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
       'steps skipped on b',
     );
     // a rule of no tenant with a count, consumed by both tenants' calls on their own instances
-    const rule = await admin('POST', '/sandbox/v1/faults', {
-      path: `${SCREENING}/screen`,
-      mode: 'status',
-      status: 503,
-      count: 3,
-    });
-    expect(rule.status, rule.text).toBe(201);
+    await failSubmits(a.listenUrl, 3);
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
       statuses.push((await screen(a.listenUrl, t.apiKey)).status);
@@ -306,13 +299,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     const before = b.replica!.residencyActivity();
     expect(before.behind).toBeGreaterThan(0);
     // a rule of no tenant made through b: the tenants behind whose steps no stored state covers are loaded first
-    const rule = await client(b.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/faults', {
-      path: `${SCREENING}/screen`,
-      mode: 'status',
-      status: 503,
-      count: 1,
-    });
-    expect(rule.status, rule.text).toBe(201);
+    await failSubmits(b.listenUrl, 1);
     expect(b.replica!.residencyActivity().loaded).toBe(before.loaded);
     expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
   }, 60_000);
@@ -393,13 +380,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     const { a, b, t, u, moved } = await movingTenant(1e6);
     // a rule of no tenant made on a, applied on b (in the batch of U's call there) while T's steps are being applied
     // there: T's steps ran before it (on a), so they must not meet it on b
-    const rule = await client(a.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/faults', {
-      path: `${SCREENING}/screen`,
-      mode: 'status',
-      status: 503,
-      count: 3,
-    });
-    expect(rule.status, rule.text).toBe(201);
+    await failSubmits(a.listenUrl, 3);
     const onB = await client(b.listenUrl, u.apiKey)('GET', `${SCREENING}/usage`);
     expect(onB.status).toBe(200);
     expect((await moved).status).toBe(200);

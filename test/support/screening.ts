@@ -59,6 +59,17 @@ export function adminOf(baseUrl: string) {
   return client(baseUrl, ADMIN_TOKEN);
 }
 
+/** Makes, through an instance, a rule of no tenant: the next `count` submits of any tenant answer 503. */
+export async function failSubmits(baseUrl: string, count: number): Promise<void> {
+  const rule = await adminOf(baseUrl)('POST', '/sandbox/v1/faults', {
+    path: `${SCREENING}/screen`,
+    mode: 'status',
+    status: 503,
+    count,
+  });
+  expect(rule.status, rule.text).toBe(201);
+}
+
 /** Waits until the request has left the automatic steps (received, parsed, scored). */
 export async function settled(baseUrl: string, requestId: string): Promise<any> {
   const admin = adminOf(baseUrl);
