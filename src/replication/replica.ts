@@ -384,6 +384,8 @@ export class Replica {
   private readonly behind = new Map<string, Behind>();
   /** Tenants moved here whose skipped steps are being applied between batches (D-175). */
   private readonly replaying = new Map<string, Replaying>();
+  /** Ends the loop's wait for a page of a moved tenant's steps: a call or a read ahead arrived (advanceReplays). */
+  private wake: (() => void) | null = null;
   /** What tells a tenant's step that changes the state of no tenant (set before calls arrive; none: never). */
   private couplings: CouplingPort | null = null;
   /** The other instances heard of lately (a holder gone is noticed by its absence, D-172). */
@@ -809,10 +811,12 @@ export class Replica {
       m.resumeAt = performance.now() + this.timing.replayPauseMs;
       if (performance.now() >= until) return;
     }
-    // nothing else to do until a page is read (or, in tests, a pause ends): a wait rather than a spin
+    // nothing else to do until a page is read, a call arrives (or, in tests, a pause ends): a wait rather than a spin
     if (this.queue.length || this.prefetched.length || !this.replaying.size) return;
     const reads = [...this.replaying.values()].flatMap((m) => m.reading ?? []);
-    await Promise.race([...reads, new Promise((r) => setTimeout(r, reads.length ? 50 : 2))]);
+    const woken = new Promise<void>((r) => (this.wake = r));
+    await Promise.race([...reads, woken, new Promise((r) => setTimeout(r, reads.length ? 50 : 2))]);
+    this.wake = null;
   }
 
   /**
@@ -1304,6 +1308,7 @@ export class Replica {
     if (item.tenant) this.residency.usedBy(item.tenant, true, true);
     if (this.park(item)) return;
     this.queue.push(item);
+    this.wake?.();
     if (!this.running) void this.loop();
   }
 
@@ -1346,6 +1351,7 @@ export class Replica {
       .then(() => this.timing.prefetchPauseMs && new Promise((r) => setTimeout(r, this.timing.prefetchPauseMs)))
       .then(() => {
         this.prefetched.push(tenantId);
+        this.wake?.();
         if (!this.running) void this.loop();
       });
     return true;
