@@ -726,13 +726,13 @@ async function moves(
   const prober = await createBenchTenant(first, { name: 'move probe' });
   ctx.log(`  moves: each instance's tenants' calls to it for ${durationS} s (untimed)`);
   await measureSplit(routed(), { connections, durationS, warmupS: 0 });
-  const replayed = async () => {
+  const residency = async () => {
     const report = expectStatus(await first.admin('GET', '/sandbox/v1/store', undefined, 300_000), 200, 'store report')
       .json as { instance: { residency?: { replayed?: number; skipped?: number } } };
     return report.instance.residency ?? {};
   };
   // the first instance applies what the second wrote meanwhile (skipping the moving tenants' steps), untimed
-  const before = await replayed();
+  const before = await residency();
   const probe = (await steadyProbe(ctx, 'probe (moves)', first.baseUrl, prober.apiKey, 8)).result;
   ctx.log(`  moves: ${moving.length} tenants' calls to the first instance`);
   const t0 = performance.now();
@@ -744,7 +744,7 @@ async function moves(
     ),
   );
   const result = await probe;
-  const after = await replayed();
+  const after = await residency();
   const steps = (after.replayed ?? 0) - (before.replayed ?? 0);
   const { count: calls, p50, max: longest } = summarize(result.latenciesMs);
   const allMoved = Math.max(...firstCalls);

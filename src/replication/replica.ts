@@ -755,6 +755,8 @@ export class Replica {
   /** Applies, after each tenant just loaded, its steps skipped here that its stored state does not hold (D-172). */
   private async replayBehind(loaded: readonly { tenantId: string; seq: number }[]): Promise<void> {
     const was = this.partition;
+    // the log's first step, read once
+    let first: string | null | undefined;
     try {
       for (const { tenantId, seq } of loaded) {
         const b = this.behind.get(tenantId);
@@ -762,7 +764,8 @@ export class Replica {
         this.behind.delete(tenantId);
         if (seq >= b.last) continue;
         // the log still holds every step after the stored state that the tenant may have (none was pruned)
-        await this.checkLogHolds(tenantId, Math.max(b.first, seq + 1));
+        if (first === undefined) first = await this.logFirst();
+        this.checkLogHolds(tenantId, Math.max(b.first, seq + 1), first);
         const { count, last } = await this.applyTenantSteps(this, tenantId, seq, b.last);
         if (last !== b.last) throw new Error(`step ${b.last} of tenant ${tenantId}, skipped here, is not in the log`);
         this.residency.countReplayed(count);
@@ -795,10 +798,10 @@ export class Replica {
     };
     this.replaying.set(tenantId, m);
     // what of it was queued before its read began runs first, after the skipped steps
-    const queued = this.queue.filter((item) => this.movingFor(item) === m);
-    if (queued.length)
-      this.queue.splice(0, this.queue.length, ...this.queue.filter((item) => this.movingFor(item) !== m));
-    m.items.push(...queued, ...items);
+    const others: Item[] = [];
+    for (const item of this.queue) (this.movingFor(item) === m ? m.items : others).push(item);
+    if (others.length < this.queue.length) this.queue.splice(0, this.queue.length, ...others);
+    m.items.push(...items);
     return true;
   }
 
@@ -866,7 +869,7 @@ export class Replica {
   private readReplay(tenantId: string, m: Replaying): void {
     if (m.reading) return;
     m.reading = (async () => {
-      if (m.count === 0) await this.checkLogHolds(tenantId, m.from);
+      if (m.count === 0) this.checkLogHolds(tenantId, m.from, await this.logFirst());
       const { rows } = await this.db.query<StoredStep>(tenantStepsSql(m.after, m.last, REPLAY_PAGE), [[tenantId]]);
       if (!rows.length) throw new Error(`step ${m.last} of tenant ${tenantId}, skipped here, is not in the log`);
       m.rows = rows;
@@ -881,13 +884,16 @@ export class Replica {
       });
   }
 
+  /** The log's first step (null: the log is empty). */
+  private async logFirst(): Promise<string | null> {
+    return (await this.db.query<{ first: string | null }>('SELECT min(seq) AS first FROM sandbox_log')).rows[0].first;
+  }
+
   /**
-   * Refuses to apply a tenant's skipped steps from step `from` when the log no longer holds them (pruning never passes
-   * the first step skipped here, D-172).
+   * Refuses to apply a tenant's skipped steps from step `from` when the log, which starts at step `first`, no longer
+   * holds them (pruning never passes the first step skipped here, D-172).
    */
-  private async checkLogHolds(tenantId: string, from: number): Promise<void> {
-    const first = (await this.db.query<{ first: string | null }>('SELECT min(seq) AS first FROM sandbox_log')).rows[0]
-      .first;
+  private checkLogHolds(tenantId: string, from: number, first: string | null): void {
     if (first === null || Number(first) > from)
       throw new Error(
         `the steps of tenant ${tenantId} skipped here (from step ${from}) are no longer in the log (it starts at step ${first ?? 'none'})`,
@@ -1433,13 +1439,8 @@ export class Replica {
           }
         }
         if (this.fatal || (!this.queue.length && !this.replaying.size && !this.prefetched.length)) break;
-        // what waits for a tenant moved here waits for its skipped steps (queued before the tenant moved)
-        const batch = fairBatch(this.queue).filter((item) => {
-          const moving = this.movingFor(item);
-          moving?.items.push(item);
-          return !moving;
-        });
-        if (!batch.length) continue;
+        // (what waits for a tenant moved here is parked with it, those queued before taken out as it moved)
+        const batch = fairBatch(this.queue);
         await this.runBatch(batch);
         if (this.fatal) break;
         this.evictInBackground();
