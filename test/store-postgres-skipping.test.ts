@@ -387,4 +387,42 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     expect(await globalOf(b)).toEqual(await globalOf(a));
     expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
   }, 120_000);
+
+  // the log keeps a tenant's steps an instance skipped (D-172); were they gone anyway (removed by hand, or by another
+  // version's pruning), loading the tenant without them would make a state the log never had: it is refused
+  for (const [trigger, load] of [
+    ["the tenant's own call", (b: RunningSandbox, key: string) => screen(b.listenUrl, key)],
+    [
+      "an operator's read of every tenant",
+      (b: RunningSandbox) => client(b.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/tenants'),
+    ],
+  ] as const) {
+    it(`refuses to load a tenant whose skipped steps are no longer in the log (${trigger})`, async () => {
+      const stopped: Error[] = [];
+      const { url, a, b } = await pair({ ...QUICK, onStoreFailure: (e) => stopped.push(e) });
+      const t = await tenantOn(a.listenUrl);
+      await waitFor(
+        async () => ((await screen(a.listenUrl, t.apiKey)) && (await residency(b)).skipped! > 0 ? true : undefined),
+        'steps of T skipped on b',
+      );
+      // two more, so that T's skipped steps reach past the one step the log keeps below
+      for (let i = 0; i < 2; i++) expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+      const before = await sliceOf(a, t.tenantId);
+      // every step committed so far applied on b, then the log's steps but its last removed
+      await globalOf(b);
+      await sql(url, 'DELETE FROM sandbox_log WHERE seq < (SELECT max(seq) FROM sandbox_log)');
+      const refusal = `the steps of tenant ${t.tenantId} skipped here \\(from step \\d+\\) are no longer in the log \\(it starts at step \\d+\\)`;
+      // the call is refused with the envelope naming the gap, and the instance stops (a restart refuses too)
+      const res = await load(b, t.apiKey);
+      expect(res.status, res.text).toBe(503);
+      expect(res.json?.error?.code).toBe('service_disabled');
+      expect(res.json?.error?.message).toMatch(new RegExp(refusal));
+      expect(stopped.map((e) => e.message)).toEqual([expect.stringMatching(new RegExp(`^${refusal}$`))]);
+      expect((await client(b.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/tenants')).status).toBe(503);
+      await expect(start(url, QUICK)).rejects.toThrow(/pruned|no longer in the log/);
+      // the instance that held the tenant serves it as before
+      expect(await sliceOf(a, t.tenantId)).toEqual(before);
+      expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+    }, 120_000);
+  }
 });

@@ -131,8 +131,31 @@ const readRoute = (app: string, req: Request): RoutedCall => ({
   body: null,
 });
 
+/**
+ * The answer to a call the replica could not take: its store failed on this instance (the log could not be
+ * written or lacks steps it must apply, and the instance stopped; or a tenant could not be read). The app's own
+ * errors never reach here: they are answered inside it.
+ */
+function storeFailed(err: unknown): Response {
+  const e = new DomainError(
+    'service_disabled',
+    `this instance of the shared sandbox could not serve the call: ${(err as Error)?.message ?? String(err)}`,
+  );
+  return Response.json(envelopeOf(e), { status: e.status });
+}
+
 function gated(replica: Replica, name: string, app: Fetch, apiPrefix: string, fast?: NodeHandler): Fetch {
   replica.mount(name, app, fast);
+  const serve = gatedCall(replica, name, app, apiPrefix);
+  return (req, env) => serve(req, env).catch(storeFailed);
+}
+
+function gatedCall(
+  replica: Replica,
+  name: string,
+  app: Fetch,
+  apiPrefix: string,
+): (req: Request, env: unknown) => Promise<Response> {
   return async (req, env) => {
     const path = pathOf(req.url);
     if (isConsole(path)) return app(req, env);

@@ -767,9 +767,13 @@ export class Replica {
         if (first === undefined) first = await this.logFirst();
         this.checkLogHolds(tenantId, Math.max(b.first, seq + 1), first);
         const { count, last } = await this.applyTenantSteps(this, tenantId, seq, b.last);
-        if (last !== b.last) throw new Error(`step ${b.last} of tenant ${tenantId}, skipped here, is not in the log`);
+        if (last !== b.last) throw new LogGap(`step ${b.last} of tenant ${tenantId}, skipped here, is not in the log`);
         this.residency.countReplayed(count);
       }
+    } catch (err) {
+      // the tenant is in memory without its skipped steps: nothing of this instance may run on from here
+      if (err instanceof LogGap) this.stop(err, []);
+      throw err;
     } finally {
       this.partition = was;
     }
@@ -871,7 +875,7 @@ export class Replica {
     m.reading = (async () => {
       if (m.count === 0) this.checkLogHolds(tenantId, m.from, await this.logFirst());
       const { rows } = await this.db.query<StoredStep>(tenantStepsSql(m.after, m.last, REPLAY_PAGE), [[tenantId]]);
-      if (!rows.length) throw new Error(`step ${m.last} of tenant ${tenantId}, skipped here, is not in the log`);
+      if (!rows.length) throw new LogGap(`step ${m.last} of tenant ${tenantId}, skipped here, is not in the log`);
       m.rows = rows;
       m.at = 0;
     })()
@@ -895,7 +899,7 @@ export class Replica {
    */
   private checkLogHolds(tenantId: string, from: number, first: string | null): void {
     if (first === null || Number(first) > from)
-      throw new Error(
+      throw new LogGap(
         `the steps of tenant ${tenantId} skipped here (from step ${from}) are no longer in the log (it starts at step ${first ?? 'none'})`,
       );
   }
@@ -1550,6 +1554,8 @@ export class Replica {
           if (err instanceof NotLoaded) throw err.cause;
           results.push({ item, ok: false, value: err });
         }
+        // a read found a gap in the log (the instance stopped): no later call of the batch runs on what it loaded
+        if (this.fatal) throw this.fatal;
         // a step that failed part-way fails the same way on every replay: it is in the log either way
         if (item.step) {
           const seq = this.applied + done.length + 1;
@@ -1703,12 +1709,14 @@ export class Replica {
     return [...tenants];
   }
 
+  /** Stops this instance for good: its calls, queued and to come, are refused with `err` (a gap in the log as it is). */
   private stop(err: unknown, batch: Item[]): null {
-    this.fatal = new Error(`the log could not be written (${(err as Error).message})`);
+    const first = !this.fatal;
+    this.fatal ??= err instanceof LogGap ? err : new Error(`the log could not be written (${(err as Error).message})`);
     const moving = [...this.replaying.values()].flatMap((m) => m.items);
     this.replaying.clear();
     for (const item of [...batch, ...this.queue.splice(0), ...moving]) item.reject(this.fatal);
-    this.onFatal(this.fatal);
+    if (first) this.onFatal(this.fatal);
     return null;
   }
 
@@ -1819,7 +1827,7 @@ export class Replica {
    */
   private check(r: StoredStep): void {
     if (Number(r.seq) !== this.applied + 1)
-      throw new Error(
+      throw new LogGap(
         `steps ${this.applied + 1} to ${Number(r.seq) - 1} were pruned before this instance applied them (it fell more than two snapshots behind)`,
       );
     this.checkWriter(r);
@@ -2111,6 +2119,9 @@ export function fairBatch<T extends { turn: string }>(queue: T[]): T[] {
   for (const item of left) queue.push(item);
   return batch;
 }
+
+/** The log lacks steps this instance must apply (pruned, or removed by hand): it stops rather than run on without them. */
+class LogGap extends Error {}
 
 /** A tenant a live step needed could not be loaded: the instance stops (the step is not the log's). */
 class NotLoaded extends Error {
