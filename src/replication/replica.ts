@@ -771,8 +771,9 @@ export class Replica {
         this.residency.countReplayed(count);
       }
     } catch (err) {
-      // the tenant is in memory without its skipped steps: nothing of this instance may run on from here
-      if (err instanceof LogGap) this.stop(err, []);
+      // the tenant is in memory without (some of) its skipped steps, and no longer behind: whatever failed, nothing of
+      // this instance may run on from here (as when a moved tenant's replay fails, advanceReplays)
+      this.stop(err, []);
       throw err;
     } finally {
       this.partition = was;
@@ -1709,7 +1710,10 @@ export class Replica {
     return [...tenants];
   }
 
-  /** Stops this instance for good: its calls, queued and to come, are refused with `err` (a gap in the log as it is). */
+  /**
+   * Stops this instance for good: its calls, queued and to come, are refused with a gap in the log as it was found,
+   * else with `err` as the log's failure. Reports it once.
+   */
   private stop(err: unknown, batch: Item[]): null {
     const first = !this.fatal;
     this.fatal ??= err instanceof LogGap ? err : new Error(`the log could not be written (${(err as Error).message})`);
