@@ -13,7 +13,9 @@
 // - a tenant moved to an instance that skipped its steps has them applied between batches (D-175): another tenant's
 //   calls run there meanwhile, its own wait, no snapshot is taken, and the tenant ends as its other instance holds it;
 //   a stop during the move answers its calls and leaves a snapshot with the tenant whole; a step of no tenant during
-//   the move waits for the tenant's steps.
+//   the move waits for the tenant's steps;
+// - a tenant whose skipped steps are gone from the log, or include one another version wrote, is refused however it
+//   is loaded: its call is answered 503 with the reason, and the instance stops (D-176).
 
 import pg from 'pg';
 import fc from 'fast-check';
@@ -389,40 +391,63 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
   }, 120_000);
 
   // the log keeps a tenant's steps an instance skipped (D-172); were they gone anyway (removed by hand, or by another
-  // version's pruning), loading the tenant without them would make a state the log never had: it is refused
-  for (const [trigger, load] of [
+  // version's pruning), loading the tenant without them would make a state the log never had: it is refused. So is
+  // loading it when one of them cannot be applied here (written by another version, D-176): the tenant would be
+  // held without that step, and the instance stops however the tenant is loaded
+  const LOADS = [
     ["the tenant's own call", (b: RunningSandbox, key: string) => screen(b.listenUrl, key)],
     [
       "an operator's read of every tenant",
       (b: RunningSandbox) => client(b.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/tenants'),
     ],
-  ] as const) {
-    it(`refuses to load a tenant whose skipped steps are no longer in the log (${trigger})`, async () => {
-      const stopped: Error[] = [];
-      const { url, a, b } = await pair({ ...QUICK, onStoreFailure: (e) => stopped.push(e) });
-      const t = await tenantOn(a.listenUrl);
-      await waitFor(
-        async () => ((await screen(a.listenUrl, t.apiKey)) && (await residency(b)).skipped! > 0 ? true : undefined),
-        'steps of T skipped on b',
-      );
-      // two more, so that T's skipped steps reach past the one step the log keeps below
-      for (let i = 0; i < 2; i++) expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
-      const before = await sliceOf(a, t.tenantId);
-      // every step committed so far applied on b, then the log's steps but its last removed
-      await globalOf(b);
-      await sql(url, 'DELETE FROM sandbox_log WHERE seq < (SELECT max(seq) FROM sandbox_log)');
-      const refusal = `the steps of tenant ${t.tenantId} skipped here \\(from step \\d+\\) are no longer in the log \\(it starts at step \\d+\\)`;
-      // the call is refused with the envelope naming the gap, and the instance stops (a restart refuses too)
-      const res = await load(b, t.apiKey);
-      expect(res.status, res.text).toBe(503);
-      expect(res.json?.error?.code).toBe('service_disabled');
-      expect(res.json?.error?.message).toMatch(new RegExp(refusal));
-      expect(stopped.map((e) => e.message)).toEqual([expect.stringMatching(new RegExp(`^${refusal}$`))]);
-      expect((await client(b.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/tenants')).status).toBe(503);
-      await expect(start(url, QUICK)).rejects.toThrow(/pruned|no longer in the log/);
-      // the instance that held the tenant serves it as before
-      expect(await sliceOf(a, t.tenantId)).toEqual(before);
-      expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
-    }, 120_000);
-  }
+  ] as const;
+  const FAULTS = [
+    {
+      name: 'are no longer in the log',
+      // every step but the log's last removed
+      make: () => 'DELETE FROM sandbox_log WHERE seq < (SELECT max(seq) FROM sandbox_log)',
+      refusal: (tenantId: string) =>
+        `the steps of tenant ${tenantId} skipped here \\(from step \\d+\\) are no longer in the log \\(it starts at step \\d+\\)`,
+      restart: /pruned|no longer in the log/,
+    },
+    {
+      name: 'include one another version wrote',
+      // the tenant's last step, applied on a and skipped on b, marked as another version's
+      make: (tenantId: string) =>
+        `UPDATE sandbox_log SET code_version = 'another-version' WHERE seq = (SELECT max(seq) FROM sandbox_log WHERE partition = '${tenantId}')`,
+      refusal: () =>
+        `step \\d+ was written by log format \\d+ / sandbox another-version; this instance is log format \\d+ / sandbox \\S+ and does not replay another version's steps`,
+      // a start reads that step only when it is after the snapshot the start loads
+      restart: null,
+    },
+  ];
+  for (const fault of FAULTS)
+    for (const [trigger, load] of LOADS)
+      it(`refuses to load a tenant whose skipped steps ${fault.name} (${trigger})`, async () => {
+        const stopped: Error[] = [];
+        const { url, a, b } = await pair({ ...QUICK, onStoreFailure: (e) => stopped.push(e) });
+        const t = await tenantOn(a.listenUrl);
+        await waitFor(
+          async () => ((await screen(a.listenUrl, t.apiKey)) && (await residency(b)).skipped! > 0 ? true : undefined),
+          'steps of T skipped on b',
+        );
+        // two more, so that T's skipped steps reach past the one step the log keeps below
+        for (let i = 0; i < 2; i++) expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+        const before = await sliceOf(a, t.tenantId);
+        // every step committed so far applied (or skipped) on b, then the fault made in the log
+        await globalOf(b);
+        await sql(url, fault.make(t.tenantId));
+        const refusal = fault.refusal(t.tenantId);
+        // the call is refused with the envelope naming the fault, and the instance stops
+        const res = await load(b, t.apiKey);
+        expect(res.status, res.text).toBe(503);
+        expect(res.json?.error?.code).toBe('service_disabled');
+        expect(res.json?.error?.message).toMatch(new RegExp(refusal));
+        expect(stopped.map((e) => e.message)).toEqual([expect.stringMatching(new RegExp(`^${refusal}$`))]);
+        expect((await client(b.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/tenants')).status).toBe(503);
+        if (fault.restart) await expect(start(url, QUICK)).rejects.toThrow(fault.restart);
+        // the instance that held the tenant serves it as before
+        expect(await sliceOf(a, t.tenantId)).toEqual(before);
+        expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+      }, 120_000);
 });

@@ -1711,12 +1711,16 @@ export class Replica {
   }
 
   /**
-   * Stops this instance for good: its calls, queued and to come, are refused with a gap in the log as it was found,
-   * else with `err` as the log's failure. Reports it once.
+   * Stops this instance for good: its calls, queued and to come, are refused with what the log lacks or holds that
+   * this instance cannot apply as it was found (a gap, another version's step), else with `err` as the log's failure.
+   * Reports it once.
    */
   private stop(err: unknown, batch: Item[]): null {
     const first = !this.fatal;
-    this.fatal ??= err instanceof LogGap ? err : new Error(`the log could not be written (${(err as Error).message})`);
+    this.fatal ??=
+      err instanceof LogGap || err instanceof OtherVersionStep
+        ? err
+        : new Error(`the log could not be written (${(err as Error).message})`);
     const moving = [...this.replaying.values()].flatMap((m) => m.items);
     this.replaying.clear();
     for (const item of [...batch, ...this.queue.splice(0), ...moving]) item.reject(this.fatal);
@@ -1840,7 +1844,7 @@ export class Replica {
   private checkWriter(r: StoredStep): void {
     const by = { logFormat: r.log_format ?? 0, codeVersion: r.code_version ?? 'unrecorded' };
     if (!sameWriter(by, this.options.writer))
-      throw new Error(
+      throw new OtherVersionStep(
         `step ${r.seq} was written by ${describeWriter(by)}; this instance is ${describeWriter(this.options.writer)} and does not replay another version's steps`,
       );
   }
@@ -2126,6 +2130,9 @@ export function fairBatch<T extends { turn: string }>(queue: T[]): T[] {
 
 /** The log lacks steps this instance must apply (pruned, or removed by hand): it stops rather than run on without them. */
 class LogGap extends Error {}
+
+/** The log holds a step another version wrote, which this instance does not replay (D-176). */
+class OtherVersionStep extends Error {}
 
 /** A tenant a live step needed could not be loaded: the instance stops (the step is not the log's). */
 class NotLoaded extends Error {
