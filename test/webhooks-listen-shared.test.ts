@@ -5,8 +5,9 @@
 // comes to the listener; a listener killed while an attempt awaits its answer loses nothing when the command
 // connects again (to the other instance); a listener whose lease lapses is dropped on every instance and
 // the command reconnects; the listener of an instance killed with SIGKILL is dropped, its unanswered
-// attempt times out alike everywhere and the retry reaches a listener elsewhere; an instance started
-// afterwards rebuilds the same deliveries from the log.
+// attempt times out alike everywhere and the retry reaches a listener elsewhere; an instance stops while
+// listeners keep reconnecting to it (D-177); an instance started afterwards rebuilds the same deliveries
+// from the log.
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -284,6 +285,34 @@ describe.skipIf(why !== null)('webhook listeners on two instances of one shared 
       await c.close();
     }
   }, 90_000);
+
+  it('stops while a listener keeps reconnecting to it: a stream opened during the stop is refused, and the stop ends', async () => {
+    const c = await start(db.url);
+    const t = await createTenant(a.listenUrl, { planTier: 'pro', webhookUrl: UNREACHABLE });
+    const stream = () =>
+      fetch(`${c.listenUrl}/sandbox/v1/webhooks/listen`, { headers: { authorization: `Bearer ${t.apiKey}` } });
+    // a listener held on c: the stop ends its stream, and the command reconnects at once, as `listen` does
+    const held = await stream();
+    expect(held.status).toBe(200);
+    let stopped = false;
+    const stop = c.close().then(() => (stopped = true));
+    let reconnects = 0;
+    void held.text().catch(() => '');
+    // several commands (or one retrying fast) reconnecting until the server refuses them
+    const reconnecting = async () => {
+      while (!stopped) {
+        const res = await stream().catch(() => null);
+        if (!res) return;
+        reconnects++;
+        await res.text().catch(() => '');
+      }
+    };
+    await Promise.all(Array.from({ length: 4 }, reconnecting));
+    // a stream opened once the stop began took a connection of the store that the stop then waited for forever
+    const within = await Promise.race([stop, new Promise((r) => setTimeout(() => r(false), 15_000))]);
+    expect(within, `the stop did not end within 15 s (${reconnects} reconnects)`).toBe(true);
+    expect(reconnects).toBeGreaterThan(0);
+  }, 60_000);
 
   it('an instance started afterwards rebuilds every listener delivery from the log', async () => {
     const c = await start(db.url);

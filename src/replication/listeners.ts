@@ -46,6 +46,9 @@ export function shareListeners(replica: Replica, core: Core): ListenerHub {
   const hub = new ListenerHub({ now: replica.now, timers: false, onForward: () => replica.wakeListeners() });
   let wake: Promise<pg.PoolClient> | null = null;
   let timers: NodeJS.Timeout[] = [];
+  // set once this instance stops: a listener that reconnects meanwhile (its stream just ended, the HTTP server still
+  // answers) is refused before it takes a connection, which the stop would wait for and never get back
+  let closing = false;
 
   const apply = (op: ListenOp) => {
     switch (op.op) {
@@ -94,6 +97,7 @@ export function shareListeners(replica: Replica, core: Core): ListenerHub {
 
   /** One connection per instance LISTENs for the commits that handed attempts to listeners. */
   function listenForWakes(): Promise<pg.PoolClient> {
+    if (closing) return Promise.reject(new Error('the sandbox is closing'));
     wake ??= (async () => {
       const client = await db.connect();
       client.on('notification', catchUp);
@@ -147,6 +151,7 @@ export function shareListeners(replica: Replica, core: Core): ListenerHub {
     hub,
     streams: {
       async open(listenerId, tenantId, send, end) {
+        if (closing) throw new Error('the sandbox is closing');
         local.set(listenerId, { send, end });
         try {
           await listenForWakes();
@@ -172,6 +177,7 @@ export function shareListeners(replica: Replica, core: Core): ListenerHub {
 
   // a polite stop drops this instance's listeners at once (a crash leaves it to their leases)
   replica.onClose(async () => {
+    closing = true;
     for (const t of timers) clearInterval(t);
     timers = [];
     for (const [listenerId, l] of [...local]) {
