@@ -61,8 +61,8 @@ function listen(
 /** How a shared instance reacts to its store (not a setting: a hook for tests and the CLI). */
 export interface StoreHooks {
   /**
-   * What a shared instance does when the log cannot be written or lacks steps it must apply (default: log and exit
-   * 70, so a restart replays).
+   * What a shared instance does when the log cannot be written, lacks steps it must apply or holds one another
+   * version wrote (default: log and exit 70, so a restart replays).
    */
   onStoreFailure?: (err: Error) => void;
   /** The code version a shared instance writes and replays as (default: package.json's; tests simulate an upgrade). */

@@ -133,8 +133,8 @@ const readRoute = (app: string, req: Request): RoutedCall => ({
 
 /**
  * The answer to a call the replica could not take: its store failed on this instance (the log could not be
- * written or lacks steps it must apply, and the instance stopped; or a tenant could not be read). The app's own
- * errors never reach here: they are answered inside it.
+ * written, lacks steps it must apply or holds another version's, and the instance stopped; or a tenant could
+ * not be read). The app's own errors never reach here: they are answered inside it.
  */
 function storeFailed(err: unknown): Response {
   const e = new DomainError(

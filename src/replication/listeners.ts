@@ -151,7 +151,6 @@ export function shareListeners(replica: Replica, core: Core): ListenerHub {
     hub,
     streams: {
       async open(listenerId, tenantId, send, end) {
-        if (closing) throw new Error('the sandbox is closing');
         local.set(listenerId, { send, end });
         try {
           await listenForWakes();

@@ -767,7 +767,8 @@ export class Replica {
         if (first === undefined) first = await this.logFirst();
         this.checkLogHolds(tenantId, Math.max(b.first, seq + 1), first);
         const { count, last } = await this.applyTenantSteps(this, tenantId, seq, b.last);
-        if (last !== b.last) throw new LogGap(`step ${b.last} of tenant ${tenantId}, skipped here, is not in the log`);
+        if (last !== b.last)
+          throw new LogRefusal(`step ${b.last} of tenant ${tenantId}, skipped here, is not in the log`);
         this.residency.countReplayed(count);
       }
     } catch (err) {
@@ -876,7 +877,7 @@ export class Replica {
     m.reading = (async () => {
       if (m.count === 0) this.checkLogHolds(tenantId, m.from, await this.logFirst());
       const { rows } = await this.db.query<StoredStep>(tenantStepsSql(m.after, m.last, REPLAY_PAGE), [[tenantId]]);
-      if (!rows.length) throw new LogGap(`step ${m.last} of tenant ${tenantId}, skipped here, is not in the log`);
+      if (!rows.length) throw new LogRefusal(`step ${m.last} of tenant ${tenantId}, skipped here, is not in the log`);
       m.rows = rows;
       m.at = 0;
     })()
@@ -900,7 +901,7 @@ export class Replica {
    */
   private checkLogHolds(tenantId: string, from: number, first: string | null): void {
     if (first === null || Number(first) > from)
-      throw new LogGap(
+      throw new LogRefusal(
         `the steps of tenant ${tenantId} skipped here (from step ${from}) are no longer in the log (it starts at step ${first ?? 'none'})`,
       );
   }
@@ -1555,7 +1556,8 @@ export class Replica {
           if (err instanceof NotLoaded) throw err.cause;
           results.push({ item, ok: false, value: err });
         }
-        // a read found a gap in the log (the instance stopped): no later call of the batch runs on what it loaded
+        // a read stopped the instance (a gap in the log, another version's step, a failed load): no later call of the
+        // batch runs on what it loaded
         if (this.fatal) throw this.fatal;
         // a step that failed part-way fails the same way on every replay: it is in the log either way
         if (item.step) {
@@ -1718,9 +1720,7 @@ export class Replica {
   private stop(err: unknown, batch: Item[]): null {
     const first = !this.fatal;
     this.fatal ??=
-      err instanceof LogGap || err instanceof OtherVersionStep
-        ? err
-        : new Error(`the log could not be written (${(err as Error).message})`);
+      err instanceof LogRefusal ? err : new Error(`the log could not be written (${(err as Error).message})`);
     const moving = [...this.replaying.values()].flatMap((m) => m.items);
     this.replaying.clear();
     for (const item of [...batch, ...this.queue.splice(0), ...moving]) item.reject(this.fatal);
@@ -1835,7 +1835,7 @@ export class Replica {
    */
   private check(r: StoredStep): void {
     if (Number(r.seq) !== this.applied + 1)
-      throw new LogGap(
+      throw new LogRefusal(
         `steps ${this.applied + 1} to ${Number(r.seq) - 1} were pruned before this instance applied them (it fell more than two snapshots behind)`,
       );
     this.checkWriter(r);
@@ -1844,7 +1844,7 @@ export class Replica {
   private checkWriter(r: StoredStep): void {
     const by = { logFormat: r.log_format ?? 0, codeVersion: r.code_version ?? 'unrecorded' };
     if (!sameWriter(by, this.options.writer))
-      throw new OtherVersionStep(
+      throw new LogRefusal(
         `step ${r.seq} was written by ${describeWriter(by)}; this instance is ${describeWriter(this.options.writer)} and does not replay another version's steps`,
       );
   }
@@ -2128,11 +2128,12 @@ export function fairBatch<T extends { turn: string }>(queue: T[]): T[] {
   return batch;
 }
 
-/** The log lacks steps this instance must apply (pruned, or removed by hand): it stops rather than run on without them. */
-class LogGap extends Error {}
-
-/** The log holds a step another version wrote, which this instance does not replay (D-176). */
-class OtherVersionStep extends Error {}
+/**
+ * The log as this instance found it cannot be applied here: it lacks steps this instance must apply (pruned, or
+ * removed by hand), or holds one another version wrote. The instance stops with this message rather than run on
+ * without them (D-176).
+ */
+class LogRefusal extends Error {}
 
 /** A tenant a live step needed could not be loaded: the instance stops (the step is not the log's). */
 class NotLoaded extends Error {
