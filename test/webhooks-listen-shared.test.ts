@@ -286,7 +286,7 @@ describe.skipIf(why !== null)('webhook listeners on two instances of one shared 
     }
   }, 90_000);
 
-  it('stops while a listener keeps reconnecting to it: a stream opened during the stop is refused, and the stop ends', async () => {
+  it('stops while a listener keeps reconnecting to it: the stop ends', async () => {
     const c = await start(db.url);
     const t = await createTenant(a.listenUrl, { planTier: 'pro', webhookUrl: UNREACHABLE });
     const stream = () =>
@@ -309,7 +309,9 @@ describe.skipIf(why !== null)('webhook listeners on two instances of one shared 
     };
     await Promise.all(Array.from({ length: 4 }, reconnecting));
     // a stream opened once the stop began took a connection of the store that the stop then waited for forever
-    const within = await Promise.race([stop, new Promise((r) => setTimeout(() => r(false), 15_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    const within = await Promise.race([stop, new Promise((r) => (timer = setTimeout(() => r(false), 15_000)))]);
+    clearTimeout(timer);
     expect(within, `the stop did not end within 15 s (${reconnects} reconnects)`).toBe(true);
     expect(reconnects).toBeGreaterThan(0);
   }, 60_000);
