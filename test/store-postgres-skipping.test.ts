@@ -15,7 +15,8 @@
 //   a stop during the move answers its calls and leaves a snapshot with the tenant whole; a step of no tenant during
 //   the move waits for the tenant's steps;
 // - a tenant whose skipped steps are gone from the log, or include one another version wrote, is refused however it
-//   is loaded: its call is answered 503 with the reason, and the instance stops (D-176).
+//   is loaded: its call is answered 503 with the reason, and the instance stops (D-176); a call taken in one batch
+//   after a read that stopped the instance is refused and not written.
 
 import pg from 'pg';
 import fc from 'fast-check';
@@ -450,4 +451,64 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
         expect(await sliceOf(a, t.tenantId)).toEqual(before);
         expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
       }, 120_000);
+
+  it('runs no call of a batch after a read in it that stopped the instance: it is refused, and not in the log', async () => {
+    // batches as long as they come: the read and the call after it are taken in one
+    const stopped: Error[] = [];
+    const timing = { replicaTiming: { ...QUICK.replicaTiming, batchBudgetMs: 60_000 } };
+    const { url, a, b } = await pair({ ...timing, onStoreFailure: (e) => stopped.push(e) });
+    // T's calls run on a, its steps skipped on b; U's on b, which holds it
+    const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(b.listenUrl)];
+    expect((await screen(b.listenUrl, u.apiKey)).status).toBe(201);
+    await waitFor(
+      async () => ((await screen(a.listenUrl, t.apiKey)) && (await residency(b)).skipped! > 0 ? true : undefined),
+      'steps of T skipped on b',
+    );
+    for (let i = 0; i < 2; i++) expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+    await globalOf(b);
+    await sql(url, FAULTS[0].make(t.tenantId));
+    const stepsOfU = async () =>
+      Number(
+        (await sql<{ n: string }>(url, `SELECT count(*) AS n FROM sandbox_log WHERE partition = '${u.tenantId}'`))[0].n,
+      );
+    const stepsBefore = await stepsOfU();
+    // with the log's lock held, a call of U on b waits for it in its batch; then the operator's read of every tenant
+    // (which loads T: refused) and another call of U arrive, and are taken in the next batch, in that order
+    const lock = new pg.Client({ connectionString: url });
+    await lock.connect();
+    let first!: ReturnType<typeof screen>, read!: ReturnType<typeof screen>, second!: ReturnType<typeof screen>;
+    try {
+      await lock.query('SELECT pg_advisory_lock($1)', [LOG_LOCK]);
+      first = screen(b.listenUrl, u.apiKey);
+      await waitFor(
+        async () =>
+          (
+            await sql<{ n: string }>(
+              url,
+              "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+            )
+          )[0].n !== '0'
+            ? true
+            : undefined,
+        "b's batch waiting for the log's lock",
+      );
+      read = client(b.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/tenants');
+      await new Promise((r) => setTimeout(r, 200));
+      second = screen(b.listenUrl, u.apiKey);
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock($1)', [LOG_LOCK]);
+      await lock.end();
+    }
+    const refusal = new RegExp(FAULTS[0].refusal(t.tenantId));
+    expect((await first).status).toBe(201);
+    for (const res of [await read, await second]) {
+      expect(res.status, res.text).toBe(503);
+      expect(res.json?.error?.message).toMatch(refusal);
+    }
+    expect(stopped.map((e) => e.message)).toEqual([expect.stringMatching(refusal)]);
+    // only the first call of U is in the log; a serves U on
+    expect(await stepsOfU()).toBe(stepsBefore + 1);
+    expect((await screen(a.listenUrl, u.apiKey)).status).toBe(201);
+  }, 120_000);
 });
