@@ -9,9 +9,11 @@
 // to the older of the two), so the database follows the state, not the history.
 // Requirements: none of its own; decisions D-138, D-146, D-112.
 
+import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { gunzip, gunzipSync } from 'node:zlib';
 import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { valuesOf, type Db } from '../store/postgres/pool.js';
 import type { Writer } from './versions.js';
 
@@ -21,15 +23,24 @@ const unzip = promisify(gunzip);
 export const GLOBAL_PART = 'global';
 /** Tenant parts read per round trip at a start: each is imported and dropped before the next page. */
 const PARTS_PAGE = 200;
-/** Part rows per INSERT when a snapshot is written. */
+/** Rows per INSERT when a snapshot's parts are kept as tenants' stored states, or carried. */
 const PARTS_PER_INSERT = 500;
+/**
+ * A snapshot's parts are streamed to the database (COPY) in views of at most this many bytes of their pieces, and
+ * calls run after each `COPY_TURN_BYTES` (D-178).
+ */
+const COPY_PIECE_BYTES = 64 * 1024;
+const COPY_TURN_BYTES = 256 * 1024;
 
 /** One part of a snapshot, compressed, as it is written. */
 export interface EncodedPart {
   part: string;
   /** Its place in the snapshot (the global part 0, then the tenants in their order). */
   ord: number;
-  data: Buffer;
+  /** Its compressed bytes: these pieces in order (never joined, D-178). */
+  pieces: Buffer[];
+  /** Their length. */
+  bytes: number;
   rawBytes: number;
 }
 
@@ -254,7 +265,7 @@ export async function writeSnapshot(
   let bytes = 0;
   let rawBytes = 0;
   for (const p of parts) {
-    bytes += p.data.length;
+    bytes += p.bytes;
     rawBytes += p.rawBytes;
   }
   const client = await db.connect();
@@ -283,22 +294,14 @@ export async function writeSnapshot(
       // written by another instance: the tenants exported here are kept as their stored states as of the step
       for (let at = 1; at < parts.length; at += PARTS_PER_INSERT) {
         const page = parts.slice(at, at + PARTS_PER_INSERT);
-        const states = page.map((p) => ({ tenantId: p.part, data: p.data, rawBytes: p.rawBytes }));
+        const states = page.map((p) => ({ tenantId: p.part, data: Buffer.concat(p.pieces), rawBytes: p.rawBytes }));
         await insertTenantStates(client, seq, states, snapshotFormat, writer.codeVersion);
       }
       await client.query('COMMIT');
       return null;
     }
-    for (let at = 0; at < parts.length; at += PARTS_PER_INSERT) {
-      const page = parts.slice(at, at + PARTS_PER_INSERT);
-      // each part's bytes a parameter of its own (`valuesOf`): not an array of bytea, which cost about 18 ms per 5 MB
-      // of the event loop (D-164)
-      const { sql, values } = valuesOf(page.map((p) => [p.part, seq, p.ord, p.data, p.rawBytes]));
-      await client.query(
-        `INSERT INTO sandbox_snapshot_parts (part, seq, ord, data, raw_bytes) ${sql} ON CONFLICT (part, seq) DO NOTHING`,
-        values,
-      );
-    }
+    // the header is this transaction's: no other instance writes parts of this step
+    await copyParts(client, seq, parts);
     for (let at = 0; at < carried.length; at += PARTS_PER_INSERT) {
       const page = carried.slice(at, at + PARTS_PER_INSERT);
       const { rows } = await client.query<{ found: number; bytes: string; raw: string }>(CARRY_SQL, [
@@ -330,6 +333,66 @@ export async function writeSnapshot(
   }
   await prune(db, self);
   return { bytes, rawBytes };
+}
+
+/** The start of COPY's binary format: its signature, no flags, no header extension. */
+const COPY_SIGNATURE = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+
+/**
+ * Writes the parts of the snapshot of step `seq` (COPY, binary): each part's compressed pieces are streamed to the
+ * database as views of them, with turns for calls in between, where an INSERT made one new buffer of the whole part
+ * for its parameter (about 18 ms of the event loop per 5 MB, D-164; a busy tenant's part held calls up for 212 ms in
+ * the bench's burst, D-178).
+ */
+async function copyParts(client: pg.PoolClient, seq: number, parts: readonly EncodedPart[]): Promise<void> {
+  const stream = client.query(
+    copyFrom('COPY sandbox_snapshot_parts (part, seq, ord, data, raw_bytes) FROM STDIN (FORMAT binary)'),
+  );
+  const finished = once(stream, 'finish');
+  // heard below; an error meanwhile rejects the write waiting for room as well
+  finished.catch(() => undefined);
+  let sinceTurn = 0;
+  const write = async (bytes: Buffer) => {
+    if (!stream.write(bytes)) await once(stream, 'drain');
+    sinceTurn += bytes.length;
+    if (sinceTurn >= COPY_TURN_BYTES) {
+      sinceTurn = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  try {
+    await write(COPY_SIGNATURE);
+    for (const p of parts) {
+      const name = Buffer.from(p.part, 'utf8');
+      // five fields: part (text), seq (bigint), ord (integer), then data's length, its bytes, and raw_bytes (bigint)
+      const head = Buffer.alloc(2 + 4 + name.length + 4 + 8 + 4 + 4 + 4);
+      let at = head.writeInt16BE(5, 0);
+      at = head.writeInt32BE(name.length, at);
+      at += name.copy(head, at);
+      at = head.writeInt32BE(8, at);
+      at = head.writeBigInt64BE(BigInt(seq), at);
+      at = head.writeInt32BE(4, at);
+      at = head.writeInt32BE(p.ord, at);
+      head.writeInt32BE(p.bytes, at);
+      await write(head);
+      for (const piece of p.pieces)
+        for (let from = 0; from < piece.length; from += COPY_PIECE_BYTES)
+          await write(piece.subarray(from, from + COPY_PIECE_BYTES));
+      const tail = Buffer.alloc(4 + 8);
+      tail.writeInt32BE(8, 0);
+      tail.writeBigInt64BE(BigInt(p.rawBytes), 4);
+      await write(tail);
+    }
+    // the end of the rows
+    await write(Buffer.from([0xff, 0xff]));
+    stream.end();
+    await finished;
+  } catch (err) {
+    // a failure of ours ends the COPY (its rows are not written; the transaction is rolled back); one of the
+    // database's ended it already
+    if (!stream.errored) stream.destroy(err as Error);
+    throw err;
+  }
 }
 
 /** A tenant's state as stored: its compressed JSON (with lines, D-160) and the size of that JSON. */

@@ -376,8 +376,8 @@ async function encodePart(
   lines: boolean,
   restRatio: number,
 ): Promise<EncodedPart> {
-  const { data, rawBytes } = await slicedGzip(value, BACKGROUND.sliceMs, lines, restRatio);
-  return { part, ord, data, rawBytes };
+  const { pieces, bytes, rawBytes } = await slicedGzip(value, BACKGROUND.sliceMs, lines, restRatio);
+  return { part, ord, pieces, bytes, rawBytes };
 }
 
 /**
