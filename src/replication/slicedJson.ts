@@ -10,8 +10,7 @@
 // elements are the same (D-161).
 // Requirements: none of its own; decisions D-151, D-161.
 
-import { promisify } from 'node:util';
-import { constants, createGunzip, createGzip, gzip, type Gzip, type ZlibOptions } from 'node:zlib';
+import { constants, createGunzip, createGzip, type Gzip, type ZlibOptions } from 'node:zlib';
 import { LazyList } from '../domain/lazyList.js';
 
 /** How long one slice may run before the event loop turns. */
@@ -40,7 +39,23 @@ const BLOCK = 1 << BLOCK_BITS;
 const BLOCK_MASK = BLOCK - 1;
 /** zlib's fastest level: a busy tenant's part is made anew at every snapshot (D-161). */
 const GZIP: ZlibOptions = { level: constants.Z_BEST_SPEED, chunkSize: GZIP_CHUNK };
-const gzipOnce = promisify<Buffer, ZlibOptions, Buffer>(gzip);
+/**
+ * A gzip member compressed off the event loop as its text is written to `stream` (zlib's fastest level), its bytes
+ * the pieces zlib gives, never joined (D-178). `done` is heard by whoever awaits it, once the text is written (an
+ * error of zlib's meanwhile must not go unheard until then).
+ */
+function gzipMember(): { stream: Gzip; done: Promise<Buffer[]> } {
+  const stream = createGzip(GZIP);
+  const out: Buffer[] = [];
+  stream.on('data', (b: Buffer) => out.push(b));
+  const done = new Promise<Buffer[]>((resolve, reject) => {
+    stream.once('end', () => resolve(out));
+    stream.once('error', reject);
+  });
+  done.catch(() => undefined);
+  return { stream, done };
+}
+
 /**
  * zlib's output piece when a stored state is decompressed (D-170): with its default (16 KiB), 30 MB of a tenant's
  * JSON came back in about 1,900 pieces, each handled on the event loop (110–210 ms in all, turns of up to 35 ms); in
@@ -62,7 +77,8 @@ export async function slicedGunzip(data: Buffer): Promise<Buffer[]> {
 
 /** A block's text with lines, compressed as a gzip member of its own, the size of the text, its elements' tokens. */
 interface KeptBlock {
-  data: Buffer;
+  /** Its compressed bytes, as zlib gave them. */
+  data: Buffer[];
   rawBytes: number;
   tokens: readonly unknown[] | null;
 }
@@ -201,17 +217,9 @@ export async function slicedGzip(
   const current: { stream: Gzip | null } = { stream: null };
   let rawBytes = 0;
   const open = () => {
-    const gz = createGzip(GZIP);
-    const out: Buffer[] = [];
-    gz.on('data', (b: Buffer) => out.push(b));
-    const done = new Promise<Buffer[]>((resolve, reject) => {
-      gz.once('end', () => resolve(out));
-      gz.once('error', reject);
-    });
-    // heard below, once the text is written (an error of zlib's meanwhile must not go unheard until then)
-    done.catch(() => undefined);
-    members.push(done);
-    return gz;
+    const member = gzipMember();
+    members.push(member.done);
+    return member.stream;
   };
   const sink: TextSink = {
     text: (piece) => {
@@ -222,15 +230,20 @@ export async function slicedGzip(
       const kept = keptOf(source);
       let b = kept[index];
       if (b === undefined || !sameTokens(b.tokens, tokens)) {
-        const pieces: Buffer[] = [];
-        await make((piece) => pieces.push(piece));
-        const text = Buffer.concat(pieces);
-        b = { data: await gzipOnce(text, GZIP), rawBytes: text.length, tokens };
+        // compressed as its text is made, never joined (a block of requests is megabytes of text, D-178)
+        const member = gzipMember();
+        let text = 0;
+        await make((piece) => {
+          text += piece.length;
+          member.stream.write(piece);
+        });
+        member.stream.end();
+        b = { data: await member.done, rawBytes: text, tokens };
         kept[index] = b;
       }
       current.stream?.end();
       current.stream = null;
-      members.push(Promise.resolve([b.data]));
+      members.push(Promise.resolve(b.data));
       rawBytes += b.rawBytes;
     },
   };
