@@ -2,12 +2,12 @@
 // start loads the newest snapshot it can read and replays only the steps after it. A snapshot is its row in
 // `sandbox_snapshots` (its header: step, versions, sizes) and its parts in `sandbox_snapshot_parts`, each
 // gzip-compressed JSON: `global` (what belongs to no tenant, and the recorder's counters) and one per tenant.
-// The parts and then the header are written in one transaction, so a snapshot is seen whole or not at all;
-// a start reads them one page at a time in one repeatable-read transaction (pruning meanwhile does not
-// reach it). A snapshot written before parts (its whole state in the header's `state`) is still read.
+// The header and then the parts (streamed by COPY from their compressed pieces, D-178) are written in one
+// transaction, so a snapshot is seen whole or not at all, and written by one instance alone (D-174); a start
+// reads them one page at a time in one repeatable-read transaction (pruning meanwhile does not reach it). A snapshot written before parts (its whole state in the header's `state`) is still read.
 // A new snapshot prunes what the two newest make useless (older snapshots with their parts, and the steps up
 // to the older of the two), so the database follows the state, not the history.
-// Requirements: none of its own; decisions D-138, D-146, D-112.
+// Requirements: none of its own; decisions D-138, D-146, D-112, D-174, D-178.
 
 import { once } from 'node:events';
 import { promisify } from 'node:util';
