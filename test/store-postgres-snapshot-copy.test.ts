@@ -1,10 +1,11 @@
-// A snapshot's parts are streamed to PostgreSQL (COPY, binary) from their compressed pieces, never joined into one
-// buffer (D-178): what is written is read back as it was, byte for byte and value for value, for a part of megabytes
-// in many pieces as for small ones and an empty one, and a second snapshot of the same step writes nothing.
+// A snapshot's parts and tenants' stored states are streamed to PostgreSQL (COPY, binary) from their compressed
+// pieces, never joined into one buffer (D-178): what is written is read back as it was, byte for byte and value for
+// value, for a part of megabytes in many pieces as for small ones and an empty one; a second snapshot of the same
+// step writes nothing, and a state already stored for a step stays, in a transaction of its own or the caller's.
 
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readParts, writeSnapshot, type EncodedPart } from '../src/replication/snapshots.js';
+import { insertTenantStates, readParts, writeSnapshot, type EncodedPart } from '../src/replication/snapshots.js';
 import { slicedGzip } from '../src/replication/slicedJson.js';
 import { migrate } from '../src/store/postgres/migrate.js';
 import { openPool, type Db } from '../src/store/postgres/pool.js';
@@ -84,4 +85,41 @@ describe.skipIf(why !== null)("a snapshot's parts written by COPY", () => {
     );
     expect(read).toEqual([{ replica: { lastNow: 1 }, state: {} }]);
   });
+
+  it("stores tenants' states, keeping a state already stored for the step, alone or in the caller's transaction", async () => {
+    const state = async (tenantId: string, value: unknown) => ({
+      tenantId,
+      ...(await slicedGzip(value, 0, true)),
+    });
+    const big = { rows: Array.from({ length: 20_000 }, (_, i) => ({ i, text: randomBytes(48).toString('hex') })) };
+    const first = [await state('ten_a', big), await state('ten_b', { rows: [1] })];
+    await insertTenantStates(db, 9, first, 1, 'copy-test');
+    // again for the same step (another value: the stored one stays), with a new tenant, in one transaction of the
+    // caller's, twice
+    const again = [await state('ten_a', { rows: [] }), await state('ten_c', { rows: [3] })];
+    const client = await db.connect();
+    try {
+      await client.query('BEGIN');
+      await insertTenantStates(client, 9, again, 1, 'copy-test');
+      await insertTenantStates(client, 9, again, 1, 'copy-test');
+      await client.query('COMMIT');
+      // later, on the same connection: only the tenants given are stored
+      await client.query('BEGIN');
+      await insertTenantStates(client, 10, [await state('ten_d', { rows: [4] })], 1, 'copy-test');
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    const { rows } = await db.query<{ tenant_id: string; seq: string; data: Buffer; raw_bytes: string }>(
+      'SELECT tenant_id, seq, data, raw_bytes FROM sandbox_tenant_states WHERE seq = 9 ORDER BY tenant_id',
+    );
+    expect(await db.query('SELECT tenant_id FROM sandbox_tenant_states WHERE seq = 10')).toMatchObject({
+      rows: [{ tenant_id: 'ten_d' }],
+    });
+    const expected = [first[0], first[1], again[1]];
+    expect(rows.map((r) => [r.tenant_id, Number(r.seq), Number(r.raw_bytes)])).toEqual(
+      expected.map((st) => [st.tenantId, 9, st.rawBytes]),
+    );
+    rows.forEach((r, i) => expect(r.data.equals(Buffer.concat(expected[i].pieces)), r.tenant_id).toBe(true));
+  }, 60_000);
 });

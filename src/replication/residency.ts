@@ -371,8 +371,7 @@ export class Residency {
       const rows = await slicedEach(page, { sliceMs: JSON_SLICE_MS, restRatio: 0 }, async (id, k) => {
         const copy = copies[i + k];
         copies[i + k] = null;
-        const { pieces, rawBytes } = await slicedGzip(copy, JSON_SLICE_MS, true);
-        return { tenantId: id, data: Buffer.concat(pieces), rawBytes };
+        return { tenantId: id, ...(await slicedGzip(copy, JSON_SLICE_MS, true)) };
       });
       await insertTenantStates(this.db, at, rows, SNAPSHOT_FORMAT, this.writer.codeVersion);
     }

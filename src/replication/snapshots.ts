@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { gunzip, gunzipSync } from 'node:zlib';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { valuesOf, type Db } from '../store/postgres/pool.js';
+import type { Db } from '../store/postgres/pool.js';
 import type { Writer } from './versions.js';
 
 const unzip = promisify(gunzip);
@@ -294,14 +294,19 @@ export async function writeSnapshot(
       // written by another instance: the tenants exported here are kept as their stored states as of the step
       for (let at = 1; at < parts.length; at += PARTS_PER_INSERT) {
         const page = parts.slice(at, at + PARTS_PER_INSERT);
-        const states = page.map((p) => ({ tenantId: p.part, data: Buffer.concat(p.pieces), rawBytes: p.rawBytes }));
+        const states = page.map((p) => ({ tenantId: p.part, pieces: p.pieces, bytes: p.bytes, rawBytes: p.rawBytes }));
         await insertTenantStates(client, seq, states, snapshotFormat, writer.codeVersion);
       }
       await client.query('COMMIT');
       return null;
     }
     // the header is this transaction's: no other instance writes parts of this step
-    await copyParts(client, seq, parts);
+    await copyRows(
+      client,
+      'sandbox_snapshot_parts',
+      ['part', 'seq', 'ord', 'data', 'raw_bytes'],
+      parts.map((p) => [p.part, { int8: seq }, { int4: p.ord }, p, { int8: p.rawBytes }]),
+    );
     for (let at = 0; at < carried.length; at += PARTS_PER_INSERT) {
       const page = carried.slice(at, at + PARTS_PER_INSERT);
       const { rows } = await client.query<{ found: number; bytes: string; raw: string }>(CARRY_SQL, [
@@ -338,16 +343,42 @@ export async function writeSnapshot(
 /** The start of COPY's binary format: its signature, no flags, no header extension. */
 const COPY_SIGNATURE = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
 
+/** A field of a row written by COPY: text, a bigint, an integer, or bytea given as its pieces in order. */
+type CopyField = string | { int8: number } | { int4: number } | { pieces: readonly Buffer[]; bytes: number };
+
+/** A field's length and value in COPY's binary format (bytea: its length alone, its pieces written after it). */
+function fieldHead(field: CopyField): Buffer {
+  if (typeof field === 'string') {
+    const text = Buffer.from(field, 'utf8');
+    const out = Buffer.alloc(4 + text.length);
+    out.writeInt32BE(text.length, 0);
+    text.copy(out, 4);
+    return out;
+  }
+  if ('pieces' in field) {
+    const out = Buffer.alloc(4);
+    out.writeInt32BE(field.bytes, 0);
+    return out;
+  }
+  const out = Buffer.alloc('int8' in field ? 12 : 8);
+  if ('int8' in field) out.writeBigInt64BE(BigInt(field.int8), out.writeInt32BE(8, 0));
+  else out.writeInt32BE(field.int4, out.writeInt32BE(4, 0));
+  return out;
+}
+
 /**
- * Writes the parts of the snapshot of step `seq` (COPY, binary): each part's compressed pieces are streamed to the
- * database as views of them, with turns for calls in between, where an INSERT made one new buffer of the whole part
- * for its parameter (about 18 ms of the event loop per 5 MB, D-164; a busy tenant's part held calls up for 212 ms in
- * the bench's burst, D-178).
+ * Writes `rows` into `columns` of `table` (COPY, binary): a bytea's pieces are streamed to the database as views of
+ * them, with turns for calls in between, where an INSERT made one new buffer of the whole value for its parameter
+ * (about 18 ms of the event loop per 5 MB, D-164; a busy tenant's part held calls up for 212 ms in the bench's
+ * burst, D-178).
  */
-async function copyParts(client: pg.PoolClient, seq: number, parts: readonly EncodedPart[]): Promise<void> {
-  const stream = client.query(
-    copyFrom('COPY sandbox_snapshot_parts (part, seq, ord, data, raw_bytes) FROM STDIN (FORMAT binary)'),
-  );
+async function copyRows(
+  client: pg.PoolClient,
+  table: string,
+  columns: readonly string[],
+  rows: Iterable<readonly CopyField[]>,
+): Promise<void> {
+  const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN (FORMAT binary)`));
   const finished = once(stream, 'finish');
   // heard below; an error meanwhile rejects the write waiting for room as well
   finished.catch(() => undefined);
@@ -362,26 +393,18 @@ async function copyParts(client: pg.PoolClient, seq: number, parts: readonly Enc
   };
   try {
     await write(COPY_SIGNATURE);
-    for (const p of parts) {
-      const name = Buffer.from(p.part, 'utf8');
-      // five fields: part (text), seq (bigint), ord (integer), then data's length, its bytes, and raw_bytes (bigint)
-      const head = Buffer.alloc(2 + 4 + name.length + 4 + 8 + 4 + 4 + 4);
-      let at = head.writeInt16BE(5, 0);
-      at = head.writeInt32BE(name.length, at);
-      at += name.copy(head, at);
-      at = head.writeInt32BE(8, at);
-      at = head.writeBigInt64BE(BigInt(seq), at);
-      at = head.writeInt32BE(4, at);
-      at = head.writeInt32BE(p.ord, at);
-      head.writeInt32BE(p.bytes, at);
-      await write(head);
-      for (const piece of p.pieces)
-        for (let from = 0; from < piece.length; from += COPY_PIECE_BYTES)
-          await write(piece.subarray(from, from + COPY_PIECE_BYTES));
-      const tail = Buffer.alloc(4 + 8);
-      tail.writeInt32BE(8, 0);
-      tail.writeBigInt64BE(BigInt(p.rawBytes), 4);
-      await write(tail);
+    const count = Buffer.alloc(2);
+    count.writeInt16BE(columns.length, 0);
+    for (const row of rows) {
+      if (row.length !== columns.length) throw new Error(`a row of ${row.length} fields for ${columns.length} columns`);
+      await write(count);
+      for (const field of row) {
+        await write(fieldHead(field));
+        if (typeof field === 'object' && 'pieces' in field)
+          for (const piece of field.pieces)
+            for (let from = 0; from < piece.length; from += COPY_PIECE_BYTES)
+              await write(piece.subarray(from, from + COPY_PIECE_BYTES));
+      }
     }
     // the end of the rows
     await write(Buffer.from([0xff, 0xff]));
@@ -398,13 +421,18 @@ async function copyParts(client: pg.PoolClient, seq: number, parts: readonly Enc
 /** A tenant's state as stored: its compressed JSON (with lines, D-160) and the size of that JSON. */
 export interface TenantStateRow {
   tenantId: string;
-  data: Buffer;
+  /** Its compressed bytes: these pieces in order (never joined, D-178). */
+  pieces: readonly Buffer[];
+  /** Their length. */
+  bytes: number;
   rawBytes: number;
 }
 
 /**
- * Stores tenants' states as of step `seq` in one INSERT (a state already stored for that step stays): a tenant dropped
- * from memory (residency.ts), or a tenant of a snapshot another instance wrote first (D-174).
+ * Stores tenants' states as of step `seq` (a state already stored for that step stays): a tenant dropped from memory
+ * (residency.ts), or a tenant of a snapshot another instance wrote first (D-174). Streamed by COPY (D-178) into a
+ * table of the connection's own, then moved into `sandbox_tenant_states` in one statement (COPY has no conflict
+ * clause); in `db`'s transaction when it is a client, else in one of its own.
  */
 export async function insertTenantStates(
   db: Db | pg.PoolClient,
@@ -414,14 +442,33 @@ export async function insertTenantStates(
   codeVersion: string,
 ): Promise<void> {
   if (!states.length) return;
-  const { sql, values } = valuesOf(
-    states.map((st) => [st.tenantId, Math.floor(seq), st.data, st.rawBytes, snapshotFormat, codeVersion]),
-  );
-  await db.query(
-    `INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
-     ${sql} ON CONFLICT (tenant_id, seq) DO NOTHING`,
-    values,
-  );
+  const own = !('release' in db);
+  const client = own ? await db.connect() : db;
+  let broken = false;
+  try {
+    if (own) await client.query('BEGIN');
+    await client.query(
+      'CREATE TEMP TABLE IF NOT EXISTS sandbox_tenant_states_in (tenant_id text NOT NULL, data bytea NOT NULL, raw_bytes bigint NOT NULL)',
+    );
+    await copyRows(
+      client,
+      'sandbox_tenant_states_in',
+      ['tenant_id', 'data', 'raw_bytes'],
+      states.map((st) => [st.tenantId, st, { int8: st.rawBytes }]),
+    );
+    await client.query(
+      `WITH moved AS (DELETE FROM sandbox_tenant_states_in RETURNING tenant_id, data, raw_bytes)
+       INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
+       SELECT tenant_id, $1, data, raw_bytes, $2, $3 FROM moved ON CONFLICT (tenant_id, seq) DO NOTHING`,
+      [Math.floor(seq), snapshotFormat, codeVersion],
+    );
+    if (own) await client.query('COMMIT');
+  } catch (err) {
+    if (own) await client.query('ROLLBACK').catch(() => (broken = true));
+    throw err;
+  } finally {
+    if (own) client.release(broken);
+  }
 }
 
 /** An instance not heard of for this long is taken for gone: pruning no longer waits for it. */
