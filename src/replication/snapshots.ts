@@ -4,7 +4,8 @@
 // gzip-compressed JSON: `global` (what belongs to no tenant, and the recorder's counters) and one per tenant.
 // The header and then the parts (streamed by COPY from their compressed pieces, D-178) are written in one
 // transaction, so a snapshot is seen whole or not at all, and written by one instance alone (D-174); a start
-// reads them one page at a time in one repeatable-read transaction (pruning meanwhile does not reach it). A snapshot written before parts (its whole state in the header's `state`) is still read.
+// reads them one page at a time in one repeatable-read transaction (pruning meanwhile does not reach it). A
+// snapshot written before parts (its whole state in the header's `state`) is still read.
 // A new snapshot prunes what the two newest make useless (older snapshots with their parts, and the steps up
 // to the older of the two), so the database follows the state, not the history.
 // Requirements: none of its own; decisions D-138, D-146, D-112, D-174, D-178.
@@ -23,11 +24,11 @@ const unzip = promisify(gunzip);
 export const GLOBAL_PART = 'global';
 /** Tenant parts read per round trip at a start: each is imported and dropped before the next page. */
 const PARTS_PAGE = 200;
-/** Rows per INSERT when a snapshot's parts are kept as tenants' stored states, or carried. */
+/** Carried parts copied per statement when a snapshot is written. */
 const PARTS_PER_INSERT = 500;
 /**
- * A snapshot's parts are streamed to the database (COPY) in views of at most this many bytes of their pieces, and
- * calls run after each `COPY_TURN_BYTES` (D-178).
+ * A bytea written by COPY (a snapshot's part, a tenant's stored state) is streamed in views of at most this many
+ * bytes of its pieces, and calls run after each `COPY_TURN_BYTES` (D-178).
  */
 const COPY_PIECE_BYTES = 64 * 1024;
 const COPY_TURN_BYTES = 256 * 1024;
@@ -292,11 +293,8 @@ export async function writeSnapshot(
     );
     if (!header.rows.length) {
       // written by another instance: the tenants exported here are kept as their stored states as of the step
-      for (let at = 1; at < parts.length; at += PARTS_PER_INSERT) {
-        const page = parts.slice(at, at + PARTS_PER_INSERT);
-        const states = page.map((p) => ({ tenantId: p.part, pieces: p.pieces, bytes: p.bytes, rawBytes: p.rawBytes }));
-        await insertTenantStates(client, seq, states, snapshotFormat, writer.codeVersion);
-      }
+      const states = parts.slice(1).map((p) => ({ ...p, tenantId: p.part }));
+      await insertTenantStates(client, seq, states, snapshotFormat, writer.codeVersion);
       await client.query('COMMIT');
       return null;
     }
