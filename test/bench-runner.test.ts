@@ -2,6 +2,7 @@
 // a failing or overrunning section becomes "not measured" and leaves no child process behind, and
 // a short end-to-end run writes both reports.
 
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -62,6 +63,39 @@ describe('load measurement', () => {
       server.close();
     }
   });
+
+  it.skipIf(process.platform !== 'linux')(
+    "reports the CPU per answered request of the servers' process groups and of the load generator",
+    async () => {
+      // a server in a process group of its own that spends 2 ms of CPU on each request, and an idle one beside it
+      const burner = `require('node:http').createServer((q, s) => { const t = process.cpuUsage();
+        for (;;) { const d = process.cpuUsage(t); if (d.user + d.system >= 2000) break; }
+        s.end('{}'); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
+      const server = spawn(process.execPath, ['-e', burner], { detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+      const idle = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
+      try {
+        const port = await new Promise<string>((resolve) =>
+          server.stdout.once('data', (c: Buffer) => resolve(String(c).trim())),
+        );
+        const spec = { origin: `http://127.0.0.1:${port}`, method: 'GET' as const, path: '/x' };
+        const r = await measure(spec, { connections: 2, durationS: 1, warmupS: 0, cpuOf: [server.pid!, idle.pid!] });
+        expect(r.requests).toBeGreaterThan(50);
+        // 2 ms a request, plus what node spends to serve it; /proc counts in 10 ms ticks over hundreds of requests
+        expect(r.cpu!.serverUs).toBeGreaterThan(1_800);
+        expect(r.cpu!.serverUs).toBeLessThan(4_000);
+        expect(r.cpu!.generatorUs).toBeGreaterThan(0);
+        expect(r.cpu!.generatorUs).toBeLessThan(r.cpu!.serverUs);
+        // the idle group alone: next to nothing
+        const quiet = await measure(spec, { connections: 2, durationS: 0.5, warmupS: 0, cpuOf: [idle.pid!] });
+        expect(quiet.cpu!.serverUs).toBeLessThan(200);
+        // not asked: not reported
+        expect((await measure(spec, { connections: 1, durationS: 0.2, warmupS: 0 })).cpu).toBeUndefined();
+      } finally {
+        server.kill('SIGKILL');
+        idle.kill('SIGKILL');
+      }
+    },
+  );
 
   it('drives several servers at once, half the connections each, and sums what they answered', async () => {
     const counts = [0, 0];

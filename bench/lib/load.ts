@@ -3,6 +3,7 @@
 // keeps whole milliseconds). The server under test runs in another process.
 
 import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
+import { readdirSync, readFileSync } from 'node:fs';
 import { summarize } from './stats.js';
 
 export interface LoadSpec {
@@ -21,6 +22,20 @@ export interface LoadOptions {
   connections: number;
   durationS: number;
   warmupS: number;
+  /**
+   * Process groups of the servers under test (a bench child leads its own): their CPU over the timed run is
+   * reported per answered request, beside this process's own (the load generator's), which gauges how fast the
+   * machine ran meanwhile.
+   */
+  cpuOf?: readonly number[];
+}
+
+/** CPU time per answered request over the timed run, in microseconds (Linux only: null elsewhere). */
+export interface CpuPerRequest {
+  /** Every process of the servers' groups. */
+  serverUs: number;
+  /** The load generator: this process. */
+  generatorUs: number;
 }
 
 export interface LoadResult {
@@ -37,6 +52,33 @@ export interface LoadResult {
   bytesPerSec: number;
   /** Mean response size, headers included. */
   bytesPerResponse: number;
+  /** Given `cpuOf`: CPU per answered request. */
+  cpu?: CpuPerRequest | null;
+}
+
+/** User and system CPU milliseconds of every process in the groups, from /proc; null where there is no /proc. */
+export function groupCpuMs(pgids: readonly number[]): number | null {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const wanted = new Set(pgids);
+  const tick = 1000 / 100; // USER_HZ: 100 on Linux
+  let ms = 0;
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // after the command name (which may hold spaces): state, ppid, pgrp, … utime (14th), stime (15th)
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (wanted.has(Number(fields[2]))) ms += (Number(fields[11]) + Number(fields[12])) * tick;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ms;
 }
 
 function run(
@@ -89,6 +131,7 @@ export async function measureSplit(specs: LoadSpec[], opts: LoadOptions): Promis
   if (opts.warmupS > 0) await Promise.all(specs.map((spec, i) => run(spec, share(i), opts.warmupS)));
   let latencies = new Float64Array(1 << 16);
   let n = 0;
+  const cpuBefore = opts.cpuOf ? { server: groupCpuMs(opts.cpuOf), self: process.cpuUsage() } : null;
   const results = await Promise.all(
     specs.map((spec, i) =>
       run(spec, share(i), opts.durationS, (ms) => {
@@ -101,6 +144,14 @@ export async function measureSplit(specs: LoadSpec[], opts: LoadOptions): Promis
       }),
     ),
   );
+  const server = opts.cpuOf ? groupCpuMs(opts.cpuOf) : null;
+  const self = cpuBefore ? process.cpuUsage(cpuBefore.self) : null;
+  const cpu =
+    cpuBefore && server !== null && cpuBefore.server !== null && self && n > 0
+      ? { serverUs: ((server - cpuBefore.server) * 1000) / n, generatorUs: (self.user + self.system) / n }
+      : cpuBefore
+        ? null
+        : undefined;
   const s = summarize(latencies.subarray(0, n));
   const statuses: Record<string, number> = {};
   for (const result of results)
@@ -122,6 +173,7 @@ export async function measureSplit(specs: LoadSpec[], opts: LoadOptions): Promis
     timeouts: sum((r) => r.timeouts),
     bytesPerSec: bytes / durationS,
     bytesPerResponse: n ? bytes / n : 0,
+    ...(cpu === undefined ? {} : { cpu }),
   };
 }
 

@@ -427,13 +427,20 @@ async function memory(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
 
 const isLoad = (r: LoadResult | string | undefined): r is LoadResult => typeof r === 'object';
 
+/** The process groups of bench children (each leads its own): whose CPU a load row reports. */
+function groupsOf(children: readonly { child: { proc: { pid?: number } } }[]): number[] {
+  return children.flatMap((c) => (c.child.proc.pid === undefined ? [] : [c.child.proc.pid]));
+}
+
 function loadRow(label: string, r: LoadResult | string | undefined, each: number[]): (string | number)[] {
-  if (!isLoad(r)) return [label, '—', '—', '—', short(r ?? 'not run'), ''];
+  if (!isLoad(r)) return [label, '—', '—', '—', '—', '—', short(r ?? 'not run'), ''];
   return [
     label,
     fmt(r.rps, 0),
     fmt(r.p50Ms, 2),
     fmt(r.p99Ms, 2),
+    r.cpu ? fmt(r.cpu.serverUs, 0) : '—',
+    r.cpu ? fmt(r.cpu.generatorUs, 0) : '—',
     short(unsound(r) ?? ''),
     each.map((v) => fmt(v, 0)).join(' / '),
   ];
@@ -502,7 +509,8 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
         expectStatus(await sb.admin('GET', '/sandbox/v1/store', undefined, 300_000), 200, 'catch-up read');
       catchUpMs[which].push(performance.now() - t0);
       try {
-        capacity[which].push(await measureSplit(specsOf[which](), { connections, durationS, warmupS }));
+        const cpuOf = groupsOf(which === 'one' ? [first] : [first, second]);
+        capacity[which].push(await measureSplit(specsOf[which](), { connections, durationS, warmupS, cpuOf }));
       } catch (err) {
         capacity[which].push(errorMessage(err));
       }
@@ -623,7 +631,12 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
               headers: { authorization: `Bearer ${target!.key}` },
               body: () => submitBody('versus'),
             },
-            { connections, durationS, warmupS },
+            {
+              connections,
+              durationS,
+              warmupS,
+              cpuOf: groupsOf(which === 'postgres' ? [first] : typeof prism === 'string' ? [] : [prism]),
+            },
           ),
         );
       } catch (err) {
@@ -644,8 +657,17 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
   );
   const runsOf = (rs: (LoadResult | string)[]) => rs.filter(isLoad).map((r) => r.rps);
   out.tables.push({
-    title: `Load on one database: ${connections} connections, ${warmupS} s warm-up then ${repetitions} interleaved ${durationS} s runs per row, the median run shown (two instances: half the connections each, req/s summed, latencies pooled)`,
-    columns: ['row', 'req/s', 'p50 ms', 'p99 ms', 'note', 'req/s of each run'],
+    title: `Load on one database: ${connections} connections, ${warmupS} s warm-up then ${repetitions} interleaved ${durationS} s runs per row, the median run shown (two instances: half the connections each, req/s summed, latencies pooled); CPU per answered request over that run: the servers' process groups (two instances summed; Prism with its forked server; PostgreSQL's own processes not counted) and the load generator's, a gauge of how fast the machine ran meanwhile`,
+    columns: [
+      'row',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'server CPU µs/req',
+      'load generator CPU µs/req',
+      'note',
+      'req/s of each run',
+    ],
     rows: [
       loadRow('submits over 50 tenants, one instance', one, runsOf(capacity.one)),
       loadRow(
