@@ -32,6 +32,11 @@ const PARTS_PER_INSERT = 500;
  */
 const COPY_PIECE_BYTES = 64 * 1024;
 const COPY_TURN_BYTES = 256 * 1024;
+/**
+ * Smaller bytes than this (a row's field count, a field's length, a text, a short piece of a bytea) are gathered and
+ * sent together: each write to the COPY is a message of its own and a write to the socket.
+ */
+const COPY_GATHER_BYTES = 16 * 1024;
 
 /** One part of a snapshot, compressed, as it is written. */
 export interface EncodedPart {
@@ -381,13 +386,31 @@ async function copyRows(
   // heard below; an error meanwhile rejects the write waiting for room as well
   finished.catch(() => undefined);
   let sinceTurn = 0;
-  const write = async (bytes: Buffer) => {
+  const send = async (bytes: Buffer) => {
     if (!stream.write(bytes)) await once(stream, 'drain');
     sinceTurn += bytes.length;
     if (sinceTurn >= COPY_TURN_BYTES) {
       sinceTurn = 0;
       await new Promise((resolve) => setImmediate(resolve));
     }
+  };
+  // small bytes wait here until a large view or the end is sent, or until they are large enough themselves
+  const gathered: Buffer[] = [];
+  let gatheredBytes = 0;
+  const sendGathered = async () => {
+    if (!gathered.length) return;
+    const bytes = gathered.length === 1 ? gathered[0] : Buffer.concat(gathered, gatheredBytes);
+    gathered.length = gatheredBytes = 0;
+    await send(bytes);
+  };
+  const write = async (bytes: Buffer) => {
+    if (bytes.length >= COPY_GATHER_BYTES) {
+      await sendGathered();
+      return send(bytes);
+    }
+    gathered.push(bytes);
+    gatheredBytes += bytes.length;
+    if (gatheredBytes >= COPY_PIECE_BYTES) await sendGathered();
   };
   try {
     await write(COPY_SIGNATURE);
@@ -406,6 +429,7 @@ async function copyRows(
     }
     // the end of the rows
     await write(Buffer.from([0xff, 0xff]));
+    await sendGathered();
     stream.end();
     await finished;
   } catch (err) {
