@@ -2,9 +2,10 @@
 // (as a ratio to the ping's own baseline) and the peak RSS of the sandbox process. Shared by the hostile
 // test suite and the bench's hostile section, so both speak of the same classes.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request, type HttpResponse } from './http.js';
+import { processIds, processStat } from './machine.js';
 
 /** A JSON POST of prepared text; hostile requests may take long before the fix, hence the generous bound. */
 export const post = (url: string, body: string, headers: Record<string, string> = {}): Promise<HttpResponse> =>
@@ -168,19 +169,7 @@ export function rssOf(pid: number): number {
 
 /** Processes of a process group (a detached child leads its own: tsx and the node it starts). */
 export function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // field 5 of /proc/<pid>/stat is the process group; the command name (field 2) may hold spaces
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid) out.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return out;
+  return (processIds() ?? []).filter((pid) => processStat(pid)?.pgrp === pgid).map(Number);
 }
 
 /** Samples the largest RSS of any process of the group every `everyMs` until stopped; gives the peak. */

@@ -3,7 +3,7 @@
 // keeps whole milliseconds). The server under test runs in another process.
 
 import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
-import { readdirSync, readFileSync } from 'node:fs';
+import { processIds, processStat } from './machine.js';
 import { summarize } from './stats.js';
 
 export interface LoadSpec {
@@ -58,25 +58,13 @@ export interface LoadResult {
 
 /** User and system CPU milliseconds of every process in the groups, from /proc; null where there is no /proc. */
 export function groupCpuMs(pgids: readonly number[]): number | null {
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return null;
-  }
+  const ids = processIds();
+  if (!ids) return null;
   const wanted = new Set(pgids);
-  const tick = 1000 / 100; // USER_HZ: 100 on Linux
   let ms = 0;
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // after the command name (which may hold spaces): state, ppid, pgrp, … utime (14th), stime (15th)
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (wanted.has(Number(fields[2]))) ms += (Number(fields[11]) + Number(fields[12])) * tick;
-    } catch {
-      // gone meanwhile
-    }
+  for (const pid of ids) {
+    const stat = processStat(pid);
+    if (stat && wanted.has(stat.pgrp)) ms += stat.cpuMs;
   }
   return ms;
 }
