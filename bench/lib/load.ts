@@ -132,14 +132,15 @@ export async function measureSplit(specs: LoadSpec[], opts: LoadOptions): Promis
       }),
     ),
   );
-  const server = opts.cpuOf ? groupCpuMs(opts.cpuOf) : null;
-  const self = cpuBefore ? process.cpuUsage(cpuBefore.self) : null;
-  const cpu =
-    cpuBefore && server !== null && cpuBefore.server !== null && self && n > 0
-      ? { serverUs: ((server - cpuBefore.server) * 1000) / n, generatorUs: (self.user + self.system) / n }
-      : cpuBefore
-        ? null
-        : undefined;
+  let cpu: CpuPerRequest | null | undefined;
+  if (cpuBefore) {
+    const server = groupCpuMs(opts.cpuOf!);
+    const self = process.cpuUsage(cpuBefore.self);
+    cpu =
+      server !== null && cpuBefore.server !== null && n > 0
+        ? { serverUs: ((server - cpuBefore.server) * 1000) / n, generatorUs: (self.user + self.system) / n }
+        : null;
+  }
   const s = summarize(latencies.subarray(0, n));
   const statuses: Record<string, number> = {};
   for (const result of results)
