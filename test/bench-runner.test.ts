@@ -11,13 +11,16 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { liveChildren } from '../bench/lib/children.js';
 import { atLeast, figure } from '../bench/lib/figures.js';
-import { measure, measureSplit, unsound, type LoadResult } from '../bench/lib/load.js';
+import { clientFor } from '../bench/lib/http.js';
+import { measure, measureSplit, unsound, type LoadResult, type LoadSpec } from '../bench/lib/load.js';
 import { renderMarkdown, type BenchReport } from '../bench/lib/report.js';
+import { createBenchTenant, residencyOf, settleRouting, submitBody } from '../bench/lib/sandbox.js';
 import type { Section } from '../bench/lib/section.js';
 import { defaultOptions } from '../bench/options.js';
 import { runBench, runSection } from '../bench/runner.js';
 import { SECTIONS } from '../bench/sections/index.js';
-import { postgresUnavailable } from './support/postgres.js';
+import { instancesPerTest, postgresUnavailable, sharedInstances } from './support/postgres.js';
+import { ADMIN_TOKEN } from './support/sandbox.js';
 
 const out = mkdtempSync(join(tmpdir(), 'bench-test-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -183,6 +186,59 @@ describe('load measurement', () => {
     expect(unsound(base)).toMatch(/20 of 1000 .*20× 404/);
     expect(unsound({ ...base, statuses: { '200': 995, '404': 5 }, non2xx: 5 })).toBeNull();
   });
+});
+
+describe.skipIf(postgresUnavailable() !== null)('a routing of tenants to instances settled before a timed run', () => {
+  const { pair } = instancesPerTest(sharedInstances('http://sandbox.test', { noRateLimits: true }));
+
+  it('loads, replays and drops the tenants a new routing moved, untimed; the run after it moves none', async () => {
+    // a tenant whose steps come only from the other instance is dropped after 2 s (as by default)
+    const { a, b } = await pair({ replicaTiming: { foreignIdleMs: 2_000, foreignIdleCalls: 0, sweepMs: 200 } });
+    const [ca, cb] = [a, b].map((sb) => ({ admin: clientFor(sb.listenUrl, ADMIN_TOKEN) }));
+    const keys: string[] = [];
+    for (let i = 0; i < 6; i++) keys.push((await createBenchTenant(ca, { name: `settle ${i}` })).apiKey);
+    const spec = (base: string, bearers: string[]): LoadSpec => ({
+      origin: base,
+      method: 'POST',
+      path: '/api/screening/v1/screen',
+      bearers,
+      body: () => submitBody('settle'),
+    });
+    const allOnA = () => [spec(a.listenUrl, keys)];
+    const routed = () => [spec(a.listenUrl, keys.slice(0, 3)), spec(b.listenUrl, keys.slice(3))];
+    const load = (specs: LoadSpec[], durationS = 0.3) => measureSplit(specs, { connections: 6, durationS, warmupS: 0 });
+    const settle = (round: () => Promise<unknown>, maxMs = 20_000) =>
+      settleRouting([ca, cb], round, { stableMs: 2_500, maxMs });
+    const counts = async () =>
+      (await Promise.all([ca, cb].map(residencyOf))).map(({ resident, loaded, evicted, replaying }) => ({
+        resident,
+        loaded,
+        evicted,
+        replaying,
+      }));
+    // every tenant served by the first instance, then half of them by the second: it loads them (their skipped
+    // steps replayed) and the first drops them; both take rounds of their own before two rounds change nothing
+    await load(allOnA());
+    for (const [specs, served] of [
+      [routed, [3, 3]],
+      [allOnA, [6, 0]],
+    ] as const) {
+      const settling = await settle(() => load(specs()));
+      expect(settling.settled).toBe(true);
+      expect(settling.rounds).toBeGreaterThan(2);
+      const before = await counts();
+      // each instance holds the tenants it serves
+      expect(before.map((c, i) => c.resident >= served[i])).toEqual([true, true]);
+      const run = await load(specs(), 1);
+      expect(run.statuses['201']).toBe(run.requests);
+      expect(await counts()).toEqual(before);
+    }
+    // a routing changed at every round never settles: the rounds are bounded
+    let rounds = 0;
+    const unsettled = await settle(() => load(rounds++ % 2 ? routed() : allOnA()), 3_000);
+    expect(unsettled.settled).toBe(false);
+    expect(unsettled.ms).toBeLessThan(6_000);
+  }, 120_000);
 });
 
 describe('sections', () => {

@@ -85,7 +85,7 @@ export interface BenchTenant {
 
 /** A tenant with every scope and a large screening balance, so submits never meet 402. */
 export async function createBenchTenant(
-  sb: SandboxChild,
+  sb: Pick<SandboxChild, 'admin'>,
   {
     planTier = 'scale',
     name = 'bench',
@@ -120,4 +120,71 @@ let seq = 0;
 export function submitBody(prefix = 'bench'): string {
   seq++;
   return JSON.stringify(submission(`${prefix}-${process.pid}-${seq}`, seq));
+}
+
+/**
+ * What an instance's store report says of the tenants it holds (D-150, D-172, D-175): how many are in memory, loaded
+ * and dropped since it started, moved here and still applying their skipped steps, and the steps it skipped and
+ * applied later (zeros: an in-memory store, which holds every tenant).
+ */
+export interface ResidencyCounts {
+  resident: number;
+  loaded: number;
+  evicted: number;
+  replaying: number;
+  skipped: number;
+  replayed: number;
+}
+
+/** Reads the residency counters of an instance's store report (`GET /sandbox/v1/store`, a read of no tenant). */
+export async function residencyOf(sb: Pick<SandboxChild, 'admin'>): Promise<ResidencyCounts> {
+  const report = expectStatus(await sb.admin('GET', '/sandbox/v1/store', undefined, 300_000), 200, 'store report')
+    .json as { instance?: { residency?: Partial<ResidencyCounts> } };
+  const r = report.instance?.residency ?? {};
+  return {
+    resident: r.resident ?? 0,
+    loaded: r.loaded ?? 0,
+    evicted: r.evicted ?? 0,
+    replaying: r.replaying ?? 0,
+    skipped: r.skipped ?? 0,
+    replayed: r.replayed ?? 0,
+  };
+}
+
+export interface Settling {
+  /** Whether the instances' tenants stayed as they were (none loaded, dropped or replaying) for `stableMs`. */
+  settled: boolean;
+  rounds: number;
+  ms: number;
+}
+
+/**
+ * Runs `round` (untimed load on one routing of tenants to instances) until the instances hold what a steady routing
+ * leaves them: no instance loaded or dropped a tenant, or was still applying a moved tenant's skipped steps (D-172,
+ * D-175), over rounds lasting `stableMs` (longer than an instance keeps a tenant whose calls went elsewhere: 2 s by
+ * default); at most `maxMs`. A run timed after it measures the routing, not a move of tenants between instances (a
+ * tenant another instance served until then is loaded and replayed on its first calls, and the instance that served it
+ * applies its steps until it drops it as idle: seconds of both instances' CPU).
+ */
+export async function settleRouting(
+  instances: readonly Pick<SandboxChild, 'admin'>[],
+  round: () => Promise<unknown>,
+  { stableMs = 3_000, maxMs = 30_000 }: { stableMs?: number; maxMs?: number } = {},
+): Promise<Settling> {
+  const t0 = performance.now();
+  const read = () => Promise.all(instances.map(residencyOf));
+  let before = await read();
+  let stableFrom = performance.now();
+  for (let rounds = 1; ; rounds++) {
+    await round();
+    const after = await read();
+    const now = performance.now();
+    const same = after.every(
+      (a, i) => a.replaying === 0 && a.loaded === before[i].loaded && a.evicted === before[i].evicted,
+    );
+    if (!same) stableFrom = now;
+    if (same && now - stableFrom >= stableMs) return { settled: true, rounds, ms: now - t0 };
+    if (now - t0 >= maxMs) return { settled: false, rounds, ms: now - t0 };
+    before = after;
+  }
 }

@@ -41,6 +41,9 @@ import { measure, measureSplit, unsound, type LoadResult, type LoadSpec } from '
 import { prismPath, startPrism } from '../lib/prism.js';
 import {
   createBenchTenant,
+  residencyOf,
+  settleRouting,
+  type Settling,
   spawnSandboxChild,
   startSandboxChild,
   submitBody,
@@ -488,34 +491,52 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
 
   // 1. one instance vs two instances of one shared sandbox, interleaved: each tenant's calls sent to one of the two
   // (`two`, as a balancer that routes by key does: each instance skips the other's tenants' steps, D-172), and every
-  // tenant's calls spread over both (`spread`: both apply every step)
-  const KINDS = ['one', 'two', 'spread'] as const;
+  // tenant's calls spread over both (`spread`: both apply every step); and one instance sent half the connections
+  // (`half`: what each of the two is sent), which tells the cost of smaller batches from the cost of sharing (D-179)
+  const KINDS = ['one', 'two', 'spread', 'half'] as const;
   type Kind = (typeof KINDS)[number];
-  const capacity: Record<Kind, (LoadResult | string)[]> = { one: [], two: [], spread: [] };
-  const catchUpMs: Record<Kind, number[]> = { one: [], two: [], spread: [] };
+  const capacity: Record<Kind, (LoadResult | string)[]> = { one: [], two: [], spread: [], half: [] };
+  const catchUpMs: Record<Kind, number[]> = { one: [], two: [], spread: [], half: [] };
+  const settled: Record<Kind, Settling[]> = { one: [], two: [], spread: [], half: [] };
   const half = Math.ceil(keys.length / 2);
+  const halfConnections = Math.ceil(connections / 2);
   const specsOf: Record<Kind, () => LoadSpec[]> = {
     one: () => [spec(first.baseUrl)],
     two: () => [spec(first.baseUrl, keys.slice(0, half)), spec(second.baseUrl, keys.slice(half))],
     spread: () => [spec(first.baseUrl), spec(second.baseUrl)],
+    half: () => [spec(first.baseUrl)],
   };
+  const oneInstance = (k: Kind) => k === 'one' || k === 'half';
   for (let rep = 0; rep < repetitions; rep++) {
     for (const which of rep % 2 ? [...KINDS].reverse() : KINDS) {
-      ctx.log(`  capacity: ${which === 'one' ? 'one instance' : `two instances (${which})`}, submits over 50 tenants`);
+      ctx.log(
+        `  capacity: ${oneInstance(which) ? `one instance${which === 'half' ? `, ${halfConnections} connections` : ''}` : `two instances (${which})`}, submits over 50 tenants`,
+      );
       // an instance left idle applies what the other wrote meanwhile before its first call: done here, untimed, with
       // a read of no tenant (a read across tenants would load every tenant)
       const t0 = performance.now();
-      for (const sb of which === 'one' ? [first] : [first, second])
+      for (const sb of oneInstance(which) ? [first] : [first, second])
         expectStatus(await sb.admin('GET', '/sandbox/v1/store', undefined, 300_000), 200, 'catch-up read');
       catchUpMs[which].push(performance.now() - t0);
       try {
-        const cpuOf = groupsOf(which === 'one' ? [first] : [first, second]);
-        capacity[which].push(await measureSplit(specsOf[which](), { connections, durationS, warmupS, cpuOf }));
+        const conns = which === 'half' ? halfConnections : connections;
+        // the tenants this routing moved between the instances (the previous run routed them otherwise) are loaded,
+        // replayed and dropped under untimed load first: the run measures the routing, a move is the moves part's
+        // figure (D-179)
+        const settling = await settleRouting([first, second], () =>
+          measureSplit(specsOf[which](), { connections: conns, durationS: 1, warmupS: 0 }),
+        );
+        settled[which].push(settling);
+        const cpuOf = groupsOf(oneInstance(which) ? [first] : [first, second]);
+        capacity[which].push(await measureSplit(specsOf[which](), { connections: conns, durationS, warmupS, cpuOf }));
       } catch (err) {
         capacity[which].push(errorMessage(err));
       }
     }
   }
+  // what each run waited for, untimed: the idle instance's catch-up, then the routing's tenants settled
+  const untimed = (k: Kind) =>
+    `before each run, untimed: caught up in ${catchUpMs[k].map((v) => fmt(v, 0)).join(' / ')} ms, tenants settled in ${settled[k].map((v) => `${fmt(v.ms / 1000, 1)} s${v.settled ? '' : ' (not settled)'}`).join(' / ')} (none loaded, dropped or replaying for 3 s)`;
   await moves(ctx, first, second, keys.slice(half), specsOf.two, out);
   await ctx.group.stop(second.child, SHUTDOWN_GRACE_MS);
   const one = medianOf(capacity.one);
@@ -669,16 +690,21 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
       'req/s of each run',
     ],
     rows: [
-      loadRow('submits over 50 tenants, one instance', one, runsOf(capacity.one)),
+      loadRow(`submits over 50 tenants, one instance (${untimed('one')})`, one, runsOf(capacity.one)),
       loadRow(
-        `submits over 50 tenants, two instances, each tenant's calls to one (the idle one first caught up, untimed: ${catchUpMs.two.map((v) => fmt(v, 0)).join(' / ')} ms)`,
+        `submits over 50 tenants, two instances, each tenant's calls to one (${untimed('two')})`,
         two,
         runsOf(capacity.two),
       ),
       loadRow(
-        `submits over 50 tenants, two instances, every tenant's calls to both (caught up: ${catchUpMs.spread.map((v) => fmt(v, 0)).join(' / ')} ms)`,
+        `submits over 50 tenants, two instances, every tenant's calls to both (${untimed('spread')})`,
         spread,
         runsOf(capacity.spread),
+      ),
+      loadRow(
+        `submits over 50 tenants, one instance sent half the connections (${halfConnections}: what each of the two instances is sent; ${untimed('half')})`,
+        medianOf(capacity.half),
+        runsOf(capacity.half),
       ),
       loadRow('submit, one tenant, PostgreSQL ×1', pgSubmit, runsOf(versus.postgres)),
       loadRow('submit, Prism', prismSubmit, runsOf(versus.prism)),
@@ -700,7 +726,7 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
       ],
     ],
   });
-  out.data.capacity = { ...capacity, catchUpMs };
+  out.data.capacity = { ...capacity, catchUpMs, settled };
   out.data.burst = { alone, during, failures: failures.length, bursts };
   out.data.submit = versus;
   await ctx.group.stop(first.child, SHUTDOWN_GRACE_MS);
@@ -748,11 +774,7 @@ async function moves(
   const prober = await createBenchTenant(first, { name: 'move probe' });
   ctx.log(`  moves: each instance's tenants' calls to it for ${durationS} s (untimed)`);
   await measureSplit(routed(), { connections, durationS, warmupS: 0 });
-  const residency = async () => {
-    const report = expectStatus(await first.admin('GET', '/sandbox/v1/store', undefined, 300_000), 200, 'store report')
-      .json as { instance: { residency?: { replayed?: number; skipped?: number } } };
-    return report.instance.residency ?? {};
-  };
+  const residency = () => residencyOf(first);
   // the first instance applies what the second wrote meanwhile (skipping the moving tenants' steps), untimed
   const before = await residency();
   const probe = (await steadyProbe(ctx, 'probe (moves)', first.baseUrl, prober.apiKey, 8)).result;
@@ -767,7 +789,7 @@ async function moves(
   );
   const result = await probe;
   const after = await residency();
-  const steps = (after.replayed ?? 0) - (before.replayed ?? 0);
+  const steps = after.replayed - before.replayed;
   const { count: calls, p50, max: longest } = summarize(result.latenciesMs);
   const allMoved = Math.max(...firstCalls);
   out.figures.push(
@@ -826,12 +848,7 @@ async function dropAndLoad(ctx: SectionContext, pgc: TestDatabase, out: Output):
   // every read of the report is a turn of the queue, after which idle tenants are dropped
   await waitFor(
     'the tenant with a long history to be dropped',
-    async () => {
-      const report = expectStatus(await sb.admin('GET', '/sandbox/v1/store'), 200, 'store report').json as {
-        instance: { residency: { resident: number } };
-      };
-      return report.instance.residency.resident <= 1 ? true : undefined;
-    },
+    async () => ((await residencyOf(sb)).resident <= 1 ? true : undefined),
     { timeoutMs: 60_000, intervalMs: 200, child: sb.child },
   );
   const db = new pg.Client({ connectionString: url });
