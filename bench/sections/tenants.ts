@@ -536,7 +536,7 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
   }
   // what each run waited for, untimed: the idle instance's catch-up, then the routing's tenants settled
   const untimed = (k: Kind) =>
-    `before each run, untimed: caught up in ${catchUpMs[k].map((v) => fmt(v, 0)).join(' / ')} ms, tenants settled in ${settled[k].map((v) => `${fmt(v.ms / 1000, 1)} s${v.settled ? '' : ' (not settled)'}`).join(' / ')} (none loaded, dropped or replaying for 3 s)`;
+    `before each run, untimed: caught up in ${catchUpMs[k].map((v) => fmt(v, 0)).join(' / ')} ms, tenants settled (none loaded, dropped or replaying for 3 s) in ${settled[k].map((v) => `${fmt(v.ms / 1000, 1)} s${v.settled ? '' : ' (not settled: its bound)'}`).join(' / ')}`;
   await moves(ctx, first, second, keys.slice(half), specsOf.two, out);
   await ctx.group.stop(second.child, SHUTDOWN_GRACE_MS);
   const one = medianOf(capacity.one);
