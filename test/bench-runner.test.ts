@@ -192,8 +192,8 @@ describe.skipIf(postgresUnavailable() !== null)('a routing of tenants to instanc
   const { pair } = instancesPerTest(sharedInstances('http://sandbox.test', { noRateLimits: true }));
 
   it('loads, replays and drops the tenants a new routing moved, untimed; the run after it moves none', async () => {
-    // a tenant whose steps come only from the other instance is dropped after 2 s (as by default)
-    const { a, b } = await pair({ replicaTiming: { foreignIdleMs: 2_000, foreignIdleCalls: 0, sweepMs: 200 } });
+    // a tenant whose steps come only from the other instance is dropped after 1 s
+    const { a, b } = await pair({ replicaTiming: { foreignIdleMs: 1_000, foreignIdleCalls: 0, sweepMs: 200 } });
     const [ca, cb] = [a, b].map((sb) => ({ admin: clientFor(sb.listenUrl, ADMIN_TOKEN) }));
     const keys: string[] = [];
     for (let i = 0; i < 6; i++) keys.push((await createBenchTenant(ca, { name: `settle ${i}` })).apiKey);
@@ -208,7 +208,7 @@ describe.skipIf(postgresUnavailable() !== null)('a routing of tenants to instanc
     const routed = () => [spec(a.listenUrl, keys.slice(0, 3)), spec(b.listenUrl, keys.slice(3))];
     const load = (specs: LoadSpec[], durationS = 0.3) => measureSplit(specs, { connections: 6, durationS, warmupS: 0 });
     const settle = (round: () => Promise<unknown>, maxMs = 20_000) =>
-      settleRouting([ca, cb], round, { stableMs: 2_500, maxMs });
+      settleRouting([ca, cb], round, { stableMs: 1_500, maxMs });
     const counts = async () =>
       (await Promise.all([ca, cb].map(residencyOf))).map(({ resident, loaded, evicted, replaying }) => ({
         resident,
