@@ -84,6 +84,15 @@ const BATCH_MAX = 256;
  */
 const FAIR_SHARE = 8;
 const CATCH_UP_PAGE = 2_000;
+/** The statements prepared on the writer's connection (openWriter). */
+const PAGE_STATEMENT = 'sandbox_page';
+const APPEND_STATEMENT = 'sandbox_append';
+/** The number of the first of the steps an append answered (they are numbered in a row). */
+const firstAppended = (appended: pg.QueryResult) =>
+  Math.min(...(appended.rows as { seq: string }[]).map((r) => Number(r.seq)));
+/** The SQL of a page of the steps after the step `after` (an expression), in order, and on the condition `upTo`. */
+const pageSql = (after: string, upTo = '') =>
+  `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log WHERE seq > ${after}${upTo} ORDER BY seq LIMIT ${CATCH_UP_PAGE}; `;
 /**
  * A batch of tenants' calls runs beside other instances' batches, under its tenants' locks (D-173), while steps
  * another instance committed were read less than this long ago; an instance alone keeps one round trip a batch.
@@ -1223,7 +1232,8 @@ export class Replica {
     // (no drop starts once `closed` is set: the one awaited above was the last)
     while (this.running) await new Promise((r) => setTimeout(r, 5));
     this.stopped = true;
-    this.writer?.release();
+    // its statements prepared for this instance go with it, not back to the pool
+    this.writer?.release(true);
     this.writer = null;
     await this.db.query(`DELETE FROM sandbox_instances WHERE instance = $1`, [this.instance]).catch(() => {});
   }
@@ -1500,7 +1510,7 @@ export class Replica {
         // one round trip: the transaction (unless one is open), the log's lock shared, the tenants' locks and the
         // first page of steps committed elsewhere (every step of these tenants among them)
         const out = (await this.writer.query(
-          `${this.begin()}SELECT pg_advisory_xact_lock_shared(${LOG_LOCK}); ${tenantLocksSql(beside)}${this.pageAfter(this.applied)}`,
+          `${this.begin()}SELECT pg_advisory_xact_lock_shared(${LOG_LOCK}); ${tenantLocksSql(beside)}${this.writerPage(this.applied)}`,
         )) as unknown as pg.QueryResult[];
         await this.applyPage(out[out.length - 1].rows, this.writer);
         // what was applied may have changed a call's route or made a rule of no tenant: the batch runs alone
@@ -1519,7 +1529,7 @@ export class Replica {
         // one round trip: the transaction (unless one is open), the lock and the first page of steps committed
         // elsewhere
         const out = (await this.writer.query(
-          `${this.begin()}SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.pageAfter(this.applied)}`,
+          `${this.begin()}SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.writerPage(this.applied)}`,
         )) as unknown as pg.QueryResult[];
         this.held = { page: [] };
         await this.applyPage(out[out.length - 1].rows, this.writer);
@@ -1583,11 +1593,10 @@ export class Replica {
         // (of other tenants: these tenants' locks and the log's are held) and after them are read once it is
         // committed, in the same round trip
         const out = (await this.writer!.query(
-          `SELECT pg_advisory_xact_lock(${APPEND_LOCK}); ${done.length ? this.insertAfter(done, this.applied) : ''}${dir()}${notify}COMMIT;${next} ${this.pageAfter(this.applied)}`,
+          `SELECT pg_advisory_xact_lock(${APPEND_LOCK}); ${done.length ? this.appendAfter(done, this.applied) : ''}${dir()}${notify}COMMIT;${next} ${this.writerPage(this.applied)}`,
         )) as unknown as pg.QueryResult[];
         const page = out[out.length - 1].rows as StoredStep[];
-        const mine = done.length ? (out[1].rows as { seq: string }[]).map((r) => Number(r.seq)) : [];
-        const first = mine.length ? Math.min(...mine) : Infinity;
+        const first = done.length ? firstAppended(out[1]) : Infinity;
         const between = page.filter((r) => Number(r.seq) < first);
         let after: StoredStep[] | null = null;
         if (waiting.length) {
@@ -1608,7 +1617,7 @@ export class Replica {
           if (rows.length < CATCH_UP_PAGE) break;
         }
         const last = between.length ? Number(between[between.length - 1].seq) : this.applied;
-        if (mine.length && first !== last + 1)
+        if (done.length && first !== last + 1)
           throw new Error(`the steps of a batch were appended at ${first}, not after step ${last}`);
         // steps of other tenants: applied after this batch's, which they commute with
         for (const r of between) {
@@ -1630,12 +1639,16 @@ export class Replica {
         // other instances' batches run beside this one's (D-173)
         const again = this.queue.length > 0 && !this.besideWanted();
         const next = again
-          ? ` BEGIN; SELECT pg_try_advisory_xact_lock(${LOG_LOCK}) AS locked; ${this.pageAfter(this.applied + done.length)}`
+          ? ` BEGIN; SELECT pg_try_advisory_xact_lock(${LOG_LOCK}) AS locked; ${this.writerPage(this.applied + done.length)}`
           : '';
         const out = (await this.writer!.query(
-          `${done.length ? this.insertOf(done) : ''}${dir()}${notify}COMMIT;${next}`,
+          `${done.length ? this.appendAfter(done, this.applied) : ''}${dir()}${notify}COMMIT;${next}`,
         )) as pg.QueryResult | pg.QueryResult[];
         this.held = null;
+        // under the log's lock, the steps follow the last one applied here
+        const first = done.length ? firstAppended((out as pg.QueryResult[])[0]) : Infinity;
+        if (done.length && first !== done[0].seq)
+          throw new Error(`the steps of a batch were appended at ${first}, not after step ${done[0].seq - 1}`);
         if (again) {
           const rs = out as pg.QueryResult[];
           // not granted: the transaction stays open, and the next batch waits for the lock in it
@@ -1728,18 +1741,6 @@ export class Replica {
     return null;
   }
 
-  /** The INSERT of the steps as one statement of literals, so it can share a round trip with COMMIT. */
-  private insertOf(steps: LoggedStep[]): string {
-    const by = this.writerLiterals();
-    const rows = steps.map((s) => `(${s.seq}, ${this.stepLiterals(s)}, ${by})`);
-    return `INSERT INTO sandbox_log (seq, step, body, partition, log_format, code_version) VALUES ${rows.join(', ')}; `;
-  }
-
-  /** A step's columns as literals: its JSON, its body and its partition. */
-  private stepLiterals(s: LoggedStep): string {
-    return `${literal(JSON.stringify(s.step))}, ${s.body ? byteaLiteral(s.body) : 'NULL::bytea'}, ${literal(s.partition)}`;
-  }
-
   /** Who writes the steps, as literals: the log format and the code version. */
   private writerLiterals(): string {
     const { logFormat, codeVersion } = this.options.writer;
@@ -1747,26 +1748,37 @@ export class Replica {
   }
 
   /**
-   * The INSERT of a batch run beside others' (D-173): numbered after the last step in the log, which is `applied`
-   * or a step another batch appended since; answers their numbers.
+   * The INSERT of a batch's steps, prepared on the writer's connection (D-180): numbered after the last step in the
+   * log, which is `applied` under the log's lock, or a step another batch appended since when run beside others'
+   * (D-173); answers their numbers.
    */
-  private insertAfter(steps: LoggedStep[], applied: number): string {
-    const rows = steps.map((s, i) => `(${i + 1}, ${this.stepLiterals(s)})`);
-    const head = `(SELECT coalesce(max(seq), ${Math.floor(applied)}) AS at FROM sandbox_log WHERE seq > ${Math.floor(applied)})`;
-    return `INSERT INTO sandbox_log (seq, step, body, partition, log_format, code_version) SELECT h.at + v.i, v.step, v.body, v.partition, ${this.writerLiterals()} FROM (VALUES ${rows.join(', ')}) AS v(i, step, body, partition) CROSS JOIN ${head} AS h RETURNING seq; `;
+  private appendAfter(steps: LoggedStep[], applied: number): string {
+    const column = (of: (s: LoggedStep) => string, type: string) => `ARRAY[${steps.map(of).join(', ')}]::${type}[]`;
+    return `EXECUTE ${APPEND_STATEMENT}(${Math.floor(applied)}, ${column((s) => literal(JSON.stringify(s.step)), 'text')}, ${column((s) => (s.body ? byteaLiteral(s.body) : 'NULL'), 'bytea')}, ${column((s) => literal(s.partition), 'text')}); `;
+  }
+
+  /** The writer's page of the steps after `seq` (pageAfter, prepared on its connection). */
+  private writerPage(seq: number): string {
+    return `EXECUTE ${PAGE_STATEMENT}(${Math.floor(seq)}); `;
   }
 
   /** The connection that appends: with standard strings, so a literal needs only its quotes doubled. */
   private async openWriter(): Promise<pg.PoolClient> {
     const client = await this.db.connect();
-    await client.query('SET standard_conforming_strings = on');
+    // the statements of every batch's round trips, planned once for the connection, not in each round trip (a
+    // batch beside others' spent about as long planning its INSERT as running it, D-180)
+    const head = `(SELECT coalesce(max(seq), $1) AS at FROM sandbox_log WHERE seq > $1)`;
+    await client.query(
+      `SET standard_conforming_strings = on; SET plan_cache_mode = force_generic_plan; ` +
+        `PREPARE ${PAGE_STATEMENT}(bigint) AS ${pageSql('$1')}` +
+        `PREPARE ${APPEND_STATEMENT}(bigint, text[], bytea[], text[]) AS INSERT INTO sandbox_log (seq, step, body, partition, log_format, code_version) SELECT h.at + v.i, v.step, v.body, v.partition, ${this.writerLiterals()} FROM unnest($2, $3, $4) WITH ORDINALITY AS v(step, body, partition, i) CROSS JOIN ${head} AS h RETURNING seq`,
+    );
     return client;
   }
 
   /** A page of the steps after `seq`, in order (only those before `before`, when given). */
   private pageAfter(seq: number, before?: number): string {
-    const upTo = before === undefined ? '' : ` AND seq < ${Math.floor(before)}`;
-    return `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log WHERE seq > ${Math.floor(seq)}${upTo} ORDER BY seq LIMIT ${CATCH_UP_PAGE}; `;
+    return pageSql(`${Math.floor(seq)}`, before === undefined ? '' : ` AND seq < ${Math.floor(before)}`);
   }
 
   /** Applies a page of committed steps; when the page was full, reads and applies the rest. */
