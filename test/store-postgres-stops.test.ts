@@ -4,7 +4,9 @@
 //   one of them is written (the other's tenants kept as their stored states), so a third instance starts from it,
 //   not from an older one, with every tenant as the two left it and no step of theirs to replay;
 // - a start whose chosen snapshot other instances pruned before it was read chooses again; work that reaches a
-//   stopped instance is refused without failing its store.
+//   stopped instance is refused without failing its store;
+// - an instance whose statements of the connection that appends cannot be prepared (D-180) stops with the database's
+//   reason, and its stop leaves none of its connections open.
 
 import { describe, expect, it } from 'vitest';
 import type { StoreReport } from '../src/domain/store.js';
@@ -95,4 +97,28 @@ describe.skipIf(why !== null)('stops and starts of a shared sandbox racing each 
     expect(c.replica!.snapshotActivity().loadedFrom!.seq).toBe(kept[0]);
     expect(await sliceOf(c, t.tenantId)).toEqual(slice);
   }, 120_000);
+
+  it('an instance whose log cannot be written stops, saying why; its stop leaves no connection open', async () => {
+    const url = await database();
+    const failed: Error[] = [];
+    const a = await start(url, { onStoreFailure: (e) => failed.push(e) });
+    // without the log, the statements the connection that appends prepares (D-180) can be neither prepared nor
+    // planned again
+    await sql(url, 'ALTER TABLE sandbox_log RENAME TO sandbox_log_elsewhere');
+    const res = await client(a.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { name: 'x', planTier: 'free' });
+    expect(res.status, res.text).toBe(503);
+    expect(res.text).toContain('relation \\"sandbox_log\\" does not exist');
+    expect(failed.map((e) => e.message)).toEqual([
+      'the log could not be written (relation "sandbox_log" does not exist)',
+    ]);
+    // the stop ends, and leaves no connection of the instance open
+    await a.close();
+    await waitFor(async () => {
+      const [open] = await sql<{ n: string }>(
+        url,
+        `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      );
+      return Number(open.n) === 0 ? true : undefined;
+    }, 'no connection of the stopped instance left open');
+  }, 60_000);
 });
