@@ -90,6 +90,10 @@ const APPEND_STATEMENT = 'sandbox_append';
 /** The number of the first of the steps an append answered (they are numbered in a row). */
 const firstAppended = (appended: pg.QueryResult) =>
   Math.min(...(appended.rows as { seq: string }[]).map((r) => Number(r.seq)));
+/** Refuses a batch whose steps were appended anywhere but right after step `after`. */
+function expectAppendedAfter(first: number, after: number): void {
+  if (first !== after + 1) throw new Error(`the steps of a batch were appended at ${first}, not after step ${after}`);
+}
 /** The SQL of a page of the steps after the step `after` (an expression), in order, and on the condition `upTo`. */
 const pageSql = (after: string, upTo = '') =>
   `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log WHERE seq > ${after}${upTo} ORDER BY seq LIMIT ${CATCH_UP_PAGE}; `;
@@ -1617,8 +1621,7 @@ export class Replica {
           if (rows.length < CATCH_UP_PAGE) break;
         }
         const last = between.length ? Number(between[between.length - 1].seq) : this.applied;
-        if (done.length && first !== last + 1)
-          throw new Error(`the steps of a batch were appended at ${first}, not after step ${last}`);
+        if (done.length) expectAppendedAfter(first, last);
         // steps of other tenants: applied after this batch's, which they commute with
         for (const r of between) {
           const t = tenantOfPartition(r.partition ?? 'all');
@@ -1646,9 +1649,7 @@ export class Replica {
         )) as pg.QueryResult | pg.QueryResult[];
         this.held = null;
         // under the log's lock, the steps follow the last one applied here
-        const first = done.length ? firstAppended((out as pg.QueryResult[])[0]) : Infinity;
-        if (done.length && first !== done[0].seq)
-          throw new Error(`the steps of a batch were appended at ${first}, not after step ${done[0].seq - 1}`);
+        if (done.length) expectAppendedAfter(firstAppended((out as pg.QueryResult[])[0]), this.applied);
         if (again) {
           const rs = out as pg.QueryResult[];
           // not granted: the transaction stays open, and the next batch waits for the lock in it
