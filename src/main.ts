@@ -76,6 +76,8 @@ export interface StoreHooks {
   verifyCarriedParts?: boolean;
   /** Tests only: runs once a shared instance chose the snapshot it starts from, before it reads it. */
   beforeStart?: () => Promise<void>;
+  /** Tests only: runs once a shared instance read its snapshot, before it reads the log after it. */
+  afterSnapshotRead?: () => Promise<void>;
 }
 
 export async function startSandbox(
@@ -118,6 +120,7 @@ export async function startSandbox(
         codeVersion: input.codeVersion,
         replicaTiming: input.replicaTiming,
         verifyCarriedParts: input.verifyCarriedParts,
+        afterSnapshotRead: input.afterSnapshotRead,
       });
       settings = { ...settings, adminToken: shared.adminToken };
     }

@@ -200,6 +200,53 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
     }
   }, 120_000);
 
+  it('a start reads every step after its snapshot however many snapshots the others write and prune meanwhile, and lets pruning go on once it applied them (D-181)', async () => {
+    const url = await db.another();
+    const every = 4;
+    const a = await start(url, { snapshotEvery: every });
+    const t = await tenant(a.listenUrl, { planTier: 'scale' });
+    const submits = async (n: number) => {
+      for (let i = 0; i < n; i++)
+        expect((await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+    };
+    const pruned = async () => (await storeOf(a.listenUrl)).log.firstSeq as number;
+    await submits(3 * every);
+    await waitFor(async () => ((await pruned()) > 1 ? true : undefined), 'the log pruned behind two snapshots', 20_000);
+    let read = 0;
+    const c = await start(url, {
+      // between its snapshot and the log after it, the other instance writes three newer snapshots, each pruning
+      afterSnapshotRead: async () => {
+        read = Number((await storeOf(a.listenUrl)).snapshots.newest.seq);
+        await submits(4 * every);
+        await waitFor(
+          async () => {
+            const s = await storeOf(a.listenUrl);
+            return s.snapshots.count === 2 && s.snapshots.newest.seq >= read + 3 * every ? true : undefined;
+          },
+          'three newer snapshots, pruned behind',
+          20_000,
+        );
+      },
+    });
+    try {
+      const loaded = (await storeOf(c.listenUrl)).instance.loadedFrom;
+      expect(loaded.seq).toBe(read);
+      expect(loaded.replayedSteps).toBeGreaterThanOrEqual(4 * every);
+      // pruning goes on past where c started once it reported what it applied
+      await submits(3 * every);
+      await waitFor(
+        async () => ((await pruned()) > read + 1 ? true : undefined),
+        'the log pruned past the start',
+        20_000,
+      );
+      // c's own reads are steps too: compared with what a sees after them
+      const onC = await observe(c.listenUrl, t);
+      expect(await observe(a.listenUrl, t)).toEqual(onC);
+    } finally {
+      await Promise.all([a.close(), c.close()]);
+    }
+  }, 120_000);
+
   it('shows the log, the snapshots and the versions to the operator only, in the control API and the console', async () => {
     const url = await db.another();
     const a = await start(url, { snapshotEvery: 10 });

@@ -54,6 +54,8 @@ export interface SharedOptions {
   replicaTiming?: Partial<ReplicaTiming>;
   /** Tests only: a snapshot's copied parts compared with an export of them (D-152). */
   verifyCarriedParts?: boolean;
+  /** Tests only: runs once a start read its snapshot, before it reads the log after it. */
+  afterSnapshotRead?: () => Promise<void>;
 }
 
 /**
@@ -210,7 +212,13 @@ async function shared(db: Db, key: string, make: () => string): Promise<string> 
 export async function openShared(
   url: string,
   config: Readonly<Settings>,
-  { onFatal, codeVersion = CODE_VERSION, replicaTiming, verifyCarriedParts = false }: SharedOptions = {},
+  {
+    onFatal,
+    codeVersion = CODE_VERSION,
+    replicaTiming,
+    verifyCarriedParts = false,
+    afterSnapshotRead,
+  }: SharedOptions = {},
 ): Promise<SharedSandbox> {
   const db = openPool(url);
   try {
@@ -242,6 +250,7 @@ export async function openShared(
       timing: replicaTiming,
       residentTenants: config.residentTenants > 0 ? config.residentTenants : Infinity,
       verifyCarriedParts,
+      afterSnapshotRead,
     });
     replica.loadFrom(plan, () => planLoad(db, writer));
     const storeOn =

@@ -46,7 +46,7 @@ import {
   type RoutedCall,
 } from './route.js';
 import { tenantBase, tenantStepsSql } from './loader.js';
-import { NEWEST_STORED_SEQ_SQL, SnapshotGone } from './snapshots.js';
+import { NEWEST_STORED_SEQ_SQL, registerStart, SnapshotGone } from './snapshots.js';
 import { APPEND_LOCK, tenantLocksSql, tryTenantLocksSql } from './tenantLocks.js';
 import { Residency, type ReadState, type ResidencyActivity, type ResidentPort } from './residency.js';
 import {
@@ -256,6 +256,8 @@ export interface ReplicaOptions {
   residentTenants?: number;
   /** Tests only: a snapshot's copied parts compared with an export of them, a difference stopping the instance (D-152). */
   verifyCarriedParts?: boolean;
+  /** Tests only: runs once a start read its snapshot, before it reads the log after it. */
+  afterSnapshotRead?: () => Promise<void>;
 }
 
 /** A string as an SQL literal under standard_conforming_strings: backslashes are plain characters. */
@@ -1177,7 +1179,27 @@ export class Replica {
   async start(): Promise<void> {
     const t0 = performance.now();
     this.frozen = null;
+    // seen by every prune before its snapshot is read, and reported as it applies the log until its sweeps report
+    // it: nothing it has still to read is pruned meanwhile, however often the others write snapshots (D-181)
+    await registerStart(this.db, this.instance);
+    const starting = setInterval(() => this.reportApplied(), REPORT_EVERY_MS);
+    starting.unref();
+    try {
+      await this.startFromLog(t0);
+    } finally {
+      clearInterval(starting);
+    }
+    this.sweeper = setInterval(() => {
+      this.sweepLostAttempts();
+      this.keepUp();
+      this.checkOthers();
+    }, this.timing.sweepMs);
+    this.sweeper.unref();
+  }
+
+  private async startFromLog(t0: number): Promise<void> {
     const seq = await this.loadChosen();
+    await this.options.afterSnapshotRead?.();
     this.plan = { seq: 0, payload: null };
     // the directory as of the log's head; the steps replayed below apply their changes again (each sets or
     // removes an entry, so the head's directory is what remains)
@@ -1202,12 +1224,6 @@ export class Replica {
     // the timers that came due while no instance ran, of every zone at once
     this.queueTimers(undefined);
     this.reportApplied();
-    this.sweeper = setInterval(() => {
-      this.sweepLostAttempts();
-      this.keepUp();
-      this.checkOthers();
-    }, this.timing.sweepMs);
-    this.sweeper.unref();
   }
 
   async close(): Promise<void> {
@@ -1849,7 +1865,7 @@ export class Replica {
   private check(r: StoredStep): void {
     if (Number(r.seq) !== this.applied + 1)
       throw new LogRefusal(
-        `steps ${this.applied + 1} to ${Number(r.seq) - 1} were pruned before this instance applied them (it fell more than two snapshots behind)`,
+        `steps ${this.applied + 1} to ${Number(r.seq) - 1} were pruned before this instance (${this.instance}) applied them (${this.started ? 'it fell more than two snapshots behind' : 'while it started'})`,
       );
     this.checkWriter(r);
   }

@@ -61,6 +61,27 @@ export interface CarriedPart {
 }
 
 /**
+ * Runs `fn` on a connection of its own in a transaction begun by `begin` (a BEGIN, and what goes with it), committed
+ * when `fn` resolves and rolled back when it throws; a connection that cannot even roll back is closed, not put back
+ * in the pool.
+ */
+async function inTransaction<T>(db: Db, begin: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await db.connect();
+  let broken = false;
+  try {
+    await client.query(begin);
+    const out = await fn(client);
+    await client.query('COMMIT');
+    return out;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => (broken = true));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
  * A tenant's newest stored state, as a LATERAL subquery: its row in `sandbox_tenant_states` or its part of a
  * (committed) snapshot, whichever is newer, at or before step `upTo` and, when `since` is given, at or after it
  * (D-150, D-152). `tenant`, `upTo` and `since` are SQL expressions; the columns are seq, data, raw_bytes,
@@ -182,10 +203,7 @@ export async function readParts(
   global: (data: unknown) => readonly string[] | void,
   tenant: (tenantId: string, data: unknown) => void,
 ): Promise<{ parts: number }> {
-  const client = await db.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  return inTransaction(db, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
     const head = await client.query<{ parts: number | null }>(`SELECT parts FROM sandbox_snapshots WHERE seq = $1`, [
       seq,
     ]);
@@ -213,15 +231,8 @@ export async function readParts(
     }
     if (only ? read !== only.length + 1 : read !== expected)
       throw new Error(`snapshot ${seq} lists ${expected} parts and ${read} were found`);
-    await client.query('COMMIT');
     return { parts: read };
-  } catch (err) {
-    // a connection that cannot even roll back is closed, not put back in the pool
-    await client.query('ROLLBACK').catch(() => (broken = true));
-    throw err;
-  } finally {
-    client.release(broken);
-  }
+  });
 }
 
 /**
@@ -274,10 +285,7 @@ export async function writeSnapshot(
     bytes += p.bytes;
     rawBytes += p.rawBytes;
   }
-  const client = await db.connect();
-  let broken = false;
-  try {
-    await client.query('BEGIN');
+  const written = await inTransaction(db, 'BEGIN', async (client) => {
     // the header first, so that one instance alone writes the snapshot of a step: another instance's snapshot of the
     // same step (two instances stopping at once) holds other tenants and another list of the tenants behind, and the
     // two mixed would be neither (its INSERT waits for this transaction, then inserts nothing); the header is seen
@@ -300,8 +308,7 @@ export async function writeSnapshot(
       // written by another instance: the tenants exported here are kept as their stored states as of the step
       const states = parts.slice(1).map((p) => ({ ...p, tenantId: p.part }));
       await insertTenantStates(client, seq, states, snapshotFormat, writer.codeVersion);
-      await client.query('COMMIT');
-      return null;
+      return false;
     }
     // the header is this transaction's: no other instance writes parts of this step
     await copyRows(
@@ -332,13 +339,9 @@ export async function writeSnapshot(
         bytes,
         rawBytes,
       ]);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => (broken = true));
-    throw err;
-  } finally {
-    client.release(broken);
-  }
+    return true;
+  });
+  if (!written) return null;
   await prune(db, self);
   return { bytes, rawBytes };
 }
@@ -497,10 +500,35 @@ export async function insertTenantStates(
 export const INSTANCE_GONE_AFTER_S = 30;
 
 /**
- * Deletes the snapshots older than the kept ones and the steps the older kept one covers, but no step a live
- * instance has still to apply (each reports how far it applied the log every two seconds, `sandbox_instances`).
+ * The advisory lock a prune holds for its whole transaction and a start takes to register itself (D-181): a prune
+ * either ended before the start registered (what it deleted is seen by the start's reads) or sees the start.
  */
-export async function prune(db: Db, self: string): Promise<void> {
+const PRUNE_LOCK = 0x5a4e_1068;
+
+/**
+ * Registers a starting instance before it reads its snapshot, as having applied nothing: no prune from now on
+ * deletes a step it may still read (its reports raise that floor as it applies the log), and none under way
+ * straddles its start (D-181).
+ */
+export async function registerStart(db: Db, instance: string): Promise<void> {
+  await db.query(
+    `WITH l AS (SELECT pg_advisory_xact_lock(${PRUNE_LOCK}))
+     INSERT INTO sandbox_instances (instance, applied_seq, seen_at) SELECT $1, 0, now() FROM l
+     ON CONFLICT (instance) DO UPDATE SET applied_seq = 0, seen_at = now()`,
+    [instance],
+  );
+}
+
+/**
+ * Deletes the snapshots older than the kept ones and the steps the older kept one covers, but no step a live
+ * instance has still to apply (each reports how far it applied the log, `sandbox_instances`, from before its start
+ * reads anything). One transaction, under the prune's lock (D-181).
+ */
+export async function prune(pool: Db, self: string): Promise<void> {
+  await inTransaction(pool, `BEGIN; SELECT pg_advisory_xact_lock(${PRUNE_LOCK})`, (db) => pruneIn(db, self));
+}
+
+async function pruneIn(db: pg.PoolClient, self: string): Promise<void> {
   const { rows } = await db.query<{ seq: number; log_from: string | null }>(
     `SELECT seq, log_from FROM sandbox_snapshots ORDER BY seq DESC LIMIT ${SNAPSHOTS_KEPT}`,
   );
@@ -534,7 +562,7 @@ export async function prune(db: Db, self: string): Promise<void> {
  * before `horizon` (the step every live instance has applied) is kept as a stored state, unless a newer one at or
  * before `horizon` supersedes it (a row, or a part of a snapshot that stays).
  */
-async function keepUnsupersededParts(db: Db, floor: number, horizon: number): Promise<void> {
+async function keepUnsupersededParts(db: pg.PoolClient, floor: number, horizon: number): Promise<void> {
   await db.query(
     `INSERT INTO sandbox_tenant_states (tenant_id, seq, data, raw_bytes, snapshot_format, code_version)
      SELECT p.part, p.seq, p.data, p.raw_bytes, s.snapshot_format, s.code_version
@@ -548,7 +576,7 @@ async function keepUnsupersededParts(db: Db, floor: number, horizon: number): Pr
 }
 
 /** Deletes the stored states a newer one of the same tenant at or before step `horizon` makes useless. */
-async function pruneTenantStates(db: Db, horizon: number): Promise<void> {
+async function pruneTenantStates(db: pg.PoolClient, horizon: number): Promise<void> {
   await db.query(
     `DELETE FROM sandbox_tenant_states s WHERE EXISTS (
        SELECT 1 FROM sandbox_tenant_states n WHERE n.tenant_id = s.tenant_id AND n.seq > s.seq AND n.seq <= $1)`,
@@ -563,9 +591,7 @@ export async function tailAfter(
 ): Promise<{ steps: number; bytes: number; first: number | null; writers: (Writer | null)[] }> {
   // through the index on seq: a log just filled in bulk has no statistics yet, and a plan without them reads the
   // whole table for a tail that is at most a snapshot interval long
-  const client = await db.connect();
-  try {
-    await client.query('BEGIN READ ONLY; SET LOCAL enable_seqscan = off');
+  return inTransaction(db, 'BEGIN READ ONLY; SET LOCAL enable_seqscan = off', async (client) => {
     const sizes = await client.query<{ steps: number; bytes: number; first: number | null }>(
       `SELECT count(*)::bigint AS steps, coalesce(sum(octet_length(step) + coalesce(octet_length(body), 0)), 0)::bigint AS bytes,
               min(seq) AS first
@@ -576,7 +602,6 @@ export async function tailAfter(
       `SELECT DISTINCT log_format, code_version FROM sandbox_log WHERE seq > $1`,
       [seq],
     );
-    await client.query('COMMIT');
     const s = sizes.rows[0];
     return {
       steps: Number(s.steps),
@@ -588,12 +613,7 @@ export async function tailAfter(
           : { logFormat: r.log_format, codeVersion: r.code_version },
       ),
     };
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** The newest step's number (0 when the log is empty). */
