@@ -27,7 +27,7 @@ import {
 import { Timers } from './timers.js';
 import { Switches } from './violations.js';
 import { PLAIN_STYLE, styleFromSeed, type ShapeStyle } from './shape-style.js';
-import { Deliverer, RETRY_DELAYS_MS } from './webhooks.js';
+import { ATTEMPT_TIMEOUT_MS, Deliverer, RETRY_DELAYS_MS } from './webhooks.js';
 
 export { VIOLATIONS } from './violations.js';
 export { writeProfileYaml, profileYaml, type AltProfile } from './profile.js';
@@ -133,7 +133,10 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
   const origin = (port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   baseUrl = origin(mainPort);
   anonMcpUrl = `${origin(anonPort)}/mcp`;
-  const retryTotal = RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
+  // the harness's receiver acknowledges every delivery: the first attempt reaches it at once, and this wait still
+  // covers a first attempt that timed out and its retry, with seconds to spare (a wait with no delivery at the end
+  // of it, as in a run with a delivery left out, lasts that long)
+  const webhookMs = ATTEMPT_TIMEOUT_MS + RETRY_DELAYS_MS[0] + 6000;
   const profile = buildProfile({
     baseUrl,
     anonMcpUrl,
@@ -143,7 +146,7 @@ export async function startAltDeployment(opts: AltOptions = {}): Promise<AltDepl
     waits: {
       pipelineMs: delays.scoringMs + 5000,
       reviewMs: delays.scoringMs + delays.reviewMs + 5000,
-      webhookMs: delays.scoringMs + delays.reviewMs + retryTotal + 10_000,
+      webhookMs,
     },
   });
   return {

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import type { Timers } from './timers.js';
 
 export const RETRY_DELAYS_MS = [1000, 3000, 10_000];
-const ATTEMPT_TIMEOUT_MS = 5000;
+export const ATTEMPT_TIMEOUT_MS = 5000;
 
 export interface Delivery {
   url: string;
