@@ -13,6 +13,7 @@ import { liveChildren } from '../bench/lib/children.js';
 import { atLeast, figure } from '../bench/lib/figures.js';
 import { clientFor } from '../bench/lib/http.js';
 import { measure, measureSplit, unsound, type LoadResult, type LoadSpec } from '../bench/lib/load.js';
+import { openLoop } from '../bench/lib/openLoop.js';
 import { renderMarkdown, type BenchReport } from '../bench/lib/report.js';
 import { createBenchTenant, residencyOf, settleRouting, submitBody } from '../bench/lib/sandbox.js';
 import type { Section } from '../bench/lib/section.js';
@@ -36,6 +37,25 @@ const alive = (pid: number) => {
 };
 
 describe('load measurement', () => {
+  it('an open loop starts every call at its time whatever the earlier ones do, and says how late this process started one', async () => {
+    const started: number[] = [];
+    const answered: number[] = [];
+    const t0 = performance.now();
+    const { maxLateMs } = await openLoop(6, 20, async (i) => {
+      started.push(performance.now() - t0);
+      // the third call holds this process's event loop for 120 ms, past the next call's time
+      if (i === 2) for (const until = performance.now() + 120; performance.now() < until;);
+      // an answer that takes longer than the gap does not hold the next call back
+      await new Promise((r) => setTimeout(r, 60));
+      answered[i] = performance.now() - t0;
+    });
+    expect(started).toHaveLength(6);
+    // the calls after the held one are started at once, each as soon as it can, then the schedule goes on
+    expect(started[3]).toBeGreaterThanOrEqual(started[2] + 120);
+    expect(maxLateMs).toBeGreaterThanOrEqual(95);
+    expect(started[1]).toBeLessThan(answered[0]);
+  });
+
   it('sends a fresh body per request and counts every response', async () => {
     const keys: string[] = [];
     const server = createServer((req, res) => {

@@ -793,7 +793,7 @@ async function moves(
       longest,
       'ms',
       undefined,
-      `its median ${fmt(p50, 1)} ms over ${calls} calls${result.failures.length ? `, ${result.failures.length} failed` : ''}; the ${moving.length} moved tenants' first calls all answered in ${fmt(allMoved, 0)} ms, ${fmt(steps, 0)} skipped steps applied`,
+      `its median ${fmt(p50, 1)} ms over ${calls} calls${result.failures.length ? `, ${result.failures.length} failed` : ''}; the ${moving.length} moved tenants' first calls all answered in ${fmt(allMoved, 0)} ms, ${fmt(steps, 0)} skipped steps applied; the probe sent its calls at most ${fmt(result.maxLateMs, 0)} ms late`,
     ),
   );
   out.data.moves = {

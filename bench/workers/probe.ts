@@ -2,6 +2,7 @@
 // the previous one answered), timed in a process of its own so a load generator running in the parent
 // never delays the timing. Reports every call's latency and status.
 
+import { openLoop } from '../lib/openLoop.js';
 import { runAsWorker } from './ipc.js';
 
 export interface ProbeArgs {
@@ -14,6 +15,11 @@ export interface ProbeArgs {
 export interface ProbeResult {
   latenciesMs: number[];
   failures: string[];
+  /**
+   * The most any call was sent after its time: this process's own delay (a starved or blocked prober), which its
+   * latencies do not include; the server is not what held a call that was sent late.
+   */
+  maxLateMs: number;
 }
 
 runAsWorker<ProbeArgs, ProbeResult>(async ({ url, apiKey, ratePerS, durationS }) => {
@@ -29,28 +35,19 @@ runAsWorker<ProbeArgs, ProbeResult>(async ({ url, apiKey, ratePerS, durationS })
     await fetch(url, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(10_000) })
       .then((res) => res.arrayBuffer())
       .catch(() => undefined);
-  const t0 = performance.now();
-  const calls: Promise<void>[] = [];
-  for (let i = 0; i < count; i++) {
-    const wait = t0 + i * gapMs - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    calls.push(
-      (async () => {
-        const start = performance.now();
-        try {
-          const res = await fetch(url, {
-            headers: { authorization: `Bearer ${apiKey}` },
-            signal: AbortSignal.timeout(10_000),
-          });
-          await res.arrayBuffer();
-          if (res.status === 200) latenciesMs.push(performance.now() - start);
-          else failures.push(`HTTP ${res.status}`);
-        } catch (err) {
-          failures.push(err instanceof Error ? err.message : String(err));
-        }
-      })(),
-    );
-  }
-  await Promise.all(calls);
-  return { latenciesMs, failures };
+  const { maxLateMs } = await openLoop(count, gapMs, async () => {
+    const start = performance.now();
+    try {
+      const res = await fetch(url, {
+        headers: { authorization: `Bearer ${apiKey}` },
+        signal: AbortSignal.timeout(10_000),
+      });
+      await res.arrayBuffer();
+      if (res.status === 200) latenciesMs.push(performance.now() - start);
+      else failures.push(`HTTP ${res.status}`);
+    } catch (err) {
+      failures.push(err instanceof Error ? err.message : String(err));
+    }
+  });
+  return { latenciesMs, failures, maxLateMs };
 });
