@@ -467,11 +467,7 @@ export async function insertTenantStates(
   codeVersion: string,
 ): Promise<void> {
   if (!states.length) return;
-  const own = !('release' in db);
-  const client = own ? await db.connect() : db;
-  let broken = false;
-  try {
-    if (own) await client.query('BEGIN');
+  const insert = async (client: pg.PoolClient) => {
     await client.query(
       'CREATE TEMP TABLE IF NOT EXISTS sandbox_tenant_states_in (tenant_id text NOT NULL, data bytea NOT NULL, raw_bytes bigint NOT NULL)',
     );
@@ -487,13 +483,8 @@ export async function insertTenantStates(
        SELECT tenant_id, $1, data, raw_bytes, $2, $3 FROM moved ON CONFLICT (tenant_id, seq) DO NOTHING`,
       [Math.floor(seq), snapshotFormat, codeVersion],
     );
-    if (own) await client.query('COMMIT');
-  } catch (err) {
-    if (own) await client.query('ROLLBACK').catch(() => (broken = true));
-    throw err;
-  } finally {
-    if (own) client.release(broken);
-  }
+  };
+  await ('release' in db ? insert(db) : inTransaction(db, 'BEGIN', insert));
 }
 
 /** An instance not heard of for this long is taken for gone: pruning no longer waits for it. */
