@@ -76,8 +76,8 @@ export interface StoreHooks {
   verifyCarriedParts?: boolean;
   /** Tests only: runs once a shared instance chose the snapshot it starts from, before it reads it. */
   beforeStart?: () => Promise<void>;
-  /** Tests only: runs once a shared instance read its snapshot, before it reads the log after it. */
-  afterSnapshotRead?: () => Promise<void>;
+  /** Tests only: runs once a shared instance read its snapshot (the step it is of), before it reads the log after it. */
+  afterSnapshotRead?: (seq: number) => Promise<void>;
 }
 
 export async function startSandbox(

@@ -54,8 +54,8 @@ export interface SharedOptions {
   replicaTiming?: Partial<ReplicaTiming>;
   /** Tests only: a snapshot's copied parts compared with an export of them (D-152). */
   verifyCarriedParts?: boolean;
-  /** Tests only: runs once a start read its snapshot, before it reads the log after it. */
-  afterSnapshotRead?: () => Promise<void>;
+  /** Tests only: runs once a start read its snapshot (the step it is of), before it reads the log after it. */
+  afterSnapshotRead?: (seq: number) => Promise<void>;
 }
 
 /**
