@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAjv } from '../src/contract/ajv.js';
 import { SNAPSHOT_FORMAT } from '../src/domain/snapshot.js';
+import { DEFAULT_REPLICA_TIMING } from '../src/replication/replica.js';
 import { LOG_FORMAT } from '../src/replication/versions.js';
 import type { RunningSandbox } from '../src/main.js';
 import { browser } from './support/console.js';
@@ -248,6 +249,33 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       await Promise.all([a.close(), c.close()]);
     }
   }, 120_000);
+
+  it('waits after writing a snapshot before the next one due: as long again as it took, by default (D-184)', async () => {
+    const url = await db.another();
+    // every step makes a snapshot due; the rest after each is made long (a thousand times the write) to be seen
+    const a = await start(url, { snapshotEvery: 1, replicaTiming: { snapshotRestRatio: 1_000 } });
+    const t = await tenant(a.listenUrl, { planTier: 'scale' });
+    const submit = async () =>
+      expect((await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+    try {
+      await submit();
+      const first = await waitFor(
+        async () => (await storeOf(a.listenUrl)).instance.lastWritten ?? undefined,
+        'a snapshot',
+      );
+      expect(first.writeMs).toBeGreaterThan(0);
+      for (let i = 0; i < 3; i++) await submit();
+      // long enough for a snapshot taken after these calls to be written (a few ms each here)
+      await new Promise((r) => setTimeout(r, 500));
+      const after = (await storeOf(a.listenUrl)).instance;
+      expect(after.waiting).toBe(true);
+      expect(after.lastWritten.seq).toBe(first.seq);
+      expect(after.appliedSeq).toBeGreaterThan(first.seq);
+    } finally {
+      await a.close();
+    }
+    expect(DEFAULT_REPLICA_TIMING.snapshotRestRatio).toBe(1);
+  }, 60_000);
 
   it('shows the log, the snapshots and the versions to the operator only, in the control API and the console', async () => {
     const url = await db.another();

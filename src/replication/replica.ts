@@ -143,6 +143,11 @@ export interface ReplicaTiming {
    * it, so that a move spans many batches; a deployment waits for nothing.
    */
   replayPauseMs: number;
+  /**
+   * After a snapshot taken here is written, the next one due waits this many times as long as the last one took
+   * (D-184). Tests lengthen it, so that a snapshot due meanwhile is seen waiting.
+   */
+  snapshotRestRatio: number;
 }
 export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   lostAttemptGraceMs: 10_000,
@@ -154,6 +159,7 @@ export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   foreignIdleCalls: 500,
   replaySliceMs: 8,
   replayPauseMs: 0,
+  snapshotRestRatio: 1,
 });
 /** An instance not heard of for this many sweeps is taken for gone: the tenants it may have held are loaded (D-172). */
 const GONE_AFTER_SWEEPS = 5;
@@ -426,14 +432,15 @@ export class Replica {
   ) {
     this.seeded = new Rng(seed).fork('shared secrets');
     this.frozen = startedAt;
+    this.timing = { ...DEFAULT_REPLICA_TIMING, ...options.timing };
     this.snapshots = new Snapshotter(
       db,
       options.writer,
       options.snapshotEvery,
       this.instance,
       options.verifyCarriedParts ? (err) => this.stop(err, []) : null,
+      this.timing.snapshotRestRatio,
     );
-    this.timing = { ...DEFAULT_REPLICA_TIMING, ...options.timing };
     this.residency = new Residency(db, options.residentTenants ?? Infinity, options.writer);
     // what a snapshot may copy instead of exporting: a tenant loaded is its stored state; one dropped is not held
     this.residency.whenStored((tenantId, seq) =>

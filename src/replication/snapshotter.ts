@@ -106,7 +106,7 @@ export interface SnapshotActivity {
   loadedFrom: { seq: number; replayedSteps: number; readyMs: number } | null;
   /** The last snapshot it wrote: its step, how long calls waited while the state was exported, its size. */
   lastWritten: StoreReport['instance']['lastWritten'];
-  /** Whether a snapshot is due here but waits for the one being written to finish. */
+  /** Whether a snapshot is due here but waits for the one being written to finish, or for as long again after it (D-184). */
   waiting: boolean;
 }
 
@@ -116,6 +116,12 @@ export class Snapshotter {
   private state: StatePort | null = null;
   private wanted = false;
   private writing: Promise<void> | null = null;
+  /**
+   * When the last snapshot taken here was done being written, and how long it took from its export: the next one due
+   * waits as long again (`restAfterWrite` times, D-184), so that writing snapshots takes at most about half of the time however large the
+   * tenants that changed have grown (a busy tenant's part is made anew at each, D-161).
+   */
+  private lastWrite = { doneAt: 0, tookMs: 0 };
   /**
    * What this instance knows of each tenant's stored states (D-152): the step of the newest one it wrote or read
    * (`stored`), and the last step it applied that may have changed the tenant (`changed`; `allChanged` for every
@@ -138,6 +144,8 @@ export class Snapshotter {
     private readonly instance: string,
     /** Tests only: hears a copied part that differs from an export of its tenant made at once (null: not compared). */
     private readonly verify: ((err: Error) => void) | null = null,
+    /** The rest after a snapshot written here, in times as long as it took (D-184). */
+    private readonly restAfterWrite = 1,
   ) {}
 
   /** The state snapshots are taken of and loaded into (without it, none is written). */
@@ -270,11 +278,13 @@ export class Snapshotter {
   /**
    * Between batches: takes the snapshot that is due. Webhook attempts in flight are data of it (the domain's
    * deliveries, the replica's pending keys, the attempts awaiting a listener's answer), so nothing but a
-   * snapshot still being written puts it off.
+   * snapshot still being written, or the rest after it (D-184), puts it off: an idle instance takes it at its next
+   * sweep (`keepUp`).
    */
   between(seq: number, counters: () => ReplicaCounters): void {
     if (!this.wanted) return;
-    this.activity.waiting = this.writing !== null;
+    this.activity.waiting =
+      this.writing !== null || performance.now() - this.lastWrite.doneAt < this.lastWrite.tookMs * this.restAfterWrite;
     if (this.activity.waiting || !this.state) return;
     this.wanted = false;
     this.take(seq, counters());
@@ -364,6 +374,8 @@ export class Snapshotter {
       })
       .finally(() => {
         this.writing = null;
+        const doneAt = performance.now();
+        this.lastWrite = { doneAt, tookMs: doneAt - t0 };
       });
   }
 }
