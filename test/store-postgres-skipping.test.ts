@@ -4,6 +4,8 @@
 // - drawn calls of tenants over two instances leave every tenant's slice, read on either, the same, and the
 //   operator's reads across tenants alike; steps were skipped and replayed; an instance started from their snapshots
 //   while they run, and one started after the three stopped at once, hold every tenant the same;
+// - a tenant loaded from a stored state that holds a webhook attempt in flight, whose start this instance skipped,
+//   awaits the attempt's answer from the log and ends as the instance that made it holds it (D-185);
 // - a tenant's call that changed the state of no tenant (a rule of no tenant fired, a failed sign-in) is applied
 //   by every instance: the global state is the same on both;
 // - the instance holding a tenant killed, the other takes its timers up without a call of it;
@@ -31,7 +33,7 @@ import { withoutDurations } from './support/inProcess.js';
 import { spawnCliInstance } from './support/instances.js';
 import { instancesPerTest, postgresUnavailable, sharedInstances, sqlRows as sql } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
-import { failSubmits, SCREENING, submitBody, waitFor } from './support/screening.js';
+import { failSubmits, SCREENING, startReceiver, submitBody, waitFor } from './support/screening.js';
 import { acrossTenants, sendTenantCalls, sliceOf, tenantCallArb, tenantOn } from './support/tenantCalls.js';
 
 const why = postgresUnavailable();
@@ -154,6 +156,65 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
       expect([after.evicted, after.loaded]).toEqual([before.evicted, before.loaded]);
     } finally {
       await lock.end();
+    }
+  }, 60_000);
+
+  it('finishes, as the other instance does, an attempt in flight in a stored state it loads, whose start it skipped', async () => {
+    const { a, b } = await pair({ ...QUICK, snapshotEvery: 5 });
+    const receiver = await startReceiver();
+    try {
+      const admin = client(a.listenUrl, ADMIN_TOKEN);
+      const created = await admin('POST', '/sandbox/v1/tenants', { planTier: 'scale', webhookUrl: receiver.url });
+      expect(created.status, created.text).toBe(201);
+      const t = created.json as { tenantId: string; apiKey: string };
+      const u = await tenantOn(b.listenUrl);
+      // T's calls on a, U's on b, answered at once: b drops T and skips its steps
+      await waitFor(async () => {
+        expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+        expect((await screen(b.listenUrl, u.apiKey)).status).toBe(201);
+        return (await residency(b)).skipped! > 0 ? true : undefined;
+      }, 'T skipped on b');
+      const deliveries = async (base: string) => {
+        const res = await client(base, ADMIN_TOKEN)(
+          'GET',
+          `/sandbox/v1/webhooks/deliveries?tenantId=${t.tenantId}&limit=200`,
+        );
+        expect(res.status, res.text).toBe(200);
+        return res.json.deliveries as { id: string; status: string; attempts: unknown[] }[];
+      };
+      await waitFor(
+        async () => ((await deliveries(a.listenUrl)).every((d) => d.status === 'delivered') ? true : undefined),
+        'no attempt in flight',
+      );
+      // an attempt a makes and awaits; b skips the step that started it
+      receiver.hold();
+      const skippedBefore = (await residency(b)).skipped!;
+      const arrived = receiver.received.length;
+      expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+      await waitFor(() => (receiver.received.length > arrived ? true : undefined), 'the attempt at the receiver');
+      const started = Number(
+        (await client(a.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/store')).json.instance.appliedSeq,
+      );
+      // a snapshot of T with the attempt in flight, written by a (T's calls go on there; U's on b are skipped there)
+      await waitFor(async () => {
+        expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+        const store = (await client(a.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/store')).json;
+        return Number(store.snapshots.newest?.seq ?? 0) >= started && store.instance.lastWritten?.seq >= started
+          ? true
+          : undefined;
+      }, 'a snapshot of T with the attempt in flight');
+      expect((await residency(b)).skipped!).toBeGreaterThan(skippedBefore);
+      // the answers arrive: a records them; b, which never saw the attempts start, loads T from that snapshot
+      receiver.release();
+      await waitFor(
+        async () => ((await deliveries(a.listenUrl)).every((d) => d.status === 'delivered') ? true : undefined),
+        'every delivery delivered on a',
+      );
+      const onB = await deliveries(b.listenUrl);
+      expect(onB).toEqual(await deliveries(a.listenUrl));
+    } finally {
+      receiver.release();
+      await receiver.close();
     }
   }, 60_000);
 

@@ -481,8 +481,14 @@ export class Replica {
     return Object.assign(p.answer, { key }) satisfies SentWebhook;
   };
 
-  /** The answer to come of an attempt restored in flight from a snapshot: its `sent` step settles it. */
-  readonly resumeWebhook: ResumeWebhook = (key) => this.pending.get(key)?.answer ?? null;
+  /**
+   * The answer to come of an attempt restored in flight from a snapshot or a tenant's stored state: its `sent` step
+   * settles it. One this instance does not await yet is awaited from now on (D-185): its start was skipped here with
+   * its tenant's steps (D-172), and its `sent` step, by the instance that made it or by any that gives it up for lost,
+   * is in the log after that state, among the tenant's steps applied after the load.
+   */
+  readonly resumeWebhook: ResumeWebhook = (key) =>
+    (this.pending.get(key) ?? this.awaitSent(key, Date.now(), false)).answer;
 
   /** The tenants whose timers fired during the step being run (null: a timer of the sandbox clock itself). */
   private fired: (string | null)[] = [];

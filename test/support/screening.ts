@@ -103,14 +103,20 @@ export async function startReceiver() {
   const received: Received[] = [];
   const statuses: number[] = [];
   let fallback = 200;
+  let held = false;
+  const waiting: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       const status = statuses.length > 0 ? statuses.shift()! : fallback;
-      res.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {});
-      res.end(status < 300 ? 'ok' : 'nope');
+      const answer = () => {
+        res.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {});
+        res.end(status < 300 ? 'ok' : 'nope');
+      };
+      if (held) waiting.push(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -123,6 +129,15 @@ export async function startReceiver() {
     /** Status for requests once the queue is empty. */
     setDefault: (s: number) => {
       fallback = s;
+    },
+    /** Holds the answers to the requests that arrive from now on, until `release`. */
+    hold: () => {
+      held = true;
+    },
+    /** Sends the answers held, and answers at once again. */
+    release: () => {
+      held = false;
+      for (const answer of waiting.splice(0)) answer();
     },
     close: () =>
       new Promise<void>((resolve) => {
