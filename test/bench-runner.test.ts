@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { liveChildren } from '../bench/lib/children.js';
+import { ChildGroup, liveChildren } from '../bench/lib/children.js';
 import { atLeast, figure } from '../bench/lib/figures.js';
 import { clientFor } from '../bench/lib/http.js';
 import { measure, measureSplit, unsound, type LoadResult, type LoadSpec } from '../bench/lib/load.js';
@@ -20,6 +20,9 @@ import type { Section } from '../bench/lib/section.js';
 import { defaultOptions } from '../bench/options.js';
 import { runBench, runSection } from '../bench/runner.js';
 import { SECTIONS } from '../bench/sections/index.js';
+import { probeWait } from '../bench/sections/tenants.js';
+import { runWorker } from '../bench/lib/worker.js';
+import type { ProbeResult } from '../bench/workers/probe.js';
 import { instancesPerTest, postgresUnavailable, sharedInstances } from './support/postgres.js';
 import { ADMIN_TOKEN } from './support/sandbox.js';
 
@@ -54,6 +57,42 @@ describe('load measurement', () => {
     expect(started[3]).toBeGreaterThanOrEqual(started[2] + 120);
     expect(maxLateMs).toBeGreaterThanOrEqual(95);
     expect(started[1]).toBeLessThan(answered[0]);
+  });
+
+  it("a probe's failed calls count in its longest wait as long as they waited before failing", async () => {
+    // every third call is held past the probe's own bound: the probe gives it up (the worker's 10 s timeout is long
+    // for a test, so the server answers those 503 after 300 ms instead: a failure after a wait)
+    let n = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      const i = n++;
+      if (i % 3 === 2) setTimeout(() => res.writeHead(503).end(), 300);
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const group = new ChildGroup();
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
+      const result = await runWorker<ProbeResult>(
+        group,
+        'probe',
+        'probe.ts',
+        { url, apiKey: 'k', ratePerS: 20, durationS: 0.5 },
+        { timeoutMs: 30_000 },
+      );
+      expect(result.failures.length).toBeGreaterThan(0);
+      expect(result.failedAfterMs).toHaveLength(result.failures.length);
+      expect(Math.min(...result.failedAfterMs)).toBeGreaterThanOrEqual(290);
+      const wait = probeWait(result);
+      expect(Math.max(...result.latenciesMs)).toBeLessThan(290);
+      expect(wait.longest).toBe(Math.max(...result.failedAfterMs));
+      expect(wait.calls).toBe(result.latenciesMs.length);
+      expect(wait.said).toContain(`${result.failures.length} failed (the longest after`);
+      expect(wait.said).toContain('HTTP 503');
+    } finally {
+      await group.stopAll();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it('sends a fresh body per request and counts every response', async () => {

@@ -57,6 +57,20 @@ import type { ProbeArgs, ProbeResult } from '../workers/probe.js';
 
 const MB = 1024 * 1024;
 const SEARCH = '/api/v1/jobs?q=engineer';
+
+/**
+ * A probe's longest wait and what its detail says of its calls: a call that failed waited until it failed (10 s for
+ * one that timed out), so it counts as long as it waited; its answered calls' median beside it.
+ */
+export function probeWait(result: ProbeResult): { longest: number; p50: number; calls: number; said: string } {
+  const { count: calls, p50, max } = summarize(result.latenciesMs);
+  const failedLongest = result.failedAfterMs.length ? Math.max(...result.failedAfterMs) : 0;
+  const longest = Math.max(calls ? max : 0, failedLongest);
+  const failed = result.failures.length
+    ? `, ${result.failures.length} failed (the longest after ${fmt(failedLongest, 0)} ms: ${short(result.failures[result.failedAfterMs.indexOf(failedLongest)] ?? result.failures[0])})`
+    : '';
+  return { longest, p50, calls, said: `its median ${fmt(p50, 1)} ms over ${calls} answered calls${failed}` };
+}
 const SUBMIT = '/api/screening/v1/screen';
 const USAGE = '/api/screening/v1/usage';
 /** A clean shutdown may write state (snapshots) before it exits: it gets this long before SIGKILL. */
@@ -784,7 +798,7 @@ async function moves(
   const result = await probe;
   const after = await residency();
   const steps = after.replayed - before.replayed;
-  const { count: calls, p50, max: longest } = summarize(result.latenciesMs);
+  const { longest, p50, calls, said } = probeWait(result);
   const allMoved = Math.max(...firstCalls);
   out.figures.push(
     figure(
@@ -793,7 +807,7 @@ async function moves(
       longest,
       'ms',
       undefined,
-      `its median ${fmt(p50, 1)} ms over ${calls} calls${result.failures.length ? `, ${result.failures.length} failed` : ''}; the ${moving.length} moved tenants' first calls all answered in ${fmt(allMoved, 0)} ms, ${fmt(steps, 0)} skipped steps applied; the probe sent its calls at most ${fmt(result.maxLateMs, 0)} ms late`,
+      `${said}; the ${moving.length} moved tenants' first calls all answered in ${fmt(allMoved, 0)} ms, ${fmt(steps, 0)} skipped steps applied; the probe sent its calls at most ${fmt(result.maxLateMs, 0)} ms late`,
     ),
   );
   out.data.moves = {
@@ -857,7 +871,7 @@ async function dropAndLoad(ctx: SectionContext, pgc: TestDatabase, out: Output):
   const firstMs = performance.now() - t0;
   expectStatus(first, 200, "the dropped tenant's first call");
   const result = await probe;
-  const { count: calls, p50, max: longest } = summarize(result.latenciesMs);
+  const { longest, p50, calls, said } = probeWait(result);
   out.figures.push(
     figure(
       'tenants.drop.longestWait',
@@ -865,7 +879,7 @@ async function dropAndLoad(ctx: SectionContext, pgc: TestDatabase, out: Output):
       longest,
       'ms',
       undefined,
-      `its median ${fmt(p50, 1)} ms over ${calls} calls${result.failures.length ? `, ${result.failures.length} failed` : ''}; the first call took ${fmt(firstMs, 0)} ms for ${fmt(storedMb, 1)} MB of stored state`,
+      `${said}; the first call took ${fmt(firstMs, 0)} ms for ${fmt(storedMb, 1)} MB of stored state`,
     ),
   );
   out.data.drop = { screenings, storedMb, firstMs, p50, longest, calls, failures: result.failures };

@@ -15,6 +15,8 @@ export interface ProbeArgs {
 export interface ProbeResult {
   latenciesMs: number[];
   failures: string[];
+  /** How long each failed call took until it failed: one that timed out waited at least this long. */
+  failedAfterMs: number[];
   /**
    * The most any call was sent after its time: this process's own delay (a starved or blocked prober), which its
    * latencies do not include; the server is not what held a call that was sent late.
@@ -25,6 +27,7 @@ export interface ProbeResult {
 runAsWorker<ProbeArgs, ProbeResult>(async ({ url, apiKey, ratePerS, durationS }) => {
   const latenciesMs: number[] = [];
   const failures: string[] = [];
+  const failedAfterMs: number[] = [];
   const gapMs = 1000 / ratePerS;
   const count = Math.max(1, Math.round(durationS * ratePerS));
   // three calls untimed first: this process's first fetch loads its HTTP client and opens its connection (47 to 83 ms
@@ -43,11 +46,12 @@ runAsWorker<ProbeArgs, ProbeResult>(async ({ url, apiKey, ratePerS, durationS })
         signal: AbortSignal.timeout(10_000),
       });
       await res.arrayBuffer();
-      if (res.status === 200) latenciesMs.push(performance.now() - start);
-      else failures.push(`HTTP ${res.status}`);
+      if (res.status === 200) return void latenciesMs.push(performance.now() - start);
+      failures.push(`HTTP ${res.status}`);
     } catch (err) {
       failures.push(err instanceof Error ? err.message : String(err));
     }
+    failedAfterMs.push(performance.now() - start);
   });
-  return { latenciesMs, failures, maxLateMs };
+  return { latenciesMs, failures, failedAfterMs, maxLateMs };
 });
