@@ -93,9 +93,15 @@ const firstAppended = (appended: pg.QueryResult) =>
 function expectAppendedAfter(first: number, after: number): void {
   if (first !== after + 1) throw new Error(`the steps of a batch were appended at ${first}, not after step ${after}`);
 }
-/** The SQL of a page of the steps after the step `after` (an expression), in order, and on the condition `upTo`. */
-const pageSql = (after: string, upTo = '') =>
-  `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log WHERE seq > ${after}${upTo} ORDER BY seq LIMIT ${CATCH_UP_PAGE}; `;
+/**
+ * The SQL of a page of the steps after step `after`, in order (only those before `before`, when given). Never
+ * prepared, the numbers in the text, so it is planned with them each time (D-183): a generic plan made while the log
+ * was small scans the whole log, and a connection keeps it until an ANALYZE of the log replaces it (the writer's page,
+ * prepared since D-180, read 40 MB for every batch, 2.8 ms of PostgreSQL's time a round trip); planned with the
+ * numbers, the index on `seq` is taken at any size (about 45 µs of planning).
+ */
+const pageSql = (after: number, before?: number) =>
+  `SELECT seq, step, body, log_format, code_version, partition FROM sandbox_log WHERE seq > ${Math.floor(after)}${before === undefined ? '' : ` AND seq < ${Math.floor(before)}`} ORDER BY seq LIMIT ${CATCH_UP_PAGE}; `;
 /**
  * A batch of tenants' calls runs beside other instances' batches, under its tenants' locks (D-173), while steps
  * another instance committed were read less than this long ago; an instance alone keeps one round trip a batch.
@@ -1542,7 +1548,7 @@ export class Replica {
         // one round trip: the transaction (unless one is open), the log's lock shared, the tenants' locks and the
         // first page of steps committed elsewhere (every step of these tenants among them)
         const out = (await this.writer.query(
-          `${this.begin()}SELECT pg_advisory_xact_lock_shared(${LOG_LOCK}); ${tenantLocksSql(beside)}${this.writerPage(this.applied)}`,
+          `${this.begin()}SELECT pg_advisory_xact_lock_shared(${LOG_LOCK}); ${tenantLocksSql(beside)}${pageSql(this.applied)}`,
         )) as unknown as pg.QueryResult[];
         await this.applyPage(out[out.length - 1].rows, this.writer);
         // what was applied may have changed a call's route or made a rule of no tenant: the batch runs alone
@@ -1561,7 +1567,7 @@ export class Replica {
         // one round trip: the transaction (unless one is open), the lock and the first page of steps committed
         // elsewhere
         const out = (await this.writer.query(
-          `${this.begin()}SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${this.writerPage(this.applied)}`,
+          `${this.begin()}SELECT pg_advisory_xact_lock(${LOG_LOCK}); ${pageSql(this.applied)}`,
         )) as unknown as pg.QueryResult[];
         this.held = { page: [] };
         await this.applyPage(out[out.length - 1].rows, this.writer);
@@ -1625,7 +1631,7 @@ export class Replica {
         // (of other tenants: these tenants' locks and the log's are held) and after them are read once it is
         // committed, in the same round trip
         const out = (await this.writer!.query(
-          `SELECT pg_advisory_xact_lock(${APPEND_LOCK}); ${done.length ? this.appendAfter(done, this.applied) : ''}${dir()}${notify}COMMIT;${next} ${this.writerPage(this.applied)}`,
+          `SELECT pg_advisory_xact_lock(${APPEND_LOCK}); ${done.length ? this.appendAfter(done, this.applied) : ''}${dir()}${notify}COMMIT;${next} ${pageSql(this.applied)}`,
         )) as unknown as pg.QueryResult[];
         const page = out[out.length - 1].rows as StoredStep[];
         const first = done.length ? firstAppended(out[1]) : Infinity;
@@ -1644,7 +1650,7 @@ export class Replica {
         while (between.length % CATCH_UP_PAGE === 0 && between.length && first !== Infinity) {
           const after = Number(between[between.length - 1].seq);
           if (after + 1 >= first) break;
-          const { rows } = await this.db.query<StoredStep>(this.pageAfter(after, first));
+          const { rows } = await this.db.query<StoredStep>(pageSql(after, first));
           between.push(...rows);
           if (rows.length < CATCH_UP_PAGE) break;
         }
@@ -1670,7 +1676,7 @@ export class Replica {
         // other instances' batches run beside this one's (D-173)
         const again = this.queue.length > 0 && !this.besideWanted();
         const next = again
-          ? ` BEGIN; SELECT pg_try_advisory_xact_lock(${LOG_LOCK}) AS locked; ${this.writerPage(this.applied + done.length)}`
+          ? ` BEGIN; SELECT pg_try_advisory_xact_lock(${LOG_LOCK}) AS locked; ${pageSql(this.applied + done.length)}`
           : '';
         const out = (await this.writer!.query(
           `${done.length ? this.appendAfter(done, this.applied) : ''}${dir()}${notify}COMMIT;${next}`,
@@ -1786,16 +1792,6 @@ export class Replica {
     return `EXECUTE ${APPEND_STATEMENT}(${Math.floor(applied)}, ${column((s) => literal(JSON.stringify(s.step)), 'text')}, ${column((s) => (s.body ? byteaLiteral(s.body) : 'NULL'), 'bytea')}, ${column((s) => literal(s.partition), 'text')}); `;
   }
 
-  /**
-   * The writer's page of the steps after `seq`: planned with its number each time, never prepared (D-183). A generic
-   * plan made while the log was small scans the whole log; kept for the connection's life, it read 40 MB for every
-   * batch (2.8 ms of PostgreSQL's time a round trip) until an ANALYZE of the log replaced it. Planned with the
-   * number, the index on `seq` is taken at any size (about 45 µs of planning a round trip).
-   */
-  private writerPage(seq: number): string {
-    return this.pageAfter(seq);
-  }
-
   /** The connection that appends: with standard strings, so a literal needs only its quotes doubled. */
   private async openWriter(): Promise<pg.PoolClient> {
     const client = await this.db.connect();
@@ -1808,11 +1804,6 @@ export class Replica {
         `PREPARE ${APPEND_STATEMENT}(bigint, text[], bytea[], text[]) AS INSERT INTO sandbox_log (seq, step, body, partition, log_format, code_version) SELECT h.at + v.i, v.step, v.body, v.partition, ${this.writerLiterals()} FROM unnest($2, $3, $4) WITH ORDINALITY AS v(step, body, partition, i) CROSS JOIN ${head} AS h RETURNING seq`,
     );
     return client;
-  }
-
-  /** A page of the steps after `seq`, in order (only those before `before`, when given). */
-  private pageAfter(seq: number, before?: number): string {
-    return pageSql(`${Math.floor(seq)}`, before === undefined ? '' : ` AND seq < ${Math.floor(before)}`);
   }
 
   /** Applies a page of committed steps; when the page was full, reads and applies the rest. */
@@ -1897,7 +1888,7 @@ export class Replica {
 
   /** Applies every step committed after the last one applied here. */
   private async catchUp(db: Db | pg.PoolClient): Promise<void> {
-    const { rows } = await db.query<StoredStep>(this.pageAfter(this.applied));
+    const { rows } = await db.query<StoredStep>(pageSql(this.applied));
     await this.applyPage(rows, db);
   }
 
