@@ -182,23 +182,21 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
         expect(res.status, res.text).toBe(200);
         return res.json.deliveries as { id: string; status: string; attempts: unknown[] }[];
       };
-      await waitFor(
-        async () => ((await deliveries(a.listenUrl)).every((d) => d.status === 'delivered') ? true : undefined),
-        'no attempt in flight',
-      );
+      const allDelivered = async () =>
+        (await deliveries(a.listenUrl)).every((d) => d.status === 'delivered') ? true : undefined;
+      await waitFor(allDelivered, 'no attempt in flight');
       // an attempt a makes and awaits; b skips the step that started it
       receiver.hold();
       const skippedBefore = (await residency(b)).skipped!;
       const arrived = receiver.received.length;
       expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
       await waitFor(() => (receiver.received.length > arrived ? true : undefined), 'the attempt at the receiver');
-      const started = Number(
-        (await client(a.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/store')).json.instance.appliedSeq,
-      );
+      const storeOfA = async () => (await admin('GET', '/sandbox/v1/store')).json;
+      const started = Number((await storeOfA()).instance.appliedSeq);
       // a snapshot of T with the attempt in flight, written by a (T's calls go on there; U's on b are skipped there)
       await waitFor(async () => {
         expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
-        const store = (await client(a.listenUrl, ADMIN_TOKEN)('GET', '/sandbox/v1/store')).json;
+        const store = await storeOfA();
         return Number(store.snapshots.newest?.seq ?? 0) >= started && store.instance.lastWritten?.seq >= started
           ? true
           : undefined;
@@ -206,10 +204,7 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
       expect((await residency(b)).skipped!).toBeGreaterThan(skippedBefore);
       // the answers arrive: a records them; b, which never saw the attempts start, loads T from that snapshot
       receiver.release();
-      await waitFor(
-        async () => ((await deliveries(a.listenUrl)).every((d) => d.status === 'delivered') ? true : undefined),
-        'every delivery delivered on a',
-      );
+      await waitFor(allDelivered, 'every delivery delivered on a');
       const onB = await deliveries(b.listenUrl);
       expect(onB).toEqual(await deliveries(a.listenUrl));
     } finally {

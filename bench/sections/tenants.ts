@@ -57,6 +57,15 @@ import type { ProbeArgs, ProbeResult } from '../workers/probe.js';
 
 const MB = 1024 * 1024;
 const SEARCH = '/api/v1/jobs?q=engineer';
+const SUBMIT = '/api/screening/v1/screen';
+const USAGE = '/api/screening/v1/usage';
+/** A clean shutdown may write state (snapshots) before it exits: it gets this long before SIGKILL. */
+const SHUTDOWN_GRACE_MS = 120_000;
+/** A start on a large database may replay a long history. */
+const START_TIMEOUT_MS = 600_000;
+const ISSUE_CALLS = 1_000_000;
+/** Starts of one database stop early once they add up to this (a long replay is timed fewer times). */
+const STARTS_BUDGET_MS = 150_000;
 
 /**
  * A probe's longest wait and what its detail says of its calls: a call that failed waited until it failed (10 s for
@@ -71,15 +80,6 @@ export function probeWait(result: ProbeResult): { longest: number; p50: number; 
     : '';
   return { longest, p50, calls, said: `its median ${fmt(p50, 1)} ms over ${calls} answered calls${failed}` };
 }
-const SUBMIT = '/api/screening/v1/screen';
-const USAGE = '/api/screening/v1/usage';
-/** A clean shutdown may write state (snapshots) before it exits: it gets this long before SIGKILL. */
-const SHUTDOWN_GRACE_MS = 120_000;
-/** A start on a large database may replay a long history. */
-const START_TIMEOUT_MS = 600_000;
-const ISSUE_CALLS = 1_000_000;
-/** Starts of one database stop early once they add up to this (a long replay is timed fewer times). */
-const STARTS_BUDGET_MS = 150_000;
 
 interface Output {
   figures: Figure[];

@@ -106,7 +106,7 @@ export interface SnapshotActivity {
   loadedFrom: { seq: number; replayedSteps: number; readyMs: number } | null;
   /** The last snapshot it wrote: its step, how long calls waited while the state was exported, its size. */
   lastWritten: StoreReport['instance']['lastWritten'];
-  /** Whether a snapshot is due here but waits for the one being written to finish, or for as long again after it (D-184). */
+  /** Whether a snapshot is due here but waits for the one being written to finish, or as long again after it (D-184). */
   waiting: boolean;
 }
 
@@ -118,8 +118,8 @@ export class Snapshotter {
   private writing: Promise<void> | null = null;
   /**
    * When the last snapshot taken here was done being written, and how long it took from its export: the next one due
-   * waits as long again (`restAfterWrite` times, D-184), so that writing snapshots takes at most about half of the time however large the
-   * tenants that changed have grown (a busy tenant's part is made anew at each, D-161).
+   * waits as long again (`restAfterWrite` times, D-184), so that writing snapshots takes at most about half of the
+   * time however large the tenants that changed have grown (a busy tenant's part is made anew at each, D-161).
    */
   private lastWrite = { doneAt: 0, tookMs: 0 };
   /**
