@@ -4,6 +4,8 @@
 // - drawn calls of tenants over two instances leave every tenant's slice, read on either, the same, and the
 //   operator's reads across tenants alike; steps were skipped and replayed; an instance started from their snapshots
 //   while they run, and one started after the three stopped at once, hold every tenant the same;
+// - a call of a tenant whose stored state is being written waits for the write outside the queue: another
+//   tenant's call sent after it is answered first (D-186);
 // - a tenant loaded from a stored state that holds a webhook attempt in flight, whose start this instance skipped,
 //   awaits the attempt's answer from the log and ends as the instance that made it holds it (D-185);
 // - a tenant's call that changed the state of no tenant (a rule of no tenant fired, a failed sign-in) is applied
@@ -157,6 +159,30 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     } finally {
       await lock.end();
     }
+  }, 60_000);
+
+  it("a call of a tenant whose stored state is being written waits outside the queue: others' calls run meanwhile", async () => {
+    // on b, a tenant dropped for the other instance's steps stays in writing 3 s after its state is stored
+    const { a, b } = await pair({ replicaTiming: { ...QUICK.replicaTiming, dropPauseMs: 3_000 } });
+    const [t, u] = [await tenantOn(a.listenUrl), await tenantOn(a.listenUrl)];
+    for (const x of [u, t]) expect((await screen(b.listenUrl, x.apiKey)).status).toBe(201);
+    // T's calls on a until b drops T: its stored state's write begins, and T leaves b's memory at once (D-172)
+    await waitFor(
+      async () =>
+        (await screen(a.listenUrl, t.apiKey)) && (await residency(b)) && !b.core.tenants.has(t.tenantId)
+          ? true
+          : undefined,
+      'T dropped on b',
+    );
+    // T's call on b waits for the write; U's call, sent after it, is answered first (it waited for the whole write
+    // in T's batch, D-186)
+    const answered: string[] = [];
+    const onT = screen(b.listenUrl, t.apiKey).then((res) => (answered.push('T'), res));
+    await new Promise((r) => setTimeout(r, 200));
+    const onU = screen(b.listenUrl, u.apiKey).then((res) => (answered.push('U'), res));
+    for (const res of await Promise.all([onT, onU])) expect(res.status, res.text).toBe(201);
+    expect(answered).toEqual(['U', 'T']);
+    expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
   }, 60_000);
 
   it('finishes, as the other instance does, an attempt in flight in a stored state it loads, whose start it skipped', async () => {

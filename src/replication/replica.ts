@@ -49,6 +49,7 @@ import { tenantBase, tenantStepsSql } from './loader.js';
 import { NEWEST_STORED_SEQ_SQL, registerStart, SnapshotGone } from './snapshots.js';
 import { APPEND_LOCK, tenantLocksSql, tryTenantLocksSql } from './tenantLocks.js';
 import { Residency, type ReadState, type ResidencyActivity, type ResidentPort } from './residency.js';
+import { BACKGROUND } from './slicedJson.js';
 import {
   connectionOf,
   partitionText,
@@ -1391,18 +1392,24 @@ export class Replica {
       return true;
     }
     if (this.residency.holds(tenantId) || !this.directory.hasTenant(tenantId)) return false;
-    // a tenant whose state is being written is loaded in the batch (its state read once written); one whose steps
-    // were skipped here is read ahead too, its skipped steps applied between batches once it is in memory (D-175)
-    if (this.residency.writing(tenantId)) return false;
+    // a tenant whose state is being written is read once written, outside the queue too: loaded in a batch, it held
+    // every other tenant's calls up for the whole drop under way (D-186); one whose steps were skipped here is read
+    // ahead too, its skipped steps applied between batches once it is in memory (D-175)
     const entry: Prefetch = { items: [item], states: null };
     this.prefetching.set(tenantId, entry);
     this.residency.watch(tenantId);
-    void this.readingAhead(async () => {
-      const began = performance.now();
-      const states = await this.residency.read([tenantId], this.applied);
-      this.residency.countLoad(performance.now() - began);
-      return states;
-    })
+    void this.untilWritten(tenantId)
+      .then(() =>
+        this.readingAhead(async () => {
+          // loaded meanwhile (by a step of every tenant): its calls run on it
+          if (this.residency.holds(tenantId) || this.fatal) return null;
+          const began = performance.now();
+          // in the background: calls of the tenants in memory have half the event loop meanwhile (D-186)
+          const states = await this.residency.read([tenantId], this.applied, false, BACKGROUND);
+          this.residency.countLoad(performance.now() - began);
+          return states;
+        }),
+      )
       .then((states) => {
         entry.states = states;
       })
@@ -1415,6 +1422,15 @@ export class Replica {
         if (!this.running) void this.loop();
       });
     return true;
+  }
+
+  /**
+   * Until the drop under way, if any, has written the tenant's stored state and dropped it or kept it in memory (the
+   * drop's second half runs between batches, D-172).
+   */
+  private async untilWritten(tenantId: string): Promise<void> {
+    while (this.residency.writing(tenantId) && !this.fatal && !this.closed)
+      await (this.evicting ?? new Promise((r) => setTimeout(r, 2)));
   }
 
   /**

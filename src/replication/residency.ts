@@ -25,7 +25,16 @@ import type { Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
 import { insertTenantStates, newestStoredState } from './snapshots.js';
 import { describeWriter, type Writer } from './versions.js';
-import { JSON_SLICE_MS, slicedEach, slicedGunzip, slicedGzip, slicedParse, slicedWork } from './slicedJson.js';
+import {
+  FOREGROUND,
+  JSON_SLICE_MS,
+  type Pace,
+  slicedEach,
+  slicedGunzip,
+  slicedGzip,
+  slicedParse,
+  slicedWork,
+} from './slicedJson.js';
 
 /** The tenants of the state in memory, as residency needs them (the composition root wires the domain's). */
 export interface ResidentPort {
@@ -206,7 +215,12 @@ export class Residency {
    * a state is still the tenant's exact one when `adopt` runs if the tenant was neither loaded nor dropped since
    * (`watch`, `unwatch`): every step of a tenant runs with the tenant in memory.
    */
-  async read(ids: readonly string[], upTo: number, every = false): Promise<ReadState[]> {
+  async read(
+    ids: readonly string[],
+    upTo: number,
+    every = false,
+    pace: Readonly<Pace> = FOREGROUND,
+  ): Promise<ReadState[]> {
     const { rows } = await this.db.query<{
       tenant_id: string;
       seq: number;
@@ -225,9 +239,9 @@ export class Residency {
     for (const r of rows) {
       if (!READABLE_SNAPSHOT_FORMATS.includes(r.snapshot_format)) throw refuseTenantState(r, this.writer);
       // decompressed in pieces, parsed in slices (D-160, D-170)
-      const data = await slicedParse(await slicedGunzip(r.data));
+      const data = await slicedParse(await slicedGunzip(r.data), pace.sliceMs, pace.restRatio);
       // the records of a long history made now, in slices, so that `adopt` only puts them in place (D-170)
-      if (this.port) await slicedWork(this.port.prepareTenant(r.tenant_id, data));
+      if (this.port) await slicedWork(this.port.prepareTenant(r.tenant_id, data), pace.sliceMs, pace.restRatio);
       out.push({ tenantId: r.tenant_id, data, seq: Number(r.seq) });
     }
     return out;
@@ -368,7 +382,7 @@ export class Residency {
       // one tenant after the other, in slices between which calls are read (a tenant with a long history is
       // megabytes of JSON, D-159; a page of small tenants made side by side held calls up for 200 ms, D-168), with
       // its leaves on lines of their own, so that a load reads it in slices too (D-160)
-      const rows = await slicedEach(page, { sliceMs: JSON_SLICE_MS, restRatio: 0 }, async (id, k) => {
+      const rows = await slicedEach(page, FOREGROUND, async (id, k) => {
         const copy = copies[i + k];
         copies[i + k] = null;
         return { tenantId: id, ...(await slicedGzip(copy, JSON_SLICE_MS, true)) };

@@ -143,9 +143,36 @@ describe('slicedWork (D-170)', () => {
     expect(unbounded.done).toHaveLength(40);
     expect(unbounded.turns).toBeLessThanOrEqual(1);
   });
+  it('with a rest ratio, leaves the event loop to other work after each slice, not one turn of it (D-186)', async () => {
+    const othersTurns = async (restRatio: number) => {
+      function* work() {
+        // 60 pauses, 2 ms of work between them: a slice of 1 ms is used up at each
+        for (let i = 0; i < 60; i++) {
+          const until = performance.now() + 2;
+          while (performance.now() < until);
+          yield;
+        }
+      }
+      return (await turnsOthersGet(() => slicedWork(work(), 1, restRatio))).turns;
+    };
+    const [turnOnly, resting] = [await othersTurns(0), await othersTurns(1)];
+    expect(resting).toBeGreaterThan(5 * turnOnly);
+  });
 });
 
 describe('slicedJson with lines, read back by slicedParse', () => {
+  it('with a rest ratio, leaves the event loop to other work after each slice, not one turn of it (D-186)', async () => {
+    const value = { requests: Array.from({ length: 30_000 }, (_, i) => ({ id: `req_${i}`, scores: [i, i / 3] })) };
+    const text = await slicedJson(value, 0, true);
+    const othersTurns = async (restRatio: number) => {
+      const { value: read, turns } = await turnsOthersGet(() => slicedParse(text, 1, restRatio));
+      expect(read).toEqual(value);
+      return turns;
+    };
+    const [turnOnly, resting] = [await othersTurns(0), await othersTurns(1)];
+    expect(resting).toBeGreaterThan(5 * turnOnly);
+  });
+
   it('is the same value for JSON.parse, and slicedParse reads it back as JSON.parse does', async () => {
     await fc.assert(
       fc.asyncProperty(

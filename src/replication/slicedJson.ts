@@ -160,6 +160,9 @@ export interface Pace {
  */
 export const BACKGROUND: Readonly<Pace> = Object.freeze({ sliceMs: 4, restRatio: 1 });
 
+/** Work that calls wait for (a load in a batch, a drop's write): slices of `JSON_SLICE_MS`, each followed by a turn. */
+export const FOREGROUND: Readonly<Pace> = Object.freeze({ sliceMs: JSON_SLICE_MS, restRatio: 0 });
+
 /**
  * `encode(value)` for each value in turn (never two at once: values encoded side by side each took a slice of
  * their own in one turn of the event loop, D-168), resting as `pace` says between values once a slice is used up.
@@ -183,13 +186,13 @@ export async function slicedEach<T, R>(
 
 /**
  * Runs work made to pause between slices (a generator, src/domain/slices.ts) to its end, with a turn of the event
- * loop for calls after every `sliceMs` of it (D-170).
+ * loop for calls after every `sliceMs` of it (D-170), or a pause of `restRatio` times the slice.
  */
-export async function slicedWork(work: Iterator<void, unknown>, sliceMs = JSON_SLICE_MS): Promise<void> {
+export async function slicedWork(work: Iterator<void, unknown>, sliceMs = JSON_SLICE_MS, restRatio = 0): Promise<void> {
   let since = performance.now();
   while (!work.next().done) {
     if (performance.now() - since >= sliceMs) {
-      await turn();
+      await restAfter(performance.now() - since, restRatio);
       since = performance.now();
     }
   }
@@ -372,6 +375,7 @@ const BACKSLASH = 0x5c;
 export async function slicedParse(
   data: Buffer | string | readonly Buffer[],
   sliceMs = JSON_SLICE_MS,
+  restRatio = 0,
 ): Promise<unknown> {
   // UTF-8 never has the byte of a line feed inside another character: the text is cut into lines as bytes,
   // each line turned into a string on its own (a hundred megabytes at once took most of a second); text given in
@@ -458,7 +462,7 @@ export async function slicedParse(
     put(JSON.parse(bytes.toString('utf8', start + 1, end)));
     at = end + 1;
     if ((n & 31) === 0 && performance.now() - since >= sliceMs) {
-      await turn();
+      await restAfter(performance.now() - since, restRatio);
       since = performance.now();
     }
   }
