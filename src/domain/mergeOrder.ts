@@ -35,19 +35,59 @@ export function insertInOrder<T>(list: T[], x: T, before: Before<T>): void {
 }
 
 /**
- * `list` and `incoming` in creation order, merged into one list in creation order: `list` itself when
- * `incoming` goes after it (appended in place), a new list otherwise.
+ * Records in creation order, per tenant and across tenants. The order across tenants is kept as records are added,
+ * but putting a tenant's records back or dropping them only marks it stale: it is made again, from the tenants'
+ * own lists, when next read. So loading and dropping a tenant costs its own records, not those of every tenant in
+ * memory (a merge and a filter of every record did, D-186); only a read across tenants pays for all of them.
+ * The key of records of no tenant is '' (no tenant id is empty).
  */
-export function mergeInOrder<T>(list: T[], incoming: readonly T[], before: Before<T>): T[] {
-  if (list.length === 0 || incoming.length === 0 || before(list[list.length - 1], incoming[0])) {
-    for (const x of incoming) list.push(x);
-    return list;
+export class TenantOrder<T> {
+  private readonly byTenant = new Map<string, T[]>();
+  private all: T[] | null = [];
+
+  constructor(private readonly before: Before<T>) {}
+
+  /** A new record of the tenant: the newest of its own (its ids sort by creation), at its place across tenants. */
+  add(tenantId: string, x: T): void {
+    const mine = this.byTenant.get(tenantId);
+    if (mine) mine.push(x);
+    else this.byTenant.set(tenantId, [x]);
+    if (this.all) insertInOrder(this.all, x, this.before);
   }
-  const out: T[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < list.length && j < incoming.length) out.push(before(incoming[j], list[i]) ? incoming[j++] : list[i++]);
-  while (i < list.length) out.push(list[i++]);
-  while (j < incoming.length) out.push(incoming[j++]);
-  return out;
+
+  /** The tenant's records in creation order, read only. */
+  of(tenantId: string): readonly T[] {
+    return this.byTenant.get(tenantId) ?? [];
+  }
+
+  /** Every record in creation order, read only. */
+  overall(): readonly T[] {
+    if (!this.all) {
+      const before = this.before;
+      this.all = [...this.byTenant.values()].flat().sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+    }
+    return this.all;
+  }
+
+  /** Puts the tenant's records (in creation order) in place of those it had. */
+  put(tenantId: string, records: readonly T[]): void {
+    this.drop(tenantId);
+    if (!records.length) return;
+    this.byTenant.set(tenantId, [...records]);
+    this.all = null;
+  }
+
+  /** Drops the tenant's records; returns them. */
+  drop(tenantId: string): readonly T[] {
+    const mine = this.byTenant.get(tenantId);
+    if (!mine) return [];
+    this.byTenant.delete(tenantId);
+    this.all = null;
+    return mine;
+  }
+
+  clear(): void {
+    this.byTenant.clear();
+    this.all = [];
+  }
 }

@@ -2,7 +2,7 @@
 // (REST and MCP alike) and the control API's listing. Readers get copies, never the stored records.
 // Requirements: JOB-APPLY-1, MCP-KEYED-5; decisions D-23, D-110.
 
-import { byTimeThenId, insertInOrder, mergeInOrder } from '../mergeOrder.js';
+import { byTimeThenId, TenantOrder } from '../mergeOrder.js';
 import type { Application } from './types.js';
 
 const before = byTimeThenId<Application>(
@@ -11,29 +11,29 @@ const before = byTimeThenId<Application>(
 );
 
 export class ApplicationQueue {
-  private queue: Application[] = [];
+  private queue = new TenantOrder<Application>(before);
 
   push(application: Application): void {
-    insertInOrder(this.queue, application, before);
+    this.queue.add(application.tenantId, application);
   }
 
   /** Oldest first; optionally for one tenant. */
   list(tenantId?: string): Application[] {
-    return this.queue.filter((a) => tenantId === undefined || a.tenantId === tenantId).map((a) => ({ ...a }));
+    return (tenantId === undefined ? this.queue.overall() : this.queue.of(tenantId)).map((a) => ({ ...a }));
   }
 
   /** The queue itself, oldest first and read only, for keyset paging. */
   ordered(): readonly Application[] {
-    return this.queue;
+    return this.queue.overall();
   }
 
   get(applicationId: string): Application | undefined {
-    const a = this.queue.find((x) => x.applicationId === applicationId);
+    const a = this.queue.overall().find((x) => x.applicationId === applicationId);
     return a && { ...a };
   }
 
   reset(): void {
-    this.queue = [];
+    this.queue.clear();
   }
 
   /** A tenant's applications, oldest first (D-137). */
@@ -43,15 +43,13 @@ export class ApplicationQueue {
 
   /** Puts a tenant's applications back into the queue in creation order. */
   importTenant(tenantId: string, state: readonly Application[]): void {
-    this.forgetTenant(tenantId);
-    this.queue = mergeInOrder(
-      this.queue,
+    this.queue.put(
+      tenantId,
       state.map((a) => ({ ...a })),
-      before,
     );
   }
 
   forgetTenant(tenantId: string): void {
-    this.queue = this.queue.filter((a) => a.tenantId !== tenantId);
+    this.queue.drop(tenantId);
   }
 }

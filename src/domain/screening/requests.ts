@@ -2,7 +2,7 @@
 // synchronous, so the idempotency check-and-insert cannot interleave with another request.
 // Requirements: SCR-IDEMP-1, SCR-IDEMP-2, SCR-IDEMP-4; decisions D-12.
 
-import { byTimeThenId, insertInOrder, mergeInOrder } from '../mergeOrder.js';
+import { byTimeThenId, TenantOrder } from '../mergeOrder.js';
 import type { StoredRequest } from './record.js';
 import type { ScreeningState } from './types.js';
 
@@ -20,8 +20,7 @@ export class RequestStore {
   private byId = new Map<string, StoredRequest>();
   private byKey = new Map<string, Map<string, StoredRequest>>();
   // creation order, overall (mergeOrder.ts) and per tenant: the control API pages through these by position
-  private order: StoredRequest[] = [];
-  private orderByTenant = new Map<string, StoredRequest[]>();
+  private order = new TenantOrder<StoredRequest>(before);
   private states = new Map<ScreeningState, number>();
 
   get(id: string): StoredRequest | undefined {
@@ -38,10 +37,7 @@ export class RequestStore {
     if (keys.has(req.idempotencyKey)) throw new Error(`idempotency key ${req.idempotencyKey} already stored`);
     keys.set(req.idempotencyKey, req);
     this.byId.set(req.id, req);
-    insertInOrder(this.order, req, before);
-    const mine = this.orderByTenant.get(req.tenantId);
-    if (mine) mine.push(req);
-    else this.orderByTenant.set(req.tenantId, [req]);
+    this.order.add(req.tenantId, req);
     this.moved(null, req.state);
   }
 
@@ -58,7 +54,7 @@ export class RequestStore {
 
   /** Requests in creation order (the store's own array, read only), overall or of one tenant. */
   ordered(tenantId?: string): readonly StoredRequest[] {
-    return tenantId === undefined ? this.order : (this.orderByTenant.get(tenantId) ?? []);
+    return tenantId === undefined ? this.order.overall() : this.order.of(tenantId);
   }
 
   /** Requests in creation order, optionally filtered. */
@@ -84,28 +80,22 @@ export class RequestStore {
     }
     if (reqs.length === 0) return;
     this.byKey.set(tenantId, keys);
-    this.orderByTenant.set(tenantId, [...reqs]);
-    this.order = mergeInOrder(this.order, reqs, before);
+    this.order.put(tenantId, reqs);
   }
 
   /** Drops every request of a tenant. */
   forgetTenant(tenantId: string): void {
-    const mine = this.orderByTenant.get(tenantId);
-    if (!mine) return;
-    for (const req of mine) {
+    for (const req of this.order.drop(tenantId)) {
       this.byId.delete(req.id);
       this.states.set(req.state, (this.states.get(req.state) ?? 1) - 1);
     }
     this.byKey.delete(tenantId);
-    this.orderByTenant.delete(tenantId);
-    this.order = this.order.filter((r) => r.tenantId !== tenantId);
   }
 
   reset(): void {
     this.byId.clear();
     this.byKey.clear();
-    this.order = [];
-    this.orderByTenant.clear();
+    this.order.clear();
     this.states.clear();
   }
 }

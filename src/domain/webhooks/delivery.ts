@@ -2,7 +2,7 @@
 // kept by id, by tenant and by request, so the control API and console can list them either way.
 // Requirements: SCR-HOOK-3, POL-HOOK-1; decisions D-09.
 
-import { byTimeThenId, insertInOrder, mergeInOrder } from '../mergeOrder.js';
+import { byTimeThenId, TenantOrder } from '../mergeOrder.js';
 import { freezeData } from '../copy.js';
 
 export type WebhookEvent = 'screening.scored' | 'screening.review_decided';
@@ -125,14 +125,12 @@ const stateOf = (d: Delivery): DeliveryState => ({
 
 export class DeliveryStore {
   private byId = new Map<string, Delivery>();
-  private byTenant = new Map<string, Delivery[]>();
+  private byTenant = new TenantOrder<Delivery>(before);
   private byRequest = new Map<string, Delivery[]>();
-  private order: Delivery[] = [];
 
   add(d: Delivery): void {
     this.byId.set(d.id, d);
-    insertInOrder(this.order, d, before);
-    push(this.byTenant, d.tenantId, d);
+    this.byTenant.add(d.tenantId, d);
     push(this.byRequest, d.requestId, d);
   }
 
@@ -145,7 +143,7 @@ export class DeliveryStore {
     const base = filter.requestId
       ? (this.byRequest.get(filter.requestId) ?? [])
       : filter.tenantId
-        ? (this.byTenant.get(filter.tenantId) ?? [])
+        ? this.byTenant.of(filter.tenantId)
         : [...this.byId.values()];
     return filter.tenantId && filter.requestId ? base.filter((d) => d.tenantId === filter.tenantId) : [...base];
   }
@@ -153,8 +151,8 @@ export class DeliveryStore {
   /** Creation order, read only: every delivery, a tenant's, or a request's (for keyset paging). */
   ordered(filter: { tenantId?: string; requestId?: string } = {}): readonly Delivery[] {
     if (filter.requestId) return this.byRequest.get(filter.requestId) ?? [];
-    if (filter.tenantId) return this.byTenant.get(filter.tenantId) ?? [];
-    return this.order;
+    if (filter.tenantId) return this.byTenant.of(filter.tenantId);
+    return this.byTenant.overall();
   }
 
   all(): IterableIterator<Delivery> {
@@ -167,7 +165,7 @@ export class DeliveryStore {
    * structured clone of each delivery held calls up for about 45 µs a delivery, D-158).
    */
   exportTenant(tenantId: string): DeliveryState[] {
-    return (this.byTenant.get(tenantId) ?? []).map(stateOf);
+    return this.byTenant.of(tenantId).map(stateOf);
   }
 
   /** Puts a tenant's deliveries back (no retry armed: the service re-arms them); returns them. */
@@ -183,30 +181,24 @@ export class DeliveryStore {
     }));
     for (const d of list) {
       this.byId.set(d.id, d);
-      push(this.byTenant, d.tenantId, d);
       push(this.byRequest, d.requestId, d);
     }
-    this.order = mergeInOrder(this.order, list, before);
+    this.byTenant.put(tenantId, list);
     return list;
   }
 
   /** Drops a tenant's deliveries (their retries are the clock's to drop). */
   forgetTenant(tenantId: string): void {
-    const mine = this.byTenant.get(tenantId);
-    if (!mine) return;
-    for (const d of mine) {
+    for (const d of this.byTenant.drop(tenantId)) {
       this.byId.delete(d.id);
       this.byRequest.delete(d.requestId);
     }
-    this.byTenant.delete(tenantId);
-    this.order = this.order.filter((d) => d.tenantId !== tenantId);
   }
 
   clear(): void {
     this.byId.clear();
     this.byTenant.clear();
     this.byRequest.clear();
-    this.order = [];
   }
 }
 
