@@ -4,7 +4,7 @@
 // whole snapshot puts every list back in the order it had; ids of one tenant's stream sort by creation
 // (rng.ts), so a tenant's own records keep their order among themselves. A new record is almost always the
 // newest: then inserting is an append.
-// Requirements: none (storage order); decisions D-137, D-147.
+// Requirements: none (storage order); decisions D-137, D-147, D-187.
 
 /** Whether `a` goes before `b` in creation order. */
 export type Before<T> = (a: T, b: T) => boolean;
@@ -38,7 +38,7 @@ export function insertInOrder<T>(list: T[], x: T, before: Before<T>): void {
  * Records in creation order, per tenant and across tenants. The order across tenants is kept as records are added,
  * but putting a tenant's records back or dropping them only marks it stale: it is made again, from the tenants'
  * own lists, when next read. So loading and dropping a tenant costs its own records, not those of every tenant in
- * memory (a merge and a filter of every record did, D-186); only a read across tenants pays for all of them.
+ * memory (a merge and a filter of every record did, D-187); only a read across tenants pays for all of them.
  * The key of records of no tenant is '' (no tenant id is empty).
  */
 export class TenantOrder<T> {
