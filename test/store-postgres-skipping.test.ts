@@ -10,7 +10,8 @@
 //   awaits the attempt's answer from the log and ends as the instance that made it holds it (D-185);
 // - a tenant's call that changed the state of no tenant (a rule of no tenant fired, a failed sign-in) is applied
 //   by every instance: the global state is the same on both;
-// - the instance holding a tenant killed, the other takes its timers up without a call of it;
+// - the instance holding a tenant killed, the other takes its timers up without a call of it; it reads the tenants
+//   it takes up ahead of their loads, another tenant's calls answered meanwhile (D-188);
 // - a start from a snapshot whose instance skipped a tenant's steps applies them (the log kept them), also when the
 //   tenant is loaded by a later step of it that the start replays.
 // - before a step of no tenant, only the tenants behind whose skipped steps no stored state covers are loaded;
@@ -284,7 +285,12 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
       doomed.child.kill('SIGKILL');
       // no call or read of the tenant: the survivor loads it once the doomed instance's reports stop
       await waitFor(() => (survivor.core.tenants.has(t.tenantId) ? true : undefined), 'the tenant loaded', 10_000);
-      expect((await residency(survivor)).replayed).toBeGreaterThan(0);
+      // its skipped steps applied after it (between batches, D-175)
+      const taken = await waitFor(async () => {
+        const r = await residency(survivor);
+        return r.behind === 0 && r.replaying === 0 ? r : undefined;
+      }, 'its skipped steps applied');
+      expect(taken.replayed).toBeGreaterThan(0);
       const review = async () =>
         (await client(survivor.listenUrl, ADMIN_TOKEN)('GET', `/sandbox/v1/reviews/${res.json.requestId as string}`))
           .json;
@@ -294,6 +300,50 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
         15_000,
       );
       expect(decided.decision).toMatchObject({ decision: 'approved' });
+    } finally {
+      doomed.child.kill('SIGKILL');
+    }
+  }, 90_000);
+
+  it("takes up a killed instance's tenants while its own tenants' calls go on", async () => {
+    const url = await database();
+    const doomed = await spawn(url);
+    // every read of stored states takes 2.5 s: taken up in one turn of the queue, the tenants held U's calls that long
+    const survivor = await start(url, { replicaTiming: { ...QUICK.replicaTiming, readPauseMs: 2_500 } });
+    try {
+      const held = [await tenantOn(doomed.base), await tenantOn(doomed.base)];
+      for (const t of held) expect((await screen(doomed.base, t.apiKey)).status).toBe(201);
+      const u = await tenantOn(survivor.listenUrl);
+      expect((await screen(survivor.listenUrl, u.apiKey)).status).toBe(201);
+      await waitFor(
+        async () =>
+          (await Promise.all(held.map((t) => screen(doomed.base, t.apiKey)))).every((r) => r.status === 201) &&
+          (await residency(survivor)).behind === 2
+            ? true
+            : undefined,
+        'both tenants behind on the survivor',
+      );
+      // seen since by the survivor's sweeps
+      await new Promise((r) => setTimeout(r, 600));
+      doomed.child.kill('SIGKILL');
+      // U's reads, one after the other, until both tenants are in memory on the survivor
+      const waits: number[] = [];
+      const loaded = () => held.every((t) => survivor.core.tenants.has(t.tenantId));
+      const until = Date.now() + 20_000;
+      while (!loaded() && Date.now() < until) {
+        const began = performance.now();
+        const res = await client(survivor.listenUrl, u.apiKey)('GET', `${SCREENING}/usage`);
+        expect(res.status, res.text).toBe(200);
+        waits.push(performance.now() - began);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(loaded(), 'both tenants taken up').toBe(true);
+      expect(Math.max(...waits), `U's reads took ${waits.map(Math.round).join(', ')} ms`).toBeLessThan(1_500);
+      const taken = await waitFor(async () => {
+        const r = await residency(survivor);
+        return r.behind === 0 && r.replaying === 0 ? r : undefined;
+      }, 'their skipped steps applied');
+      expect(taken.replayed).toBeGreaterThan(0);
     } finally {
       doomed.child.kill('SIGKILL');
     }

@@ -134,6 +134,11 @@ export interface ReplicaTiming {
    */
   dropPauseMs: number;
   /**
+   * How long each read of tenants' stored states waits before it starts. Tests lengthen it, so that a load takes long
+   * (D-188); a deployment waits for nothing.
+   */
+  readPauseMs: number;
+  /**
    * A tenant in memory whose steps have come only from other instances for this long (none of its calls ran here) is
    * dropped, so that its steps are skipped from then on (D-172). Tests shorten it.
    */
@@ -162,6 +167,7 @@ export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   batchBudgetMs: 4,
   prefetchPauseMs: 0,
   dropPauseMs: 0,
+  readPauseMs: 0,
   foreignIdleMs: 2_000,
   foreignIdleCalls: 500,
   replaySliceMs: 8,
@@ -448,7 +454,7 @@ export class Replica {
       options.verifyCarriedParts ? (err) => this.stop(err, []) : null,
       this.timing.snapshotRestRatio,
     );
-    this.residency = new Residency(db, options.residentTenants ?? Infinity, options.writer);
+    this.residency = new Residency(db, options.residentTenants ?? Infinity, options.writer, this.timing.readPauseMs);
     // what a snapshot may copy instead of exporting: a tenant loaded is its stored state; one dropped is not held
     this.residency.whenStored((tenantId, seq) =>
       seq === null ? this.snapshots.forget(tenantId) : this.snapshots.storedAt(tenantId, seq),
@@ -2135,7 +2141,7 @@ export class Replica {
         if (seq >= b.last) b.covered = true;
         else if (seq >= b.first) b.first = seq + 1;
       }
-      if (gone && !this.closed) await this.read(async () => void (await this.catchUpBehind(true)));
+      if (gone && !this.closed) this.takeOverBehind();
     })()
       .catch((err: unknown) =>
         console.error(`shared sandbox: the other instances could not be read (${(err as Error).message})`),
@@ -2143,6 +2149,27 @@ export class Replica {
       .finally(() => {
         this.checkingOthers = false;
       });
+  }
+
+  /**
+   * The tenants behind, an instance gone (checkOthers): each one's stored state is read ahead of a read of it that
+   * puts it in memory, as for a tenant whose call arrived here (D-160, D-175), so that their timers and webhook
+   * attempts carry on here. Loaded in one turn of the queue, every other call waited for all of them (D-188).
+   */
+  private takeOverBehind(): void {
+    for (const tenantId of [...this.behind.keys()]) {
+      if (!this.directory.hasTenant(tenantId) || this.residency.holds(tenantId)) continue;
+      this.push({
+        step: null,
+        turn: tenantId,
+        tenant: tenantId,
+        body: null,
+        run: () => this.ensureResident(tenantId, false),
+        resolve: () => {},
+        // (the instance stopped, or stops on the failure: nothing is left to take up)
+        reject: () => {},
+      });
+    }
   }
 
   /** An attempt whose instance stopped before the receiver answered is recorded as a failed attempt. */

@@ -126,6 +126,8 @@ export class Residency {
     /** Tenants kept in memory beyond those with work under way (Infinity: every tenant, nothing stored). */
     readonly bound: number,
     private readonly writer: Writer,
+    /** Tests only: how long each read waits before it starts (ReplicaTiming.readPauseMs). */
+    private readonly readPauseMs = 0,
   ) {}
 
   /** Whether tenants are loaded on demand: always, once the tenants in memory are held (a scratch core holds none). */
@@ -221,6 +223,7 @@ export class Residency {
     every = false,
     pace: Readonly<Pace> = FOREGROUND,
   ): Promise<ReadState[]> {
+    if (this.readPauseMs) await new Promise((r) => setTimeout(r, this.readPauseMs));
     const { rows } = await this.db.query<{
       tenant_id: string;
       seq: number;
