@@ -134,6 +134,8 @@ export interface ResidencyCounts {
   replaying: number;
   skipped: number;
   replayed: number;
+  /** Tenants whose steps this instance skipped and has not applied yet (D-172). */
+  behind: number;
 }
 
 /** Reads the residency counters of an instance's store report (`GET /sandbox/v1/store`, a read of no tenant). */
@@ -148,6 +150,7 @@ export async function residencyOf(sb: Pick<SandboxChild, 'admin'>): Promise<Resi
     replaying: r.replaying ?? 0,
     skipped: r.skipped ?? 0,
     replayed: r.replayed ?? 0,
+    behind: r.behind ?? 0,
   };
 }
 

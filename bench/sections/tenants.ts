@@ -15,6 +15,8 @@
 // - moves: tenants whose calls went to one instance sent to the other, which skipped their steps, while a third
 //   tenant's steady stream of calls runs there: how long the moved tenants' first calls took, and that stream's longest
 //   wait (D-175);
+// - take-over: the second instance killed while a third tenant's steady stream of calls runs on the first: how long
+//   until the first has taken up the killed instance's tenants, and that stream's longest wait (D-188);
 // - drop: on an instance that keeps one idle tenant, a tenant with a long history dropped from memory and loaded
 //   by its next call, while a second tenant's steady stream of calls runs: that stream's longest wait (D-160).
 
@@ -546,6 +548,7 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
   const untimed = (k: Kind) =>
     `before each run, untimed: caught up in ${settled[k].map((v) => fmt(v.catchUpMs, 0)).join(' / ')} ms, tenants settled (none loaded, dropped or replaying for ${fmt(SETTLED_AFTER_MS / 1000, 0)} s) in ${settled[k].map((v) => `${fmt(v.ms / 1000, 1)} s${v.settled ? '' : ' (not settled: its bound)'}`).join(' / ')}`;
   await moves(ctx, first, second, keys.slice(half), specsOf.two, out);
+  await takeOver(ctx, first, second, specsOf.two, out);
   await ctx.group.stop(second.child, SHUTDOWN_GRACE_MS);
   const one = medianOf(capacity.one);
   const two = medianOf(capacity.two);
@@ -818,6 +821,65 @@ async function moves(
     calls,
     failures: result.failures,
     skipped: before.skipped,
+  };
+}
+
+/**
+ * An instance killed (D-188): each instance serves its half of the tenants again (settled, D-179), so the first skips
+ * the second's tenants' steps; then the second is killed (SIGKILL) while a third tenant's keyed searches run on the
+ * first at 100/s (open loop, its own process). The first notices it gone once its reports stop (5 sweeps of 2 s) and
+ * takes its tenants up with no call of them: how long until every one is in memory with its skipped steps applied,
+ * and the longest the third tenant's calls waited meanwhile beside their median.
+ */
+async function takeOver(
+  ctx: SectionContext,
+  first: SandboxChild,
+  second: SandboxChild,
+  routed: () => LoadSpec[],
+  out: Output,
+): Promise<void> {
+  const { connections, durationS } = ctx.opts;
+  const prober = await createBenchTenant(first, { name: 'take-over probe' });
+  ctx.log(`  take-over: each instance's tenants' calls to it, settled (untimed)`);
+  await settleRouting([first, second], () => measureSplit(routed(), { connections, durationS: 1, warmupS: 0 }));
+  await measureSplit(routed(), { connections, durationS, warmupS: 0 });
+  const before = await residencyOf(first);
+  const probeS = 30;
+  const probe = (await steadyProbe(ctx, 'probe (take-over)', first.baseUrl, prober.apiKey, probeS)).result;
+  ctx.log(`  take-over: the second instance killed, ${before.behind} of its tenants behind on the first`);
+  const t0 = performance.now();
+  second.child.proc.kill('SIGKILL');
+  let takenUpMs: number | null = null;
+  let after = before;
+  while (performance.now() - t0 < (probeS - 3) * 1000) {
+    after = await residencyOf(first);
+    if (after.behind === 0 && after.replaying === 0) {
+      takenUpMs = performance.now() - t0;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const result = await probe;
+  const { longest, p50, calls, said } = probeWait(result);
+  const steps = after.replayed - before.replayed;
+  out.figures.push(
+    figure(
+      'tenants.takeOver.longestWait',
+      "An instance killed: another tenant's longest wait on the instance that takes its tenants up",
+      longest,
+      'ms',
+      undefined,
+      `${said}; the killed instance's ${before.behind} tenants ${takenUpMs === null ? `not all taken up within ${probeS - 3} s (${after.behind} still behind, ${after.replaying} replaying)` : `all taken up ${fmt(takenUpMs, 0)} ms after the kill (noticed after 5 sweeps of 2 s)`}, ${fmt(steps, 0)} skipped steps applied; the probe sent its calls at most ${fmt(result.maxLateMs, 0)} ms late`,
+    ),
+  );
+  out.data.takeOver = {
+    behind: before.behind,
+    takenUpMs,
+    steps,
+    p50,
+    longest,
+    calls,
+    failures: result.failures,
   };
 }
 
