@@ -3,7 +3,8 @@
 // wallets, pending reviews and their expiry, keys, deliveries); snapshots are taken mid-traffic by
 // whichever instance commits the due step, pruning keeps the database loadable, kill -9 after a
 // snapshot loses nothing acknowledged, and an instance of another version refuses a database whose
-// steps it would replay into another state, naming both versions and the way forward.
+// steps it would replay into another state, naming both versions and the way forward. The operator sees
+// while a snapshot is being written.
 
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { readFileSync } from 'node:fs';
@@ -275,6 +276,37 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       await a.close();
     }
     expect(DEFAULT_REPLICA_TIMING.snapshotRestRatio).toBe(1);
+  }, 60_000);
+
+  it('tells the operator while a snapshot is being written (D-189)', async () => {
+    const url = await db.another();
+    const a = await start(url, { snapshotEvery: 5 });
+    const t = await tenant(a.listenUrl, { planTier: 'scale' });
+    const submit = async () =>
+      expect((await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
+    // the parts' table held against writes (its reads go on): the next snapshot's write waits for it
+    const hold = new pg.Client({ connectionString: url });
+    await hold.connect();
+    try {
+      expect((await storeOf(a.listenUrl)).instance.writing).toBe(false);
+      await hold.query('BEGIN; LOCK TABLE sandbox_snapshot_parts IN SHARE MODE');
+      for (let i = 0; i < 5; i++) await submit();
+      const during = await waitFor(async () => {
+        const i = (await storeOf(a.listenUrl)).instance;
+        return i.writing ? i : undefined;
+      }, 'a snapshot being written');
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await storeOf(a.listenUrl)).instance).toMatchObject({ writing: true, lastWritten: during.lastWritten });
+      await hold.query('COMMIT');
+      const after = await waitFor(async () => {
+        const i = (await storeOf(a.listenUrl)).instance;
+        return i.writing ? undefined : i;
+      }, 'the snapshot written');
+      expect(after.lastWritten!.seq).toBeGreaterThan(during.lastWritten?.seq ?? 0);
+    } finally {
+      await hold.end();
+      await a.close();
+    }
   }, 60_000);
 
   it('shows the log, the snapshots and the versions to the operator only, in the control API and the console', async () => {

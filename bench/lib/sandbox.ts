@@ -154,6 +154,29 @@ export async function residencyOf(sb: Pick<SandboxChild, 'admin'>): Promise<Resi
   };
 }
 
+/**
+ * Waits until the instance writes no snapshot and has none due for `quietMs` (its store report, a read of no tenant),
+ * at most `maxMs`: what the parts before left it to write is written before a part that compares two phases. Answers
+ * how long it waited, and whether it went quiet.
+ */
+export async function snapshotsQuiet(
+  sb: Pick<SandboxChild, 'admin'>,
+  { quietMs = 2_000, maxMs = 120_000 }: { quietMs?: number; maxMs?: number } = {},
+): Promise<{ ms: number; quiet: boolean }> {
+  const t0 = performance.now();
+  let quietFrom: number | null = null;
+  for (;;) {
+    const report = expectStatus(await sb.admin('GET', '/sandbox/v1/store', undefined, 300_000), 200, 'store report')
+      .json as { instance?: { writing?: boolean; waiting?: boolean } };
+    const now = performance.now();
+    const busy = report.instance?.writing === true || report.instance?.waiting === true;
+    quietFrom = busy ? null : (quietFrom ?? now);
+    if (quietFrom !== null && now - quietFrom >= quietMs) return { ms: now - t0, quiet: true };
+    if (now - t0 >= maxMs) return { ms: now - t0, quiet: false };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** How long a routing's tenants must stay as they are for `settleRouting` to take it for settled (by default). */
 export const SETTLED_AFTER_MS = 3_000;
 

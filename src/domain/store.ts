@@ -109,6 +109,8 @@ export interface StoreReport {
       carried?: number;
     } | null;
     waiting: boolean;
+    /** Whether a snapshot taken here is being made or written now. */
+    writing: boolean;
     /** The steps it ran or applied since it started, by partition kind, and the tenants its routing directory knows. */
     partitions?: {
       directoryTenants: number;

@@ -108,6 +108,8 @@ export interface SnapshotActivity {
   lastWritten: StoreReport['instance']['lastWritten'];
   /** Whether a snapshot is due here but waits for the one being written to finish, or as long again after it (D-184). */
   waiting: boolean;
+  /** Whether a snapshot taken here is being made or written now (D-189). */
+  writing: boolean;
 }
 
 const tenth = (ms: number) => Math.round(ms * 10) / 10;
@@ -133,7 +135,13 @@ export class Snapshotter {
   private allChanged = 0;
   /** The step of the last snapshot written here or by another instance first (D-174): a stop does not take it again. */
   private settledSeq = -1;
-  readonly activity: SnapshotActivity = { appliedSeq: 0, loadedFrom: null, lastWritten: null, waiting: false };
+  readonly activity: SnapshotActivity = {
+    appliedSeq: 0,
+    loadedFrom: null,
+    lastWritten: null,
+    waiting: false,
+    writing: false,
+  };
 
   constructor(
     private readonly db: Db,
@@ -335,6 +343,7 @@ export class Snapshotter {
     // tests: the copied tenants exported too, to compare with what the database copies
     const truth = this.verify && carried.length ? this.exportedText(since) : null;
     const encoding = encode(global, parts.tenants, restRatio);
+    this.activity.writing = true;
     // what calls waited for: the copy, and the JSON made before encode first lets them run (the global part's, a slice)
     const exportMs = performance.now() - t0;
     this.writing = encoding
@@ -374,6 +383,7 @@ export class Snapshotter {
       })
       .finally(() => {
         this.writing = null;
+        this.activity.writing = false;
         const doneAt = performance.now();
         this.lastWrite = { doneAt, tookMs: doneAt - t0 };
       });
