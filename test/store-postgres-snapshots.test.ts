@@ -4,7 +4,7 @@
 // whichever instance commits the due step, pruning keeps the database loadable, kill -9 after a
 // snapshot loses nothing acknowledged, and an instance of another version refuses a database whose
 // steps it would replay into another state, naming both versions and the way forward. The operator sees
-// while a snapshot is being written.
+// while a snapshot is being written, and reading the store's report holds no other call up.
 
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { readFileSync } from 'node:fs';
@@ -276,6 +276,36 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       await a.close();
     }
     expect(DEFAULT_REPLICA_TIMING.snapshotRestRatio).toBe(1);
+  }, 60_000);
+
+  it("reads the database's sizes for the store report outside the queue: other calls are answered meanwhile (D-190)", async () => {
+    const url = await db.another();
+    const a = await start(url, { snapshotEvery: 1_000_000 });
+    const t = await tenant(a.listenUrl, { planTier: 'scale' });
+    // the snapshots' table held by another connection: the report's reading of it waits
+    const hold = new pg.Client({ connectionString: url });
+    await hold.connect();
+    try {
+      await hold.query('BEGIN; LOCK TABLE sandbox_snapshots IN ACCESS EXCLUSIVE MODE');
+      const pending = storeOf(a.listenUrl);
+      await new Promise((r) => setTimeout(r, 300));
+      const submit = client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+      const first = await Promise.race([
+        submit.then((res) => `submit ${res.status}`),
+        new Promise((r) => setTimeout(() => r('nothing within 5 s'), 5_000)),
+      ]);
+      await hold.query('COMMIT');
+      expect(first).toBe('submit 201');
+      expect((await submit).status).toBe(201);
+      const report = await pending;
+      expect(report.instance.appliedSeq).toBeGreaterThan(0);
+      expect(report.log.steps).toBeGreaterThan(0);
+      // served outside the queue too (its own turn inside): answered, not deadlocked
+      expect((await admin(a.listenUrl)('HEAD', '/sandbox/v1/store')).status).toBe(200);
+    } finally {
+      await hold.end();
+      await a.close();
+    }
   }, 60_000);
 
   it('tells the operator while a snapshot is being written (D-189)', async () => {

@@ -122,8 +122,23 @@ async function partsPresent(db: Db, seq: number, parts: number): Promise<void> {
     throw new Error(`it lists ${parts} parts, ${rows[0].n} are stored${rows[0].global ? '' : ', and no global part'}`);
 }
 
-/** The log's and the snapshots' sizes, the versions, and what this instance did (GET /sandbox/v1/store). */
+/**
+ * The log's and the snapshots' sizes, the versions, and what this instance did (GET /sandbox/v1/store). What this
+ * instance did is read in a turn of its queue (after the steps committed before the call are applied here); the
+ * database's sizes outside it: counted in that turn, every other call waited for them (D-190).
+ */
 async function report(db: Db, replica: Replica, mine: Writer, every: number): Promise<StoreReport> {
+  const instance = await replica.read(() =>
+    Promise.resolve({
+      ...replica.snapshotActivity(),
+      partitions: {
+        directoryTenants: replica.directory.size,
+        steps: { ...replica.partitionCounts },
+        batches: { ...replica.batchCounts },
+      },
+      residency: replica.residencyActivity(),
+    }),
+  );
   const snapshots = await listSnapshots(db);
   const newest = snapshots[0] ?? null;
   const [tail, sizes, parts] = await Promise.all([
@@ -175,15 +190,7 @@ async function report(db: Db, replica: Replica, mine: Writer, every: number): Pr
       },
     },
     versions: { logFormat: mine.logFormat, snapshotFormat: SNAPSHOT_FORMAT, codeVersion: mine.codeVersion },
-    instance: {
-      ...replica.snapshotActivity(),
-      partitions: {
-        directoryTenants: replica.directory.size,
-        steps: { ...replica.partitionCounts },
-        batches: { ...replica.batchCounts },
-      },
-      residency: replica.residencyActivity(),
-    },
+    instance,
   };
 }
 
