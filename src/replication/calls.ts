@@ -115,8 +115,12 @@ const pathOf = (url: string) => {
 
 const isConsole = (path: string) => path === '/console' || path.startsWith('/console/');
 const LISTENER_STREAM = '/sandbox/v1/webhooks/listen';
-/** The store's report (D-190): served outside the read queue, it takes a turn of its own for this instance's part. */
-const STORE_REPORT = '/sandbox/v1/store';
+/**
+ * The store's report (D-190): served outside the read queue, it takes a turn of its own for this instance's part and
+ * reads the database's sizes after it.
+ */
+const isStoreReport = (method: string, path: string) =>
+  path === '/sandbox/v1/store' && (method === 'GET' || method === 'HEAD');
 
 /** Calls that change state: every API and MCP call (rate windows, request log, chaos counts), and any write. */
 export function isRecorded(method: string, path: string, apiPrefix: string): boolean {
@@ -166,8 +170,7 @@ function gatedCall(
       await replica.read(() => Promise.resolve(undefined), readRoute(name, req));
       return app(req, env);
     }
-    // the store's report takes its own turn for what this instance did, and reads the database's sizes outside it
-    if (path === STORE_REPORT && (req.method === 'GET' || req.method === 'HEAD')) return app(req, env);
+    if (isStoreReport(req.method, path)) return app(req, env);
     if (!isRecorded(req.method, path, apiPrefix))
       return replica.read(async () => settled(await app(req, env)), readRoute(name, req));
     const incoming = (env as { incoming?: Incoming } | undefined)?.incoming;
@@ -266,8 +269,7 @@ export function shareApps(
   const control = controlApp(core);
   replica.mount('control', (req, env) => control.fetch(req, env));
   routeControlCalls(core, async (app, req) => {
-    if ((req.method === 'GET' || req.method === 'HEAD') && pathOf(req.url) === STORE_REPORT)
-      return settled(await app.fetch(req));
+    if (isStoreReport(req.method, pathOf(req.url))) return settled(await app.fetch(req));
     if (req.method === 'GET' || req.method === 'HEAD')
       return replica.read(async () => settled(await app.fetch(req)), readRoute('control', req));
     const body = await bodyOf(req, undefined).catch((err: unknown) => err as Error);

@@ -1140,7 +1140,7 @@ export class Replica {
 
   /** What this instance did with snapshots, for the operator. */
   snapshotActivity(): SnapshotActivity {
-    return { ...this.snapshots.activity, appliedSeq: this.applied };
+    return { ...this.snapshots.activity, appliedSeq: this.applied, writing: this.snapshots.writingNow };
   }
 
   /**

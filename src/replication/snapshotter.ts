@@ -135,13 +135,17 @@ export class Snapshotter {
   private allChanged = 0;
   /** The step of the last snapshot written here or by another instance first (D-174): a stop does not take it again. */
   private settledSeq = -1;
-  readonly activity: SnapshotActivity = {
+  readonly activity: Omit<SnapshotActivity, 'writing'> = {
     appliedSeq: 0,
     loadedFrom: null,
     lastWritten: null,
     waiting: false,
-    writing: false,
   };
+
+  /** Whether a snapshot taken here is being made or written now (D-189). */
+  get writingNow(): boolean {
+    return this.writing !== null;
+  }
 
   constructor(
     private readonly db: Db,
@@ -343,7 +347,6 @@ export class Snapshotter {
     // tests: the copied tenants exported too, to compare with what the database copies
     const truth = this.verify && carried.length ? this.exportedText(since) : null;
     const encoding = encode(global, parts.tenants, restRatio);
-    this.activity.writing = true;
     // what calls waited for: the copy, and the JSON made before encode first lets them run (the global part's, a slice)
     const exportMs = performance.now() - t0;
     this.writing = encoding
@@ -383,7 +386,6 @@ export class Snapshotter {
       })
       .finally(() => {
         this.writing = null;
-        this.activity.writing = false;
         const doneAt = performance.now();
         this.lastWrite = { doneAt, tookMs: doneAt - t0 };
       });
