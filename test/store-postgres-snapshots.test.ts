@@ -278,14 +278,30 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
     expect(DEFAULT_REPLICA_TIMING.snapshotRestRatio).toBe(1);
   }, 60_000);
 
-  it("reads the database's sizes for the store report outside the queue: other calls are answered meanwhile (D-190)", async () => {
+  /**
+   * An instance on a database of its own, writing a snapshot every `snapshotEvery` steps, a tenant of it, and another
+   * connection to the database that holds a table for `fn`.
+   */
+  async function withTableHolder(
+    snapshotEvery: number,
+    fn: (a: RunningSandbox, t: Tenant, hold: pg.Client) => Promise<void>,
+  ): Promise<void> {
     const url = await db.another();
-    const a = await start(url, { snapshotEvery: 1_000_000 });
+    const a = await start(url, { snapshotEvery });
     const t = await tenant(a.listenUrl, { planTier: 'scale' });
-    // the snapshots' table held by another connection: the report's reading of it waits
     const hold = new pg.Client({ connectionString: url });
     await hold.connect();
     try {
+      await fn(a, t, hold);
+    } finally {
+      await hold.end();
+      await a.close();
+    }
+  }
+
+  it("reads the database's sizes for the store report outside the queue: other calls are answered meanwhile (D-190)", async () => {
+    // the snapshots' table held by another connection: the report's reading of it waits
+    await withTableHolder(1_000_000, async (a, t, hold) => {
       await hold.query('BEGIN; LOCK TABLE sandbox_snapshots IN ACCESS EXCLUSIVE MODE');
       const pending = storeOf(a.listenUrl);
       await new Promise((r) => setTimeout(r, 300));
@@ -302,22 +318,14 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       expect(report.log.steps).toBeGreaterThan(0);
       // served outside the queue too (its own turn inside): answered, not deadlocked
       expect((await admin(a.listenUrl)('HEAD', '/sandbox/v1/store')).status).toBe(200);
-    } finally {
-      await hold.end();
-      await a.close();
-    }
+    });
   }, 60_000);
 
   it('tells the operator while a snapshot is being written (D-189)', async () => {
-    const url = await db.another();
-    const a = await start(url, { snapshotEvery: 5 });
-    const t = await tenant(a.listenUrl, { planTier: 'scale' });
-    const submit = async () =>
-      expect((await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
     // the parts' table held against writes (its reads go on): the next snapshot's write waits for it
-    const hold = new pg.Client({ connectionString: url });
-    await hold.connect();
-    try {
+    await withTableHolder(5, async (a, t, hold) => {
+      const submit = async () =>
+        expect((await client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody())).status).toBe(201);
       expect((await storeOf(a.listenUrl)).instance.writing).toBe(false);
       await hold.query('BEGIN; LOCK TABLE sandbox_snapshot_parts IN SHARE MODE');
       for (let i = 0; i < 5; i++) await submit();
@@ -333,10 +341,7 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
         return i.writing ? undefined : i;
       }, 'the snapshot written');
       expect(after.lastWritten!.seq).toBeGreaterThan(during.lastWritten?.seq ?? 0);
-    } finally {
-      await hold.end();
-      await a.close();
-    }
+    });
   }, 60_000);
 
   it('shows the log, the snapshots and the versions to the operator only, in the control API and the console', async () => {
