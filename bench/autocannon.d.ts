@@ -24,6 +24,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Milliseconds between samples; a run ends at the first sample after `duration`. */
+    sampleInt?: number;
     amount?: number;
     timeout?: number;
     pipelining?: number;

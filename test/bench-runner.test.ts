@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ChildGroup, liveChildren } from '../bench/lib/children.js';
 import { atLeast, figure } from '../bench/lib/figures.js';
 import { clientFor } from '../bench/lib/http.js';
-import { measure, measureSplit, unsound, type LoadResult, type LoadSpec } from '../bench/lib/load.js';
+import { measure, measureSplit, sampleMs, unsound, type LoadResult, type LoadSpec } from '../bench/lib/load.js';
 import { openLoop } from '../bench/lib/openLoop.js';
 import { renderMarkdown, type BenchReport } from '../bench/lib/report.js';
 import { createBenchTenant, residencyOf, settleRouting, submitBody } from '../bench/lib/sandbox.js';
@@ -95,6 +95,10 @@ describe('load measurement', () => {
     }
   });
 
+  it("samples so that a run ends at its duration: autocannon's default second for whole seconds", () => {
+    expect([5, 1, 1.5, 0.3].map(sampleMs)).toEqual([1000, 1000, 750, 300]);
+  });
+
   it('sends a fresh body per request and counts every response', async () => {
     const keys: string[] = [];
     const server = createServer((req, res) => {
@@ -114,6 +118,9 @@ describe('load measurement', () => {
         { connections: 4, durationS: 0.5, warmupS: 0 },
       );
       expect(r.requests).toBeGreaterThan(10);
+      // the run lasts what was asked, not autocannon's whole second of sampling
+      expect(r.durationS).toBeGreaterThanOrEqual(0.5);
+      expect(r.durationS).toBeLessThan(0.95);
       expect(new Set(keys).size).toBe(keys.length);
       expect(keys.length).toBeGreaterThanOrEqual(r.requests);
       expect(r.rps).toBeCloseTo(r.requests / r.durationS, 5);
@@ -294,9 +301,10 @@ describe.skipIf(postgresUnavailable() !== null)('a routing of tenants to instanc
       expect(run.statuses['201']).toBe(run.requests);
       expect(await counts()).toEqual(before);
     }
-    // a routing changed at every round never settles: the rounds are bounded
+    // a routing changed at every round never settles: the rounds are bounded (rounds of 1 s, longer than a
+    // tenant served elsewhere is kept, so that every round moves tenants)
     let rounds = 0;
-    const unsettled = await settle(() => load(rounds++ % 2 ? routed() : allOnA()), 3_000);
+    const unsettled = await settle(() => load(rounds++ % 2 ? routed() : allOnA(), 1), 3_000);
     expect(unsettled.settled).toBe(false);
     expect(unsettled.ms).toBeLessThan(6_000);
   }, 120_000);

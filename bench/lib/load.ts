@@ -69,6 +69,15 @@ export function groupCpuMs(pgids: readonly number[]): number | null {
   return ms;
 }
 
+/**
+ * autocannon ends a run at the first of its samples after `duration`, every second by default: a run of 0.3 s
+ * lasted a whole second, and one of 1.5 s two. Samples that divide the duration end the run at its time (whole
+ * seconds keep autocannon's default); only its own per-sample counts, unused here, change.
+ */
+export function sampleMs(durationS: number): number {
+  return (durationS * 1000) / Math.max(1, Math.ceil(durationS));
+}
+
 function run(
   spec: LoadSpec,
   connections: number,
@@ -93,7 +102,14 @@ function run(
     // autocannon stops itself after `duration`; the guard only covers a wedged run
     const guard = setTimeout(() => instance.stop(), (durationS + 15) * 1000);
     const instance = autocannon(
-      { url: spec.origin, connections, duration: durationS, timeout: 10, requests: [req] },
+      {
+        url: spec.origin,
+        connections,
+        duration: durationS,
+        sampleInt: sampleMs(durationS),
+        timeout: 10,
+        requests: [req],
+      },
       (err, result) => {
         clearTimeout(guard);
         if (err) reject(err);
