@@ -21,7 +21,7 @@ import type { RunningSandbox } from '../src/main.js';
 import { LOG_LOCK } from '../src/replication/replica.js';
 import './support/fast-check-seed.js';
 import { withoutDurations } from './support/inProcess.js';
-import { instancesPerTest, postgresUnavailable, sharedInstances } from './support/postgres.js';
+import { instancesPerTest, postgresUnavailable, sharedInstances, sqlRows as sql } from './support/postgres.js';
 import { ADMIN_TOKEN, client } from './support/sandbox.js';
 import { killListenersAfterEach, listen, startReceiver } from './support/listen.js';
 import { failSubmits, SCREENING, submitBody, waitFor } from './support/screening.js';
@@ -159,6 +159,31 @@ describe.skipIf(why !== null)('batches of tenants run beside other instances', (
       await lock.end();
     }
     expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
+  }, 60_000);
+
+  it('an idle instance applies what another commits while it writes, not only at its sweep (D-191)', async () => {
+    // a sweep far beyond the test: only following the writes can bring b up to date without a call on it
+    const { url, a, b } = await pair({ replicaTiming: { sweepMs: 60_000 } });
+    const t = await tenantOn(a.listenUrl);
+    const screen = () => client(a.listenUrl, t.apiKey)('POST', `${SCREENING}/screen`, submitBody());
+    const logged = async () =>
+      Number(
+        (await sql<{ n: string }>(url, `SELECT count(*) AS n FROM sandbox_log WHERE partition = '${t.tenantId}'`))[0].n,
+      );
+    expect((await screen()).status).toBe(201);
+    // one call on b reads a's steps: b has seen another instance write
+    expect((await client(b.listenUrl, t.apiKey)('GET', `${SCREENING}/usage`)).status).toBe(200);
+    const applied = () => b.replica!.partitionCounts.tenant;
+    const [before, loggedBefore] = [applied(), await logged()];
+    for (let i = 0; i < 20; i++) expect((await screen()).status).toBe(201);
+    const wrote = (await logged()) - loggedBefore;
+    expect(wrote).toBeGreaterThanOrEqual(20);
+    // every step of T that a wrote is applied (or skipped) on b, with no call on b
+    await waitFor(
+      () => (applied() - before >= wrote ? true : undefined),
+      `b applying a's ${wrote} steps without a call`,
+      10_000,
+    );
   }, 60_000);
 
   it('runs the batches of tenants with a webhook listener connected alone', async () => {

@@ -42,6 +42,15 @@ describe('replica timing defaults (D-113, D-138)', () => {
   });
 });
 
+describe('an idle instance following the others (D-191)', () => {
+  it("applies the others' steps every 100 ms while they write", () => {
+    expect(DEFAULT_REPLICA_TIMING.followMs).toBe(
+      seconds(decision(191), /an idle instance applies their steps every (\d+) ms/) / 1000,
+    );
+    expect(DEFAULT_REPLICA_TIMING.followMs).toBeLessThan(DEFAULT_REPLICA_TIMING.sweepMs);
+  });
+});
+
 describe('replica batch budget (D-151)', () => {
   it('a batch stops taking steps once they have run 4 ms', () => {
     expect(DEFAULT_REPLICA_TIMING.batchBudgetMs).toBe(

@@ -160,6 +160,12 @@ export interface ReplicaTiming {
    * (D-184). Tests lengthen it, so that a snapshot due meanwhile is seen waiting.
    */
   snapshotRestRatio: number;
+  /**
+   * While other instances write (their steps were applied here within `sweepMs`), an idle instance applies what they
+   * committed every this long, not only at its sweep, so that a call arriving here waits for the steps of this long at
+   * most before it runs (D-191). Not below `sweepMs`: off (an idle instance reads the log at its sweep only).
+   */
+  followMs: number;
 }
 export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   lostAttemptGraceMs: 10_000,
@@ -173,6 +179,7 @@ export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   replaySliceMs: 8,
   replayPauseMs: 0,
   snapshotRestRatio: 1,
+  followMs: 100,
 });
 /** An instance not heard of for this many sweeps is taken for gone: the tenants it may have held are loaded (D-172). */
 const GONE_AFTER_SWEEPS = 5;
@@ -366,6 +373,9 @@ export class Replica {
   private partlyHeld = false;
   private fireDue: ((tenantId?: string) => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
+  private follower: NodeJS.Timeout | null = null;
+  /** Whether a catch-up of `follow` waits in the queue or runs. */
+  private following = false;
   // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
   private readonly seeded: Rng;
   // this instance's name in `sandbox_instances` (how far it applied the log): drawn outside any step
@@ -1220,6 +1230,10 @@ export class Replica {
       this.checkOthers();
     }, this.timing.sweepMs);
     this.sweeper.unref();
+    if (this.timing.followMs < this.timing.sweepMs) {
+      this.follower = setInterval(() => this.follow(), this.timing.followMs);
+      this.follower.unref();
+    }
   }
 
   private async startFromLog(t0: number): Promise<void> {
@@ -1262,6 +1276,7 @@ export class Replica {
     while (this.prefetching.size) await new Promise((r) => setTimeout(r, 5));
     await this.dropSettled();
     if (this.sweeper) clearInterval(this.sweeper);
+    if (this.follower) clearInterval(this.follower);
     if (this.dueTimer) clearTimeout(this.dueTimer);
     // a clean stop leaves a snapshot of every step committed so far (a read applies them first), so the
     // next start, of this version or a later one, replays nothing
@@ -2080,6 +2095,20 @@ export class Replica {
     this.read(() => Promise.resolve())
       .then(() => this.reportApplied())
       .catch(() => {});
+  }
+
+  /**
+   * An idle instance applies what the others committed while they write (their steps were applied here within a
+   * sweep): a call arriving here then waits only for the steps since the last time (D-191). It reports nothing: the
+   * sweep does.
+   */
+  private follow(): void {
+    if (this.closed || this.fatal || this.running || this.queue.length || this.following) return;
+    if (performance.now() - this.foreignAt >= this.timing.sweepMs) return;
+    this.following = true;
+    this.read(() => Promise.resolve())
+      .catch(() => {})
+      .finally(() => (this.following = false));
   }
 
   /**
