@@ -15,6 +15,8 @@
 // - moves: tenants whose calls went to one instance sent to the other, which skipped their steps, while a third
 //   tenant's steady stream of calls runs there: how long the moved tenants' first calls took, and that stream's longest
 //   wait (D-175);
+// - follow: every tenant's submits sent to one instance while a tenant's sporadic searches go to the other: how long
+//   those took (D-191);
 // - take-over: the second instance killed while a third tenant's steady stream of calls runs on the first: how long
 //   until the first has taken up the killed instance's tenants, and that stream's longest wait (D-188);
 // - drop: on an instance that keeps one idle tenant, a tenant with a long history dropped from memory and loaded
@@ -548,6 +550,7 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
   // what each run waited for, untimed: the idle instance's catch-up, then the routing's tenants settled
   const untimed = (k: Kind) =>
     `before each run, untimed: caught up in ${settled[k].map((v) => fmt(v.catchUpMs, 0)).join(' / ')} ms, tenants settled (none loaded, dropped or replaying for ${fmt(SETTLED_AFTER_MS / 1000, 0)} s) in ${settled[k].map((v) => `${fmt(v.ms / 1000, 1)} s${v.settled ? '' : ' (not settled: its bound)'}`).join(' / ')}`;
+  await follow(ctx, first, second, out);
   await moves(ctx, first, second, keys.slice(half), specsOf.two, out);
   await takeOver(ctx, first, second, specsOf.two, out);
   await ctx.group.stop(second.child, SHUTDOWN_GRACE_MS);
@@ -772,6 +775,57 @@ async function steadyProbe(
   probe.catch(() => undefined);
   await new Promise((r) => setTimeout(r, 3000));
   return { result: probe };
+}
+
+/**
+ * An idle instance following another (D-191): 20 new tenants' submits go to the first instance (the second never
+ * served them: it skips their steps, D-172) while a tenant's keyed searches go to the second at 2/s (open loop, its own
+ * process): each waits there for the steps the first committed since the second last applied the log. Their median
+ * and longest wait.
+ */
+async function follow(ctx: SectionContext, first: SandboxChild, second: SandboxChild, out: Output): Promise<void> {
+  const { connections, durationS } = ctx.opts;
+  const prober = await createBenchTenant(second, { name: 'follow probe' });
+  const writers: string[] = [];
+  for (let i = 0; i < 20; i++) writers.push((await createBenchTenant(first, { name: `follow ${i}` })).apiKey);
+  const toFirst: LoadSpec = {
+    origin: first.baseUrl,
+    method: 'POST',
+    path: SUBMIT,
+    bearers: writers,
+    body: () => submitBody('follow'),
+  };
+  const probeS = Math.max(10, durationS * 4);
+  ctx.log(
+    `  follow: 20 tenants' submits to the first instance, a tenant's searches at 2/s to the second for ${probeS} s`,
+  );
+  const load = measure(toFirst, { connections, durationS: probeS + 4, warmupS: 0 }).catch((err: unknown) =>
+    errorMessage(err),
+  );
+  await new Promise((r) => setTimeout(r, 2000));
+  const result = await runWorker<ProbeResult>(
+    ctx.group,
+    'probe (follow)',
+    'probe.ts',
+    { url: second.baseUrl + SEARCH, apiKey: prober.apiKey, ratePerS: 2, durationS: probeS } satisfies ProbeArgs,
+    { timeoutMs: (probeS + 60) * 1000 },
+  );
+  const writer = await load;
+  const { longest, p50, calls, said } = probeWait(result);
+  const wrote = isLoad(writer)
+    ? `the first instance served ${fmt(writer.rps, 0)} submits/s`
+    : `the submits: ${short(writer)}`;
+  out.figures.push(
+    figure(
+      'tenants.follow.p50',
+      "An idle instance's sporadic calls while another writes: median",
+      p50,
+      'ms',
+      undefined,
+      `${said}, the longest ${fmt(longest, 0)} ms; ${wrote}`,
+    ),
+  );
+  out.data.follow = { p50, longest, calls, failures: result.failures, writerRps: isLoad(writer) ? writer.rps : null };
 }
 
 /**
