@@ -51,14 +51,6 @@ describe('an idle instance following the others (D-191)', () => {
   });
 });
 
-describe('a tenant served elsewhere (D-172, D-192)', () => {
-  it('is dropped after 30 s however few calls arrive here', () => {
-    expect(DEFAULT_REPLICA_TIMING.foreignIdleLongMs).toBe(
-      seconds(decision(192), /dropped once its steps have come only from other instances for (\d+) s/),
-    );
-  });
-});
-
 describe('replica batch budget (D-151)', () => {
   it('a batch stops taking steps once they have run 4 ms', () => {
     expect(DEFAULT_REPLICA_TIMING.batchBudgetMs).toBe(

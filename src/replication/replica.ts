@@ -146,11 +146,6 @@ export interface ReplicaTiming {
   /** …and after this many calls of other tenants arrived here since its last one. Tests set 0. */
   foreignIdleCalls: number;
   /**
-   * …or, with fewer calls arrived, once its steps have come only from other instances for this long: an instance with
-   * few calls of its own keeps no tenant served elsewhere for good (D-192). Tests shorten it.
-   */
-  foreignIdleLongMs: number;
-  /**
    * A tenant moved here has the steps this instance skipped applied in slices of this long between batches, its
    * calls waiting meanwhile and every other tenant's running (D-175). Tests set 0: one step per slice.
    */
@@ -181,7 +176,6 @@ export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   readPauseMs: 0,
   foreignIdleMs: 2_000,
   foreignIdleCalls: 500,
-  foreignIdleLongMs: 30_000,
   replaySliceMs: 8,
   replayPauseMs: 0,
   snapshotRestRatio: 1,
@@ -1078,7 +1072,11 @@ export class Replica {
     // none once a stop began: its writes would outlive the pool
     if (!this.residency.drops || this.evicting || this.closed) return;
     this.evicting = this.residency
-      .write(this.applied, this.keptTenants(), this.residency.foreignOnly(this.timing, this.waitingTenants))
+      .write(
+        this.applied,
+        this.keptTenants(),
+        this.residency.foreignOnly(this.timing.foreignIdleMs, this.timing.foreignIdleCalls, this.waitingTenants),
+      )
       .then(async (ids) => {
         if (this.timing.dropPauseMs && ids.length) await new Promise((r) => setTimeout(r, this.timing.dropPauseMs));
         this.written.push(...ids);

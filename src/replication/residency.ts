@@ -307,18 +307,11 @@ export class Residency {
   }
 
   /**
-   * The tenants in memory whose steps came only from other instances for `foreignIdleMs` and `foreignIdleCalls` calls
-   * of other tenants here, or for `foreignIdleLongMs` (none of their calls arrived here meanwhile, and none is
-   * `waiting`): dropping them lets this instance skip their steps (D-172, D-192).
+   * The tenants in memory whose steps came only from other instances for `idleMs` and `idleCalls` calls of other
+   * tenants here (none of their calls arrived here meanwhile, and none is `waiting`): dropping them lets this
+   * instance skip their steps (D-172).
    */
-  foreignOnly(
-    {
-      foreignIdleMs: idleMs,
-      foreignIdleCalls: idleCalls,
-      foreignIdleLongMs: longMs,
-    }: Readonly<{ foreignIdleMs: number; foreignIdleCalls: number; foreignIdleLongMs: number }>,
-    waiting: () => ReadonlySet<string>,
-  ): string[] {
+  foreignOnly(idleMs: number, idleCalls: number, waiting: () => ReadonlySet<string>): string[] {
     const now = performance.now();
     const out: string[] = [];
     let calls: ReadonlySet<string> | null = null;
@@ -326,9 +319,8 @@ export class Residency {
       const served = this.servedAt.get(id) ?? -Infinity;
       if (at <= served || now - served < idleMs || !this.port?.isResident(id)) continue;
       // and `idleCalls` calls of other tenants arrived here since its last one: an instance held up (its calls wait
-      // for a load, so no new ones arrive) drops nothing for that; but an instance with few calls of its own drops it
-      // after `longMs` (D-192)
-      if (this.served - (this.servedCount.get(id) ?? -Infinity) < idleCalls && now - served < longMs) continue;
+      // for a load, so no new ones arrive) drops nothing for that
+      if (this.served - (this.servedCount.get(id) ?? -Infinity) < idleCalls) continue;
       // a tenant with calls waiting here is served here, however long they have waited
       calls ??= waiting();
       if (!calls.has(id)) out.push(id);
