@@ -754,8 +754,8 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
 }
 
 /**
- * A tenant's keyed searches at 100/s for `durationS` (open loop, its own process), answered once 3 s of them ran (past
- * the worker's start-up): what is measured against them starts then.
+ * A tenant's keyed searches at `ratePerS` (100/s by default) for `durationS` (open loop, its own process), answered
+ * once 3 s of them ran (past the worker's start-up): what is measured against them starts then.
  */
 async function steadyProbe(
   ctx: SectionContext,
@@ -763,12 +763,13 @@ async function steadyProbe(
   baseUrl: string,
   apiKey: string,
   durationS: number,
+  ratePerS = 100,
 ): Promise<{ result: Promise<ProbeResult> }> {
   const probe = runWorker<ProbeResult>(
     ctx.group,
     name,
     'probe.ts',
-    { url: baseUrl + SEARCH, apiKey, ratePerS: 100, durationS } satisfies ProbeArgs,
+    { url: baseUrl + SEARCH, apiKey, ratePerS, durationS } satisfies ProbeArgs,
     { timeoutMs: (durationS + 60) * 1000 },
   );
   // awaited by the caller; a failure before then must not end the process
@@ -802,14 +803,7 @@ async function follow(ctx: SectionContext, first: SandboxChild, second: SandboxC
   const load = measure(toFirst, { connections, durationS: probeS + 4, warmupS: 0 }).catch((err: unknown) =>
     errorMessage(err),
   );
-  await new Promise((r) => setTimeout(r, 2000));
-  const result = await runWorker<ProbeResult>(
-    ctx.group,
-    'probe (follow)',
-    'probe.ts',
-    { url: second.baseUrl + SEARCH, apiKey: prober.apiKey, ratePerS: 2, durationS: probeS } satisfies ProbeArgs,
-    { timeoutMs: (probeS + 60) * 1000 },
-  );
+  const result = await (await steadyProbe(ctx, 'probe (follow)', second.baseUrl, prober.apiKey, probeS, 2)).result;
   const writer = await load;
   const { longest, p50, calls, said } = probeWait(result);
   const wrote = isLoad(writer)

@@ -374,8 +374,6 @@ export class Replica {
   private fireDue: ((tenantId?: string) => void) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private follower: NodeJS.Timeout | null = null;
-  /** Whether a catch-up of `follow` waits in the queue or runs. */
-  private following = false;
   // secrets drawn outside any step (the demo seed at start-up) must be the same on every instance
   private readonly seeded: Rng;
   // this instance's name in `sandbox_instances` (how far it applied the log): drawn outside any step
@@ -2100,15 +2098,12 @@ export class Replica {
   /**
    * An idle instance applies what the others committed while they write (their steps were applied here within a
    * sweep): a call arriving here then waits only for the steps since the last time (D-191). It reports nothing: the
-   * sweep does.
+   * sweep does. (Its read is queued or running until it is done: the queue or `running` says so.)
    */
   private follow(): void {
-    if (this.closed || this.fatal || this.running || this.queue.length || this.following) return;
+    if (this.closed || this.fatal || this.running || this.queue.length) return;
     if (performance.now() - this.foreignAt >= this.timing.sweepMs) return;
-    this.following = true;
-    this.read(() => Promise.resolve())
-      .catch(() => {})
-      .finally(() => (this.following = false));
+    this.read(() => Promise.resolve()).catch(() => {});
   }
 
   /**
