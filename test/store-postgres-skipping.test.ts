@@ -258,6 +258,66 @@ describe.skipIf(why !== null)('skipping the steps of tenants an instance does no
     await waitFor(async () => ((await held()) ? undefined : true), 'T dropped on b');
   }, 60_000);
 
+  it('drops a tenant served elsewhere after a longer while with no calls of other tenants here (D-192)', async () => {
+    const timing = { replicaTiming: { foreignIdleMs: 0, foreignIdleCalls: 1_000_000, foreignIdleLongMs: 1_500 } };
+    const { a, b } = await pair(timing);
+    const t = await tenantOn(a.listenUrl);
+    // b serves T once, then nothing; T's calls go on on a, and b follows them (D-191)
+    const servedAt = performance.now();
+    expect((await screen(b.listenUrl, t.apiKey)).status).toBe(201);
+    let droppedAt = 0;
+    await waitFor(
+      async () => {
+        expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+        await new Promise((r) => setTimeout(r, 100));
+        if (b.core.tenants.has(t.tenantId)) return undefined;
+        droppedAt = performance.now();
+        return true;
+      },
+      'T dropped on b',
+      15_000,
+    );
+    expect(droppedAt - servedAt).toBeGreaterThanOrEqual(1_500);
+    // its state is stored, and loaded again by its next call on b, as a holds it
+    expect((await screen(b.listenUrl, t.apiKey)).status).toBe(201);
+    expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
+  }, 60_000);
+
+  it('forgets the tenants served elsewhere that leave at once over rounds, not in one turn (D-192)', async () => {
+    // one tenant per round (no slice), rounds at least 300 ms apart
+    const timing = { replicaTiming: { foreignIdleMs: 0, foreignIdleCalls: 0, dropSliceMs: 0, dropPauseMs: 300 } };
+    const { a, b } = await pair(timing);
+    const tenants: Awaited<ReturnType<typeof tenantOn>>[] = [];
+    for (let i = 0; i < 4; i++) tenants.push(await tenantOn(a.listenUrl));
+    // b serves each once: all four held there
+    for (const t of tenants) expect((await screen(b.listenUrl, t.apiKey)).status).toBe(201);
+    const held = () => tenants.filter((t) => b.core.tenants.has(t.tenantId)).length;
+    expect(held()).toBe(4);
+    // their calls go on on a: b follows them (D-191), and they leave b; how many it holds, between its turns
+    const counts = [held()];
+    const sampler = setInterval(() => {
+      if (held() !== counts[counts.length - 1]) counts.push(held());
+    }, 10);
+    try {
+      await waitFor(
+        async () => {
+          for (const t of tenants) expect((await screen(a.listenUrl, t.apiKey)).status).toBe(201);
+          return counts[counts.length - 1] === 0 ? true : undefined;
+        },
+        'the four dropped on b',
+        20_000,
+      );
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(counts).toEqual([4, 3, 2, 1, 0]);
+    // each stored, and loaded again by its next call on b as a holds it
+    for (const t of tenants) {
+      expect((await screen(b.listenUrl, t.apiKey)).status).toBe(201);
+      expect(await sliceOf(b, t.tenantId)).toEqual(await sliceOf(a, t.tenantId));
+    }
+  }, 60_000);
+
   it('takes up the timers of a tenant whose instance was killed, with no call of it', async () => {
     const url = await database();
     const doomed = await spawn(url);

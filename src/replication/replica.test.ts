@@ -51,6 +51,19 @@ describe('an idle instance following the others (D-191)', () => {
   });
 });
 
+describe('a tenant served elsewhere (D-172, D-192)', () => {
+  it('is dropped after 30 s however few calls arrive here', () => {
+    expect(DEFAULT_REPLICA_TIMING.foreignIdleLongMs).toBe(
+      seconds(decision(192), /dropped once its steps have come only from other instances for (\d+) s/),
+    );
+  });
+  it('such tenants leave as many at a time as are forgotten within 8 ms', () => {
+    const m = decision(192).match(/as many as it forgets within (\d+) ms \(`dropSliceMs`/);
+    expect(m, 'the slice in D-192').not.toBeNull();
+    expect(DEFAULT_REPLICA_TIMING.dropSliceMs).toBe(Number(m![1]));
+  });
+});
+
 describe('replica batch budget (D-151)', () => {
   it('a batch stops taking steps once they have run 4 ms', () => {
     expect(DEFAULT_REPLICA_TIMING.batchBudgetMs).toBe(

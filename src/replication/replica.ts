@@ -134,6 +134,12 @@ export interface ReplicaTiming {
    */
   dropPauseMs: number;
   /**
+   * The tenants served elsewhere that leave at once (D-172) are forgotten in one turn, during which no call runs: as
+   * many as fit in this long leave in a round (one at least), the others at the next rounds (D-192). Tests set 0: one
+   * per round.
+   */
+  dropSliceMs: number;
+  /**
    * How long each read of tenants' stored states waits before it starts. Tests lengthen it, so that a load takes long
    * (D-188); a deployment waits for nothing.
    */
@@ -145,6 +151,11 @@ export interface ReplicaTiming {
   foreignIdleMs: number;
   /** …and after this many calls of other tenants arrived here since its last one. Tests set 0. */
   foreignIdleCalls: number;
+  /**
+   * …or, with fewer calls arrived, once its steps have come only from other instances for this long: an instance with
+   * few calls of its own keeps no tenant served elsewhere for good (D-192). Tests shorten it.
+   */
+  foreignIdleLongMs: number;
   /**
    * A tenant moved here has the steps this instance skipped applied in slices of this long between batches, its
    * calls waiting meanwhile and every other tenant's running (D-175). Tests set 0: one step per slice.
@@ -173,9 +184,11 @@ export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   batchBudgetMs: 4,
   prefetchPauseMs: 0,
   dropPauseMs: 0,
+  dropSliceMs: 8,
   readPauseMs: 0,
   foreignIdleMs: 2_000,
   foreignIdleCalls: 500,
+  foreignIdleLongMs: 30_000,
   replaySliceMs: 8,
   replayPauseMs: 0,
   snapshotRestRatio: 1,
@@ -462,7 +475,13 @@ export class Replica {
       options.verifyCarriedParts ? (err) => this.stop(err, []) : null,
       this.timing.snapshotRestRatio,
     );
-    this.residency = new Residency(db, options.residentTenants ?? Infinity, options.writer, this.timing.readPauseMs);
+    this.residency = new Residency(
+      db,
+      options.residentTenants ?? Infinity,
+      options.writer,
+      this.timing.readPauseMs,
+      this.timing.dropSliceMs,
+    );
     // what a snapshot may copy instead of exporting: a tenant loaded is its stored state; one dropped is not held
     this.residency.whenStored((tenantId, seq) =>
       seq === null ? this.snapshots.forget(tenantId) : this.snapshots.storedAt(tenantId, seq),
@@ -1070,11 +1089,7 @@ export class Replica {
     // none once a stop began: its writes would outlive the pool
     if (!this.residency.drops || this.evicting || this.closed) return;
     this.evicting = this.residency
-      .write(
-        this.applied,
-        this.keptTenants(),
-        this.residency.foreignOnly(this.timing.foreignIdleMs, this.timing.foreignIdleCalls, this.waitingTenants),
-      )
+      .write(this.applied, this.keptTenants(), this.residency.foreignOnly(this.timing, this.waitingTenants))
       .then(async (ids) => {
         if (this.timing.dropPauseMs && ids.length) await new Promise((r) => setTimeout(r, this.timing.dropPauseMs));
         this.written.push(...ids);

@@ -128,6 +128,8 @@ export class Residency {
     private readonly writer: Writer,
     /** Tests only: how long each read waits before it starts (ReplicaTiming.readPauseMs). */
     private readonly readPauseMs = 0,
+    /** How long the tenants named to leave at once may take to forget, in one round of `write` (ReplicaTiming). */
+    private readonly dropSliceMs = JSON_SLICE_MS,
   ) {}
 
   /** Whether tenants are loaded on demand: always, once the tenants in memory are held (a scratch core holds none). */
@@ -307,11 +309,18 @@ export class Residency {
   }
 
   /**
-   * The tenants in memory whose steps came only from other instances for `idleMs` and `idleCalls` calls of other
-   * tenants here (none of their calls arrived here meanwhile, and none is `waiting`): dropping them lets this
-   * instance skip their steps (D-172).
+   * The tenants in memory whose steps came only from other instances for `foreignIdleMs` and `foreignIdleCalls` calls
+   * of other tenants here, or for `foreignIdleLongMs` (none of their calls arrived here meanwhile, and none is
+   * `waiting`): dropping them lets this instance skip their steps (D-172, D-192).
    */
-  foreignOnly(idleMs: number, idleCalls: number, waiting: () => ReadonlySet<string>): string[] {
+  foreignOnly(
+    {
+      foreignIdleMs: idleMs,
+      foreignIdleCalls: idleCalls,
+      foreignIdleLongMs: longMs,
+    }: Readonly<{ foreignIdleMs: number; foreignIdleCalls: number; foreignIdleLongMs: number }>,
+    waiting: () => ReadonlySet<string>,
+  ): string[] {
     const now = performance.now();
     const out: string[] = [];
     let calls: ReadonlySet<string> | null = null;
@@ -319,8 +328,9 @@ export class Residency {
       const served = this.servedAt.get(id) ?? -Infinity;
       if (at <= served || now - served < idleMs || !this.port?.isResident(id)) continue;
       // and `idleCalls` calls of other tenants arrived here since its last one: an instance held up (its calls wait
-      // for a load, so no new ones arrive) drops nothing for that
-      if (this.served - (this.servedCount.get(id) ?? -Infinity) < idleCalls) continue;
+      // for a load, so no new ones arrive) drops nothing for that; but an instance with few calls of its own drops it
+      // after `longMs` (D-192)
+      if (this.served - (this.servedCount.get(id) ?? -Infinity) < idleCalls && now - served < longMs) continue;
       // a tenant with calls waiting here is served here, however long they have waited
       calls ??= waiting();
       if (!calls.has(id)) out.push(id);
@@ -358,9 +368,23 @@ export class Residency {
     const ids = port.residentIds();
     const slack = Math.floor(this.bound / 16);
     const going: string[] = [];
-    // the tenants named (their steps come only from elsewhere, D-172), whatever the bound
+    const t0 = performance.now();
+    // the tenants named (their steps come only from elsewhere, D-172), whatever the bound, leave memory now, each
+    // copied as it leaves: the copy is its state as of `at`, its steps (which keep coming from elsewhere) are skipped
+    // from now on instead of applied here, and a load of it waits for the write. Forgetting a long history takes
+    // milliseconds, during which no call runs: as many leave as fit in `dropSliceMs` (one at least), the others at
+    // the next rounds (D-192)
     const leaves = (id: string) => !keep.has(id) && !this.leaving.has(id) && port.isResident(id) && !port.busy(id);
-    for (const id of new Set(extra)) if (leaves(id)) going.push(id);
+    const copies: unknown[] = [];
+    for (const id of new Set(extra)) {
+      if (going.length && performance.now() - t0 >= this.dropSliceMs) break;
+      if (!leaves(id)) continue;
+      going.push(id);
+      this.leaving.set(id, false);
+      copies.push(port.exportTenants([id])[0]);
+      this.forget([id]);
+    }
+    const named = going.length;
     if (ids.length > this.bound + slack) {
       const order = ids
         .filter((id) => !keep.has(id) && !this.leaving.has(id) && !going.includes(id))
@@ -372,14 +396,10 @@ export class Residency {
       }
     }
     if (!going.length) return [];
-    const t0 = performance.now();
-    for (const id of going) this.leaving.set(id, false);
-    // every copy now, between steps (a copy is cheap: it shares what did not change, D-157)
-    const copies = port.exportTenants(going);
-    // the tenants named leave memory now, their copies being their state as of `at`: their steps, which keep coming
-    // from elsewhere, are skipped from now on instead of keeping them in memory (D-172); a load waits for the write
-    const named = new Set(extra);
-    this.forget(going.filter((id) => named.has(id)));
+    const chosen = going.slice(named);
+    for (const id of chosen) this.leaving.set(id, false);
+    // the others' copies now, between steps (a copy is cheap: it shares what did not change, D-157)
+    copies.push(...port.exportTenants(chosen));
     for (let i = 0; i < going.length; i += EVICT_PER_INSERT) {
       const page = going.slice(i, i + EVICT_PER_INSERT);
       // one tenant after the other, in slices between which calls are read (a tenant with a long history is
