@@ -57,7 +57,7 @@ describe('a tenant served elsewhere (D-172, D-192)', () => {
       seconds(decision(192), /dropped once its steps have come only from other instances for (\d+) s/),
     );
   });
-  it('such tenants leave as many at a time as are forgotten within 8 ms', () => {
+  it('such tenants leave as many at a time as are forgotten within 50 ms', () => {
     const m = decision(192).match(/as many as it forgets within (\d+) ms \(`dropSliceMs`/);
     expect(m, 'the slice in D-192').not.toBeNull();
     expect(DEFAULT_REPLICA_TIMING.dropSliceMs).toBe(Number(m![1]));

@@ -184,7 +184,7 @@ export const DEFAULT_REPLICA_TIMING: Readonly<ReplicaTiming> = Object.freeze({
   batchBudgetMs: 4,
   prefetchPauseMs: 0,
   dropPauseMs: 0,
-  dropSliceMs: 8,
+  dropSliceMs: 50,
   readPauseMs: 0,
   foreignIdleMs: 2_000,
   foreignIdleCalls: 500,

@@ -127,9 +127,9 @@ export class Residency {
     readonly bound: number,
     private readonly writer: Writer,
     /** Tests only: how long each read waits before it starts (ReplicaTiming.readPauseMs). */
-    private readonly readPauseMs = 0,
+    private readonly readPauseMs: number,
     /** How long the tenants named to leave at once may take to forget, in one round of `write` (ReplicaTiming). */
-    private readonly dropSliceMs = JSON_SLICE_MS,
+    private readonly dropSliceMs: number,
   ) {}
 
   /** Whether tenants are loaded on demand: always, once the tenants in memory are held (a scratch core holds none). */
