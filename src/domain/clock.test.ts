@@ -69,6 +69,28 @@ describe('sandbox clock', () => {
     );
   });
 
+  it("forgets a tenant's clock whole: its timers never fire, the counts drop by its live ones, a later cancel of one changes nothing", () => {
+    const base = 1_700_000_000_000;
+    const clock = new Clock(() => base);
+    const fired: string[] = [];
+    const [a, b] = [clock.of('ten_a'), clock.of('ten_b')];
+    const cancelA = [1, 2, 3].map((s) => a.schedule(base + s * 1000, () => fired.push(`a${s}`)));
+    const handleA = a.scheduleCall(base + 4000, (x: string) => fired.push(x), 'a4');
+    b.schedule(base + 2000, () => fired.push('b'));
+    clock.schedule(base + 3000, () => fired.push('root'));
+    cancelA[1]();
+    expect([clock.pendingTimers(), clock.pendingTimers('ten_a')]).toEqual([5, 3]);
+    clock.forget('ten_a');
+    expect([clock.pendingTimers(), clock.pendingTimers('ten_a'), clock.pendingTimers('ten_b')]).toEqual([2, 0, 1]);
+    // its services cancel what they hold after the clock went (snapshot.ts's forgetRecords): nothing is counted twice
+    cancelA[0]();
+    a.cancel(handleA);
+    expect(clock.pendingTimers()).toBe(2);
+    clock.advance(10);
+    expect(fired).toEqual(['b', 'root']);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
   it('refuses to move backwards', () => {
     const clock = new Clock(() => 0);
     expect(() => clock.advance(-1)).toThrow(RangeError);

@@ -343,6 +343,9 @@ export function forgetTenants(core: Core, tenantIds: readonly string[]): void {
 /** What `forgetTenant` drops besides the rate windows. */
 function forgetRecords(core: Core, tenantId: string): void {
   const { store } = core;
+  // the tenant's clock first: its timers go with it at once, and what the services below cancel of them is then
+  // already cancelled (a tenant of 6,000 screenings: most of its forgetting was cancelling their expiries one by one)
+  core.clock.forget(tenantId);
   core.webhooks.forgetTenant(tenantId);
   core.screening.forgetTenant(tenantId);
   store.applications.forgetTenant(tenantId);
@@ -352,7 +355,6 @@ function forgetRecords(core: Core, tenantId: string): void {
   core.employer.forgetTenant(tenantId);
   store.accounts.forgetTenant(tenantId);
   core.tenants.forgetTenant(tenantId);
-  core.clock.forget(tenantId);
   core.ids.forgetTenant(tenantId);
   store.mail.forgetTenant(tenantId);
   core.callLog.forgetTenant(tenantId);
