@@ -132,6 +132,19 @@ export class Zone {
     this.bySeq.set(t.seq, t);
   }
 
+  /**
+   * Drops every timer at once (a reset, a tenant forgotten): each is marked cancelled, so a handle cancelled later does
+   * nothing, instead of being removed one by one. Returns how many were live.
+   */
+  retire(): number {
+    for (const t of this.heap) t.cancelled = true;
+    const live = this.live;
+    this.heap = [];
+    this.bySeq.clear();
+    this.live = 0;
+    return live;
+  }
+
   /** The zone's live timers in creation order. */
   liveInOrder(): Timer[] {
     if (this.inOrder) return [...this.bySeq.values()];
@@ -322,16 +335,11 @@ export class Clock implements TimeSource {
     return this.offsetMs;
   }
 
-  /**
-   * Forgets a tenant's clock and drops its timers: the zone goes whole, its timers marked cancelled (a handle cancelled
-   * later does nothing) rather than removed from it one by one, as `clear` does for every zone.
-   */
+  /** Forgets a tenant's clock and drops its timers, the zone whole (`Zone.retire`). */
   forget(tenantId: string): void {
     const zone = this.zones.get(tenantId);
     if (!zone) return;
-    for (const t of zone.heap) t.cancelled = true;
-    this.live -= zone.live;
-    zone.live = 0;
+    this.live -= zone.retire();
     this.zones.delete(tenantId);
     this.tenantClocks.delete(tenantId);
     this.arm();
@@ -571,12 +579,7 @@ export class Clock implements TimeSource {
 
   /** Drops every timer and every tenant clock (reset, shutdown); the sandbox clock keeps its time. */
   clear(): void {
-    for (const z of [this.root, ...this.zones.values()]) {
-      for (const t of z.heap) t.cancelled = true;
-      z.heap = [];
-      z.bySeq.clear();
-      z.live = 0;
-    }
+    for (const z of [this.root, ...this.zones.values()]) z.retire();
     this.zones.clear();
     this.tenantClocks.clear();
     this.live = 0;
