@@ -2,6 +2,7 @@
 // response, 429 with Retry-After past the tier's limit, recovery in the next window, per-key windows,
 // and the lifted-limits mode.
 
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { limits } from '../src/domain/plans.js';
 import { admin, applyBody, balances, jobsApi, nextMinute, startOfWindow, tenantKey, type Res } from './support/jobs.js';
@@ -127,6 +128,41 @@ describe('rate limits', () => {
     expectHeaders(forbidden);
     // a keyed caller is not affected by the anonymous window
     expect((await jobsApi(sb.get(), apiKey)('getMe', 'GET', '/api/v1/me')).status).toBe(200);
+  });
+
+  it("keeps a client address's window only while it can count: a minute after it ends it is gone (D-193)", async () => {
+    const free = limits.spec.jobs.free.rateLimitPerMinute;
+    /** An unauthenticated search from a loopback address of its own (127.0.0.0/8 all reach the sandbox). */
+    const fromAddress = (n: number) =>
+      new Promise<{ status: number; remaining: number }>((resolve, reject) => {
+        const url = new URL('/api/v1/jobs', sb.get().baseUrl);
+        const req = httpRequest(url, { method: 'GET', localAddress: `127.0.3.${n}` }, (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, remaining: Number(res.headers['x-ratelimit-remaining']) }),
+          );
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const addressWindows = () =>
+      sb
+        .get()
+        .core.store.perMinute.exportState((bucket) => bucket.startsWith('ip:127.0.3.'))
+        .map(([bucket]) => bucket);
+    await startOfWindow(sb.get());
+    for (let n = 1; n <= 40; n++) expect(await fromAddress(n)).toEqual({ status: 401, remaining: free - 1 });
+    expect(addressWindows()).toHaveLength(40);
+    // the next minute: last minute's windows are kept; the address counts in a new one
+    await nextMinute(sb.get());
+    expect(await fromAddress(1)).toEqual({ status: 401, remaining: free - 1 });
+    expect(addressWindows()).toHaveLength(40);
+    // a minute later the windows of two minutes ago are gone, the last minute's kept, and counting goes on as before
+    await nextMinute(sb.get());
+    expect(await fromAddress(2)).toEqual({ status: 401, remaining: free - 1 });
+    expect(addressWindows()).toEqual(['ip:127.0.3.1', 'ip:127.0.3.2']);
+    expect(await fromAddress(2)).toEqual({ status: 401, remaining: free - 2 });
+    expect(await fromAddress(1)).toEqual({ status: 401, remaining: free - 1 });
   });
 
   it("shows a tenant's key its own window, uncounted, on a call that never reached it (403, no route, an injected fault; D-155)", async () => {

@@ -12,6 +12,7 @@ import { Postings } from '../domain/employer/postings.js';
 import { Faults } from '../domain/faults.js';
 import { ApplicationQueue } from '../domain/jobs/applications.js';
 import { FixedWindowLimiter } from '../domain/ratelimit/limiter.js';
+import { isAddressBucket } from '../domain/ratelimit/rules.js';
 import { firstSeqAt, Ledger } from '../domain/screening/ledger.js';
 import { RequestStore } from '../domain/screening/requests.js';
 import type { Store, StoreDeps } from '../domain/store.js';
@@ -48,8 +49,8 @@ export function openMemoryStore({ config, rng, ids }: StoreDeps, hooks: Partial<
     postings: new Postings(deps),
     mail: new Outbox(deps),
     draftQuota: new DraftQuota(),
-    perMinute: FixedWindowLimiter.perMinute(),
-    perDay: FixedWindowLimiter.perUtcDay(),
+    perMinute: FixedWindowLimiter.perMinute(isAddressBucket),
+    perDay: FixedWindowLimiter.perUtcDay(isAddressBucket),
     cursorSecret: hooks.cursorSecret ?? randomBytes(32),
     faults: new Faults(rng.fork('faults'), () => clock.iso(), config.bugs),
     ...(hooks.sendWebhook ? { sendWebhook: hooks.sendWebhook } : {}),

@@ -2,6 +2,9 @@
 // the jobs API and the keyed MCP server share one per-minute window per API key; the anonymous MCP
 // server uses a per-day window per client IP; talent_search a per-day window per key.
 // Requirements: JOB-RATE-4, POL-RATE-1, POL-MCP-3; decisions D-22, D-33.
+// The windows of client addresses, counted on one clock that only moves forward, are swept once a window
+// when they are two windows old: a window counts nothing once its time is past, and kept they would grow
+// with every address ever seen (D-193).
 
 export interface RateDecision {
   allowed: boolean;
@@ -23,24 +26,33 @@ interface Window {
 
 export class FixedWindowLimiter {
   private windows = new Map<string, Window>();
+  /** The start of the window in which the swept buckets' windows were last swept. */
+  private sweptAt = -Infinity;
 
-  /** windowStart(now) gives the start of the window containing now; windowEnd the start of the next. */
+  /**
+   * windowStart(now) gives the start of the window containing now; windowEnd the start of the next. `swept`: the
+   * buckets counted on one clock that never moves back (a client address's, on the sandbox clock), whose windows
+   * two windows old are dropped; the others (a key's, on its tenant's clock) stay until forgotten.
+   */
   constructor(
     private readonly windowStart: (now: number) => number,
     private readonly windowEnd: (start: number) => number,
+    private readonly swept: (bucket: string) => boolean,
   ) {}
 
-  static perMinute(): FixedWindowLimiter {
+  static perMinute(swept: (bucket: string) => boolean): FixedWindowLimiter {
     return new FixedWindowLimiter(
       (now) => now - (now % 60_000),
       (start) => start + 60_000,
+      swept,
     );
   }
 
-  static perUtcDay(): FixedWindowLimiter {
+  static perUtcDay(swept: (bucket: string) => boolean): FixedWindowLimiter {
     return new FixedWindowLimiter(
       (now) => now - (now % 86_400_000),
       (start) => start + 86_400_000,
+      swept,
     );
   }
 
@@ -56,6 +68,7 @@ export class FixedWindowLimiter {
 
   reset(): void {
     this.windows.clear();
+    this.sweptAt = -Infinity;
   }
 
   /** The windows as [bucket, start, count], in the order they were opened; optionally only some buckets (D-137). */
@@ -75,8 +88,14 @@ export class FixedWindowLimiter {
     for (const bucket of [...this.windows.keys()]) if (drop(bucket)) this.windows.delete(bucket);
   }
 
+  /** How many windows are kept. */
+  get size(): number {
+    return this.windows.size;
+  }
+
   private decide(bucket: string, limit: number, now: number, count: boolean): RateDecision {
     const start = this.windowStart(now);
+    if (start > this.sweptAt && this.swept(bucket)) this.sweep(start);
     let w = this.windows.get(bucket);
     if (!w || w.start !== start) {
       w = { start, count: 0 };
@@ -92,5 +111,16 @@ export class FixedWindowLimiter {
       resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
       resetAt,
     };
+  }
+
+  /**
+   * At the first decision of a swept bucket in a new window: drops the swept buckets' windows older than the one
+   * before it. They count nothing (a call in their bucket opens a new window); the one before is kept, so that a
+   * real clock stepped back a little still finds it.
+   */
+  private sweep(start: number): void {
+    this.sweptAt = start;
+    const before = this.windowStart(start - 1);
+    for (const [bucket, w] of this.windows) if (w.start < before && this.swept(bucket)) this.windows.delete(bucket);
   }
 }

@@ -30,6 +30,12 @@ export class RateLimitExceeded extends DomainError {
 
 const resetIso = (d: RateDecision) => new Date(d.resetAt).toISOString();
 
+const ipBucket = (ip: string) => `ip:${ip}`;
+const anonBucket = (ip: string) => `anon:${ip}`;
+
+/** The buckets of client addresses, counted on the sandbox clock: their old windows are swept (D-193). */
+export const isAddressBucket = (bucket: string): boolean => bucket.startsWith('ip:') || bucket.startsWith('anon:');
+
 /** The windows come from the store (D-110): per minute per key or IP, per UTC day per IP or key. */
 export function createRateLimits(
   clock: Clock,
@@ -39,7 +45,6 @@ export function createRateLimits(
   const lifted = (d: RateDecision): RateDecision => (noRateLimits ? { ...d, allowed: true } : d);
   const keyLimit = (principal: Principal) => jobsLimitsOf(principal.tenant.planTier).rateLimitPerMinute;
   const anonLimit = limits.spec.anonMcpCallsPerDayPerIp;
-  const anonBucket = (ip: string) => `anon:${ip}`;
 
   return {
     /** Counts one jobs call of this key; throws RateLimitExceeded (rate_limited) past the tier's limit. */
@@ -57,7 +62,7 @@ export function createRateLimits(
      * headers every response carries.
      */
     countAnonymous: (ip: string): RateDecision =>
-      lifted(perMinute.hit(`ip:${ip}`, limits.spec.jobs.free.rateLimitPerMinute, clock.now())),
+      lifted(perMinute.hit(ipBucket(ip), limits.spec.jobs.free.rateLimitPerMinute, clock.now())),
     tierOf: (principal: Principal) => jobsTierOf(principal.tenant.planTier),
 
     /** Counts one anonymous MCP tools/call of this client IP; throws rate_limited past the day's limit. */
