@@ -2,10 +2,20 @@
 // event loop turn while it is made.
 
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LazyList } from '../domain/lazyList.js';
 import { gunzipSync } from 'node:zlib';
-import { slicedEach, slicedGunzip, slicedGzip, slicedJson, slicedParse, slicedWork } from './slicedJson.js';
+import {
+  BACKGROUND,
+  SNAPSHOT,
+  slicedEach,
+  slicedGunzip,
+  slicedGzip,
+  slicedJson,
+  slicedParse,
+  slicedWork,
+  type Pace,
+} from './slicedJson.js';
 
 /** Values as an exported copy holds them, and what JSON.stringify leaves out or turns into null among them. */
 const member = fc.oneof(
@@ -87,6 +97,37 @@ describe('slicedJson', () => {
     const [turnOnly, resting] = [await othersTurns(0), await othersTurns(1)];
     // one turn per slice with a bare turn; a pause as long as the slice lets it run many times per slice
     expect(resting).toBeGreaterThan(5 * turnOnly);
+  });
+
+  it("a snapshot's part rests three times as long as each slice ran, other background work as long (D-194)", async () => {
+    const value = { requests: Array.from({ length: 40_000 }, (_, i) => ({ id: `req_${i}`, scores: [i, i / 3] })) };
+    /** The rests a run asks for, against the work before each: the time since the last rest ended. */
+    const restPerWork = async (pace: Pace) => {
+      const real = globalThis.setTimeout;
+      let work = 0;
+      let rest = 0;
+      let since = performance.now();
+      const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms: number) => {
+        work += performance.now() - since;
+        rest += ms;
+        return real(() => {
+          since = performance.now();
+          fn();
+        }, ms);
+      }) as typeof setTimeout);
+      try {
+        const { pieces } = await slicedGzip(value, pace.sliceMs, true, pace.restRatio);
+        expect(JSON.parse(gunzipSync(Buffer.concat(pieces)).toString('utf8'))).toEqual(value);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(work).toBeGreaterThan(0);
+      return rest / work;
+    };
+    expect(SNAPSHOT).toEqual({ sliceMs: 4, restRatio: 3 });
+    // three times, less what this count adds to the work (the turns between a rest's end and the next slice)
+    expect(await restPerWork(SNAPSHOT)).toBeGreaterThan(2);
+    expect(await restPerWork(BACKGROUND)).toBeLessThan(1.5);
   });
 
   it('refuses a value with no JSON text, as JSON.stringify gives none', async () => {

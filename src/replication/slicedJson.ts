@@ -154,11 +154,19 @@ export interface Pace {
 }
 
 /**
- * How a snapshot's JSON shares the event loop with calls: slices of at most 4 ms, as long as a batch of the log may
- * hold calls (D-151), each followed by a pause as long (D-166). A call needs several turns of the event loop (read,
- * batch, commit, answer): slices after single turns each added to every one of them.
+ * How work in the background shares the event loop with calls (a tenant's state read ahead of its calls, D-186):
+ * slices of at most 4 ms, as long as a batch of the log may hold calls (D-151), each followed by a pause as long
+ * (D-166). A call needs several turns of the event loop (read, batch, commit, answer): slices after single turns each
+ * added to every one of them.
  */
 export const BACKGROUND: Readonly<Pace> = Object.freeze({ sliceMs: 4, restRatio: 1 });
+
+/**
+ * How a snapshot's JSON shares the event loop with calls: `BACKGROUND`'s slices, each followed by a pause three times
+ * as long (D-194). A busy tenant's part is made anew at every snapshot; the collector's work it brings came in the
+ * calls' way as much as its slices did.
+ */
+export const SNAPSHOT: Readonly<Pace> = Object.freeze({ sliceMs: BACKGROUND.sliceMs, restRatio: 3 });
 
 /** Work that calls wait for (a load in a batch, a drop's write): slices of `JSON_SLICE_MS`, each followed by a turn. */
 export const FOREGROUND: Readonly<Pace> = Object.freeze({ sliceMs: JSON_SLICE_MS, restRatio: 0 });

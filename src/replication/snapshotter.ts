@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import type { StoreReport } from '../domain/store.js';
 import type { Db } from '../store/postgres/pool.js';
 import { GLOBAL_PART, readParts, writeSnapshot, type CarriedPart, type EncodedPart } from './snapshots.js';
-import { BACKGROUND, slicedEach, slicedGzip } from './slicedJson.js';
+import { SNAPSHOT, slicedEach, slicedGzip } from './slicedJson.js';
 import type { Writer } from './versions.js';
 
 /**
@@ -319,11 +319,11 @@ export class Snapshotter {
 
   /**
    * Exports the state as of `seq` now, by part (calls wait meanwhile: a copy, no JSON yet), then turns each part
-   * into JSON in slices (`BACKGROUND`: at most 4 ms, each followed by a pause as long, D-166) between which calls
+   * into JSON in slices (`SNAPSHOT`: at most 4 ms, each followed by a pause three times as long, D-166, D-194) between which calls
    * run, compresses them off the event loop, and writes them in the background. Steps that run meanwhile do not change the copy: the snapshot is the state
    * after step `seq`.
    */
-  private take(seq: number, counters: ReplicaCounters, restRatio = BACKGROUND.restRatio): void {
+  private take(seq: number, counters: ReplicaCounters, restRatio = SNAPSHOT.restRatio): void {
     const t0 = performance.now();
     let parts: StateParts;
     // the tenants unchanged since a stored state this instance knows of: copied from it, not exported (D-152)
@@ -400,20 +400,20 @@ async function encodePart(
   lines: boolean,
   restRatio: number,
 ): Promise<EncodedPart> {
-  const { pieces, bytes, rawBytes } = await slicedGzip(value, BACKGROUND.sliceMs, lines, restRatio);
+  const { pieces, bytes, rawBytes } = await slicedGzip(value, SNAPSHOT.sliceMs, lines, restRatio);
   return { part, ord, pieces, bytes, rawBytes };
 }
 
 /**
  * The parts exported as compressed JSON, the global one first (ord 0; each tenant's ord its place among the
- * tenants, after it), one tenant after the other: JSON is made in slices (`BACKGROUND`; a large part in slices of
+ * tenants, after it), one tenant after the other: JSON is made in slices (`SNAPSHOT`; a large part in slices of
  * its own, slicedJson.ts), each followed by a pause in which calls run, and compressed as it is made; each
  * tenant's exported copy is let go as soon as its JSON is made. A tenant whose slice is null is carried, not
  * encoded.
  */
 async function encode(global: GlobalPart, tenants: [string, unknown][], restRatio: number): Promise<EncodedPart[]> {
   const out = [await encodePart(GLOBAL_PART, 0, global, false, restRatio)];
-  const parts = await slicedEach(tenants, { ...BACKGROUND, restRatio }, async ([tenantId, value], i) => {
+  const parts = await slicedEach(tenants, { ...SNAPSHOT, restRatio }, async ([tenantId, value], i) => {
     if (tenantId === GLOBAL_PART) throw new Error(`a tenant's id is the global part's name (${GLOBAL_PART})`);
     if (value === null) return null;
     tenants[i] = [tenantId, null];
