@@ -24,6 +24,7 @@ import type { StoreReport } from '../domain/store.js';
 import type { Db } from '../store/postgres/pool.js';
 import { READABLE_SNAPSHOT_FORMATS, SNAPSHOT_FORMAT } from '../domain/snapshot.js';
 import { insertTenantStates, newestStoredState } from './snapshots.js';
+import type { ReplicaTiming } from './replica.js';
 import { describeWriter, type Writer } from './versions.js';
 import {
   FOREGROUND,
@@ -318,7 +319,7 @@ export class Residency {
       foreignIdleMs: idleMs,
       foreignIdleCalls: idleCalls,
       foreignIdleLongMs: longMs,
-    }: Readonly<{ foreignIdleMs: number; foreignIdleCalls: number; foreignIdleLongMs: number }>,
+    }: Readonly<Pick<ReplicaTiming, 'foreignIdleMs' | 'foreignIdleCalls' | 'foreignIdleLongMs'>>,
     waiting: () => ReadonlySet<string>,
   ): string[] {
     const now = performance.now();

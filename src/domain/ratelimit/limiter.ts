@@ -88,11 +88,6 @@ export class FixedWindowLimiter {
     for (const bucket of [...this.windows.keys()]) if (drop(bucket)) this.windows.delete(bucket);
   }
 
-  /** How many windows are kept. */
-  get size(): number {
-    return this.windows.size;
-  }
-
   private decide(bucket: string, limit: number, now: number, count: boolean): RateDecision {
     const start = this.windowStart(now);
     if (start > this.sweptAt && this.swept(bucket)) this.sweep(start);
