@@ -5,8 +5,9 @@
 //   not from an older one, with every tenant as the two left it and no step of theirs to replay;
 // - a start whose chosen snapshot other instances pruned before it was read chooses again; work that reaches a
 //   stopped instance is refused without failing its store;
-// - an instance whose statements of the connection that appends cannot be prepared (D-180) stops with the database's
-//   reason, and its stop leaves none of its connections open.
+// - an instance whose connection that appends can no longer plan its statement (D-180), or cannot prepare it at all
+//   (the first step after a start), stops with the database's reason, and its stop ends and leaves none of its
+//   connections open.
 
 import { describe, expect, it } from 'vitest';
 import type { StoreReport } from '../src/domain/store.js';
@@ -98,21 +99,13 @@ describe.skipIf(why !== null)('stops and starts of a shared sandbox racing each 
     expect(await sliceOf(c, t.tenantId)).toEqual(slice);
   }, 120_000);
 
-  it('an instance whose log cannot be written stops, saying why; its stop leaves no connection open', async () => {
-    const url = await database();
-    const failed: Error[] = [];
-    const a = await start(url, { onStoreFailure: (e) => failed.push(e) });
-    // without the log, the statements the connection that appends prepares (D-180) can be neither prepared nor
-    // planned again
-    await sql(url, 'ALTER TABLE sandbox_log RENAME TO sandbox_log_elsewhere');
-    const res = await client(a.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { name: 'x', planTier: 'free' });
-    expect(res.status, res.text).toBe(503);
-    expect(res.text).toContain('relation \\"sandbox_log\\" does not exist');
-    expect(failed.map((e) => e.message)).toEqual([
-      'the log could not be written (relation "sandbox_log" does not exist)',
-    ]);
-    // the stop ends, and leaves no connection of the instance open
-    await a.close();
+  /** The stop of an instance whose store failed ends, and leaves none of its connections open. */
+  const stopsLeavingNoConnection = async (sb: RunningSandbox, url: string) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the stop did not end within 15 s')), 15_000);
+    });
+    await Promise.race([sb.close(), late]).finally(() => clearTimeout(timer));
     await waitFor(async () => {
       const [open] = await sql<{ n: string }>(
         url,
@@ -120,5 +113,47 @@ describe.skipIf(why !== null)('stops and starts of a shared sandbox racing each 
       );
       return Number(open.n) === 0 ? true : undefined;
     }, 'no connection of the stopped instance left open');
+  };
+  const createTenant = (sb: RunningSandbox) =>
+    client(sb.listenUrl, ADMIN_TOKEN)('POST', '/sandbox/v1/tenants', { name: 'x', planTier: 'free' });
+
+  it('an instance whose log cannot be written stops, saying why; its stop leaves no connection open', async () => {
+    const url = await database();
+    const failed: Error[] = [];
+    const a = await start(url, { onStoreFailure: (e) => failed.push(e) });
+    // a call written first: the connection that appends has prepared its statement (D-180)
+    expect((await createTenant(a)).status).toBe(201);
+    // without the log, the statement can no longer be planned
+    await sql(url, 'ALTER TABLE sandbox_log RENAME TO sandbox_log_elsewhere');
+    const res = await createTenant(a);
+    expect(res.status, res.text).toBe(503);
+    expect(res.text).toContain('relation \\"sandbox_log\\" does not exist');
+    expect(failed.map((e) => e.message)).toEqual([
+      'the log could not be written (relation "sandbox_log" does not exist)',
+    ]);
+    await stopsLeavingNoConnection(a, url);
+  }, 60_000);
+
+  it('an instance whose connection that appends cannot prepare its statement stops, saying why; its stop leaves no connection open', async () => {
+    const url = await database();
+    const failed: Error[] = [];
+    // the log read through a view that takes no INSERT, from before the start reads it: the start's first step (the
+    // timers due while no instance ran) opens the connection that appends, whose statement cannot be prepared
+    const a = await start(url, {
+      onStoreFailure: (e) => failed.push(e),
+      afterSnapshotRead: async () =>
+        void (await sql(
+          url,
+          `ALTER TABLE sandbox_log RENAME TO sandbox_log_elsewhere;
+           CREATE VIEW sandbox_log AS SELECT * FROM sandbox_log_elsewhere UNION ALL SELECT * FROM sandbox_log_elsewhere WHERE false`,
+        )),
+    });
+    const why = 'the log could not be written (cannot insert into view "sandbox_log")';
+    await waitFor(() => failed.length > 0, 'the store failure');
+    expect(failed.map((e) => e.message)).toEqual([why]);
+    const res = await createTenant(a);
+    expect(res.status, res.text).toBe(503);
+    expect(res.text).toContain('cannot insert into view \\"sandbox_log\\"');
+    await stopsLeavingNoConnection(a, url);
   }, 60_000);
 });

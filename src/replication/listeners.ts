@@ -100,12 +100,24 @@ export function shareListeners(replica: Replica, core: Core): ListenerHub {
     if (closing) return Promise.reject(new Error('the sandbox is closing'));
     wake ??= (async () => {
       const client = await db.connect();
+      let released = false;
+      const drop = (err: Error | true) => {
+        if (released) return;
+        released = true;
+        client.release(err);
+      };
       client.on('notification', catchUp);
       client.on('error', () => {
         wake = null;
-        client.release(true);
+        drop(true);
       });
-      await client.query(`LISTEN ${LISTEN_CHANNEL}`);
+      try {
+        await client.query(`LISTEN ${LISTEN_CHANNEL}`);
+      } catch (err) {
+        // closed, or the pool's end would wait for it for good
+        drop(err as Error);
+        throw err;
+      }
       return client;
     })().catch((err: unknown) => {
       wake = null;

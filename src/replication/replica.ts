@@ -1849,10 +1849,16 @@ export class Replica {
     // beside others' spent about as long planning its INSERT as running it, D-180); its generic plan finds the head
     // by the index on `seq` however small the log was when it was made (D-183)
     const head = `(SELECT coalesce(max(seq), $1) AS at FROM sandbox_log WHERE seq > $1)`;
-    await client.query(
-      `SET standard_conforming_strings = on; SET plan_cache_mode = force_generic_plan; ` +
-        `PREPARE ${APPEND_STATEMENT}(bigint, text[], bytea[], text[]) AS INSERT INTO sandbox_log (seq, step, body, partition, log_format, code_version) SELECT h.at + v.i, v.step, v.body, v.partition, ${this.writerLiterals()} FROM unnest($2, $3, $4) WITH ORDINALITY AS v(step, body, partition, i) CROSS JOIN ${head} AS h RETURNING seq`,
-    );
+    try {
+      await client.query(
+        `SET standard_conforming_strings = on; SET plan_cache_mode = force_generic_plan; ` +
+          `PREPARE ${APPEND_STATEMENT}(bigint, text[], bytea[], text[]) AS INSERT INTO sandbox_log (seq, step, body, partition, log_format, code_version) SELECT h.at + v.i, v.step, v.body, v.partition, ${this.writerLiterals()} FROM unnest($2, $3, $4) WITH ORDINALITY AS v(step, body, partition, i) CROSS JOIN ${head} AS h RETURNING seq`,
+      );
+    } catch (err) {
+      // not kept by the instance, which stops: closed, or the pool's end would wait for it for good
+      client.release(err as Error);
+      throw err;
+    }
     return client;
   }
 
