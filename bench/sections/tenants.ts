@@ -573,7 +573,9 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
     await createBenchTenant(first, { name: 'probe' }),
   ];
   const probeS = Math.max(5, durationS * 2);
-  const probeRate = 20;
+  // enough calls for their p99 to hold still: at 20 a second (about 600 calls a phase, its p99 the sixth slowest) the
+  // ratio of one code read 1.15-2.00× from run to run; at 100, 1.87-2.21× (D-195)
+  const probeRate = 100;
   const probe = (): Promise<ProbeResult> =>
     runWorker<ProbeResult>(
       ctx.group,
