@@ -171,6 +171,38 @@ describe.skipIf(why !== null)('shared sandbox snapshots on PostgreSQL', () => {
       // the log holds the steps after the older kept snapshot: about two intervals, not the history
       expect(store.log.steps).toBeLessThan(store.log.lastSeq / 2);
       expect(store.snapshots.newest.rawBytes).toBeGreaterThan(store.snapshots.newest.bytes);
+      // the report's log figures are the table's, read when nothing changed it during the report
+      const sql = new pg.Client({ connectionString: url });
+      await sql.connect();
+      try {
+        const table = async () =>
+          (
+            await sql.query(
+              `SELECT count(*)::int AS steps, min(seq)::int AS first, max(seq)::int AS last,
+                      count(*) FILTER (WHERE seq > s.newest)::int AS since,
+                      coalesce(sum(octet_length(step) + coalesce(octet_length(body), 0)) FILTER (WHERE seq > s.newest), 0)::int AS bytes,
+                      min(s.newest) AS newest
+                 FROM sandbox_log, (SELECT max(seq)::int AS newest FROM sandbox_snapshots) s`,
+            )
+          ).rows[0];
+        const same = await waitFor(async () => {
+          const before = await table();
+          const report = await storeOf(b.listenUrl);
+          const after = await table();
+          return JSON.stringify(before) === JSON.stringify(after) ? { report, rows: after } : undefined;
+        }, 'a report read while the log stayed as it was');
+        expect(same.rows.since).toBeGreaterThan(0);
+        expect(same.report.snapshots.newest.seq).toBe(same.rows.newest);
+        expect(same.report.log).toMatchObject({
+          steps: same.rows.steps,
+          firstSeq: same.rows.first,
+          lastSeq: same.rows.last,
+          stepsSinceSnapshot: same.rows.since,
+          bytesSinceSnapshot: same.rows.bytes,
+        });
+      } finally {
+        await sql.end();
+      }
 
       await waitFor(async () => (receiver.received.length >= 5 ? true : undefined), 'webhook attempts', 20_000);
       const before = await observe(a.listenUrl, t);

@@ -173,7 +173,8 @@ export async function snapshotsQuiet(
     quietFrom = busy ? null : (quietFrom ?? now);
     if (quietFrom !== null && now - quietFrom >= quietMs) return { ms: now - t0, quiet: true };
     if (now - t0 >= maxMs) return { ms: now - t0, quiet: false };
-    await new Promise((r) => setTimeout(r, 250));
+    // a report reads the log's sizes: polled once a second, so the wait does not load the database it waits on
+    await new Promise((r) => setTimeout(r, 1_000));
   }
 }
 

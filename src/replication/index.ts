@@ -141,13 +141,27 @@ async function report(db: Db, replica: Replica, mine: Writer, every: number): Pr
   );
   const snapshots = await listSnapshots(db);
   const newest = snapshots[0] ?? null;
-  const [tail, sizes, parts] = await Promise.all([
-    tailAfter(db, newest?.seq ?? 0),
-    db.query<{ steps: number; first: number | null; last: number | null; table: number; age: number | null }>(
+  // the whole log and its tail after the newest snapshot in one read of the table: an operator's page or script that
+  // polls this report costs the database one scan of what snapshots have not yet pruned (three scans before, the
+  // tail's through its index: about half a second of the database's CPU a report when the snapshots lag)
+  const [sizes, parts] = await Promise.all([
+    db.query<{
+      steps: number;
+      first: number | null;
+      last: number | null;
+      tail_steps: number;
+      tail_bytes: number;
+      table: number;
+      age: number | null;
+    }>(
       `SELECT count(*)::bigint AS steps, min(seq) AS first, max(seq) AS last,
+              count(*) FILTER (WHERE seq > $1)::bigint AS tail_steps,
+              coalesce(sum(octet_length(step) + coalesce(octet_length(body), 0)) FILTER (WHERE seq > $1), 0)::bigint
+                AS tail_bytes,
               pg_total_relation_size('sandbox_log')::bigint AS table,
               (SELECT extract(epoch FROM now() - created_at)::float8 FROM sandbox_snapshots ORDER BY seq DESC LIMIT 1) AS age
          FROM sandbox_log`,
+      [newest?.seq ?? 0],
     ),
     db.query<{ global: string | null; largest: string | null }>(
       `SELECT max(octet_length(data)) FILTER (WHERE ord = 0) AS global, max(octet_length(data)) FILTER (WHERE ord > 0) AS largest
@@ -162,8 +176,8 @@ async function report(db: Db, replica: Replica, mine: Writer, every: number): Pr
       steps: Number(s.steps),
       firstSeq: s.first === null ? null : Number(s.first),
       lastSeq: s.last === null ? null : Number(s.last),
-      stepsSinceSnapshot: tail.steps,
-      bytesSinceSnapshot: tail.bytes,
+      stepsSinceSnapshot: Number(s.tail_steps),
+      bytesSinceSnapshot: Number(s.tail_bytes),
       tableBytes: Number(s.table),
     },
     snapshots: {
