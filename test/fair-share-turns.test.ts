@@ -195,6 +195,53 @@ describe('turns between callers (D-165)', () => {
     expect(await Promise.all([slow, ...answers])).toEqual([200, 200, 200, 200, 200, 200]);
   });
 
+  it("starts a lighter caller's calls beyond the limit while another presses twice as hard, and holds it once it does not (D-197)", async () => {
+    const turns = fairShare({ limit: 2, holdMs: 60_000 });
+    const { port, started } = await serveHeld(turns);
+    await contend(port, started);
+    // a presses: 2 calls in progress, 6 waiting
+    const answers: Promise<number | 'aborted'>[] = [];
+    const send = async (key: string, tag: string, state: 'started' | 'waiting') => {
+      const waiting = turns.waiting();
+      answers.push(call(port, key, tag));
+      if (state === 'started') await waitFor(() => tags(started).includes(tag), `${tag} started`);
+      else await waitFor(() => turns.waiting() === waiting + 1, `${tag} waiting`);
+    };
+    for (let i = 0; i < 8; i++) await send('key-a', `a${i}`, i < 2 ? 'started' : 'waiting');
+    // b: with its next call, at most half of a's 8 calls: four start, the fifth (5 of 8) waits
+    for (let i = 0; i < 5; i++) await send('key-b', `b${i}`, i < 4 ? 'started' : 'waiting');
+    expect(tags(started).filter((t) => t.startsWith('b'))).toEqual(['b0', 'b1', 'b2', 'b3']);
+    // a's calls grow to 10: b's waiting call starts (5 of 10), a's never start beyond its limit meanwhile
+    await send('key-a', 'a8', 'waiting');
+    expect(tags(started)).not.toContain('b4');
+    answers.push(call(port, 'key-a', 'a9'));
+    await waitFor(() => tags(started).includes('b4'), 'b4 started');
+    expect(tags(started).filter((t) => t.startsWith('a'))).toEqual(['a0', 'a1']);
+    expect(turns.waiting()).toBe(8);
+    // b's calls end: a, the one pressing, still starts one call for each of its own that ends
+    for (const h of started.filter((x) => x.tag.startsWith('b'))) finish(h);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(tags(started).filter((t) => t.startsWith('a'))).toEqual(['a0', 'a1']);
+    finish(started.find((x) => x.tag === 'a0')!);
+    await waitFor(() => tags(started).includes('a2'), 'a2 started');
+    expect(turns.waiting()).toBe(7);
+    for (const h of started.splice(0)) finish(h);
+    while (turns.waiting() > 0 || started.length) {
+      await waitFor(() => started.length > 0, 'the next held call started');
+      for (const h of started.splice(0)) finish(h);
+    }
+    // two callers pressing alike are held alike: each has two calls in progress and two waiting
+    for (const key of ['key-c', 'key-d'])
+      for (let i = 0; i < 4; i++) await send(key, `${key}${i}`, i < 2 ? 'started' : 'waiting');
+    expect(tags(started)).toEqual(['key-c0', 'key-c1', 'key-d0', 'key-d1']);
+    expect(turns.waiting()).toBe(4);
+    while (turns.waiting() > 0 || started.length) {
+      await waitFor(() => started.length > 0, 'the next held call started');
+      for (const h of started.splice(0)) finish(h);
+    }
+    expect((await Promise.all(answers)).every((a) => a === 200)).toBe(true);
+  });
+
   it('limits nothing with limit 0', async () => {
     const turns = fairShare({ limit: 0 });
     const { port, started } = await serveHeld(turns);

@@ -12,6 +12,12 @@
 // answer ends or its connection closes, or for `holdMs` to 1.5 × `holdMs` at most (one sweep for every call): a
 // stream held open (an MCP session's events, a webhook listener) gives its turn back after that, so a caller's later
 // calls never wait on it.
+//
+// Only the callers that press are held (D-197): a caller whose calls in progress and waiting, with its next one, are
+// at most half as many as another caller's starts that call beyond `limit`. A steady caller needs as many calls in
+// progress as arrive while one is answered, and a burst makes every answer slower: held at `limit` too, its calls
+// would queue behind their own while the burst's waited no more than they did. Callers that press alike (two runs of
+// the harness) are held alike.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { peerIp } from './clientIp.js';
@@ -66,6 +72,8 @@ const HOLD_MS = 250;
 const ACTIVE_MS = 1000;
 /** Calls within one to two periods that make a caller one that is calling (D-171). */
 const CALLING = 2;
+/** A caller is held at `limit` only while it has at least 1 / LIGHTER of the most calls another caller has (D-197). */
+const LIGHTER = 2;
 
 /**
  * Who a call belongs to: its credential, else its session's cookies, else its client's address. Read from the raw
@@ -111,7 +119,17 @@ export function fairShare({ limit, holdMs = HOLD_MS, activeMs = ACTIVE_MS }: Fai
   /** Another caller than `key` is calling (CALLING calls lately). */
   const contended = (key: string): boolean =>
     calling.size > (calling.has(key) ? 1 : 0) || wasCalling.size > (wasCalling.has(key) ? 1 : 0);
-  const mayStart = (share: Share): boolean => share.running < limit || !contended(share.key);
+  // the callers with calls waiting: one that is lighter than another may start them once that other's grow
+  const pressing = new Set<Share>();
+  const backlog = (share: Share): number => share.running + share.queue.length - share.head;
+  /** `share`, with `more` calls besides those it has in progress or waiting, has 1 / LIGHTER of another's at most. */
+  const lighter = (share: Share, more: number): boolean => {
+    const mine = (backlog(share) + more) * LIGHTER;
+    for (const other of shares.values()) if (other !== share && backlog(other) >= mine) return true;
+    return false;
+  };
+  const mayStart = (share: Share, more = 0): boolean =>
+    share.running < limit || !contended(share.key) || lighter(share, more);
 
   // the calls holding a turn, each given back at its answer's end or, by a sweep every holdMs / 2 while any is held,
   // once it has held its turn for holdMs (one timer for all, not one per call: this runs on every call)
@@ -155,10 +173,19 @@ export function fairShare({ limit, holdMs = HOLD_MS, activeMs = ACTIVE_MS }: Fai
       if (!w.res.destroyed && !w.res.writableEnded) run(share, w.req, w.res, w.handle);
     }
     if (share.head === share.queue.length) {
+      pressing.delete(share);
       share.queue = [];
       share.head = 0;
       if (share.running === 0) shares.delete(share.key);
-    }
+    } else pressing.add(share);
+  };
+  /**
+   * `share`'s calls grew: the callers waiting that are lighter now start theirs. One waits with `limit` calls in
+   * progress and one more waiting at least, so none is lighter than fewer calls than LIGHTER times that.
+   */
+  const grew = (share: Share): void => {
+    if (backlog(share) < LIGHTER * (limit + 1)) return;
+    for (const other of pressing) if (other !== share) next(other);
   };
 
   return {
@@ -173,10 +200,15 @@ export function fairShare({ limit, holdMs = HOLD_MS, activeMs = ACTIVE_MS }: Fai
         if (!contended(key)) return handle(req, res);
         shares.set(key, (share = { key, running: 0, queue: [], head: 0 }));
       }
-      if (share.head === share.queue.length && mayStart(share)) return run(share, req, res, handle);
+      if (share.head === share.queue.length && mayStart(share, 1)) {
+        run(share, req, res, handle);
+        if (pressing.size) grew(share);
+        return;
+      }
       waiting++;
       share.queue.push({ req, res, handle });
       next(share);
+      if (pressing.size) grew(share);
     },
     waiting: () => waiting,
   };
