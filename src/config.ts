@@ -170,7 +170,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'int',
     shown: String(CALLS_PER_CALLER),
     meaning:
-      "while more than one caller calls, the calls of one caller (a credential or session, else a client address) in progress at once; its later calls wait their turn, so one caller's burst does not hold up another's calls; a caller alone is never held, nor held for another caller's one call (D-165, D-169, D-171); 0: no limit",
+      "while more than one caller calls, the calls of one caller (a credential or session, else a client address) in progress at once; its later calls wait their turn, so one caller's burst does not hold up another's calls; a caller alone is never held, nor held for another caller's one call, nor while it has at most half the calls another has in progress or waiting (D-165, D-169, D-171, D-197); 0: no limit",
   },
 ];
 
