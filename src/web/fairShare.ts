@@ -184,7 +184,7 @@ export function fairShare({ limit, holdMs = HOLD_MS, activeMs = ACTIVE_MS }: Fai
    * progress and one more waiting at least, so none is lighter than fewer calls than LIGHTER times that.
    */
   const grew = (share: Share): void => {
-    if (backlog(share) < LIGHTER * (limit + 1)) return;
+    if (!pressing.size || backlog(share) < LIGHTER * (limit + 1)) return;
     for (const other of pressing) if (other !== share) next(other);
   };
 
@@ -200,15 +200,13 @@ export function fairShare({ limit, holdMs = HOLD_MS, activeMs = ACTIVE_MS }: Fai
         if (!contended(key)) return handle(req, res);
         shares.set(key, (share = { key, running: 0, queue: [], head: 0 }));
       }
-      if (share.head === share.queue.length && mayStart(share, 1)) {
-        run(share, req, res, handle);
-        if (pressing.size) grew(share);
-        return;
+      if (share.head === share.queue.length && mayStart(share, 1)) run(share, req, res, handle);
+      else {
+        waiting++;
+        share.queue.push({ req, res, handle });
+        next(share);
       }
-      waiting++;
-      share.queue.push({ req, res, handle });
-      next(share);
-      if (pressing.size) grew(share);
+      grew(share);
     },
     waiting: () => waiting,
   };
