@@ -575,30 +575,18 @@ async function pruneTenantStates(db: pg.PoolClient, horizon: number): Promise<vo
   );
 }
 
-/** The log's steps after `seq`: how many, their bytes, and who wrote them. */
-export async function tailAfter(
-  db: Db,
-  seq: number,
-): Promise<{ steps: number; bytes: number; first: number | null; writers: (Writer | null)[] }> {
+/** The log's steps after `seq`: the first one's number, and who wrote them (what a start checks before it replays). */
+export async function tailAfter(db: Db, seq: number): Promise<{ first: number | null; writers: (Writer | null)[] }> {
   // through the index on seq: a log just filled in bulk has no statistics yet, and a plan without them reads the
-  // whole table for a tail that is at most a snapshot interval long
+  // whole table for a tail that is at most a snapshot interval long; one pass gives both (one row per writer)
   return inTransaction(db, 'BEGIN READ ONLY; SET LOCAL enable_seqscan = off', async (client) => {
-    const sizes = await client.query<{ steps: number; bytes: number; first: number | null }>(
-      `SELECT count(*)::bigint AS steps, coalesce(sum(octet_length(step) + coalesce(octet_length(body), 0)), 0)::bigint AS bytes,
-              min(seq) AS first
-         FROM sandbox_log WHERE seq > $1`,
+    const { rows } = await client.query<{ log_format: number | null; code_version: string | null; first: number }>(
+      `SELECT log_format, code_version, min(seq) AS first FROM sandbox_log WHERE seq > $1 GROUP BY log_format, code_version`,
       [seq],
     );
-    const writers = await client.query<{ log_format: number | null; code_version: string | null }>(
-      `SELECT DISTINCT log_format, code_version FROM sandbox_log WHERE seq > $1`,
-      [seq],
-    );
-    const s = sizes.rows[0];
     return {
-      steps: Number(s.steps),
-      bytes: Number(s.bytes),
-      first: s.first === null ? null : Number(s.first),
-      writers: writers.rows.map((r) =>
+      first: rows.length ? Math.min(...rows.map((r) => Number(r.first))) : null,
+      writers: rows.map((r) =>
         r.log_format === null || r.code_version === null
           ? null
           : { logFormat: r.log_format, codeVersion: r.code_version },
