@@ -551,7 +551,7 @@ export class Clock implements TimeSource {
       const item = (i: number) => timerData(live[i]);
       timers = new LazyList(live.length, item, (i) => JSON.stringify(item(i)), {
         source: zone,
-        token: (i) => live[i],
+        token: (i, into) => void into.push(live[i]),
       });
     }
     return { offsetMs: zone.offsetMs, seq: zone.seq, timers, advances: structuredClone(zone.advances) };

@@ -19,9 +19,14 @@ export class LazyList<T> implements Iterable<T> {
      * Where the list reads from, for a writer that keeps the text of its full blocks (slicedJson.ts, D-161): `source`
      * names it, and a block is written again as it was while its elements are the same. Without `token`, the source is
      * append-only: every list of it has the same element at every index below both lengths. With `token`, the
-     * elements are the same while each one's token is (`===`); a token is read with the effects of `at(i)`.
+     * elements are the same while the values each one's token pushes on `into` are (`===`, in order). A writer that
+     * writes a block's kept text instead of reading its elements says so through `passed` (those are not read then).
      */
-    readonly blocks?: { source: object; token?: (i: number) => unknown },
+    readonly blocks?: {
+      source: object;
+      token?: (i: number, into: unknown[]) => void;
+      passed?: (first: number, count: number) => void;
+    },
   ) {}
 
   at(i: number): T {

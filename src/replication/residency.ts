@@ -399,7 +399,7 @@ export class Residency {
     if (!going.length) return [];
     const chosen = going.slice(named);
     for (const id of chosen) this.leaving.set(id, false);
-    // the others' copies now, between steps (a copy is cheap: it shares what did not change, D-157)
+    // the others' copies now, between steps (a copy is cheap: a list of the requests, each exported when read, D-167)
     copies.push(...port.exportTenants(chosen));
     for (let i = 0; i < going.length; i += EVICT_PER_INSERT) {
       const page = going.slice(i, i + EVICT_PER_INSERT);

@@ -361,7 +361,7 @@ describe("a list that gives its elements' text, and slicedGzip's kept blocks (D-
         values.length,
         (i) => values[i],
         (i) => (asked++, JSON.stringify(values[i])),
-        { source, token: (i) => values[i] },
+        { source, token: (i, into) => void into.push(values[i]) },
       );
     const whole = () => JSON.stringify(values);
     expect(await unzipped(list(), true).then((t) => t.replaceAll('\n', ''))).toBe(whole());

@@ -314,9 +314,14 @@ async function writeSliced(
         // a full block: the same text while its elements are the same (always, from an append-only source)
         flush();
         const first = i;
-        const token = blocks.token;
-        const tokens = token ? Array.from({ length: BLOCK }, (_, k) => token(first + k)) : null;
+        let tokens: unknown[] | null = null;
+        if (blocks.token) {
+          tokens = [];
+          for (let k = first; k < first + BLOCK; k++) blocks.token(k, tokens);
+        }
+        let made = false;
         await out.block!(blocks.source, i >>> BLOCK_BITS, tokens, async (into) => {
+          made = true;
           const before = sink;
           sink = into;
           for (let j = first; j < first + BLOCK; j++) {
@@ -327,6 +332,7 @@ async function writeSliced(
           flush();
           sink = before;
         });
+        if (!made) blocks.passed?.(first, BLOCK);
         i += BLOCK - 1;
         if (due()) await rest();
         continue;

@@ -33,12 +33,6 @@ interface Restored {
 /** Rows and requests made between two pauses when a tenant's import is prepared in slices (D-170). */
 const PREPARE_EVERY = 64;
 
-/** The numbers a request's job spec and score had among its export's texts (a fresh object when either changed). */
-interface RequestToken {
-  job: number;
-  score: number | null;
-}
-const requestTokens = new WeakMap<Readonly<StoredRequestState>, RequestToken>();
 /** The source a tenant's requests are written from (D-161): one per row store, which a reset or a forget replaces. */
 const requestSources = new WeakMap<object, object>();
 const requestsSourceOf = (rows: object): object => {
@@ -117,18 +111,9 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
         jobSpec: ref(s.jobSpec),
         scoreText: s.scoreText === null ? null : ref(s.scoreText),
       });
-      // what a request's text depends on: its export (shared until it changes, D-157) and the numbers of its texts;
-      // the same token while both are (a writer keeps the text of a block of unchanged requests, D-161)
-      const tokenOf = (s: Readonly<StoredRequestState>): RequestToken => {
-        const job = ref(s.jobSpec);
-        const score = s.scoreText === null ? null : ref(s.scoreText);
-        let token = requestTokens.get(s);
-        if (token?.job !== job || token.score !== score) requestTokens.set(s, (token = { job, score }));
-        return token;
-      };
       const ordered = requests.ordered(tenantId);
-      // lazy (a snapshot's): each request's export as it stands now, shared with the request until it changes
-      // (copy on write, D-157), its texts numbered as the list is read; so `texts` comes after `requests`
+      // lazy (a snapshot's): each request's export as it stands now, made when read (a request that changes first
+      // keeps it for the copy), its texts numbered as the list is read; so `texts` comes after `requests`
       let reqs: ScreeningTenantState['requests'];
       if (lazy) {
         // the requests now, each one's export made when read as it was now (D-167): the copy costs a list, not an
@@ -139,7 +124,13 @@ export function createScreening(ctx: CoreContext, webhooks: WebhookService): Scr
           ordered.length,
           (i) => withRefs(copy.at(i)),
           (i) => JSON.stringify(withRefs(copy.at(i))),
-          rows && { source: requestsSourceOf(rows), token: (i) => tokenOf(copy.at(i)) },
+          rows && {
+            source: requestsSourceOf(rows),
+            // what a request's text depends on (its stamp and its texts' numbers), as it was when the copy was taken:
+            // the same while both are (a writer keeps the text of a block of unchanged requests, D-161, D-198)
+            token: (i, into) => copy.tokenInto(i, ref, into),
+            passed: (first, count) => copy.pass(first, count),
+          },
         );
         copy.closeWith(reqs);
       } else reqs = ordered.map((r) => withRefs(r.exportState()));

@@ -98,8 +98,9 @@ describe('StoredRequest', () => {
     expect(table.intern({ ...spec, title: 'Other' })).not.toBe(table.intern(spec));
   });
 
-  it('shares its export until any field of it changes, then exports again (copy on write, D-157)', () => {
+  it('keeps its stamp until any field of its export changes, then takes one no request had (D-161, D-198)', () => {
     const { req } = make({ kind: 'structured', fullName: 'Sari' }, { title: 'Dev', mustHaves: ['Go'] });
+    const other = make({ kind: 'structured', fullName: 'Ana' }, { title: 'Dev', mustHaves: ['Go'] }).req;
     // every field an export holds that the request lets change (derived from the export: what is not readonly)
     const changes: Record<string, (r: StoredRequest) => void> = {
       state: (r) => (r.state = 'parsed'),
@@ -113,16 +114,18 @@ describe('StoredRequest', () => {
     };
     const fixed = ['id', 'idempotencyKey', 'createdAt', 'candidate', 'jobSpec'];
     expect(Object.keys(req.exportState()).sort()).toEqual([...fixed, ...Object.keys(changes)].sort());
+    const seen = new Set([other.stamp]);
     for (const [field, change] of Object.entries(changes)) {
-      const before = req.shared();
-      expect(req.shared()).toBe(before);
-      expect(Object.isFrozen(before)).toBe(true);
-      const copy = structuredClone(before);
+      const before = req.stamp;
+      expect(seen.has(before), field).toBe(false);
+      seen.add(before);
+      // reads change nothing
+      req.exportState();
+      req.candidate();
+      expect(req.stamp, field).toBe(before);
       change(req);
-      // the export taken before is as it was; the next one is the request as it is now
-      expect(before, field).toEqual(copy);
-      expect(req.shared(), field).not.toBe(before);
-      expect(req.shared(), field).toEqual(req.exportState());
+      expect(req.stamp, field).not.toBe(before);
     }
+    expect(seen.has(req.stamp)).toBe(false);
   });
 });

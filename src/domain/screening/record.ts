@@ -69,7 +69,7 @@ export interface StoredRequestState {
 }
 
 export class StoredRequest implements ScreeningRequest, RowChain {
-  // every field a snapshot keeps that can change is set through an accessor that drops the kept export (shared())
+  // every field a snapshot keeps that can change is set through an accessor that gives the request a new stamp
   private _state: ScreeningState = 'received';
   private _decision: ReviewDecisionV1 | null = null;
   private _edits: ReviewEdits | null = null;
@@ -80,8 +80,11 @@ export class StoredRequest implements ScreeningRequest, RowChain {
    * structured candidate's own fullName). */
   private scoreText: string | null = null;
   private scoreName: string | null = null;
-  /** The export kept since the last change (shared()), or null. */
-  private kept: Readonly<StoredRequestState> | null = null;
+  /**
+   * A number no other request has, and this one had at no other time: new whenever a field a snapshot keeps changes
+   * (a snapshot writer keeps the text of a block of requests while their stamps are the same, D-161, D-198).
+   */
+  private _stamp = nextStamp();
   /** The pending review-window timer. */
   expiry: TimerHandle | null = null;
   /** The requests made before this one (its place among them), for the copies taken before it existed. */
@@ -108,7 +111,6 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   set state(v: ScreeningState) {
     this.changing();
     this._state = v;
-    this.kept = null;
   }
   get decision(): ReviewDecisionV1 | null {
     return this._decision;
@@ -116,7 +118,6 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   set decision(v: ReviewDecisionV1 | null) {
     this.changing();
     this._decision = v;
-    this.kept = null;
   }
   get edits(): ReviewEdits | null {
     return this._edits;
@@ -124,7 +125,6 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   set edits(v: ReviewEdits | null) {
     this.changing();
     this._edits = v;
-    this.kept = null;
   }
   get queuedForReviewAt(): number | null {
     return this._queuedForReviewAt;
@@ -132,7 +132,6 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   set queuedForReviewAt(v: number | null) {
     this.changing();
     this._queuedForReviewAt = v;
-    this.kept = null;
   }
   get firstRow(): number {
     return this._firstRow;
@@ -140,7 +139,6 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   set firstRow(v: number) {
     this.changing();
     this._firstRow = v;
-    this.kept = null;
   }
   get lastRow(): number {
     return this._lastRow;
@@ -148,7 +146,6 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   set lastRow(v: number) {
     this.changing();
     this._lastRow = v;
-    this.kept = null;
   }
 
   /** A fresh copy of the candidate as submitted. */
@@ -168,7 +165,6 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     this.changing();
     this.scoreText = templateJson;
     this.scoreName = name;
-    this.kept = null;
   }
 
   get score(): ScoreResultV1 | null {
@@ -200,18 +196,22 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     };
   }
 
-  /**
-   * The export as of now, kept until the request next changes and shared by every caller until then: a snapshot
-   * takes the requests of a busy tenant without copying those unchanged since its last one, and reads them later,
-   * as its JSON is made, as they were when it was taken (copy on write, D-157). Never to be changed by its reader.
-   */
-  shared(): Readonly<StoredRequestState> {
-    return (this.kept ??= Object.freeze(this.exportState()));
+  get stamp(): number {
+    return this._stamp;
   }
 
-  /** Before any field a snapshot keeps changes: each open copy that holds this request keeps its export first. */
+  /** The JSON text of the model's result template, once scored (shared between requests that earned the same). */
+  get scoreTemplate(): string | null {
+    return this.scoreText;
+  }
+
+  /**
+   * Before any field a snapshot keeps changes: each open copy that holds this request keeps its export first, then
+   * the request takes a new stamp.
+   */
   private changing(): void {
     if (RequestCopy.anyOpen()) RequestCopy.keep(this, this.born);
+    this._stamp = nextStamp();
   }
 
   /** The request exported as `s`, its rows in `store`, its job spec the shared `job`. */
@@ -233,22 +233,35 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   }
 }
 
+let stamps = 0;
+/** A request's next stamp: a counter of every request made and changed (a number far beyond any run's count). */
+const nextStamp = (): number => ++stamps;
+
+/** A request as a copy kept it before it changed: its export, and its stamp then. */
+interface Before {
+  state: Readonly<StoredRequestState>;
+  stamp: number;
+}
+
 /**
  * Requests as they were when a lazy export listed them (D-167), without making each one's export then: the list
  * takes the requests, and the export of each is made when the list is read. A request that changes before it is
  * read gives each copy of its tenant open since before the change its export as it was (`changing()` keeps it
  * first), so the copy reads as the state at the moment it was taken. A copy closes once all its requests were read
- * (their exports are then held by the list), or when its list is collected.
+ * or passed over (a writer that kept the text of their block, D-161), or when its list is collected. Nothing of a
+ * request is kept between copies but its stamp (D-198): an export is made for a copy that reads it and dropped with
+ * the copy.
  */
 export class RequestCopy {
   /** The copies not yet read whole, by tenant: a change looks only at its own tenant's. */
   private static readonly open = new Map<string, Set<RequestCopy>>();
   private static made = 0;
   private static readonly collected = new FinalizationRegistry<RequestCopy>((copy) => copy.close());
-  private readonly before = new Map<StoredRequest, Readonly<StoredRequestState>>();
+  private readonly before = new Map<StoredRequest, Before>();
   /** Requests made before this copy was taken: only those can be in it. */
   private readonly upTo = RequestCopy.made;
-  private readonly states: (Readonly<StoredRequestState> | undefined)[];
+  /** Each request's export once read; null: passed over without its export. */
+  private readonly states: (Readonly<StoredRequestState> | null | undefined)[];
   private unread: number;
 
   static madeSoFar(): number {
@@ -265,10 +278,12 @@ export class RequestCopy {
     return [...RequestCopy.open.values()].flatMap((copies) => [...copies]);
   }
 
-  /** Called by a request about to change: its tenant's copies that may hold it keep its export as it is. */
+  /** Called by a request about to change: its tenant's copies that may hold it keep its export and stamp as they are. */
   static keep(request: StoredRequest, born: number): void {
+    let before: Before | undefined;
     for (const copy of RequestCopy.open.get(request.tenantId) ?? [])
-      if (born < copy.upTo && !copy.before.has(request)) copy.before.set(request, request.shared());
+      if (born < copy.upTo && !copy.before.has(request))
+        copy.before.set(request, (before ??= { state: Object.freeze(request.exportState()), stamp: request.stamp }));
   }
 
   /** A copy of `requests` (of `tenantId`) as they are now, open until read whole or until `closeWith`'s owner goes. */
@@ -276,7 +291,7 @@ export class RequestCopy {
     private readonly tenantId: string,
     private readonly requests: readonly StoredRequest[],
   ) {
-    this.states = new Array<Readonly<StoredRequestState> | undefined>(requests.length);
+    this.states = new Array<Readonly<StoredRequestState> | null | undefined>(requests.length);
     this.unread = requests.length;
     if (!this.unread) return;
     const open = RequestCopy.open.get(tenantId);
@@ -289,15 +304,40 @@ export class RequestCopy {
     if (this.unread) RequestCopy.collected.register(owner, this, this);
   }
 
-  /** The i-th request's export as it was when the copy was taken (shared with the request while it is the same). */
+  /** The i-th request's export as it was when the copy was taken (made now, unless it changed since). */
   at(i: number): Readonly<StoredRequestState> {
     let s = this.states[i];
-    if (s === undefined) {
+    if (s === undefined || s === null) {
       const r = this.requests[i];
-      s = this.states[i] = this.before.get(r) ?? r.shared();
-      if (--this.unread === 0) this.close();
+      s = this.before.get(r)?.state ?? Object.freeze(r.exportState());
+      if (this.states[i] === undefined && --this.unread === 0) this.close();
+      this.states[i] = s;
     }
     return s;
+  }
+
+  /**
+   * What the i-th request's text depends on, as it was when the copy was taken, pushed on `into`: its stamp and the
+   * numbers `textNumber` gives its job spec's text and its score's (-1: not scored). Makes no export.
+   */
+  tokenInto(i: number, textNumber: (text: string) => number, into: unknown[]): void {
+    const r = this.requests[i];
+    const b = this.before.get(r);
+    const score = b ? b.state.scoreText : r.scoreTemplate;
+    into.push(
+      b ? b.stamp : r.stamp,
+      textNumber(b ? b.state.jobSpec : r.job.json),
+      score === null ? -1 : textNumber(score),
+    );
+  }
+
+  /** The requests from `first` on, `count` of them, are not to be read (their text was kept): the copy needs them no more. */
+  pass(first: number, count: number): void {
+    for (let i = first; i < first + count; i++) {
+      if (this.states[i] !== undefined) continue;
+      this.states[i] = null;
+      if (--this.unread === 0) this.close();
+    }
   }
 
   private close(): void {

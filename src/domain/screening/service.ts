@@ -32,7 +32,7 @@ export interface ScreeningTenantState {
   /** The number of the tenant's latest ledger row: its sequence goes on after it (D-147). */
   seq: number;
   /**
-   * As a snapshot exports them, a list made when read, of each request as it stood at the export (D-157); as one is
+   * As a snapshot exports them, a list made when read, of each request as it stood at the export (D-167); as one is
    * read back, an array.
    */
   requests: ExportedRequest[] | LazyList<ExportedRequest>;
