@@ -8,25 +8,38 @@
 // Requirements: POL-STATE-2, POL-HOOK-1, POL-MCP-3 (time they follow); decisions D-09, D-50, D-120.
 
 import { LazyList } from './lazyList.js';
+import { timeHi, timeLo, timeOfSet } from './packedTime.js';
 
 export type TimerFn = () => void;
 
 /** Runs fn(a, b) after the current task (two arguments, so callers need no closure per call). */
 export type Deferrer = <A, B>(fn: (a: A, b: B) => void, a: A, b: B) => void;
 
-interface Timer {
-  /** On the time of the zone that holds the timer. */
-  at: number;
-  seq: number;
-  fn: (arg: unknown) => void;
-  /** What scheduleCall passes to fn. */
-  arg: unknown;
-  cancelled: boolean;
-  /** What the timer is for ('webhook retry', 'review expiry'), shown on the clock page. */
-  label: string;
-  /** What it is about: a delivery id, or the id of the object passed to scheduleCall. */
-  ref: string | null;
-  zone: Zone;
+/** A pending timer; its time kept as two small integers (a sandbox holds one per pending review, D-199). */
+class Timer {
+  private readonly atHi: number;
+  private readonly atLo: number;
+  cancelled = false;
+  constructor(
+    /** On the time of the zone that holds the timer. */
+    at: number,
+    readonly seq: number,
+    readonly fn: (arg: unknown) => void,
+    /** What scheduleCall passes to fn. */
+    readonly arg: unknown,
+    /** What the timer is for ('webhook retry', 'review expiry'), shown on the clock page. */
+    readonly label: string,
+    /** What it is about: a delivery id, or the id of the object passed to scheduleCall. */
+    readonly ref: string | null,
+    readonly zone: Zone,
+  ) {
+    this.atHi = timeHi(at);
+    this.atLo = timeLo(at);
+  }
+
+  get at(): number {
+    return timeOfSet(this.atHi, this.atLo);
+  }
 }
 
 export interface TimerView {
@@ -483,7 +496,7 @@ export class Clock implements TimeSource {
       seq = this.forcedSeq;
       zone.seq = Math.max(zone.seq, seq + 1);
     }
-    const timer: Timer = { at, seq, fn, arg, cancelled: false, label, ref, zone };
+    const timer = new Timer(at, seq, fn, arg, label, ref, zone);
     zone.push(timer);
     zone.track(timer);
     zone.live++;

@@ -37,12 +37,12 @@ describe('stored candidates', () => {
 
 describe('StoredRequest', () => {
   const resumes = loadResumes();
-  const make = (candidate: CandidateBlob, jobSpec: JobSpec) => {
+  const make = (candidate: CandidateBlob, jobSpec: JobSpec, createdAt = 1000) => {
     const submission: Submission = { idempotencyKey: 'key-1', candidate, jobSpec };
     const req = new StoredRequest(
       'scr_1',
       submission.idempotencyKey,
-      1000,
+      createdAt,
       new Ledger().rowsFor('ten_1'),
       encodeCandidate(submission.candidate),
       new JobSpecTable().intern(submission.jobSpec),
@@ -96,6 +96,19 @@ describe('StoredRequest', () => {
     const spec = { title: 'Dev', mustHaves: ['Go'] };
     expect(table.intern(spec)).toBe(table.intern({ ...spec }));
     expect(table.intern({ ...spec, title: 'Other' })).not.toBe(table.intern(spec));
+  });
+
+  it('gives its times back as they were set, kept as two small integers each (D-199)', () => {
+    for (const t of [Date.UTC(2026, 10, 29, 21, 30, 12, 345), 1000, 0, 1.5, 2 ** 53 + 2]) {
+      const { req } = make({ kind: 'structured', fullName: 'Sari' }, { title: 'Dev', mustHaves: ['Go'] }, t);
+      expect(req.createdAt).toBe(t);
+      expect(req.exportState().createdAt).toBe(t);
+      expect(req.queuedForReviewAt).toBeNull();
+      req.queuedForReviewAt = t + 7;
+      expect(req.queuedForReviewAt).toBe(t + 7);
+      req.queuedForReviewAt = null;
+      expect(req.queuedForReviewAt).toBeNull();
+    }
   });
 
   it('keeps its stamp until any field of its export changes, then takes one no request had (D-161, D-198)', () => {

@@ -7,6 +7,7 @@
 
 import type { TimerHandle } from '../clock.js';
 import { copyData } from '../copy.js';
+import { timeHi, timeLo, timeOf, timeOfSet } from '../packedTime.js';
 import { flatten } from './flatten.js';
 import type { StoredJobSpec } from './jobSpecs.js';
 import { type LedgerRow, type RowChain, rowsOfChain } from './ledger.js';
@@ -73,7 +74,11 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   private _state: ScreeningState = 'received';
   private _decision: ReviewDecisionV1 | null = null;
   private _edits: ReviewEdits | null = null;
-  private _queuedForReviewAt: number | null = null;
+  // the times, each as two small integers (D-199)
+  private queuedHi = timeHi(null);
+  private queuedLo = timeLo(null);
+  private readonly createdHi: number;
+  private readonly createdLo: number;
   private _firstRow = -1;
   private _lastRow = -1;
   /** JSON text of the model's result template (shared), once scored, and the name that fills it (null: the
@@ -93,13 +98,20 @@ export class StoredRequest implements ScreeningRequest, RowChain {
   constructor(
     readonly id: string,
     readonly idempotencyKey: string,
-    readonly createdAt: number,
+    createdAt: number,
     /** The tenant's ledger rows, which hold this request's chain. */
     readonly store: TenantRows,
     /** encodeCandidate() of the submitted candidate. */
     private readonly candidateText: string,
     readonly job: StoredJobSpec,
-  ) {}
+  ) {
+    this.createdHi = timeHi(createdAt);
+    this.createdLo = timeLo(createdAt);
+  }
+
+  get createdAt(): number {
+    return timeOfSet(this.createdHi, this.createdLo);
+  }
 
   get tenantId(): string {
     return this.store.tenantId;
@@ -127,11 +139,12 @@ export class StoredRequest implements ScreeningRequest, RowChain {
     this._edits = v;
   }
   get queuedForReviewAt(): number | null {
-    return this._queuedForReviewAt;
+    return timeOf(this.queuedHi, this.queuedLo);
   }
   set queuedForReviewAt(v: number | null) {
     this.changing();
-    this._queuedForReviewAt = v;
+    this.queuedHi = timeHi(v);
+    this.queuedLo = timeLo(v);
   }
   get firstRow(): number {
     return this._firstRow;
