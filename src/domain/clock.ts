@@ -9,6 +9,7 @@
 
 import { LazyList } from './lazyList.js';
 import { timeHi, timeLo, timeOfSet } from './packedTime.js';
+import { SeqMap } from './shardedMap.js';
 
 export type TimerFn = () => void;
 
@@ -130,9 +131,10 @@ export class Zone {
   /**
    * The live timers by creation number, in the order they were made: an export lists them without sorting the heap
    * (a tenant with 20,000 pending expiries: about 30 ms of every snapshot, D-158). Trusted while they were made in
-   * increasing numbers (`inOrder`); else an export sorts.
+   * increasing numbers (`inOrder`); else an export sorts. Kept in blocks of numbers, so that growing it never
+   * rehashes every timer at once (D-200).
    */
-  readonly bySeq = new Map<number, Timer>();
+  readonly bySeq = new SeqMap<Timer>();
   private lastSeq = -Infinity;
   inOrder = true;
   constructor(readonly tenantId: string | null) {}

@@ -3,6 +3,7 @@
 // Requirements: SCR-IDEMP-1, SCR-IDEMP-2, SCR-IDEMP-4; decisions D-12.
 
 import { byTimeThenId, TenantOrder } from '../mergeOrder.js';
+import { ShardedMap } from '../shardedMap.js';
 import type { StoredRequest } from './record.js';
 import type { ScreeningState } from './types.js';
 
@@ -17,8 +18,9 @@ const before = byTimeThenId<StoredRequest>(
 );
 
 export class RequestStore {
-  private byId = new Map<string, StoredRequest>();
-  private byKey = new Map<string, Map<string, StoredRequest>>();
+  // split in shards: a Map of every request rehashes all of them as it grows, a pause of every tenant (D-200)
+  private byId = new ShardedMap<StoredRequest>();
+  private byKey = new Map<string, ShardedMap<StoredRequest>>();
   // creation order, overall (mergeOrder.ts) and per tenant: the control API pages through these by position
   private order = new TenantOrder<StoredRequest>(before);
   private states = new Map<ScreeningState, number>();
@@ -33,7 +35,7 @@ export class RequestStore {
 
   insert(req: StoredRequest): void {
     let keys = this.byKey.get(req.tenantId);
-    if (!keys) this.byKey.set(req.tenantId, (keys = new Map()));
+    if (!keys) this.byKey.set(req.tenantId, (keys = new ShardedMap()));
     if (keys.has(req.idempotencyKey)) throw new Error(`idempotency key ${req.idempotencyKey} already stored`);
     keys.set(req.idempotencyKey, req);
     this.byId.set(req.id, req);
@@ -59,9 +61,8 @@ export class RequestStore {
 
   /** Requests in creation order, optionally filtered. */
   list(filter: RequestFilter = {}): StoredRequest[] {
-    const source = filter.tenantId ? (this.byKey.get(filter.tenantId)?.values() ?? []) : this.byId.values();
     const out: StoredRequest[] = [];
-    for (const r of source) if (!filter.state || r.state === filter.state) out.push(r);
+    for (const r of this.ordered(filter.tenantId)) if (!filter.state || r.state === filter.state) out.push(r);
     return out;
   }
 
@@ -72,7 +73,7 @@ export class RequestStore {
   /** Puts a tenant's requests back (in their creation order), into the overall order (D-137, D-147). */
   importTenant(tenantId: string, reqs: readonly StoredRequest[]): void {
     this.forgetTenant(tenantId);
-    const keys = new Map<string, StoredRequest>();
+    const keys = new ShardedMap<StoredRequest>();
     for (const req of reqs) {
       keys.set(req.idempotencyKey, req);
       this.byId.set(req.id, req);

@@ -4,6 +4,7 @@
 
 import { byTimeThenId, TenantOrder } from '../mergeOrder.js';
 import { freezeData } from '../copy.js';
+import { ShardedMap } from '../shardedMap.js';
 
 export type WebhookEvent = 'screening.scored' | 'screening.review_decided';
 export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'exhausted';
@@ -124,9 +125,10 @@ const stateOf = (d: Delivery): DeliveryState => ({
 });
 
 export class DeliveryStore {
-  private byId = new Map<string, Delivery>();
+  // split in shards: a Map of every delivery rehashes all of them as it grows, a pause of every tenant (D-200)
+  private byId = new ShardedMap<Delivery>();
   private byTenant = new TenantOrder<Delivery>(before);
-  private byRequest = new Map<string, Delivery[]>();
+  private byRequest = new ShardedMap<Delivery[]>();
 
   add(d: Delivery): void {
     this.byId.set(d.id, d);
@@ -144,7 +146,7 @@ export class DeliveryStore {
       ? (this.byRequest.get(filter.requestId) ?? [])
       : filter.tenantId
         ? this.byTenant.of(filter.tenantId)
-        : [...this.byId.values()];
+        : this.byTenant.overall();
     return filter.tenantId && filter.requestId ? base.filter((d) => d.tenantId === filter.tenantId) : [...base];
   }
 
@@ -202,7 +204,7 @@ export class DeliveryStore {
   }
 }
 
-function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+function push<V>(m: ShardedMap<V[]>, k: string, v: V): void {
   const list = m.get(k);
   if (list) list.push(v);
   else m.set(k, [v]);
