@@ -593,6 +593,9 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
   // how late the probe sent a call in each phase: its own process held up (the two cores are shared with the load
   // generator), which its latencies do not count (D-195)
   const late: Record<'alone' | 'burst', number[]> = { alone: [], burst: [] };
+  // each run's p99 beside the pooled one: how far one run's figure is from another's, of the same code on the same
+  // machine (the pooled alone p99 read 6.6 to 128 ms from run to run of the part, D-200)
+  const p99s: Record<'alone' | 'burst', number[]> = { alone: [], burst: [] };
   const failures: string[] = [];
   const bursts: (LoadResult | string)[] = [];
   // one untimed run first: the capacity runs served only submits, so the searches' code and caches are cold, and
@@ -628,6 +631,7 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
         bursts.push(await burst);
       }
       phases[phase].push(...result.latenciesMs);
+      if (result.latenciesMs.length) p99s[phase].push(summarize(result.latenciesMs).p99);
       late[phase].push(result.maxLateMs);
       failures.push(...result.failures);
     }
@@ -746,6 +750,7 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
       'p99 ms',
       'max ms',
       'failures',
+      'p99 ms of each run',
       'probe sent late, ms (most, each run)',
       "first tenant's burst req/s",
     ],
@@ -757,6 +762,7 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
         fmt(alone.p99, 1),
         fmt(alone.max, 1),
         '',
+        p99s.alone.map((v) => fmt(v, 1)).join(' / '),
         late.alone.map((v) => fmt(v, 0)).join(' / '),
         '',
       ],
@@ -767,13 +773,23 @@ async function shared(ctx: SectionContext, pgc: TestDatabase, out: Output): Prom
         fmt(during.p99, 1),
         fmt(during.max, 1),
         failures.length ? `${failures.length} (${short(failures[0], 60)})` : '0',
+        p99s.burst.map((v) => fmt(v, 1)).join(' / '),
         late.burst.map((v) => fmt(v, 0)).join(' / '),
         burstRps.map((v) => fmt(v, 0)).join(' / '),
       ],
     ],
   });
   out.data.capacity = { ...capacity, settled };
-  out.data.burst = { alone, during, late, failures: failures.length, bursts, quietMs: quiet.ms, quiet: quiet.quiet };
+  out.data.burst = {
+    alone,
+    during,
+    p99s,
+    late,
+    failures: failures.length,
+    bursts,
+    quietMs: quiet.ms,
+    quiet: quiet.quiet,
+  };
   out.data.submit = versus;
   await ctx.group.stop(first.child, SHUTDOWN_GRACE_MS);
 }
